@@ -1,0 +1,83 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Dependencies are chosen, not accumulated (see README "Dependencies"):
+// - libsodium (system library) for every cryptographic operation;
+// - swift-system for file descriptors, paths and errno values instead of hand-written wrappers;
+// - swift-argument-parser for vaultcli.
+let package = Package(
+    name: "GroupVault",
+    // Mutex (Synchronization) needs macOS 15 on Apple platforms; Linux has no such floor.
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Keyring", targets: ["Keyring"]),
+        .library(name: "Vault", targets: ["Vault"]),
+        .executable(name: "vaultcli", targets: ["vaultcli"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .target(
+            name: "SealedStorage",
+            dependencies: [
+                "CSodium",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .target(
+            name: "Keyring",
+            dependencies: [
+                "SealedStorage",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .target(
+            name: "Vault",
+            dependencies: [
+                "Keyring",
+                "SealedStorage",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .executableTarget(
+            name: "vaultcli",
+            dependencies: [
+                "Vault",
+                "Keyring",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // A child process for the multi-process and fault-injection tests: each test starts
+        // real copies of it, so races and SIGKILLs happen between processes, not threads.
+        .executableTarget(
+            name: "GroupVaultFixture",
+            dependencies: ["Keyring", "Vault", "SealedStorage"]
+        ),
+        // Shared by the test targets only: seeded randomness, temporary directories, and the
+        // runner for GroupVaultFixture child processes.
+        .target(
+            name: "GroupVaultTestKit",
+            path: "Tests/GroupVaultTestKit"
+        ),
+        .testTarget(
+            name: "SealedStorageTests",
+            dependencies: ["SealedStorage", "GroupVaultTestKit"]
+        ),
+        .testTarget(
+            name: "KeyringTests",
+            dependencies: ["Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
+        ),
+        .testTarget(
+            name: "VaultTests",
+            dependencies: ["Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

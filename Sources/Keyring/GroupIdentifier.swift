@@ -1,0 +1,101 @@
+/// A validated app group or keychain access group identifier.
+///
+/// Two forms exist, as on Apple platforms:
+/// - `group.<name>`: an iOS-style application group, e.g. `group.com.example.shared`;
+/// - `<TEAMID>.<name>`: team-prefixed, e.g. `ABCDE12345.com.example.shared` (keychain access
+///   groups, application identifiers, and macOS-style application groups). A team id is
+///   exactly 10 characters of `A-Z` and `0-9`.
+///
+/// Allowed characters are ASCII letters, digits, `-` and `.`; no empty component (`..`, or a
+/// leading or trailing dot); at most ``maximumLength`` bytes, which keeps socket and lock file
+/// paths built from it within `sun_path` and `NAME_MAX`.
+public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The longest identifier accepted, in bytes.
+    public static let maximumLength = 128
+
+    /// The identifier as written in an entitlements file.
+    public let rawValue: String
+
+    /// Validates `rawValue`; `nil` if it is not a well-formed identifier.
+    public init?(rawValue: String) {
+        guard Self.problem(with: rawValue) == nil else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// Validates `string`, throwing an error that says what is wrong with it.
+    /// - Throws: ``KeyringError`` with ``KeyringStatus/invalidParameter``.
+    public init(validating string: String) throws(KeyringError) {
+        if let problem = Self.problem(with: string) {
+            throw KeyringError(.invalidParameter, "invalid group identifier \"\(Self.printable(string))\": \(problem)")
+        }
+        self.rawValue = string
+    }
+
+    /// The team id of a team-prefixed identifier, `nil` for a `group.` identifier.
+    public var teamID: String? {
+        isApplicationGroupStyle ? nil : String(rawValue.prefix(10))
+    }
+
+    /// True for `group.<name>` identifiers.
+    public var isApplicationGroupStyle: Bool { rawValue.hasPrefix("group.") }
+
+    /// The part after `group.` or after `TEAMID.`.
+    public var name: String {
+        String(rawValue.dropFirst(isApplicationGroupStyle ? 6 : 11))
+    }
+
+    /// Whether `string` is a team id: 10 characters of `A-Z` and `0-9`.
+    public static func isValidTeamID(_ string: String) -> Bool {
+        string.utf8.count == 10 && string.utf8.allSatisfy { (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }
+    }
+
+    public static func < (lhs: GroupIdentifier, rhs: GroupIdentifier) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        let string = try decoder.singleValueContainer().decode(String.self)
+        do {
+            try self.init(validating: string)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.reason))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    /// Why `string` is not a valid identifier, or `nil` if it is.
+    static func problem(with string: String) -> String? {
+        let bytes = Array(string.utf8)
+        if bytes.isEmpty { return "it is empty" }
+        if bytes.count > maximumLength { return "it is \(bytes.count) bytes long; the limit is \(maximumLength)" }
+        let allowed: (UInt8) -> Bool = { byte in
+            (0x61...0x7A).contains(byte) || (0x41...0x5A).contains(byte) || (0x30...0x39).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        }
+        if let bad = bytes.first(where: { !allowed($0) }) {
+            let shown = bad >= 0x20 && bad < 0x7F ? "'\(Character(Unicode.Scalar(bad)))'" : "byte 0x\(String(bad, radix: 16))"
+            return "\(shown) is not allowed (use letters, digits, '-' and '.')"
+        }
+        if string.hasPrefix("$(") || string.contains("$") { return "it contains an unexpanded build variable" }
+        let components = string.split(separator: ".", omittingEmptySubsequences: false)
+        if components.contains(where: \.isEmpty) { return "it has an empty component (a leading, trailing or doubled '.')" }
+        guard components.count >= 2 else {
+            return "it needs a prefix: \"group.<name>\" or \"<TEAMID>.<name>\""
+        }
+        if components[0] == "group" { return nil }
+        if isValidTeamID(String(components[0])) { return nil }
+        return "it must start with \"group.\" or a 10-character team id such as \"ABCDE12345.\""
+    }
+
+    /// Shows control characters and overlong input safely in an error message.
+    static func printable(_ string: String) -> String {
+        let escaped = string.unicodeScalars.prefix(160).map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined()
+        return string.unicodeScalars.count > 160 ? escaped + "…" : escaped
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// Which items an operation applies to. Every attribute given must match; absent ones match
+/// anything, with Apple's exceptions: synchronizable defaults to matching only
+/// non-synchronizable items, and an absent access group searches every group the identity has.
+public struct ItemQuery: Sendable, Hashable {
+    /// How `kSecAttrSynchronizable` is matched.
+    public enum Synchronizable: Sendable, Hashable {
+        /// Only items that are not synchronizable (the default, as when the key is absent).
+        case no
+        /// Only synchronizable items.
+        case yes
+        /// Both (`kSecAttrSynchronizableAny`).
+        case any
+    }
+
+    /// `kSecClass`.
+    public var itemClass: ItemClass
+    /// `kSecAttrService`.
+    public var service: String?
+    /// `kSecAttrAccount`.
+    public var account: String?
+    /// `kSecAttrAccessGroup`: restricts the search to one group (which must be entitled).
+    public var accessGroup: GroupIdentifier?
+    /// `kSecAttrLabel`.
+    public var label: String?
+    /// `kSecAttrDescription`.
+    public var itemDescription: String?
+    /// `kSecAttrComment`.
+    public var comment: String?
+    /// `kSecAttrGeneric`.
+    public var generic: Data?
+    /// `kSecAttrSynchronizable`.
+    public var synchronizable: Synchronizable
+    /// `kSecAttrAccessible`: only items of this class. Not part of an item's identity.
+    public var accessibility: Accessibility?
+    /// `kSecAttrServer`.
+    public var server: String?
+    /// `kSecAttrProtocol`.
+    public var `protocol`: String?
+    /// `kSecAttrPort`.
+    public var port: Int?
+    /// `kSecAttrPath`.
+    public var path: String?
+    /// `kSecAttrAuthenticationType`.
+    public var authenticationType: String?
+    /// `kSecAttrSecurityDomain`.
+    public var securityDomain: String?
+    /// `kSecValuePersistentRef`: exactly the item with this reference.
+    public var persistentReference: Data?
+    /// `kSecMatchCaseInsensitive`: string attributes compare without regard to case.
+    public var caseInsensitive: Bool
+
+    /// A query; give only what must match.
+    public init(
+        _ itemClass: ItemClass = .genericPassword,
+        service: String? = nil,
+        account: String? = nil,
+        accessGroup: GroupIdentifier? = nil,
+        label: String? = nil,
+        itemDescription: String? = nil,
+        comment: String? = nil,
+        generic: Data? = nil,
+        synchronizable: Synchronizable = .no,
+        accessibility: Accessibility? = nil,
+        server: String? = nil,
+        protocol: String? = nil,
+        port: Int? = nil,
+        path: String? = nil,
+        authenticationType: String? = nil,
+        securityDomain: String? = nil,
+        persistentReference: Data? = nil,
+        caseInsensitive: Bool = false
+    ) {
+        self.itemClass = itemClass
+        self.service = service
+        self.account = account
+        self.accessGroup = accessGroup
+        self.label = label
+        self.itemDescription = itemDescription
+        self.comment = comment
+        self.generic = generic
+        self.synchronizable = synchronizable
+        self.accessibility = accessibility
+        self.server = server
+        self.protocol = `protocol`
+        self.port = port
+        self.path = path
+        self.authenticationType = authenticationType
+        self.securityDomain = securityDomain
+        self.persistentReference = persistentReference
+        self.caseInsensitive = caseInsensitive
+    }
+}
+
+/// How many matches a query returns (`kSecMatchLimit`).
+public enum MatchLimit: Sendable, Hashable {
+    /// `kSecMatchLimitOne`: the first match (the default on Apple platforms).
+    case one
+    /// `kSecMatchLimitAll`: every match.
+    case all
+    /// At most this many.
+    case count(Int)
+}
+
+/// The attributes an update changes. `nil` leaves an attribute as it is; the double optional
+/// on clearable attributes distinguishes "leave" (`nil`) from "clear" (`.some(nil)`).
+public struct ItemChanges: Sendable, Hashable {
+    public var service: String??
+    public var account: String??
+    /// Moving an item to another access group (which must be entitled).
+    public var accessGroup: GroupIdentifier?
+    public var label: String??
+    public var itemDescription: String??
+    public var comment: String??
+    public var generic: Data??
+    public var isSynchronizable: Bool?
+    public var accessibility: Accessibility?
+    public var accessControl: AccessControlFlags?
+    public var server: String??
+    public var `protocol`: String??
+    public var port: Int??
+    public var path: String??
+    public var authenticationType: String??
+    public var securityDomain: String??
+    /// A new secret.
+    public var secret: Data?
+
+    /// No changes; set the properties to change.
+    public init() {}
+}

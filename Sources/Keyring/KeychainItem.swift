@@ -1,0 +1,123 @@
+import Foundation
+
+/// The class of a keychain item (`kSecClass`). Raw values are Apple's exact strings.
+public enum ItemClass: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `kSecClassGenericPassword` (`genp`): primary key is access group, service, account, synchronizable.
+    case genericPassword = "genp"
+    /// `kSecClassInternetPassword` (`inet`): primary key adds server, protocol, port, path,
+    /// authentication type and security domain.
+    case internetPassword = "inet"
+}
+
+/// A password item: its attributes and its secret.
+///
+/// The secret is never printed: `description`, `debugDescription` and `dump` show its size only.
+public struct KeychainItem: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The largest secret accepted, in bytes (``KeyringStatus/dataTooLarge`` above it).
+    public static let maximumSecretSize = 128 * 1024
+    /// The largest value accepted for any string or data attribute, in bytes.
+    public static let maximumAttributeSize = 4 * 1024
+
+    /// `kSecClass`.
+    public var itemClass: ItemClass
+    /// `kSecAttrService` (generic passwords). Absent and empty are the same in the primary key.
+    public var service: String?
+    /// `kSecAttrAccount`. Absent and empty are the same in the primary key.
+    public var account: String?
+    /// `kSecAttrAccessGroup`. `nil` when adding means the identity's default access group;
+    /// every stored item has one.
+    public var accessGroup: GroupIdentifier?
+    /// `kSecAttrLabel`.
+    public var label: String?
+    /// `kSecAttrDescription`.
+    public var itemDescription: String?
+    /// `kSecAttrComment`.
+    public var comment: String?
+    /// `kSecAttrGeneric`: application-defined bytes (not secret).
+    public var generic: Data?
+    /// `kSecAttrSynchronizable`: part of the primary key.
+    public var isSynchronizable: Bool
+    /// `kSecAttrAccessible`: when the item can be read. Not part of the primary key.
+    public var accessibility: Accessibility
+    /// `kSecAttrAccessControl` flags beyond accessibility.
+    public var accessControl: AccessControlFlags
+    /// `kSecAttrServer` (internet passwords).
+    public var server: String?
+    /// `kSecAttrProtocol` (internet passwords), Apple's four-character code such as `htps`.
+    public var `protocol`: String?
+    /// `kSecAttrPort` (internet passwords).
+    public var port: Int?
+    /// `kSecAttrPath` (internet passwords).
+    public var path: String?
+    /// `kSecAttrAuthenticationType` (internet passwords).
+    public var authenticationType: String?
+    /// `kSecAttrSecurityDomain` (internet passwords).
+    public var securityDomain: String?
+    /// `kSecAttrCreationDate`: set when the item is added, never changed.
+    public var creationDate: Date?
+    /// `kSecAttrModificationDate`: set when the item is added or updated.
+    public var modificationDate: Date?
+    /// `kSecAttrPersistentReference`: an opaque, stable reference assigned when added.
+    public var persistentReference: Data?
+    /// `kSecValueData`: the secret.
+    public var secret: Data
+
+    /// Creates an item; dates, the persistent reference and (if `nil`) the access group are
+    /// filled in by ``Keyring/add(_:)``.
+    public init(
+        _ itemClass: ItemClass = .genericPassword,
+        service: String? = nil,
+        account: String? = nil,
+        accessGroup: GroupIdentifier? = nil,
+        secret: Data,
+        label: String? = nil,
+        itemDescription: String? = nil,
+        comment: String? = nil,
+        generic: Data? = nil,
+        isSynchronizable: Bool = false,
+        accessibility: Accessibility = .whenUnlocked,
+        accessControl: AccessControlFlags = [],
+        server: String? = nil,
+        protocol: String? = nil,
+        port: Int? = nil,
+        path: String? = nil,
+        authenticationType: String? = nil,
+        securityDomain: String? = nil
+    ) {
+        self.itemClass = itemClass
+        self.service = service
+        self.account = account
+        self.accessGroup = accessGroup
+        self.secret = secret
+        self.label = label
+        self.itemDescription = itemDescription
+        self.comment = comment
+        self.generic = generic
+        self.isSynchronizable = isSynchronizable
+        self.accessibility = accessibility
+        self.accessControl = accessControl
+        self.server = server
+        self.protocol = `protocol`
+        self.port = port
+        self.path = path
+        self.authenticationType = authenticationType
+        self.securityDomain = securityDomain
+    }
+
+    public var description: String {
+        let key = [service.map { "service: \($0)" }, account.map { "account: \($0)" }, server.map { "server: \($0)" }]
+            .compactMap { $0 }.joined(separator: ", ")
+        return "KeychainItem(\(itemClass.rawValue), \(key), group: \(accessGroup?.rawValue ?? "default"), secret: \(secret.count) bytes redacted)"
+    }
+
+    public var debugDescription: String { description }
+
+    /// Mirrors the item without its secret, so `dump(item)` cannot print it either.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "itemClass": itemClass, "service": service as Any, "account": account as Any,
+            "accessGroup": accessGroup as Any, "accessibility": accessibility,
+            "isSynchronizable": isSynchronizable, "secret": "\(secret.count) bytes redacted",
+        ])
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import SealedStorage
+import SystemPackage
+
+/// The root of all GroupVault storage: keychains, group containers and the device lock state.
+///
+/// Layout (see docs/STORAGE.md):
+/// ```
+/// <root>/Keychains/master.key            32-byte master secret, mode 0600
+/// <root>/Keychains/device-lock-state     beforeFirstUnlock | locked | unlocked
+/// <root>/Keychains/<access group>/       sealed items, keyset, and their lock files
+/// <root>/Group Containers/<app group>/   the shared containers
+/// ```
+public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
+    /// The root directory.
+    public let root: URL
+    /// Who besides the owner may use the files.
+    public let sharing: StorageSharing
+
+    /// A home rooted at `root`. Nothing is created until first use.
+    public init(root: URL, sharing: StorageSharing = .ownerOnly) {
+        self.root = root.standardizedFileURL
+        self.sharing = sharing
+    }
+
+    /// The home named by the environment: `GROUPVAULT_HOME`, else `$XDG_DATA_HOME/groupvault`,
+    /// else `~/.local/share/groupvault`. `GROUPVAULT_SHARING=unixGroup` selects group sharing.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> KeyringHome {
+        let sharing = StorageSharing(rawValue: environment["GROUPVAULT_SHARING"] ?? "") ?? .ownerOnly
+        if let explicit = environment["GROUPVAULT_HOME"], !explicit.isEmpty {
+            return KeyringHome(root: URL(fileURLWithPath: explicit, isDirectory: true), sharing: sharing)
+        }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return KeyringHome(root: URL(fileURLWithPath: data).appendingPathComponent("groupvault", isDirectory: true), sharing: sharing)
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return KeyringHome(
+            root: URL(fileURLWithPath: home).appendingPathComponent(".local/share/groupvault", isDirectory: true),
+            sharing: sharing)
+    }
+
+    public var description: String { "KeyringHome(\(root.path), \(sharing.rawValue))" }
+
+    // MARK: Paths
+
+    package var rootPath: FilePath { FilePath(root.path) }
+    package var keychainsDirectory: FilePath { rootPath.appending("Keychains") }
+    package var containersDirectory: FilePath { rootPath.appending("Group Containers") }
+    package var masterKeyPath: FilePath { keychainsDirectory.appending("master.key") }
+    package var lockStatePath: FilePath { keychainsDirectory.appending("device-lock-state") }
+
+    /// The directory holding the sealed files of one access group.
+    package func keychainDirectory(for group: GroupIdentifier) -> FilePath {
+        keychainsDirectory.appending(group.rawValue)
+    }
+
+    /// Creates (if needed) and vets the keychains directory and its parents.
+    package func prepareKeychains() throws(KeyringError) {
+        try mapStorage("open keyring home") { () throws(StorageError) in
+            try SafeDirectory.ensure(rootPath, sharing: sharing.fileSharing)
+            try SafeDirectory.ensure(keychainsDirectory, sharing: sharing.fileSharing)
+        }
+    }
+
+    /// Creates (if needed) and vets the directory of one access group's keychain.
+    package func prepareKeychain(for group: GroupIdentifier) throws(KeyringError) -> FilePath {
+        try prepareKeychains()
+        let directory = keychainDirectory(for: group)
+        try mapStorage("open keychain for \(group)") { () throws(StorageError) in
+            try SafeDirectory.ensure(directory, sharing: sharing.fileSharing)
+        }
+        return directory
+    }
+
+    // MARK: Master secret
+
+    /// The 32-byte master secret of this home, created on first use.
+    ///
+    /// Creation happens under a cross-process lock and by atomic replacement, so two processes
+    /// starting at once agree on one secret and neither can read a half-written file.
+    package func masterKey() throws(KeyringError) -> SymmetricKey {
+        try prepareKeychains()
+        if let existing = try readMasterKey() { return existing }
+        do {
+            return try withExclusiveLock(at: keychainsDirectory.appending(".master.key.lock"), sharing: sharing.fileSharing) {
+                if let existing = try readMasterKey() { return existing }
+                let key = SymmetricKey()
+                var bytes = key.exportedBytes()
+                defer { for index in bytes.indices { bytes[index] = 0 } }
+                try AtomicFile.replace(masterKeyPath, with: bytes, sharing: sharing.fileSharing, durability: .full)
+                return key
+            }
+        } catch let error as KeyringError {
+            throw error
+        } catch let error as StorageError {
+            throw KeyringError(storage: error, while: "create master key")
+        } catch {
+            throw KeyringError(.ioError, "create master key failed: \(error)")
+        }
+    }
+
+    private func readMasterKey() throws(KeyringError) -> SymmetricKey? {
+        let bytes = try mapStorage("read master key") { () throws(StorageError) -> [UInt8]? in
+            try SafeFile.checkOwnership(masterKeyPath, sharing: sharing.fileSharing)
+            return try SafeFile.readIfPresent(masterKeyPath, maximumSize: 64)
+        }
+        guard var bytes else { return nil }
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        guard let key = try? SymmetricKey(bytes: bytes) else {
+            throw KeyringError(.decode, "master key file \(masterKeyPath) is \(bytes.count) bytes, not 32: it is corrupted; restore it from a backup (without it the keychains cannot be opened)")
+        }
+        return key
+    }
+
+    // MARK: Device lock state
+
+    /// The current emulated lock state; a home that never set one is ``DeviceLockState/unlocked``.
+    public func lockState() throws(KeyringError) -> DeviceLockState {
+        let bytes = try mapStorage("read device lock state") { () throws(StorageError) in
+            try SafeFile.readIfPresent(lockStatePath, maximumSize: 64)
+        }
+        guard let bytes else { return .unlocked }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let state = DeviceLockState(rawValue: text) else {
+            throw KeyringError(.decode, "device lock state file \(lockStatePath) holds an unknown state; write one of \(DeviceLockState.allCases.map(\.rawValue))")
+        }
+        return state
+    }
+
+    /// Sets the emulated lock state for every process using this home.
+    public func setLockState(_ state: DeviceLockState) throws(KeyringError) {
+        try prepareKeychains()
+        try mapStorage("write device lock state") { () throws(StorageError) in
+            try AtomicFile.replace(lockStatePath, with: Array((state.rawValue + "\n").utf8), sharing: sharing.fileSharing, durability: .full)
+        }
+    }
+
+    // MARK: Error mapping
+
+    @discardableResult
+    package func mapStorage<Result>(_ operation: String, _ body: () throws(StorageError) -> Result) throws(KeyringError) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw KeyringError(storage: error, while: operation)
+        }
+    }
+}
+
+extension KeyringError {
+    /// Translates a storage failure into the status a device would report.
+    package init(storage error: StorageError, while operation: String) {
+        let status: KeyringStatus
+        switch error.kind {
+        case .system(let errno) where errno == .permissionDenied || errno == .notPermitted || errno == .readOnlyFileSystem:
+            status = .writePermission
+        case .system:
+            status = .ioError
+        case .tooLarge:
+            status = .dataTooLarge
+        case .symbolicLink, .wrongFileType, .wrongOwner, .insecurePermissions:
+            status = .notAvailable
+        }
+        self.init(status, "\(operation): \(error)")
+    }
+}

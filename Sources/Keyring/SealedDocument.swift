@@ -1,0 +1,131 @@
+import Foundation
+import SealedStorage
+import SystemPackage
+
+/// One Codable value per access group and kind, sealed at rest under a key derived from the
+/// home's master secret, read without a lock and replaced atomically under a cross-process lock.
+///
+/// This is the single storage mechanism of the keyring: items, keysets and the Vault's trust
+/// ledger are all sealed documents of different kinds. The file format (docs/STORAGE.md):
+///
+/// ```
+/// "GVKD" (4 bytes) | version 0x01 (1 byte) | nonce (24 bytes) | ciphertext + tag
+/// additional data = "GVKD" | 0x01 | kind | 0x00 | access group
+/// plaintext       = JSON of the value
+/// ```
+///
+/// Binding the kind and the group in the additional data means a file copied to another group
+/// or renamed to another kind fails authentication. A file that fails is reported as
+/// ``KeyringStatus/decode`` and is never overwritten: updates refuse to run on top of it.
+package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable {
+    /// The largest sealed document accepted, in bytes. Reading refuses anything larger before
+    /// allocating for it; writing refuses to produce it.
+    package static var maximumSize: Int { 16 * 1024 * 1024 }
+
+    private static var magic: [UInt8] { Array("GVKD".utf8) }
+    private static var formatVersion: UInt8 { 1 }
+    private static var headerSize: Int { 4 + 1 + XChaCha20Poly1305.nonceByteCount }
+
+    package let home: KeyringHome
+    package let group: GroupIdentifier
+    /// What the document holds, e.g. `items` or `keyset`; also its file name stem.
+    package let kind: String
+
+    package init(home: KeyringHome, group: GroupIdentifier, kind: String) {
+        self.home = home
+        self.group = group
+        self.kind = kind
+    }
+
+    package var path: FilePath { home.keychainDirectory(for: group).appending("\(kind).sealed") }
+    private var lockPath: FilePath { home.keychainDirectory(for: group).appending("\(kind).lock") }
+
+    /// The current value, or `nil` if the document was never written. Takes no lock.
+    package func read() throws(KeyringError) -> Content? {
+        let bytes = try home.mapStorage("read \(kind) of \(group)") { () throws(StorageError) in
+            try SafeFile.readIfPresent(path, maximumSize: Self.maximumSize)
+        }
+        guard let bytes else { return nil }
+        return try open(bytes, key: try storageKey())
+    }
+
+    /// Runs `body` on the current value under the exclusive lock and writes the result back
+    /// atomically if it changed. Concurrent updates from any process are serialized, so none
+    /// is lost. If `body` throws, nothing is written.
+    package func update<Result>(
+        durability: Durability = .full,
+        _ body: (inout Content?) throws(KeyringError) -> Result
+    ) throws(KeyringError) -> Result {
+        _ = try home.prepareKeychain(for: group)
+        let key = try storageKey()
+        do {
+            return try withExclusiveLock(at: lockPath, sharing: home.sharing.fileSharing) { () throws -> Result in
+                // Leftovers of a writer killed mid-write: nobody else can own them while we hold the lock.
+                AtomicFile.removeStaleTemporaries(for: path)
+                let bytes = try SafeFile.readIfPresent(path, maximumSize: Self.maximumSize)
+                let original = try bytes.map { bytes throws(KeyringError) in try open(bytes, key: key) }
+                var content = original
+                let result = try body(&content)
+                if content != original {
+                    try write(content, key: key, durability: durability)
+                }
+                return result
+            }
+        } catch let error as KeyringError {
+            throw error
+        } catch let error as StorageError {
+            throw KeyringError(storage: error, while: "update \(kind) of \(group)")
+        } catch {
+            throw KeyringError(.ioError, "update \(kind) of \(group) failed: \(error)")
+        }
+    }
+
+    private func write(_ content: Content?, key: SymmetricKey, durability: Durability) throws {
+        guard let content else {
+            try? Syscall.unlink(path)
+            return
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let plaintext = Array(try encoder.encode(content))
+        let nonce = XChaCha20Poly1305.Nonce.random()
+        let sealed = Self.magic + [Self.formatVersion] + nonce.bytes
+            + XChaCha20Poly1305.seal(plaintext, using: key, nonce: nonce, authenticating: additionalData)
+        guard sealed.count <= Self.maximumSize else {
+            throw KeyringError(.dataTooLarge, "\(kind) of \(group) would be \(sealed.count) bytes; the limit is \(Self.maximumSize)")
+        }
+        try AtomicFile.replace(path, with: sealed, sharing: home.sharing.fileSharing, durability: durability)
+    }
+
+    private func open(_ bytes: [UInt8], key: SymmetricKey) throws(KeyringError) -> Content {
+        let corrupted = { (detail: String) in
+            KeyringError(.decode, "\(kind) file \(path) \(detail); it was not used and will not be overwritten: restore it from a backup or delete it to start over")
+        }
+        guard bytes.count >= Self.headerSize + XChaCha20Poly1305.tagByteCount else { throw corrupted("is truncated (\(bytes.count) bytes)") }
+        guard Array(bytes[0..<4]) == Self.magic else { throw corrupted("is not a GroupVault sealed file") }
+        guard bytes[4] == Self.formatVersion else { throw corrupted("has unsupported format version \(bytes[4])") }
+        let nonce = try! XChaCha20Poly1305.Nonce(bytes: bytes[5..<Self.headerSize])
+        let plaintext: [UInt8]
+        do {
+            plaintext = try XChaCha20Poly1305.open(Array(bytes[Self.headerSize...]), using: key, nonce: nonce, authenticating: additionalData)
+        } catch {
+            throw corrupted("failed authentication (altered, truncated, or moved from another group)")
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        do {
+            return try decoder.decode(Content.self, from: Data(plaintext))
+        } catch {
+            throw corrupted("authenticated but does not decode as \(kind)")
+        }
+    }
+
+    private var additionalData: [UInt8] {
+        Self.magic + [Self.formatVersion] + Array(kind.utf8) + [0] + Array(group.rawValue.utf8)
+    }
+
+    private func storageKey() throws(KeyringError) -> SymmetricKey {
+        KeyDerivation.deriveKey(from: try home.masterKey(), context: "GVKEYRNG", id: 1)
+    }
+}

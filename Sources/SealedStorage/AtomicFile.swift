@@ -1,0 +1,107 @@
+import SystemPackage
+
+/// How far a replacement must have reached when ``AtomicFile/replace(_:with:sharing:durability:)`` returns.
+package enum Durability: Sendable, Equatable {
+    /// fsync the file, rename, fsync the directory: the new content survives power loss.
+    case full
+    /// fsync the file and rename, without the directory fsync: never torn, but after a crash
+    /// the directory may still name the previous version.
+    case atomic
+}
+
+/// Whole-file replacement by way of a temporary file in the same directory.
+///
+/// Readers that open the target see either the old or the new content, never a mix, because
+/// `rename(2)` swaps the directory entry atomically. Every failure removes the temporary file,
+/// and an error from any fsync aborts the replacement (a failed fsync may have lost data, so
+/// renaming afterwards could publish a file the disk does not hold).
+package enum AtomicFile {
+    /// The prefix of temporary files: hidden, and named after their target so a sweep under
+    /// the writer lock can find the leftovers of a killed writer.
+    package static func temporaryPrefix(for target: FilePath) -> String {
+        ".\(target.lastComponent?.string ?? "file").tmp-"
+    }
+
+    /// Replaces `target` with `bytes`, with the mode `sharing` prescribes.
+    package static func replace(
+        _ target: FilePath,
+        with bytes: [UInt8],
+        sharing: FileSharing,
+        durability: Durability
+    ) throws(StorageError) {
+        let directory = target.removingLastComponent()
+        let temporary = directory.appending(temporaryPrefix(for: target) + SecureRandom.hex(count: 8))
+
+        let descriptor: FileDescriptor
+        do {
+            try FaultInjection.check(.createTemporary)
+            descriptor = try Syscall.typed {
+                try FileDescriptor.open(
+                    temporary, .writeOnly,
+                    options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                    permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
+            }
+        } catch {
+            throw StorageError(.system(error), operation: "create temporary file", path: temporary)
+        }
+
+        var published = false
+        defer {
+            if !published { try? Syscall.unlink(temporary) }
+        }
+        do {
+            defer { try? descriptor.close() }
+            try step("set mode of temporary file", temporary) { () throws(Errno) in
+                try Syscall.changeMode(descriptor, to: sharing.fileMode)
+            }
+            try step("write temporary file", temporary) { () throws(Errno) in
+                try FaultInjection.check(.writeTemporary)
+                _ = try Syscall.typed { try descriptor.writeAll(bytes) }
+            }
+            try step("sync temporary file", temporary) { () throws(Errno) in
+                try FaultInjection.check(.syncTemporary)
+                try Syscall.sync(descriptor)
+            }
+        }
+        try step("rename temporary file over", target) { () throws(Errno) in
+            try FaultInjection.check(.rename)
+            try Syscall.rename(temporary, to: target)
+        }
+        published = true
+        if durability == .full {
+            try syncDirectory(directory)
+        }
+    }
+
+    /// fsyncs a directory so that a rename in it survives power loss.
+    package static func syncDirectory(_ directory: FilePath) throws(StorageError) {
+        try step("sync directory", directory) { () throws(Errno) in
+            try FaultInjection.check(.syncDirectory)
+            let descriptor = try Syscall.typed { try FileDescriptor.open(directory, .readOnly, options: [.directory, .closeOnExec]) }
+            defer { try? descriptor.close() }
+            try Syscall.sync(descriptor)
+        }
+    }
+
+    /// Removes temporary files that a killed writer left beside `target`. Call only while
+    /// holding the writer lock for `target`: then no live writer owns such a file.
+    /// Returns how many were removed.
+    @discardableResult
+    package static func removeStaleTemporaries(for target: FilePath) -> Int {
+        let directory = target.removingLastComponent()
+        let prefix = temporaryPrefix(for: target)
+        var removed = 0
+        for name in DirectoryListing.names(in: directory) where name.hasPrefix(prefix) {
+            if (try? Syscall.unlink(directory.appending(name))) != nil { removed += 1 }
+        }
+        return removed
+    }
+
+    private static func step(_ operation: String, _ path: FilePath, _ body: () throws(Errno) -> Void) throws(StorageError) {
+        do {
+            try body()
+        } catch {
+            throw StorageError(.system(error), operation: operation, path: path)
+        }
+    }
+}

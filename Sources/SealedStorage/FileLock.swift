@@ -1,0 +1,54 @@
+import SystemPackage
+
+/// An exclusive cross-process lock held with `flock(2)` on a dedicated lock file.
+///
+/// Why `flock` and a separate file: classic POSIX `fcntl` locks belong to the process and
+/// vanish when *any* descriptor of the file is closed, so a library that opened the data file
+/// elsewhere would silently drop its lock; and a data file is replaced by rename, so a lock on
+/// it would guard an inode that is no longer the file. A lock file is never renamed, and an
+/// `flock` belongs to its open file description, so two threads of one process exclude each
+/// other too. The kernel drops the lock when its holder dies, so a killed writer never wedges
+/// the others.
+package struct FileLock: ~Copyable {
+    private let descriptor: FileDescriptor
+    /// The lock file.
+    package let path: FilePath
+
+    /// Blocks until this process holds the lock at `path`, creating the lock file if needed.
+    package init(exclusiveAt path: FilePath, sharing: FileSharing) throws(StorageError) {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(
+                path, .readWrite,
+                options: [.create, .noFollow, .closeOnExec],
+                permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
+        } catch {
+            throw StorageError(.system(error as? Errno ?? .ioError), operation: "open lock file", path: path)
+        }
+        do {
+            try Syscall.lockExclusively(descriptor)
+        } catch {
+            try? descriptor.close()
+            throw StorageError(.system(error), operation: "lock", path: path)
+        }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit {
+        // Closing the only descriptor of this open file description releases the flock.
+        try? descriptor.close()
+    }
+}
+
+/// Runs `body` while holding the exclusive lock at `lockPath`.
+package func withExclusiveLock<Result>(
+    at lockPath: FilePath,
+    sharing: FileSharing,
+    _ body: () throws -> Result
+) throws -> Result {
+    let lock = try FileLock(exclusiveAt: lockPath, sharing: sharing)
+    let result = try body()
+    _ = consume lock  // released here, after the body, whatever the optimiser would prefer
+    return result
+}

@@ -1,0 +1,72 @@
+import SystemPackage
+
+/// Creating and vetting directories in shared storage.
+package enum SafeDirectory {
+    /// Creates `path` (and missing parents) with the mode `sharing` prescribes, then checks it:
+    /// a real directory, not a symbolic link, owned by this user, and not open to others beyond
+    /// what `sharing` allows. Returns `true` if the final component was created by this call.
+    @discardableResult
+    package static func ensure(_ path: FilePath, sharing: FileSharing) throws(StorageError) -> Bool {
+        var created = false
+        if try status(path) == nil {
+            let parent = path.removingLastComponent()
+            if parent != path, !parent.isEmpty, try status(parent) == nil {
+                try ensure(parent, sharing: sharing)
+            }
+            do {
+                try Syscall.makeDirectory(path, mode: sharing.directoryMode)
+                created = true
+            } catch .fileExists {
+                // Another process created it first: fine, it is checked below like any other.
+            } catch {
+                throw StorageError(.system(error), operation: "create directory", path: path)
+            }
+            if created {
+                // mkdir applies the umask and never sets setgid; set the exact mode explicitly.
+                try setMode(path, sharing.directoryMode)
+            }
+        }
+        try check(path, sharing: sharing)
+        return created
+    }
+
+    /// Refuses a directory that is a symbolic link, not a directory, owned by someone else,
+    /// or writable (or readable) by users outside what `sharing` allows.
+    package static func check(_ path: FilePath, sharing: FileSharing) throws(StorageError) {
+        guard let status = try status(path) else {
+            throw StorageError(.system(.noSuchFileOrDirectory), operation: "check directory", path: path)
+        }
+        if status.type == .symbolicLink { throw StorageError(.symbolicLink, operation: "check directory", path: path) }
+        guard status.type == .directory else { throw StorageError(.wrongFileType, operation: "check directory", path: path) }
+        try checkOwnerAndMode(status, path: path, sharing: sharing, operation: "check directory")
+    }
+
+    static func checkOwnerAndMode(_ status: Stat, path: FilePath, sharing: FileSharing, operation: String) throws(StorageError) {
+        let owner = UInt32(status.userID.rawValue)
+        guard owner == Syscall.effectiveUserID else {
+            throw StorageError(.wrongOwner(owner: owner, expected: Syscall.effectiveUserID), operation: operation, path: path)
+        }
+        let mode = UInt16(status.permissions.rawValue) & 0o777
+        guard mode & sharing.forbiddenBits == 0 else {
+            throw StorageError(.insecurePermissions(mode: mode), operation: operation, path: path)
+        }
+    }
+
+    private static func status(_ path: FilePath) throws(StorageError) -> Stat? {
+        do {
+            return try Syscall.statusIfPresent(path)
+        } catch {
+            throw StorageError(.system(error), operation: "stat", path: path)
+        }
+    }
+
+    private static func setMode(_ path: FilePath, _ mode: UInt16) throws(StorageError) {
+        do {
+            let descriptor = try FileDescriptor.open(path, .readOnly, options: [.directory, .noFollow, .closeOnExec])
+            defer { try? descriptor.close() }
+            try Syscall.changeMode(descriptor, to: mode)
+        } catch {
+            throw StorageError(.system(error as? Errno ?? .ioError), operation: "set directory mode", path: path)
+        }
+    }
+}

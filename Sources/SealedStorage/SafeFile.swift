@@ -1,0 +1,75 @@
+import SystemPackage
+
+/// Reading and checking files in shared storage, which is untrusted input: no symbolic links
+/// are followed, only regular files are read, and every read is bounded.
+package enum SafeFile {
+    /// Reads the whole of `path`, or returns `nil` if it does not exist.
+    ///
+    /// - Throws: ``StorageError`` if the path is a symbolic link or not a regular file, if it
+    ///   holds more than `maximumSize` bytes, or if reading fails.
+    package static func readIfPresent(_ path: FilePath, maximumSize: Int) throws(StorageError) -> [UInt8]? {
+        let descriptor: FileDescriptor
+        do {
+            // O_NONBLOCK so that a FIFO planted in place of the file cannot hang the reader.
+            descriptor = try Syscall.typed {
+                try FileDescriptor.open(path, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
+            }
+        } catch .noSuchFileOrDirectory {
+            return nil
+        } catch .tooManySymbolicLinkLevels {
+            throw StorageError(.symbolicLink, operation: "read", path: path)
+        } catch {
+            throw StorageError(.system(error), operation: "open", path: path)
+        }
+        defer { try? descriptor.close() }
+
+        let status: Stat
+        do {
+            status = try descriptor.stat()
+        } catch {
+            throw StorageError(.system(error), operation: "stat", path: path)
+        }
+        guard status.type == .regular else { throw StorageError(.wrongFileType, operation: "read", path: path) }
+        guard status.size <= Int64(maximumSize) else {
+            throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: path)
+        }
+
+        // Read one byte past the limit so a file that grew after fstat is still caught.
+        var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
+        var total = 0
+        do {
+            while total < bytes.count {
+                let count = try Syscall.typed {
+                    try bytes.withUnsafeMutableBytes { buffer in
+                        try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
+                    }
+                }
+                if count == 0 { break }
+                total += count
+            }
+        } catch {
+            throw StorageError(.system(error), operation: "read", path: path)
+        }
+        guard total <= maximumSize else { throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: path) }
+        bytes.removeSubrange(total...)
+        return bytes
+    }
+
+    /// Checks that an existing file is a regular file (not a link), owned by this user, and
+    /// not readable or writable beyond what `sharing` allows.
+    package static func checkOwnership(_ path: FilePath, sharing: FileSharing) throws(StorageError) {
+        guard let status = try statusIfPresent(path) else { return }
+        guard status.type == .regular else {
+            throw StorageError(status.type == .symbolicLink ? .symbolicLink : .wrongFileType, operation: "check", path: path)
+        }
+        try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "check file")
+    }
+
+    private static func statusIfPresent(_ path: FilePath) throws(StorageError) -> Stat? {
+        do {
+            return try Syscall.statusIfPresent(path)
+        } catch {
+            throw StorageError(.system(error), operation: "stat", path: path)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import SystemPackage
+
+/// Why a file operation in shared storage failed, with the path and what a person can do about it.
+///
+/// Never carries file contents: a message that quotes bytes could quote a secret.
+package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, in a form callers can switch over.
+    package enum Kind: Sendable, Equatable {
+        /// A system call failed with this errno.
+        case system(Errno)
+        /// The path is a symbolic link where a real file or directory is required.
+        case symbolicLink
+        /// The path exists but is not the kind of file expected (a directory, a FIFO, ...).
+        case wrongFileType
+        /// The file is larger than the limit for its kind.
+        case tooLarge(limit: Int)
+        /// The file or directory belongs to another user.
+        case wrongOwner(owner: UInt32, expected: UInt32)
+        /// The permissions let other users write (or read) where they must not.
+        case insecurePermissions(mode: UInt16)
+    }
+
+    /// What went wrong.
+    package var kind: Kind
+    /// What was being done, e.g. "sync temporary file".
+    package var operation: String
+    /// The file or directory involved.
+    package var path: String
+
+    package init(_ kind: Kind, operation: String, path: FilePath) {
+        self.init(kind, operation: operation, path: path.string)
+    }
+
+    package init(_ kind: Kind, operation: String, path: String) {
+        self.kind = kind
+        self.operation = operation
+        self.path = path
+    }
+
+    /// True when the failure is the disk being full (ENOSPC or EDQUOT).
+    package var isOutOfSpace: Bool {
+        if case .system(let errno) = kind { return errno == .noSpace || errno == .diskQuotaExceeded }
+        return false
+    }
+
+    package var description: String {
+        switch kind {
+        case .system(let errno):
+            let hint: String
+            switch errno {
+            case .noSpace, .diskQuotaExceeded: hint = "; free disk space and retry (nothing was replaced)"
+            case .permissionDenied, .notPermitted, .readOnlyFileSystem: hint = "; check the ownership and mode of the directory"
+            default: hint = ""
+            }
+            return "\(operation) failed for \(path): \(errno)\(hint)"
+        case .symbolicLink:
+            return "\(operation) refused \(path): it is a symbolic link; replace it with a real file or directory"
+        case .wrongFileType:
+            return "\(operation) refused \(path): it is not the expected kind of file"
+        case .tooLarge(let limit):
+            return "\(operation) refused \(path): larger than the \(limit)-byte limit"
+        case .wrongOwner(let owner, let expected):
+            return "\(operation) refused \(path): owned by uid \(owner), not by this user (uid \(expected)); chown it or use another home"
+        case .insecurePermissions(let mode):
+            return "\(operation) refused \(path): mode \(String(mode, radix: 8)) lets other users in; chmod o-rwx it"
+        }
+    }
+}

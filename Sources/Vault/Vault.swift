@@ -1,0 +1,1 @@
+// The Vault module: see README.md.
