@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "Keyring", targets: ["Keyring"]),
         .library(name: "Vault", targets: ["Vault"]),
+        .library(name: "KeyringTestSupport", targets: ["KeyringTestSupport"]),
         .executable(name: "vaultcli", targets: ["vaultcli"]),
     ],
     dependencies: [
@@ -46,6 +47,12 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // For users' own test suites: throw-away homes, inline identities, lock state, user
+        // presence and failure switches, so keychain code can be tested without a signed host app.
+        .target(
+            name: "KeyringTestSupport",
+            dependencies: ["Keyring"]
+        ),
         .executableTarget(
             name: "vaultcli",
             dependencies: [
@@ -73,6 +80,10 @@ let package = Package(
         .testTarget(
             name: "KeyringTests",
             dependencies: ["Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
+        ),
+        .testTarget(
+            name: "SecItemTests",
+            dependencies: ["Keyring", "KeyringTestSupport", "GroupVaultTestKit", "GroupVaultFixture"]
         ),
         .testTarget(
             name: "VaultTests",

@@ -1,5 +1,5 @@
 import Foundation
 import Vault
 
-/// Vault commands for multi-process tests (owned by the Vault helper).
+/// Vault commands for multi-process tests.
 let vaultCommands: [String: FixtureCommand] = [:]

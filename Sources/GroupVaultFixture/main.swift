@@ -1,10 +1,14 @@
 import Foundation
 
+/// A fixture command: takes its arguments, returns the process exit status.
+typealias FixtureCommand = @Sendable ([String]) -> Int32
+
 // A child process for multi-process tests. Usage: GroupVaultFixture <command> [arguments...]
-// Commands live in one file per area (KeyringCommands.swift, VaultCommands.swift); each returns
-// the process exit status. Storage and identity come from the environment (GROUPVAULT_HOME, ...).
+// Commands live in one file per area; each returns the exit status. Storage comes from the
+// environment (GROUPVAULT_HOME); identities are given as arguments or through the environment.
 let commandLine = Array(CommandLine.arguments.dropFirst())
-let commands = keyringCommands.merging(vaultCommands) { first, _ in first }
+let commands = [itemCommands, keysetCommands, secItemCommands, vaultCommands]
+    .reduce(into: [String: FixtureCommand]()) { all, area in all.merge(area) { first, _ in first } }
 guard let name = commandLine.first, let command = commands[name] else {
     FileHandle.standardError.write(Data("usage: GroupVaultFixture <\(commands.keys.sorted().joined(separator: "|"))> ...\n".utf8))
     exit(64)

@@ -1,0 +1,5 @@
+import Foundation
+import Keyring
+
+/// Keyset commands for multi-process tests.
+let keysetCommands: [String: FixtureCommand] = [:]

@@ -1,0 +1,1 @@
+// KeyringTestSupport: owned by the SecItem helper.
