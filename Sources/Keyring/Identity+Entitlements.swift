@@ -1,4 +1,5 @@
 import Foundation
+import SealedStorage
 
 // STUB: owned by the identity helper, who replaces this file.
 extension Identity {
@@ -26,6 +27,15 @@ extension Keyring {
 
     /// The group container of `group`, created on first use; `nil` when not entitled (iOS behaviour).
     public func containerURL(for group: GroupIdentifier) throws(KeyringError) -> URL? {
-        throw KeyringError(.unimplemented, "containerURL is not implemented yet")
+        guard identity.isEntitled(toApplicationGroup: group) else { return nil }
+        let directory = home.containersDirectory.appending(group.rawValue)
+        try home.mapStorage("open group container \(group)") { () throws(StorageError) in
+            try SafeDirectory.ensure(home.rootPath, sharing: home.sharing.fileSharing)
+            try SafeDirectory.ensure(home.containersDirectory, sharing: home.sharing.fileSharing)
+            for sub in ["", "Library", "Library/Caches", "Library/Application Support", "Library/Preferences"] {
+                try SafeDirectory.ensure(sub.isEmpty ? directory : directory.appending(sub), sharing: home.sharing.fileSharing)
+            }
+        }
+        return URL(fileURLWithPath: directory.string, isDirectory: true)
     }
 }
