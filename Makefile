@@ -12,3 +12,7 @@ build: dependencies
 # Every test suite: unit, fuzz (seeded; GROUPVAULT_SEED=<n> replays), multi-process, fault injection.
 test: dependencies
 	$(SWIFT) test
+
+# The app/widget flow across two real processes.
+demo: dependencies
+	scripts/demo

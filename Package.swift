@@ -61,6 +61,24 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The README's demo: an app and its widget as two real processes sharing auth state.
+        .target(
+            name: "ExampleAuthState",
+            dependencies: ["Vault"],
+            path: "Examples/AuthState"
+        ),
+        .executableTarget(
+            name: "ExampleApp",
+            dependencies: ["Keyring", "Vault", "ExampleAuthState"],
+            path: "Examples/App",
+            exclude: ["App.entitlements"]
+        ),
+        .executableTarget(
+            name: "ExampleWidget",
+            dependencies: ["Keyring", "Vault", "ExampleAuthState"],
+            path: "Examples/Widget",
+            exclude: ["Widget.entitlements"]
+        ),
         // A child process for the multi-process and fault-injection tests: each test starts
         // real copies of it, so races and SIGKILLs happen between processes, not threads.
         .executableTarget(

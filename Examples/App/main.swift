@@ -1,0 +1,53 @@
+import Foundation
+import Keyring
+import Vault
+import ExampleAuthState
+
+// The "main app": owns the real token (in the keychain, in the access group it shares with the
+// widget) and publishes a sealed AuthState into the group container on every change.
+//
+//   ExampleApp sign-in <name> | refresh | sign-out
+//
+// Identity and storage come from GROUPVAULT_ENTITLEMENTS, GROUPVAULT_TEAM_ID,
+// GROUPVAULT_BUNDLE_ID and GROUPVAULT_HOME, as for any GroupVault process.
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("app: \(message)\n".utf8))
+    exit(1)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let action = arguments.first else { fail("usage: ExampleApp sign-in <name> | refresh | sign-out") }
+
+do {
+    let keyring = try Keyring.fromEnvironment()
+    guard let group = keyring.identity.applicationGroups.first else { fail("the app's entitlements name no application group") }
+    let vault = try Vault(keyring: keyring, group: group)
+    let tokenItem = ItemQuery(service: "api.example.com", account: "session", accessGroup: group)
+
+    switch action {
+    case "sign-in", "refresh":
+        let name = arguments.dropFirst().first ?? (try? keyring.item(matching: tokenItem)).flatMap { $0.label } ?? "someone"
+        let token = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        var changes = ItemChanges()
+        changes.secret = token
+        changes.label = .some(name)
+        if (try? keyring.update(matching: tokenItem, with: changes)) == nil {
+            try keyring.add(KeychainItem(service: "api.example.com", account: "session", accessGroup: group,
+                                         secret: token, label: name, accessibility: .afterFirstUnlock))
+        }
+        let state = AuthState(isAuthenticated: true, displayName: name,
+                              tokenExpiry: Date().addingTimeInterval(3600),
+                              tokenFingerprint: token.prefix(4).map { String(format: "%02x", $0) }.joined())
+        let header = try vault.write(state, as: AuthState.recordName, expiresAt: Date().addingTimeInterval(3600))
+        print("app: \(action) as \(name) -> sealed \(AuthState.recordName) #\(header.sequence) with key #\(header.keyID)")
+    case "sign-out":
+        _ = try? keyring.delete(matching: tokenItem)
+        let header = try vault.write(AuthState(isAuthenticated: false), as: AuthState.recordName)
+        print("app: signed out -> sealed \(AuthState.recordName) #\(header.sequence)")
+    default:
+        fail("unknown action \(action)")
+    }
+} catch {
+    fail("\(error)")
+}

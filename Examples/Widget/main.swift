@@ -1,0 +1,46 @@
+import Foundation
+import Keyring
+import Vault
+import ExampleAuthState
+
+// The "widget": another process with its own identity in the same groups. It never polls: it
+// renders once, then re-renders on each change the Vault reports (inotify on the container).
+// Anything it cannot trust reads as "signed out", and it says why.
+//
+//   ExampleWidget [--changes N]      exit after N changes (default: run until killed)
+
+func render(_ vault: Vault) {
+    var refusal: VaultError?
+    let state = vault.readIfValid(AuthState.self, name: AuthState.recordName) { refusal = $0 }
+    if let state, state.isAuthenticated, let name = state.displayName {
+        print("widget: Hello, \(name)")
+    } else if let refusal, refusal.code != .notFound {
+        print("widget: Sign in (refused the shared state: \(refusal.code))")
+    } else {
+        print("widget: Sign in")
+    }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let limit = arguments.firstIndex(of: "--changes").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil }
+
+do {
+    let keyring = try Keyring.fromEnvironment()
+    guard let group = keyring.identity.applicationGroups.first else {
+        FileHandle.standardError.write(Data("widget: the widget's entitlements name no application group\n".utf8))
+        exit(1)
+    }
+    let vault = try Vault(keyring: keyring, group: group)
+    let changes = try vault.changes(to: AuthState.recordName)
+    render(vault)
+    print("widget: ready")
+    var seen = 0
+    for await _ in changes {
+        render(vault)
+        seen += 1
+        if let limit, seen >= limit { break }
+    }
+} catch {
+    FileHandle.standardError.write(Data("widget: \(error)\n".utf8))
+    exit(1)
+}
