@@ -1,0 +1,25 @@
+import ArgumentParser
+import Keyring
+
+extension DeviceLockState: ExpressibleByArgument {}
+
+/// `vaultcli lock-state [state]`: read or set the emulated device lock state of the home.
+struct LockStateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock-state",
+        abstract: "Show or set the emulated device lock state shared by every process of the home.",
+        discussion: "States: beforeFirstUnlock, locked, unlocked. A new home is unlocked.")
+
+    @OptionGroup var process: ProcessOptions
+
+    @Argument(help: "The state to set; omit to show the current one.")
+    var state: DeviceLockState?
+
+    func run() throws {
+        let home = process.keyringHome()
+        if let state {
+            try home.setLockState(state)
+        }
+        print(try home.lockState())
+    }
+}
