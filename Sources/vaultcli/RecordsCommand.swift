@@ -46,7 +46,7 @@ struct RecordsCommand: ParsableCommand {
                 do {
                     let payload = try vault.read(OpaquePayload.self, name: listing.name)
                     print("\(listing.name): ok (\(payload.byteCount) payload bytes)")
-                } catch let error as VaultError where error.code == .deleted {
+                } catch where error.code == .deleted {
                     print("\(listing.name): deleted (an authentic tombstone)")
                 } catch {
                     refused += 1
