@@ -104,6 +104,10 @@ let package = Package(
             dependencies: ["Keyring", "KeyringTestSupport", "GroupVaultTestKit", "GroupVaultFixture"]
         ),
         .testTarget(
+            name: "vaultcliTests",
+            dependencies: ["Keyring", "Vault", "GroupVaultTestKit", "vaultcli"]
+        ),
+        .testTarget(
             name: "VaultTests",
             dependencies: ["Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
         ),

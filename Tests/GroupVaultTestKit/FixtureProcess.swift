@@ -1,7 +1,7 @@
 import Foundation
 
-/// A running copy of the `GroupVaultFixture` executable: real child processes for
-/// multi-process and fault-injection tests.
+/// A running copy of one of the package's executables (by default `GroupVaultFixture`): real
+/// child processes for multi-process, fault-injection and command-line tests.
 public final class FixtureProcess: @unchecked Sendable {
     private let process = Process()
     private let output = Pipe()
@@ -11,18 +11,22 @@ public final class FixtureProcess: @unchecked Sendable {
     private let lock = NSLock()
 
     /// The fixture binary, built beside the test bundle by `swift build`/`swift test`.
-    public static var executableURL: URL {
+    public static var executableURL: URL { url(ofExecutable: "GroupVaultFixture") }
+
+    /// A product executable of this package, built beside the test bundle (test targets list
+    /// the executables they run as dependencies, so `swift test` builds them).
+    public static func url(ofExecutable name: String) -> URL {
         let bundle = Bundle(for: FixtureProcess.self).bundleURL
-        var candidates = [bundle.deletingLastPathComponent().appendingPathComponent("GroupVaultFixture")]
+        var candidates = [bundle.deletingLastPathComponent().appendingPathComponent(name)]
         if let argument = CommandLine.arguments.first {
-            candidates.append(URL(fileURLWithPath: argument).deletingLastPathComponent().appendingPathComponent("GroupVaultFixture"))
+            candidates.append(URL(fileURLWithPath: argument).deletingLastPathComponent().appendingPathComponent(name))
         }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
 
-    /// Starts `GroupVaultFixture <arguments>` with `environment` added to this process's.
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = Self.executableURL
+    /// Starts `<executable> <arguments>` with `environment` added to this process's.
+    public init(_ arguments: [String], environment: [String: String] = [:], executable: String = "GroupVaultFixture") throws {
+        process.executableURL = Self.url(ofExecutable: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardOutput = output
@@ -67,8 +71,10 @@ public final class FixtureProcess: @unchecked Sendable {
     public var standardError: String { lock.withLock { String(decoding: collectedErrors, as: UTF8.self) } }
 
     /// Runs the fixture to completion and returns (status, stdout, stderr).
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
-        let child = try FixtureProcess(arguments, environment: environment)
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:], executable: String = "GroupVaultFixture"
+    ) throws -> (status: Int32, output: String, errors: String) {
+        let child = try FixtureProcess(arguments, environment: environment, executable: executable)
         let status = child.wait()
         return (status, child.standardOutput, child.standardError)
     }
