@@ -93,7 +93,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SealedStorageTests",
-            dependencies: ["SealedStorage", "GroupVaultTestKit"]
+            dependencies: [
+                "SealedStorage", "GroupVaultTestKit",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .testTarget(
             name: "KeyringTests",
