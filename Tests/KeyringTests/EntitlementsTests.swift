@@ -224,6 +224,21 @@ final class EntitlementsTests: XCTestCase {
         assertReason(error, contains: [url.path, "root is an array of 1 item", "not a dictionary"])
     }
 
+    func testNestingDeeperThanTheLimitIsRefused() throws {
+        let depth = PropertyListValue.maximumDepth + 1
+        let nested = String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+        let url = try write(xmlPlist("<dict><key>unrelated</key>\(nested)</dict>"))
+        let error = refusal { try Identity(entitlementsAt: url) }
+        assertReason(error, contains: [url.path, "nests deeper than \(PropertyListValue.maximumDepth) levels"])
+    }
+
+    func testNestingWithinTheLimitIsAccepted() throws {
+        let depth = PropertyListValue.maximumDepth - 2
+        let nested = String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+        let data = xmlPlist("<dict><key>unrelated</key>\(nested)<key>\(appGroupsKey)</key><array><string>group.a</string></array></dict>")
+        XCTAssertEqual(try Identity(entitlements: data, source: "inline").applicationGroups.map(\.rawValue), ["group.a"])
+    }
+
     // MARK: Refusals: keys and values
 
     func testApplicationGroupsThatAreAStringInsteadOfAnArrayAreRefused() throws {
