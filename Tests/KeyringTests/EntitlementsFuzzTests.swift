@@ -27,7 +27,7 @@ final class EntitlementsFuzzTests: XCTestCase {
         }
     }
 
-    private var validXML: Data { widgetEntitlements }
+    private var validXML: Data { IdentityFixtures.widgetEntitlements }
 
     private var validBinary: Data {
         get throws {
@@ -124,7 +124,7 @@ final class EntitlementsFuzzTests: XCTestCase {
     func testDeeplyNestedArraysGiveAnIdentityOrATypedError() {
         let depth = 65_000
         let body = String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
-        check(xmlPlist("<dict><key>keychain-access-groups</key>\(body)</dict>"), "XML arrays nested \(depth) deep")
+        check(IdentityFixtures.xmlPlist("<dict><key>keychain-access-groups</key>\(body)</dict>"), "XML arrays nested \(depth) deep")
     }
 
     func testDeeplyNestedBinaryArraysGiveAnIdentityOrATypedError() {

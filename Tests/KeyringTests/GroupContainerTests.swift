@@ -10,13 +10,6 @@ import XCTest
 
 @testable import Keyring
 
-/// The mode bits (including setgid) and owner of `path`, without following a symbolic link.
-func fileStatus(_ path: String) -> (mode: UInt32, owner: UInt32)? {
-    var status = stat()
-    guard lstat(path, &status) == 0 else { return nil }
-    return (UInt32(status.st_mode) & 0o7777, UInt32(status.st_uid))
-}
-
 final class GroupContainerTests: XCTestCase {
     private var directory: TemporaryDirectory!
     private let appGroup = GroupIdentifier(rawValue: "group.com.example")!
@@ -96,14 +89,14 @@ final class GroupContainerTests: XCTestCase {
         defer { umask(previous) }
         let url = try XCTUnwrap(try keyring().containerURL(for: appGroup))
         for path in [url.deletingLastPathComponent().path, url.path, url.appendingPathComponent("Library").path, url.appendingPathComponent("Library/Caches").path] {
-            XCTAssertEqual(fileStatus(path)?.mode, 0o700, path)
+            XCTAssertEqual(IdentityFixtures.fileStatus(path)?.mode, 0o700, path)
         }
     }
 
     func testUnixGroupContainerDirectoriesAreSetgid2770() throws {
         let url = try XCTUnwrap(try keyring(sharing: .unixGroup).containerURL(for: appGroup))
         for path in [url.deletingLastPathComponent().path, url.path, url.appendingPathComponent("Library/Preferences").path] {
-            XCTAssertEqual(fileStatus(path)?.mode, 0o2770, path)
+            XCTAssertEqual(IdentityFixtures.fileStatus(path)?.mode, 0o2770, path)
         }
     }
 

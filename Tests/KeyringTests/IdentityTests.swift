@@ -55,7 +55,7 @@ final class IdentityTests: XCTestCase {
 
     func testEnvironmentEntitlementsFileIsReadWithTheEnvironmentTeamAndBundle() throws {
         let url = directory.url.appendingPathComponent("Widget.entitlements")
-        try widgetEntitlements.write(to: url)
+        try IdentityFixtures.widgetEntitlements.write(to: url)
         let identity = try Identity.fromEnvironment([
             "GROUPVAULT_ENTITLEMENTS": url.path, "GROUPVAULT_TEAM_ID": "ABCDE12345", "GROUPVAULT_BUNDLE_ID": "com.example.app.widget",
         ])

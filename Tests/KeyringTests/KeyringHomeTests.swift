@@ -66,7 +66,7 @@ final class KeyringHomeTests: XCTestCase {
         _ = try home.masterKey()
         let path = home.masterKeyPath.string
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)).count, 32)
-        XCTAssertEqual(fileStatus(path)?.mode, 0o600)
+        XCTAssertEqual(IdentityFixtures.fileStatus(path)?.mode, 0o600)
     }
 
     func testMasterKeyIsCreatedOnceAndReadBackAfterwards() throws {
@@ -135,7 +135,7 @@ final class KeyringHomeTests: XCTestCase {
 
     func testLockStateFileIsOwnerOnly() throws {
         try home.setLockState(.beforeFirstUnlock)
-        XCTAssertEqual(fileStatus(home.lockStatePath.string)?.mode, 0o600)
+        XCTAssertEqual(IdentityFixtures.fileStatus(home.lockStatePath.string)?.mode, 0o600)
     }
 
     func testCorruptedLockStateIsADecodeErrorThatNamesTheFileAndTheValidStates() throws {
