@@ -165,7 +165,7 @@ extension KeyringError {
             status = .ioError
         case .tooLarge:
             status = .dataTooLarge
-        case .symbolicLink, .wrongFileType, .wrongOwner, .insecurePermissions:
+        case .symbolicLink, .wrongFileType, .wrongOwner, .outsideSharedGroup, .insecurePermissions:
             status = .notAvailable
         }
         self.init(status, "\(operation): \(error)")

@@ -43,8 +43,18 @@ package enum SafeDirectory {
 
     static func checkOwnerAndMode(_ status: Stat, path: FilePath, sharing: FileSharing, operation: String) throws(StorageError) {
         let owner = UInt32(status.userID.rawValue)
-        guard owner == Syscall.effectiveUserID else {
-            throw StorageError(.wrongOwner(owner: owner, expected: Syscall.effectiveUserID), operation: operation, path: path)
+        let group = UInt32(status.groupID.rawValue)
+        switch sharing {
+        case .ownerOnly:
+            guard owner == Syscall.effectiveUserID else {
+                throw StorageError(.wrongOwner(owner: owner, expected: Syscall.effectiveUserID), operation: operation, path: path)
+            }
+        case .unixGroup:
+            // The app and its widget may run as different users: what one member created, the
+            // other must accept, as long as it belongs to a group both are in.
+            guard owner == Syscall.effectiveUserID || Syscall.isMember(ofGroup: group) else {
+                throw StorageError(.outsideSharedGroup(owner: owner, group: group), operation: operation, path: path)
+            }
         }
         let mode = UInt16(status.permissions.rawValue) & 0o777
         guard mode & sharing.forbiddenBits == 0 else {

@@ -16,6 +16,8 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
         case tooLarge(limit: Int)
         /// The file or directory belongs to another user.
         case wrongOwner(owner: UInt32, expected: UInt32)
+        /// Group sharing: the entry belongs to another user and to a group this process is not in.
+        case outsideSharedGroup(owner: UInt32, group: UInt32)
         /// The permissions let other users write (or read) where they must not.
         case insecurePermissions(mode: UInt16)
     }
@@ -61,6 +63,8 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
             return "\(operation) refused \(path): larger than the \(limit)-byte limit"
         case .wrongOwner(let owner, let expected):
             return "\(operation) refused \(path): owned by uid \(owner), not by this user (uid \(expected)); chown it or use another home"
+        case .outsideSharedGroup(let owner, let group):
+            return "\(operation) refused \(path): owned by uid \(owner) and gid \(group), and this process is neither that user nor in that group; add this user to group \(group), or chgrp the path to a group the members share"
         case .insecurePermissions(let mode):
             return "\(operation) refused \(path): mode \(String(mode, radix: 8)) lets other users in; chmod o-rwx it"
         }

@@ -12,6 +12,16 @@ package enum Syscall {
     /// The effective user id of this process.
     package static var effectiveUserID: UInt32 { UInt32(geteuid()) }
 
+    /// Whether this process has `group` as its effective or a supplementary group.
+    package static func isMember(ofGroup group: UInt32) -> Bool {
+        if UInt32(getegid()) == group { return true }
+        let count = getgroups(0, nil)
+        guard count > 0 else { return false }
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        let filled = getgroups(count, &groups)
+        return filled > 0 && groups.prefix(Int(filled)).contains(gid_t(group))
+    }
+
     private static func retrying(_ call: () -> Int32) throws(Errno) {
         while true {
             if call() == 0 { return }

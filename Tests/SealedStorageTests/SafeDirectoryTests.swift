@@ -100,6 +100,29 @@ final class SafeDirectoryTests: XCTestCase {
         XCTAssertTrue(error.description.contains("uid 65534"), error.description)
     }
 
+    func testGroupSharedDirectoryOfAnotherMemberIsAccepted() throws {
+        try XCTSkipUnless(geteuid() == 0, "handing a directory to another user needs root")
+        let path = root.appending("member")
+        try SafeDirectory.ensure(path, sharing: .unixGroup)
+        XCTAssertEqual(chown(path.string, 65534, getegid()), 0)
+
+        XCTAssertNoThrow(try SafeDirectory.check(path, sharing: .unixGroup))
+    }
+
+    func testGroupSharedDirectoryOutsideOurGroupsIsRefused() throws {
+        try XCTSkipUnless(geteuid() == 0, "handing a directory to another user needs root")
+        let foreignGroup: gid_t = 65534
+        try XCTSkipIf(Syscall.isMember(ofGroup: UInt32(foreignGroup)), "this process is in group \(foreignGroup)")
+        let path = root.appending("stranger")
+        try SafeDirectory.ensure(path, sharing: .unixGroup)
+        XCTAssertEqual(chown(path.string, 65534, foreignGroup), 0)
+
+        let error = try storageError { try SafeDirectory.check(path, sharing: .unixGroup) }
+
+        XCTAssertEqual(error.kind, .outsideSharedGroup(owner: 65534, group: UInt32(foreignGroup)))
+        XCTAssertTrue(error.description.contains("add this user to group"), error.description)
+    }
+
     func testMissingDirectoryFailsTheCheck() throws {
         let error = try storageError { try SafeDirectory.check(root.appending("absent"), sharing: .ownerOnly) }
 
