@@ -1,30 +1,180 @@
 import Foundation
+import SealedStorage
 
-// STUB: owned by the keysets helper, who replaces this file.
+/// Per-group keysets: the symmetric keys that seal an access group's shared data.
+///
+/// Each access group has one keyset, stored as a sealed document (`keyset.sealed` in the group's
+/// keychain directory). Exactly one key is primary and seals new data; keys rotated out stay
+/// active for opening until they are retired, which erases their bytes. Ids count up from 1 and
+/// are never reused.
+///
+/// Group keys are treated like items with ``Accessibility/afterFirstUnlock``: usable while the
+/// emulated device is locked (so a widget or background task can open shared state) but not
+/// before its first unlock. Every operation requires the identity to be entitled to the group.
+///
+/// ```swift
+/// let key = try keyring.groupKey(for: group)        // created on first use
+/// // ... seal with key, record key.id beside the blob ...
+/// let opener = try keyring.key(id: storedID, in: group)
+/// ```
 extension Keyring {
-    /// The primary key of `group`'s keyset, created on first use (one key wins a race between processes).
+    /// The primary key of `group`'s keyset, created on first use.
+    ///
+    /// The keyset is read without a lock first; only if it has no key does this take the
+    /// cross-process lock, and it creates key 1 only if the keyset is still empty then. So any
+    /// number of processes starting at once end up with one key, and all of them return it.
+    ///
+    /// - Throws: ``KeyringError`` with ``KeyringStatus/missingEntitlement`` when the identity is not
+    ///   entitled to `group`, ``KeyringStatus/interactionNotAllowed`` before the first unlock,
+    ///   ``KeyringStatus/decode`` when the keyset file is corrupted or tampered with.
     public func groupKey(for group: GroupIdentifier) throws(KeyringError) -> GroupKey {
-        throw KeyringError(.unimplemented, "groupKey is not implemented yet")
+        let document = try keysetDocument(for: group, operation: "groupKey(for:)")
+        if let primary = try document.read()?.primary {
+            return try groupKey(primary, in: group)
+        }
+        let primary = try document.update { (keyset: inout Keyset?) throws(KeyringError) -> Keyset.Entry in
+            // Another process may have created the key between the read and the lock.
+            if let existing = keyset?.primary { return existing }
+            var created = keyset ?? Keyset()
+            guard let entry = created.rotate(now: Self.keysetTimestamp()) else { throw Self.idsExhausted(in: group) }
+            keyset = created
+            return entry
+        }
+        return try groupKey(primary, in: group)
     }
 
-    /// The key with `id` in `group`'s keyset, for opening; unknown or retired ids are refused.
+    /// The key with `id` in `group`'s keyset, for opening data sealed with it.
+    ///
+    /// - Throws: ``KeyringError`` with ``KeyringStatus/itemNotFound`` when the keyset has no key
+    ///   with that id, or when the key was retired (the reasons differ and say which);
+    ///   ``KeyringStatus/missingEntitlement``, ``KeyringStatus/interactionNotAllowed`` and
+    ///   ``KeyringStatus/decode`` as for ``groupKey(for:)``.
     public func key(id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> GroupKey {
-        throw KeyringError(.unimplemented, "key(id:in:) is not implemented yet")
+        let document = try keysetDocument(for: group, operation: "key(id:in:)")
+        return try groupKey(try openableEntry(id: id, in: document.read(), group: group), in: group)
     }
 
-    /// Adds a new primary key; the previous primary stays for opening.
+    /// The bytes of key `id` of `group`, copied out of guarded memory.
+    ///
+    /// This is the only way key bytes leave the keyring, so that doing it is always explicit
+    /// (for a backup, or to hand the key to code outside GroupVault). The caller owns the copy:
+    /// keep it out of logs and zero it when done. Retired keys have no bytes left to export.
+    ///
+    /// - Throws: The same errors as ``key(id:in:)``.
+    public func exportKey(id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> Data {
+        let document = try keysetDocument(for: group, operation: "exportKey(id:in:)")
+        let entry = try openableEntry(id: id, in: document.read(), group: group)
+        guard let key = entry.key else { throw Self.retired(entry.descriptor, in: group) }
+        return key.withUnsafeBytes { Data($0) }
+    }
+
+    /// Adds a new primary key to `group`'s keyset; the previous primary becomes active, so data
+    /// sealed with it can still be opened. On a keyset that does not exist yet, creates key 1.
+    ///
+    /// Runs under the keyset's cross-process lock: concurrent rotations from any processes each
+    /// add exactly one key.
+    /// - Returns: The new primary key's descriptor.
+    /// - Throws: As ``groupKey(for:)``.
     @discardableResult
     public func rotateKey(in group: GroupIdentifier) throws(KeyringError) -> KeyDescriptor {
-        throw KeyringError(.unimplemented, "rotateKey is not implemented yet")
+        let document = try keysetDocument(for: group, operation: "rotateKey(in:)")
+        return try document.update { (keyset: inout Keyset?) throws(KeyringError) -> KeyDescriptor in
+            var rotated = keyset ?? Keyset()
+            guard let entry = rotated.rotate(now: Self.keysetTimestamp()) else { throw Self.idsExhausted(in: group) }
+            keyset = rotated
+            return entry.descriptor
+        }
     }
 
-    /// Retires a non-primary key: its bytes are erased and it is refused from then on.
+    /// Retires key `id` of `group`: its bytes are erased from the keyset and it is refused for
+    /// everything from then on; its descriptor stays, so the id is never reused.
+    ///
+    /// Retire a key only once nothing sealed with it is still needed (reseal such data first).
+    /// Retiring an already retired key does nothing.
+    ///
+    /// - Throws: ``KeyringError`` with ``KeyringStatus/invalidParameter`` for the primary key
+    ///   (rotate first, so another key seals new data), ``KeyringStatus/itemNotFound`` for an
+    ///   unknown id, and otherwise as ``groupKey(for:)``.
     public func retireKey(id: UInt32, in group: GroupIdentifier) throws(KeyringError) {
-        throw KeyringError(.unimplemented, "retireKey is not implemented yet")
+        let document = try keysetDocument(for: group, operation: "retireKey(id:in:)")
+        try document.update { (keyset: inout Keyset?) throws(KeyringError) in
+            guard var changed = keyset, let entry = changed.entry(id: id) else {
+                throw Self.unknownKey(id, in: group, keyset: keyset)
+            }
+            if entry.descriptor.status == .primary {
+                throw KeyringError(
+                    .invalidParameter,
+                    "retireKey(id:in:): key #\(id) is the primary key of \(group) and still seals new data; rotate first (rotateKey(in:)), then retire it")
+            }
+            changed.retire(id: id, now: Self.keysetTimestamp())
+            keyset = changed
+        }
     }
 
-    /// The keys of `group`'s keyset, without their bytes; `[]` if the keyset does not exist yet.
+    /// The keys of `group`'s keyset in ascending id order, without their bytes; `[]` when the
+    /// keyset does not exist yet.
+    ///
+    /// - Throws: As ``groupKey(for:)``.
     public func keys(in group: GroupIdentifier) throws(KeyringError) -> [KeyDescriptor] {
-        throw KeyringError(.unimplemented, "keys(in:) is not implemented yet")
+        let document = try keysetDocument(for: group, operation: "keys(in:)")
+        return try document.read()?.descriptors ?? []
+    }
+
+    // MARK: Checks shared by every keyset operation
+
+    /// The sealed keyset document of `group`, after checking the entitlement and the lock state.
+    private func keysetDocument(for group: GroupIdentifier, operation: String) throws(KeyringError) -> SealedDocument<Keyset> {
+        guard identity.isEntitled(toAccessGroup: group) else {
+            throw identity.missingEntitlement(for: group, operation: operation)
+        }
+        let state = try home.lockState()
+        // Group keys behave as AfterFirstUnlock items: that is what lets widgets use them.
+        guard Accessibility.afterFirstUnlock.permitsAccess(in: state) else {
+            throw KeyringError(
+                .interactionNotAllowed,
+                "\(operation): group keys of \(group) are usable only after the first unlock, and the device of \(home) is in state \(state); unlock it once (KeyringHome.setLockState(.unlocked))")
+        }
+        return SealedDocument(home: home, group: group, kind: Keyset.documentKind)
+    }
+
+    /// The entry `id` if it exists and is not retired.
+    private func openableEntry(id: UInt32, in keyset: Keyset?, group: GroupIdentifier) throws(KeyringError) -> Keyset.Entry {
+        guard let entry = keyset?.entry(id: id) else { throw Self.unknownKey(id, in: group, keyset: keyset) }
+        guard entry.descriptor.status != .retired, entry.key != nil else { throw Self.retired(entry.descriptor, in: group) }
+        return entry
+    }
+
+    private func groupKey(_ entry: Keyset.Entry, in group: GroupIdentifier) throws(KeyringError) -> GroupKey {
+        guard let key = entry.key else { throw Self.retired(entry.descriptor, in: group) }
+        return GroupKey(id: entry.descriptor.id, group: group, key: key)
+    }
+
+    // MARK: Errors and time
+
+    private static func unknownKey(_ id: UInt32, in group: GroupIdentifier, keyset: Keyset?) -> KeyringError {
+        guard let keyset, !keyset.entries.isEmpty else {
+            return KeyringError(.itemNotFound, "no key #\(id) in \(group): the group has no keyset yet (groupKey(for:) creates one)")
+        }
+        let range = "#\(keyset.entries.first!.descriptor.id)...#\(keyset.entries.last!.descriptor.id)"
+        return KeyringError(
+            .itemNotFound,
+            "no key #\(id) in the keyset of \(group) (it holds keys \(range)): the data names a key this keyset never had; was it sealed for another group or home?")
+    }
+
+    private static func retired(_ descriptor: KeyDescriptor, in group: GroupIdentifier) -> KeyringError {
+        let when = descriptor.retiredAt.map { " on \($0)" } ?? ""
+        return KeyringError(
+            .itemNotFound,
+            "key #\(descriptor.id) of \(group) was retired\(when) and its bytes erased: data sealed with it cannot be opened; reseal data under the primary key before retiring its key")
+    }
+
+    private static func idsExhausted(in group: GroupIdentifier) -> KeyringError {
+        KeyringError(.dataTooLarge, "the keyset of \(group) has used every key id up to \(UInt32.max); start a new keyset for the group")
+    }
+
+    /// Now, truncated to whole seconds: the sealed JSON stores seconds, so a descriptor that is
+    /// returned equals the one read back later.
+    private static func keysetTimestamp() -> Date {
+        Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
 }
