@@ -12,6 +12,8 @@ typealias PlatformDirectoryWatchBackend = KqueueDirectoryWatch
 /// kqueue says only "the directory changed", with no names, so each notification is turned
 /// into events by comparing a fingerprint (inode, modification time, size) of every entry
 /// with the previous one: a replaced file has a new inode, a removed one is missing.
+/// A file rewritten in place without a rename changes no directory entry, so, unlike
+/// inotify's IN_CLOSE_WRITE, it is not reported; GroupVault always replaces by rename.
 package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Sendable {
     // @unchecked: `state` is behind a Mutex; `snapshot` is touched only by the source's
     // handlers, which Dispatch serialises on `queue`; everything else is immutable.

@@ -122,7 +122,7 @@ extension DirectoryWatcher {
 
 /// A platform's way of watching one directory. Exactly one type conforms per platform, named
 /// `PlatformDirectoryWatchBackend` by its file, so ``DirectoryWatcher`` holds no `#if`.
-package protocol DirectoryWatchBackend: AnyObject, Sendable {
+protocol DirectoryWatchBackend: AnyObject, Sendable {
     /// Opens what the watch needs and puts the watch in place; nothing is delivered yet.
     init(directory: FilePath) throws(StorageError)
     /// Begins delivering events to `sink` (on the backend's own queue).
