@@ -3,83 +3,176 @@ import Keyring
 import SealedStorage
 import SystemPackage
 
-// STUB: the Vault core helper replaces this file (keeping these signatures).
-
-/// How far a write must have reached when ``Vault/write(_:as:expiresAt:)`` returns.
-public enum WriteDurability: String, Sendable, Hashable {
-    /// fsync the file, rename, fsync the directory: survives power loss once `write` returns.
-    case full
-    /// No directory fsync: never torn, but may roll back to the previous version after a crash.
-    case atomic
-}
-
-/// What ``Vault/write(_:as:expiresAt:)`` sealed, and what ``Vault/list()`` reads without decrypting.
-public struct RecordHeader: Sendable, Hashable {
-    public var formatVersion: UInt8
-    public var keyID: UInt32
-    public var sequence: UInt64
-    public var issuedAt: Date
-    public var expiresAt: Date?
-    public var schemaVersion: UInt32
-    public var isTombstone: Bool
-}
-
-/// One record file as listed: its name, size and header (or why the header could not be read).
-public struct RecordListing: Sendable {
-    public var name: String
-    public var size: Int
-    public var header: Result<RecordHeader, VaultError>
-}
-
-/// Sealed Codable records in one group's container.
+/// Sealed Codable records in one group's container, bound to their group and name, with
+/// freshness rules (rollback, expiry, clock skew) and key rotation.
+///
+/// The app writes; its widget (another process, entitled to the same group) reads:
+///
+/// ```swift
+/// struct AuthState: VaultRecord {
+///     static let schemaVersion: UInt32 = 1
+///     var isAuthenticated: Bool
+///     var displayName: String?
+/// }
+///
+/// let group = GroupIdentifier(rawValue: "group.com.example.shared")!
+/// let vault = try Vault(keyring: try .fromEnvironment(), group: group)
+///
+/// // App, on sign-in:
+/// try vault.write(AuthState(isAuthenticated: true, displayName: "Ada"), as: "auth-state",
+///                 expiresAt: tokenExpiry)
+///
+/// // Widget: anything invalid reads as "signed out", and the reason is still reported.
+/// let state = vault.readIfValid(AuthState.self, name: "auth-state") { refusal in
+///     log.notice("auth state refused: \(refusal)")
+/// }
+/// ```
+///
+/// Record files live at `<group container>/GroupVault/records/<name>.gvr` in the format
+/// docs/FORMAT.md specifies. Writes are serialized per record by a lock file in
+/// `GroupVault/locks`; reads take no lock on the record. A `Vault` is a value: cheap to copy
+/// and safe to use from any task.
 public struct Vault: Sendable {
+    /// The keyring holding the group's keys and the trust ledger.
     public let keyring: Keyring
+    /// The group: both the application group (container) and the keychain access group (keys).
     public let group: GroupIdentifier
+    /// How durable a write is when it returns.
     public let durability: WriteDurability
+    /// How far apart the writer's and the reader's clocks may be, in seconds, before an
+    /// expiry or issue time is held against a record.
     public let clockSkewAllowance: TimeInterval
 
+    /// The default ``clockSkewAllowance``: 60 seconds.
+    ///
+    /// Writers and readers of one vault run on one machine and read one system clock, so real
+    /// skew is zero; what remains is the time between a check and its use, a suspended
+    /// process, and small wall-clock steps by NTP. A minute covers those while keeping a
+    /// revoked state from being honoured noticeably past its expiry.
+    public static let defaultClockSkewAllowance: TimeInterval = 60
+
+    private let clock: @Sendable () -> Date
+    private let nonceSource: @Sendable () -> XChaCha20Poly1305.Nonce
+    private let container: FilePath
+    package let ledger: TrustLedger
+
+    /// Opens the vault of `group` for `keyring`'s identity, creating the container's
+    /// `GroupVault` directories on first use.
+    ///
+    /// ```swift
+    /// let vault = try Vault(keyring: keyring, group: GroupIdentifier(validating: "group.com.example.shared"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - durability: ``WriteDurability/full`` (default) or ``WriteDurability/atomic``.
+    ///   - clockSkewAllowance: seconds of tolerance for expiry and issue times; default
+    ///     ``defaultClockSkewAllowance``.
+    ///   - clock: the current time; inject one in tests.
+    /// - Throws: ``VaultError/Code/missingEntitlement`` unless the identity is entitled to
+    ///   `group` both as an application group and as a keychain access group;
+    ///   ``VaultError/Code/invalidArgument`` for a negative or non-finite allowance;
+    ///   ``VaultError/Code/keyring`` or ``VaultError/Code/storage`` if the container cannot be opened.
     public init(
         keyring: Keyring,
         group: GroupIdentifier,
         durability: WriteDurability = .full,
-        clockSkewAllowance: TimeInterval = 300,
+        clockSkewAllowance: TimeInterval = Vault.defaultClockSkewAllowance,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws(VaultError) {
-        throw VaultError(.storage, "Vault is not implemented yet")
+        try self.init(
+            keyring: keyring, group: group, durability: durability,
+            clockSkewAllowance: clockSkewAllowance, clock: clock,
+            nonceSource: { XChaCha20Poly1305.Nonce.random() })
     }
 
+    /// Like the public initializer, with the source of nonces injectable: tests use a fixed
+    /// nonce to reproduce a documented blob byte for byte. Never use a fixed nonce otherwise:
+    /// two blobs sealed under one key and nonce leak their XOR and allow forgeries.
+    package init(
+        keyring: Keyring,
+        group: GroupIdentifier,
+        durability: WriteDurability = .full,
+        clockSkewAllowance: TimeInterval = Vault.defaultClockSkewAllowance,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        nonceSource: @escaping @Sendable () -> XChaCha20Poly1305.Nonce
+    ) throws(VaultError) {
+        guard clockSkewAllowance.isFinite, clockSkewAllowance >= 0,
+              clockSkewAllowance * 1000 <= Double(BlobFormat.maximumTimeMagnitude) else {
+            throw VaultError(.invalidArgument, "clock-skew allowance \(clockSkewAllowance) s is not a finite, non-negative number of seconds")
+        }
+        let identity = keyring.identity
+        guard identity.isEntitled(toApplicationGroup: group) else {
+            throw VaultError(.missingEntitlement, "\(identity) is not entitled to application group \(group): add it to com.apple.security.application-groups to use its container")
+        }
+        guard identity.isEntitled(toAccessGroup: group) else {
+            throw VaultError(.missingEntitlement, "\(identity) is not entitled to keychain access group \(group), which holds the group's keys: add it to keychain-access-groups")
+        }
+        let containerURL: URL?
+        do {
+            containerURL = try keyring.containerURL(for: group)
+        } catch {
+            throw VaultError(keyring: error, while: "open the container of \(group)")
+        }
+        guard let containerURL else {
+            throw VaultError(.missingEntitlement, "the keyring gives \(identity) no container for \(group): add it to com.apple.security.application-groups")
+        }
+        self.keyring = keyring
+        self.group = group
+        self.durability = durability
+        self.clockSkewAllowance = clockSkewAllowance
+        self.clock = clock
+        self.nonceSource = nonceSource
+        self.container = FilePath(containerURL.path)
+        self.ledger = TrustLedger(home: keyring.home, group: group)
+        // Created up front so that an observer can watch the records directory before the
+        // first write, and so that a misconfigured directory is reported here, not mid-write.
+        let sharing = keyring.home.sharing.fileSharing
+        do {
+            try SafeDirectory.ensure(vaultDirectory, sharing: sharing)
+            try SafeDirectory.ensure(recordsDirectory, sharing: sharing)
+            try SafeDirectory.ensure(locksDirectory, sharing: sharing)
+        } catch {
+            throw VaultError(storage: error, while: "prepare the vault directories of \(group)")
+        }
+    }
+
+    // MARK: Paths
+
+    /// `<group container>/GroupVault`.
+    package var vaultDirectory: FilePath { container.appending("GroupVault") }
     /// `<group container>/GroupVault/records`: one `<name>.gvr` file per record.
-    package var recordsDirectory: FilePath { FilePath("/nonexistent") }
+    package var recordsDirectory: FilePath { vaultDirectory.appending("records") }
+    /// `<group container>/GroupVault/locks`: one `<name>.lock` file per record, never renamed.
+    package var locksDirectory: FilePath { vaultDirectory.appending("locks") }
     /// The extension of record files.
     package static let recordFileExtension = "gvr"
 
-    @discardableResult
-    public func write<Value: VaultRecord>(_ value: Value, as name: String, expiresAt: Date? = nil) throws(VaultError) -> RecordHeader {
-        throw VaultError(.storage, "not implemented")
+    /// The record file of `name`.
+    package func recordPath(_ name: RecordName) -> FilePath {
+        recordsDirectory.appending("\(name.rawValue).\(Self.recordFileExtension)")
     }
 
-    public func read<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> Value {
-        throw VaultError(.storage, "not implemented")
+    /// The writer lock of `name`.
+    package func lockPath(_ name: RecordName) -> FilePath {
+        locksDirectory.appending("\(name.rawValue).lock")
     }
 
-    public func readIfValid<Value: VaultRecord>(_ type: Value.Type, name: String, onRefusal: ((VaultError) -> Void)? = nil) -> Value? {
-        nil
+    // MARK: Shared pieces
+
+    /// The current time in whole milliseconds, as compared with header times.
+    package func nowMilliseconds() -> Int64 {
+        // A clock outside the representable range is clamped: comparisons stay meaningful.
+        let now = clock().timeIntervalSince1970 * 1000
+        guard now.isFinite else { return now > 0 ? BlobFormat.maximumTimeMagnitude : -BlobFormat.maximumTimeMagnitude }
+        return Int64(max(-Double(BlobFormat.maximumTimeMagnitude), min(Double(BlobFormat.maximumTimeMagnitude), now.rounded())))
     }
 
-    public func delete(_ name: String) throws(VaultError) {
-        throw VaultError(.storage, "not implemented")
-    }
+    /// The allowance in whole milliseconds.
+    package var allowanceMilliseconds: Int64 { Int64((clockSkewAllowance * 1000).rounded()) }
 
-    public func reseal(_ name: String) throws(VaultError) {
-        throw VaultError(.storage, "not implemented")
-    }
+    /// A fresh nonce for one seal.
+    package func makeNonce() -> XChaCha20Poly1305.Nonce { nonceSource() }
 
-    @discardableResult
-    public func resealAll() throws(VaultError) -> Int {
-        throw VaultError(.storage, "not implemented")
-    }
-
-    public func list() throws(VaultError) -> [RecordListing] {
-        throw VaultError(.storage, "not implemented")
-    }
+    /// How a record is named in messages: `record "auth-state" of group.com.example`.
+    package func subject(_ name: RecordName) -> String { "record \"\(name)\" of \(group)" }
 }

@@ -46,6 +46,9 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let keyring = Code(rawValue: "keyring")
         /// A file operation failed (I/O error, disk full, permissions, symbolic link).
         public static let storage = Code(rawValue: "storage")
+        /// An argument is out of range (e.g. a negative clock-skew allowance, a date that
+        /// cannot be represented in a blob header).
+        public static let invalidArgument = Code(rawValue: "invalidArgument")
     }
 
     /// What kind of refusal or failure.

@@ -1,0 +1,170 @@
+#if os(Linux)
+import Dispatch
+import Glibc
+import Synchronization
+import SystemPackage
+
+/// The Linux backend of ``DirectoryWatcher``.
+typealias PlatformDirectoryWatchBackend = InotifyDirectoryWatch
+
+/// One inotify instance with one watch on a directory, read through a Dispatch read source.
+///
+/// The descriptor is non-blocking, so the source's handler drains the kernel queue and
+/// returns; nothing polls. The source's cancel handler is the only place the descriptor is
+/// closed, which Dispatch runs after the last event handler: no read can race the close.
+package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sendable {
+    // @unchecked: `state` is behind a Mutex; `readBuffer` is touched only by the source's
+    // handlers, which Dispatch serialises on `queue`; everything else is immutable.
+
+    private enum State {
+        case ready
+        case started(any DispatchSourceRead)
+        case cancelled
+    }
+
+    /// What the watch asks the kernel for. IN_CLOSE_WRITE fires only for files opened for
+    /// writing; IN_ONLYDIR and IN_DONT_FOLLOW refuse a file or a symbolic link in place of the
+    /// directory; the *_SELF events and IN_UNMOUNT say the directory itself went away.
+    static let mask: UInt32 = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
+        | UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
+        | UInt32(IN_ONLYDIR | IN_DONT_FOLLOW)
+
+    /// `sizeof(struct inotify_event)`: the fixed part before the name.
+    static let headerSize = 16
+    /// A read must have room for at least one event with the longest name (NAME_MAX + NUL),
+    /// or the kernel answers EINVAL; 16 KiB takes dozens of events per system call.
+    static let readBufferSize = 16 * 1024
+
+    private let descriptor: Int32
+    private let directory: FilePath
+    private let queue: DispatchQueue
+    private let state = Mutex(State.ready)
+    private let readBuffer: UnsafeMutableRawBufferPointer
+
+    package init(directory: FilePath) throws(StorageError) {
+        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else {
+            let error = Errno(rawValue: errno)
+            // EMFILE here is the per-user instance limit, not the descriptor table.
+            let operation = error == .tooManyOpenFiles
+                ? "create inotify instance (the per-user limit fs.inotify.max_user_instances may be reached; raise it with sysctl)"
+                : "create inotify instance"
+            throw StorageError(.system(error), operation: operation, path: directory)
+        }
+        let watch = directory.withPlatformString { inotify_add_watch(descriptor, $0, Self.mask) }
+        guard watch >= 0 else {
+            let error = Errno(rawValue: errno)
+            close(descriptor)
+            // ENOSPC from inotify_add_watch is the per-user watch limit, not a full disk.
+            let operation = error == .noSpace
+                ? "watch directory (ENOSPC here means the per-user limit fs.inotify.max_user_watches is reached, not a full disk; raise it with sysctl)"
+                : "watch directory"
+            throw StorageError(.system(error), operation: operation, path: directory)
+        }
+        self.descriptor = descriptor
+        self.directory = directory
+        self.queue = DispatchQueue(label: "GroupVault.DirectoryWatcher")
+        self.readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: MemoryLayout<inotify_event>.alignment)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    package func start<Element: Sendable>(delivering sink: DirectoryWatcher.EventSink<Element>) {
+        state.withLock { state in
+            guard case .ready = state else { return }
+            let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+            source.setEventHandler { [self] in drain(into: sink) }
+            // The handler keeps `self` (and so the buffer) alive until the descriptor is closed.
+            source.setCancelHandler { [self] in _ = close(descriptor) }
+            state = .started(source)
+            source.resume()
+        }
+    }
+
+    package func cancel() {
+        let source: (any DispatchSourceRead)? = state.withLock { state in
+            defer { state = .cancelled }
+            switch state {
+            case .ready:
+                // Never started: no source owns the descriptor, so close it here.
+                close(descriptor)
+                return nil
+            case .started(let source):
+                return source
+            case .cancelled:
+                return nil
+            }
+        }
+        source?.cancel()
+    }
+
+    /// Reads every queued event and delivers it; runs on `queue`.
+    private func drain<Element: Sendable>(into sink: DirectoryWatcher.EventSink<Element>) {
+        while true {
+            let count = read(descriptor, readBuffer.baseAddress, readBuffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                // The descriptor is unusable: say "rescan" and end rather than spin.
+                sink.deliver(.overflow)
+                sink.finish()
+                return
+            }
+            if count == 0 { return }
+            let parsed = Self.parse(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]))
+            for event in parsed.events { sink.deliver(event) }
+            if parsed.directoryGone {
+                sink.deliver(.overflow)
+                sink.finish()
+                return
+            }
+        }
+    }
+
+    /// What one read of the inotify descriptor said.
+    package struct ParsedEvents: Equatable {
+        /// The entry events, in order.
+        package var events: [DirectoryWatcher.Event] = []
+        /// The watched directory was deleted, moved, unmounted, or its watch removed.
+        package var directoryGone = false
+    }
+
+    /// Parses the variable-length `struct inotify_event` records in `bytes`.
+    ///
+    /// Every field is read with `loadUnaligned` at an offset checked against the buffer, and a
+    /// record whose name would run past the end stops the parse, so a short or malformed buffer
+    /// yields fewer events, never an out-of-bounds read.
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> ParsedEvents {
+        var result = ParsedEvents()
+        var offset = 0
+        while bytes.count - offset >= headerSize {
+            let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+            let nameLength = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+            guard nameLength <= bytes.count - offset - headerSize else { break }
+            let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[(offset + headerSize)..<(offset + headerSize + nameLength)])
+            offset += headerSize + nameLength
+            // The kernel pads the name with NULs up to an aligned length.
+            let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+
+            if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                result.events.append(.overflow)
+                continue
+            }
+            if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED) != 0 {
+                result.directoryGone = true
+                continue
+            }
+            // Subdirectories are not records of anything this watcher serves.
+            if mask & UInt32(IN_ISDIR) != 0 || name.isEmpty { continue }
+            if mask & UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) != 0 {
+                result.events.append(DirectoryWatcher.Event(name: name, kind: .written))
+            } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+                result.events.append(DirectoryWatcher.Event(name: name, kind: .removed))
+            }
+        }
+        return result
+    }
+}
+#endif

@@ -1,0 +1,116 @@
+#if canImport(Darwin)
+import Darwin
+import Dispatch
+import Synchronization
+import SystemPackage
+
+/// The Apple-platform backend of ``DirectoryWatcher``.
+typealias PlatformDirectoryWatchBackend = KqueueDirectoryWatch
+
+/// A kqueue vnode source on the directory, plus a rescan on each notification.
+///
+/// kqueue says only "the directory changed", with no names, so each notification is turned
+/// into events by comparing a fingerprint (inode, modification time, size) of every entry
+/// with the previous one: a replaced file has a new inode, a removed one is missing.
+/// A file rewritten in place without a rename changes no directory entry, so, unlike
+/// inotify's IN_CLOSE_WRITE, it is not reported; GroupVault always replaces by rename.
+package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Sendable {
+    // @unchecked: `state` is behind a Mutex; `snapshot` is touched only by the source's
+    // handlers, which Dispatch serialises on `queue`; everything else is immutable.
+
+    private enum State {
+        case ready
+        case started(any DispatchSourceFileSystemObject)
+        case cancelled
+    }
+
+    private struct Fingerprint: Hashable {
+        var inode: UInt64
+        var modifiedSeconds: Int
+        var modifiedNanoseconds: Int
+        var size: Int64
+    }
+
+    private let descriptor: Int32
+    private let directory: FilePath
+    private let queue: DispatchQueue
+    private let state = Mutex(State.ready)
+    private var snapshot: [String: Fingerprint] = [:]
+
+    package init(directory: FilePath) throws(StorageError) {
+        // O_EVTONLY: a descriptor for notifications only, which does not keep a volume busy.
+        let descriptor = directory.withPlatformString { open($0, O_EVTONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            throw StorageError(.system(Errno(rawValue: errno)), operation: "watch directory", path: directory)
+        }
+        self.descriptor = descriptor
+        self.directory = directory
+        self.queue = DispatchQueue(label: "GroupVault.DirectoryWatcher")
+        // Taken now, so a change made after `events()` returns differs from it.
+        self.snapshot = Self.fingerprints(of: directory)
+    }
+
+    package func start<Element: Sendable>(delivering sink: DirectoryWatcher.EventSink<Element>) {
+        state.withLock { state in
+            guard case .ready = state else { return }
+            let source = DispatchSource.makeFileSystemObjectSource(
+                fileDescriptor: descriptor, eventMask: [.write, .delete, .rename, .revoke], queue: queue)
+            source.setEventHandler { [self] in
+                if !source.data.isDisjoint(with: [.delete, .rename, .revoke]) {
+                    sink.deliver(.overflow)
+                    sink.finish()
+                    return
+                }
+                rescan(into: sink)
+            }
+            source.setCancelHandler { [self] in _ = close(descriptor) }
+            state = .started(source)
+            source.resume()
+        }
+    }
+
+    package func cancel() {
+        let source: (any DispatchSourceFileSystemObject)? = state.withLock { state in
+            defer { state = .cancelled }
+            switch state {
+            case .ready:
+                close(descriptor)
+                return nil
+            case .started(let source):
+                return source
+            case .cancelled:
+                return nil
+            }
+        }
+        source?.cancel()
+    }
+
+    /// Compares the directory with the last snapshot and delivers the differences; runs on `queue`.
+    private func rescan<Element: Sendable>(into sink: DirectoryWatcher.EventSink<Element>) {
+        let current = Self.fingerprints(of: directory)
+        for (name, fingerprint) in current.sorted(by: { $0.key < $1.key }) where snapshot[name] != fingerprint {
+            sink.deliver(DirectoryWatcher.Event(name: name, kind: .written))
+        }
+        for name in snapshot.keys.sorted() where current[name] == nil {
+            sink.deliver(DirectoryWatcher.Event(name: name, kind: .removed))
+        }
+        snapshot = current
+    }
+
+    /// The regular files of `directory` and their fingerprints (symbolic links not followed).
+    private static func fingerprints(of directory: FilePath) -> [String: Fingerprint] {
+        var result: [String: Fingerprint] = [:]
+        for name in DirectoryListing.names(in: directory) {
+            var status = stat()
+            let found = directory.appending(name).withPlatformString { lstat($0, &status) } == 0
+            guard found, status.st_mode & S_IFMT == S_IFREG else { continue }
+            result[name] = Fingerprint(
+                inode: UInt64(status.st_ino),
+                modifiedSeconds: Int(status.st_mtimespec.tv_sec),
+                modifiedNanoseconds: Int(status.st_mtimespec.tv_nsec),
+                size: Int64(status.st_size))
+        }
+        return result
+    }
+}
+#endif

@@ -1,0 +1,59 @@
+/// A validated record name: the file stem of `<name>.gvr`, its lock `<name>.lock`, and part of
+/// the additional authenticated data of every blob sealed under it.
+///
+/// The rules (docs/FORMAT.md, "Record names"): 1 to ``maximumLength`` bytes of
+/// `[A-Za-z0-9._-]`, not starting with `.`, and never containing `..`. The character set leaves
+/// no room for path separators, NUL or control characters; the leading-dot rule keeps names
+/// apart from the hidden temporary files of atomic replacement, and keeps `.` and `..` out.
+package struct RecordName: Sendable, Hashable, CustomStringConvertible {
+    /// The longest name accepted, in bytes. With the `.gvr` suffix and the temporary-file
+    /// decoration it stays well inside `NAME_MAX` (255).
+    package static let maximumLength = 128
+
+    /// The name as given.
+    package let rawValue: String
+
+    /// Validates `string`.
+    /// - Throws: ``VaultError/Code/invalidName`` saying which rule it breaks.
+    package init(validating string: String) throws(VaultError) {
+        if let problem = Self.problem(with: string) {
+            throw VaultError(.invalidName, "record name \"\(Self.printable(string))\" \(problem); use 1 to \(Self.maximumLength) of A-Z a-z 0-9 . _ - without a leading '.' or '..'")
+        }
+        rawValue = string
+    }
+
+    /// The UTF-8 bytes (ASCII by construction).
+    package var bytes: [UInt8] { Array(rawValue.utf8) }
+
+    package var description: String { rawValue }
+
+    /// Why `string` is not a valid record name, or `nil` if it is.
+    package static func problem(with string: String) -> String? {
+        let bytes = Array(string.utf8)
+        if bytes.isEmpty { return "is empty" }
+        if bytes.count > maximumLength { return "is \(bytes.count) bytes long, over the limit" }
+        if let bad = bytes.first(where: { !isAllowed($0) }) {
+            if bad == UInt8(ascii: "/") || bad == UInt8(ascii: "\\") { return "contains a path separator" }
+            return bad >= 0x20 && bad < 0x7F
+                ? "contains '\(Character(Unicode.Scalar(bad)))', which is not allowed"
+                : "contains byte 0x\(String(bad, radix: 16)), which is not allowed"
+        }
+        if bytes.first == UInt8(ascii: ".") { return "starts with '.'" }
+        if string.contains("..") { return "contains '..'" }
+        return nil
+    }
+
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        (0x61...0x7A).contains(byte) || (0x41...0x5A).contains(byte) || (0x30...0x39).contains(byte)
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+
+    /// The name for an error message: control characters escaped, overlong input cut, so a
+    /// hostile name cannot forge log lines.
+    private static func printable(_ string: String) -> String {
+        let shown = string.unicodeScalars.prefix(64).map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined()
+        return string.unicodeScalars.count > 64 ? shown + "…" : shown
+    }
+}

@@ -1,0 +1,49 @@
+import SealedStorage
+import SystemPackage
+
+extension Vault {
+    /// Every record file with its size and header, read without decrypting anything.
+    ///
+    /// ```swift
+    /// let stale = try vault.list().filter { (try? $0.header.get().keyID) != primaryID }
+    /// ```
+    ///
+    /// Headers are not authenticated here (that needs the key); a file whose header cannot be
+    /// parsed is listed with the typed reason. Sorted by name.
+    /// - Throws: ``VaultError/Code/storage`` if the records directory cannot be used.
+    public func list() throws(VaultError) -> [RecordListing] {
+        let sharing = keyring.home.sharing.fileSharing
+        do {
+            try SafeDirectory.check(recordsDirectory, sharing: sharing)
+        } catch {
+            throw VaultError(storage: error, while: "list the records of \(group)")
+        }
+        let suffix = ".\(Self.recordFileExtension)"
+        var listings: [RecordListing] = []
+        for file in DirectoryListing.names(in: recordsDirectory) where file.hasSuffix(suffix) && !file.hasPrefix(".") {
+            let stem = String(file.dropLast(suffix.count))
+            let path = recordsDirectory.appending(file)
+            let name: RecordName
+            do {
+                name = try RecordName(validating: stem)
+            } catch {
+                listings.append(RecordListing(name: stem, size: Self.size(of: path), header: .failure(error)))
+                continue
+            }
+            do {
+                // Gone between the directory listing and the read: no longer a record.
+                guard let blob = try readBlob(name) else { continue }
+                let header = Result { () throws(VaultError) in try BlobHeader.parse(blob, subject: subject(name)).recordHeader }
+                listings.append(RecordListing(name: stem, size: blob.count, header: header))
+            } catch {
+                listings.append(RecordListing(name: stem, size: Self.size(of: path), header: .failure(error)))
+            }
+        }
+        return listings
+    }
+
+    private static func size(of path: FilePath) -> Int {
+        guard let status = try? Syscall.statusIfPresent(path) else { return 0 }
+        return Int(status.size)
+    }
+}

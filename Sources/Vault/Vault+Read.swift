@@ -1,0 +1,175 @@
+import Foundation
+import Keyring
+import SealedStorage
+
+/// A blob that was read, parsed and authenticated, not yet checked for freshness.
+package struct OpenedRecord: Sendable {
+    /// The authenticated header.
+    package var header: BlobHeader
+    /// The decrypted payload (empty for a tombstone).
+    package var plaintext: [UInt8]
+    /// The ledger digest of the whole blob.
+    package var digest: String
+}
+
+extension Vault {
+    /// Reads, authenticates and checks the record `name`, and returns its value.
+    ///
+    /// ```swift
+    /// do {
+    ///     let state = try vault.read(AuthState.self, name: "auth-state")
+    ///     show(state)
+    /// } catch where error.code == .expired || error.code == .deleted {
+    ///     showSignIn()
+    /// } catch {
+    ///     showSignIn(); log.error("auth state refused: \(error)")  // tampering, rollback, ...
+    /// }
+    /// ```
+    ///
+    /// The checks, in order, each with its own code: name (``VaultError/Code/invalidName``),
+    /// file present (``VaultError/Code/notFound``), structure (``VaultError/Code/malformed``,
+    /// ``VaultError/Code/unsupportedFormat``), key (``VaultError/Code/unknownKey``,
+    /// ``VaultError/Code/retiredKey``), authentication bound to this group and name
+    /// (``VaultError/Code/authenticationFailed``), trust (``VaultError/Code/rollback``,
+    /// ``VaultError/Code/conflictingContent``), ``VaultError/Code/deleted``, schema
+    /// (``VaultError/Code/unsupportedSchema``), time (``VaultError/Code/expired``,
+    /// ``VaultError/Code/issuedInFuture``), then decoding and `validate()`
+    /// (``VaultError/Code/invalidRecord``). An authentic record newer than the trusted one
+    /// raises the trust ledger, even if a later check refuses it, so the older one can never
+    /// be accepted again. Takes no lock on the record file.
+    public func read<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> Value {
+        let name = try RecordName(validating: name)
+        let subject = subject(name)
+        let record = try openRecord(name)
+        let header = record.header
+        try ledger.admit(name, sequence: header.sequence, digest: record.digest, subject: subject)
+
+        if header.isTombstone {
+            throw VaultError(.deleted, "\(subject) was deleted by its writer (sequence \(header.sequence))")
+        }
+        guard Value.supportedSchemaVersions.contains(header.schemaVersion) else {
+            throw VaultError(.unsupportedSchema, "\(subject) has schema version \(header.schemaVersion); \(Value.self) reads \(Value.supportedSchemaVersions.lowerBound)...\(Value.supportedSchemaVersions.upperBound): update the reader or have the writer write a supported version")
+        }
+        try checkTimes(header, subject: subject)
+
+        let value: Value
+        do {
+            value = try Value.decode(schemaVersion: header.schemaVersion, from: Data(record.plaintext))
+        } catch {
+            throw VaultError(.invalidRecord, "\(subject) is authentic but does not decode as \(Value.self) schema \(header.schemaVersion) (\(Self.describeDecodingFailure(error)))")
+        }
+        do {
+            try value.validate()
+        } catch {
+            // The validation error's own text is not quoted: it may describe the plaintext.
+            throw VaultError(.invalidRecord, "\(subject) decodes but \(Value.self).validate() refused it (\(Swift.type(of: error)))")
+        }
+        return value
+    }
+
+    /// The value of record `name`, or `nil` when it is refused for any reason: the "treat as
+    /// signed out" path. The reason still goes to `onRefusal`, so it can be logged.
+    ///
+    /// ```swift
+    /// let state = vault.readIfValid(AuthState.self, name: "auth-state") { log.notice("\($0)") }
+    ///     ?? AuthState.signedOut
+    /// ```
+    public func readIfValid<Value: VaultRecord>(_ type: Value.Type, name: String, onRefusal: ((VaultError) -> Void)? = nil) -> Value? {
+        do {
+            return try read(type, name: name)
+        } catch {
+            onRefusal?(error)
+            return nil
+        }
+    }
+
+    // MARK: Opening
+
+    /// Reads the file of `name` and authenticates it: no freshness checks, no ledger.
+    package func openRecord(_ name: RecordName) throws(VaultError) -> OpenedRecord {
+        guard let blob = try readBlob(name) else {
+            throw VaultError(.notFound, "\(subject(name)) does not exist; it has not been written yet")
+        }
+        return try open(blob, as: name)
+    }
+
+    /// Parses and authenticates `blob` as the record `name` of this vault's group.
+    package func open(_ blob: [UInt8], as name: RecordName) throws(VaultError) -> OpenedRecord {
+        let subject = subject(name)
+        let header = try BlobHeader.parse(blob, subject: subject)
+        let key = try openingKey(id: header.keyID, subject: subject)
+        let plaintext = try BlobFormat.open(blob, header: header, key: key.key, group: group, name: name, subject: subject)
+        return OpenedRecord(header: header, plaintext: plaintext, digest: TrustLedger.digest(of: blob))
+    }
+
+    /// The bytes of the record file, bounded in size and never through a symbolic link, or
+    /// `nil` when there is no file.
+    package func readBlob(_ name: RecordName) throws(VaultError) -> [UInt8]? {
+        do {
+            return try SafeFile.readIfPresent(recordPath(name), maximumSize: BlobFormat.maximumBlobSize)
+        } catch {
+            if case .tooLarge = error.kind {
+                throw VaultError(.malformed, "\(subject(name)) is larger than any record blob (\(BlobFormat.maximumBlobSize) bytes); it was not read")
+            }
+            throw VaultError(storage: error, while: "read \(subject(name))")
+        }
+    }
+
+    /// The key a blob names, telling a retired key from one the keyset never had.
+    private func openingKey(id: UInt32, subject: String) throws(VaultError) -> GroupKey {
+        let failure: KeyringError
+        do {
+            return try keyring.key(id: id, in: group)
+        } catch {
+            failure = error
+        }
+        let descriptors: [KeyDescriptor]
+        do {
+            descriptors = try keyring.keys(in: group)
+        } catch {
+            throw VaultError(keyring: failure, while: "get key #\(id) for \(subject)")
+        }
+        guard let descriptor = descriptors.first(where: { $0.id == id }) else {
+            throw VaultError(.unknownKey, "\(subject) is sealed with key #\(id), which the keyset of \(group) does not have (keys: \(descriptors.map(\.id))); it was sealed for another keyring, or is corrupted")
+        }
+        if descriptor.status == .retired {
+            throw VaultError(.retiredKey, "\(subject) is sealed with key #\(id), retired\(descriptor.retiredAt.map { " on \($0)" } ?? ""); reseal records before retiring their key, or write this one again")
+        }
+        // The key exists and is not retired: the keyring itself refused (locked device, I/O).
+        throw VaultError(keyring: failure, while: "get key #\(id) for \(subject)")
+    }
+
+    /// Expiry and issue time against the clock, each with the allowance.
+    private func checkTimes(_ header: BlobHeader, subject: String) throws(VaultError) {
+        let now = nowMilliseconds()
+        let allowance = allowanceMilliseconds
+        if let expires = header.expiresAt, now > Self.saturatingAdd(expires, allowance) {
+            throw VaultError(.expired, "\(subject) expired at \(Self.timestamp(expires)); now is \(Self.timestamp(now)), beyond the \(clockSkewAllowance) s clock-skew allowance: the writer must write a fresh record")
+        }
+        if header.issuedAtMilliseconds > Self.saturatingAdd(now, allowance) {
+            throw VaultError(.issuedInFuture, "\(subject) claims to be issued at \(Self.timestamp(header.issuedAtMilliseconds)); now is \(Self.timestamp(now)), beyond the \(clockSkewAllowance) s clock-skew allowance: check the system clocks")
+        }
+    }
+
+    private static func saturatingAdd(_ value: Int64, _ allowance: Int64) -> Int64 {
+        let (sum, overflow) = value.addingReportingOverflow(allowance)
+        return overflow ? (allowance > 0 ? .max : .min) : sum
+    }
+
+    private static func timestamp(_ milliseconds: Int64) -> String {
+        BlobFormat.date(milliseconds: milliseconds).formatted(.iso8601)
+    }
+
+    /// What kind of decoding failure, without quoting data: coding paths can contain
+    /// dictionary keys, which are payload, so only a missing key (a field name of the type) is named.
+    private static func describeDecodingFailure(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(type(of: error))" }
+        switch error {
+        case .keyNotFound(let key, _): return "missing key \"\(key.stringValue)\""
+        case .typeMismatch: return "a value has the wrong type"
+        case .valueNotFound: return "a required value is null"
+        case .dataCorrupted: return "the data is not valid for the type"
+        @unknown default: return "decoding failed"
+        }
+    }
+}

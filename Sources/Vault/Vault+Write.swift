@@ -1,0 +1,138 @@
+import Foundation
+import Keyring
+import SealedStorage
+
+extension Vault {
+    /// Seals `value` under the group's primary key and atomically replaces the record `name`.
+    ///
+    /// ```swift
+    /// let header = try vault.write(AuthState(isAuthenticated: true, displayName: "Ada"),
+    ///                              as: "auth-state", expiresAt: token.expiry)
+    /// ```
+    ///
+    /// Under the record's writer lock: stale temporary files of a killed writer are removed,
+    /// the sequence becomes one more than both the trusted one and the current file's, the blob
+    /// is written to a temporary file, fsynced and renamed over the record (then the directory
+    /// is fsynced for ``WriteDurability/full``), and the trust ledger records the new sequence.
+    /// Any failure, an fsync error included, leaves the previous record in place and no
+    /// temporary file behind.
+    ///
+    /// - Parameter expiresAt: after this time (plus the clock-skew allowance) readers refuse
+    ///   the record as ``VaultError/Code/expired``; `nil` for no expiry.
+    /// - Returns: the header that was sealed.
+    /// - Throws: ``VaultError/Code/invalidName``, ``VaultError/Code/invalidRecord`` (the value's
+    ///   own `validate()` refused it, or it does not encode), ``VaultError/Code/tooLarge``,
+    ///   ``VaultError/Code/invalidArgument`` (an unrepresentable expiry),
+    ///   ``VaultError/Code/keyring``, ``VaultError/Code/storage``.
+    @discardableResult
+    public func write<Value: VaultRecord>(_ value: Value, as name: String, expiresAt: Date? = nil) throws(VaultError) -> RecordHeader {
+        let name = try RecordName(validating: name)
+        // Refuse to publish what every reader would refuse.
+        do {
+            try value.validate()
+        } catch {
+            throw VaultError(.invalidRecord, "refusing to write \(subject(name)): \(Value.self).validate() refused the value (\(type(of: error)))")
+        }
+        let payload: [UInt8]
+        do {
+            let encoder = JSONEncoder()
+            // Sorted keys make the payload (and so the worked example) deterministic.
+            encoder.outputFormatting = [.sortedKeys]
+            payload = Array(try encoder.encode(value))
+        } catch {
+            throw VaultError(.invalidRecord, "refusing to write \(subject(name)): \(Value.self) does not encode as JSON (\(type(of: error)))")
+        }
+        guard payload.count <= BlobFormat.maximumPayloadSize else {
+            throw VaultError(.tooLarge, "refusing to write \(subject(name)): its payload is \(payload.count) bytes, over the \(BlobFormat.maximumPayloadSize)-byte limit; store large data in a file and seal its digest instead")
+        }
+        var expiresMilliseconds: Int64?
+        if let expiresAt {
+            guard let milliseconds = BlobFormat.milliseconds(expiresAt) else {
+                throw VaultError(.invalidArgument, "refusing to write \(subject(name)): expiry \(expiresAt) cannot be represented (finite, within ±275,760 years of 1970)")
+            }
+            expiresMilliseconds = milliseconds
+        }
+        return try publish(name, operation: "write") { sequence, key, _ in
+            let header = BlobHeader(
+                flags: expiresMilliseconds == nil ? [] : [.hasExpiry],
+                keyID: key.id,
+                sequence: sequence,
+                issuedAtMilliseconds: nowMilliseconds(),
+                expiresAtMilliseconds: expiresMilliseconds ?? 0,
+                schemaVersion: Value.schemaVersion,
+                nonce: makeNonce())
+            return (header, payload)
+        }
+    }
+
+    /// Deletes the record `name` by sealing a tombstone over it with a higher sequence.
+    ///
+    /// ```swift
+    /// try vault.delete("auth-state")   // on sign-out
+    /// ```
+    ///
+    /// Readers then get ``VaultError/Code/deleted``, and the old blob, if put back, is refused
+    /// as ``VaultError/Code/rollback``: removing the file instead would let it be restored.
+    /// Deleting a name that has no file still writes the tombstone, because the file may have
+    /// been removed by someone who means to put an old copy back. A later write replaces the
+    /// tombstone.
+    public func delete(_ name: String) throws(VaultError) {
+        let name = try RecordName(validating: name)
+        try publish(name, operation: "delete") { sequence, key, _ in
+            let header = BlobHeader(
+                flags: [.tombstone],
+                keyID: key.id,
+                sequence: sequence,
+                issuedAtMilliseconds: nowMilliseconds(),
+                expiresAtMilliseconds: 0,
+                schemaVersion: 0,
+                nonce: makeNonce())
+            return (header, [])
+        }
+    }
+
+    /// The write path shared by write, delete and reseal.
+    ///
+    /// `make` receives the next sequence, the primary key and the current record (authentic,
+    /// or why not), and returns the header and plaintext to seal; it runs under the writer lock.
+    @discardableResult
+    package func publish(
+        _ name: RecordName,
+        operation: String,
+        _ make: (_ sequence: UInt64, _ key: GroupKey, _ current: Result<OpenedRecord, VaultError>) throws(VaultError) -> (BlobHeader, [UInt8])
+    ) throws(VaultError) -> RecordHeader {
+        let key: GroupKey
+        do {
+            // Outside the writer lock: creating the keyset takes the keyring's own lock.
+            key = try keyring.groupKey(for: group)
+        } catch {
+            throw VaultError(keyring: error, while: "\(operation) \(subject(name))")
+        }
+        let sharing = keyring.home.sharing.fileSharing
+        let path = recordPath(name)
+        do {
+            // Re-vetted on every write: a directory swapped for a symbolic link is refused.
+            try SafeDirectory.ensure(recordsDirectory, sharing: sharing)
+            try SafeDirectory.ensure(locksDirectory, sharing: sharing)
+            return try withExclusiveLock(at: lockPath(name), sharing: sharing) { () throws -> RecordHeader in
+                // Nobody else can own a temporary of this record while we hold its lock.
+                AtomicFile.removeStaleTemporaries(for: path)
+                let trusted = try ledger.entry(for: name)?.sequence ?? 0
+                let current = Result { () throws(VaultError) in try openRecord(name) }
+                // Only an authentic file counts: a forged header must not push sequences up.
+                let onDisk = (try? current.get())?.header.sequence ?? 0
+                let last = max(trusted, onDisk)
+                guard last < UInt64.max else {
+                    throw VaultError(.storage, "\(subject(name)) has used every sequence number; it cannot be written again")
+                }
+                let (header, plaintext) = try make(last + 1, key, current)
+                let blob = BlobFormat.seal(header: header, plaintext: plaintext, key: key.key, group: group, name: name)
+                try AtomicFile.replace(path, with: blob, sharing: sharing, durability: durability.storageDurability)
+                try ledger.record(name, sequence: header.sequence, digest: TrustLedger.digest(of: blob), durability: durability.storageDurability)
+                return header.recordHeader
+            }
+        } catch {
+            throw VaultError(any: error, while: "\(operation) \(subject(name))")
+        }
+    }
+}

@@ -1,0 +1,342 @@
+import Foundation
+import GroupVaultTestKit
+import SealedStorage
+import Synchronization
+import SystemPackage
+import XCTest
+
+final class DirectoryWatcherTests: XCTestCase {
+    private var temporary: TemporaryDirectory!
+    private var directory: FilePath { FilePath(temporary.path) }
+
+    override func setUpWithError() throws {
+        temporary = try TemporaryDirectory(prefix: "watcher")
+    }
+
+    override func tearDown() {
+        temporary.remove()
+    }
+
+    // MARK: Events
+
+    func testCreatingAFileIsReportedAsWritten() async throws {
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
+        defer { recorder.cancel() }
+
+        try writeFile("state", "one")
+
+        let events = await recorder.wait { $0.contains(.init(name: "state", kind: .written)) }
+        XCTAssertEqual(events, [.init(name: "state", kind: .written)])
+    }
+
+    func testAtomicReplaceIsReportedAsWrittenUnderTheTargetName() async throws {
+        try writeFile("state", "old")
+        try writeFile("incoming", "new")
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
+        defer { recorder.cancel() }
+
+        try renameFile("incoming", over: "state")
+
+        let events = await recorder.wait { $0.contains(.init(name: "state", kind: .written)) }
+        XCTAssertEqual(events, [.init(name: "incoming", kind: .removed), .init(name: "state", kind: .written)])
+    }
+
+    func testEachOfSeveralReplacementsIsReported() async throws {
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
+        defer { recorder.cancel() }
+
+        for round in 1...5 {
+            try writeFile(".state.tmp", "round \(round)")
+            try renameFile(".state.tmp", over: "state")
+        }
+
+        let replacements = await recorder.wait { $0.filter { $0 == .init(name: "state", kind: .written) }.count >= 5 }
+            .filter { $0.name == "state" }
+        XCTAssertEqual(replacements.count, 5, "one written event per rename: \(replacements)")
+    }
+
+    func testDeletingAFileIsReportedAsRemoved() async throws {
+        try writeFile("state", "old")
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
+        defer { recorder.cancel() }
+
+        XCTAssertEqual(unlink(directory.appending("state").string), 0)
+
+        let events = await recorder.wait { $0.contains(.init(name: "state", kind: .removed)) }
+        XCTAssertEqual(events, [.init(name: "state", kind: .removed)])
+    }
+
+    func testReadingAFileIsNotReported() async throws {
+        try writeFile("state", "old")
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
+        defer { recorder.cancel() }
+
+        _ = try Data(contentsOf: URL(fileURLWithPath: directory.appending("state").string))
+        // inotify delivers in order, so once the marker arrives anything the read caused would have too.
+        try writeFile("marker", "")
+
+        let events = await recorder.wait { $0.contains { $0.name == "marker" } }
+        XCTAssertEqual(events, [.init(name: "marker", kind: .written)])
+    }
+
+    func testSubdirectoriesAndTheirContentsAreNotReported() async throws {
+        XCTAssertEqual(mkdir(directory.appending("nested").string, 0o700), 0)
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
+        defer { recorder.cancel() }
+
+        try writeFile("nested/inner", "x")
+        try renameFile("nested", over: "moved")
+        try writeFile("marker", "")
+
+        let events = await recorder.wait { $0.contains { $0.name == "marker" } }
+        XCTAssertEqual(events, [.init(name: "marker", kind: .written)])
+    }
+
+    func testDeletingTheDirectoryReportsOverflowAndEndsTheStream() async throws {
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
+        defer { recorder.cancel() }
+
+        XCTAssertEqual(rmdir(directory.string), 0)
+
+        let finished = await recorder.waitUntilFinished()
+        XCTAssertTrue(finished, "the stream ends when its directory is deleted")
+        XCTAssertEqual(recorder.elements, [.overflow])
+    }
+
+    // MARK: Errors
+
+    func testMissingDirectoryThrowsNoSuchFile() {
+        let missing = directory.appending("missing")
+        XCTAssertThrowsError(try DirectoryWatcher(directory: missing).events()) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .system(.noSuchFileOrDirectory))
+            XCTAssertEqual((error as? StorageError)?.path, missing.string)
+        }
+    }
+
+    func testFileInPlaceOfTheDirectoryThrowsNotADirectory() throws {
+        try writeFile("plain", "x")
+        XCTAssertThrowsError(try DirectoryWatcher(directory: directory.appending("plain")).events()) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .system(.notDirectory))
+        }
+    }
+
+    func testSymbolicLinkToADirectoryIsNotFollowed() throws {
+        XCTAssertEqual(symlink(directory.string, directory.appending("link").string), 0)
+        XCTAssertThrowsError(try DirectoryWatcher(directory: directory.appending("link")).events()) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .system(.notDirectory))
+        }
+    }
+
+    // MARK: Descriptors
+
+    func testCancellingTheConsumerClosesTheDescriptor() async throws {
+        let before = InotifyDescriptors.open()
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
+        let opened = InotifyDescriptors.open().subtracting(before)
+        XCTAssertEqual(opened.count, 1, "one inotify descriptor per stream")
+
+        recorder.cancel()
+
+        let closed = await InotifyDescriptors.waitUntilClosed(opened)
+        XCTAssertTrue(closed, "descriptors \(opened) still open after the consumer was cancelled")
+    }
+
+    func testDroppingTheStreamClosesTheDescriptor() async throws {
+        let before = InotifyDescriptors.open()
+        var stream: AsyncStream<DirectoryWatcher.Event>? = try DirectoryWatcher(directory: directory).events()
+        let opened = InotifyDescriptors.open().subtracting(before)
+        XCTAssertEqual(opened.count, 1, "one inotify descriptor per stream")
+        XCTAssertNotNil(stream)
+
+        stream = nil
+
+        let closed = await InotifyDescriptors.waitUntilClosed(opened)
+        XCTAssertTrue(closed, "descriptors \(opened) still open after the stream was dropped")
+    }
+
+    func testDeletedDirectoryClosesTheDescriptor() async throws {
+        let before = InotifyDescriptors.open()
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
+        let opened = InotifyDescriptors.open().subtracting(before)
+        XCTAssertEqual(opened.count, 1)
+
+        XCTAssertEqual(rmdir(directory.string), 0)
+        _ = await recorder.waitUntilFinished()
+
+        let closed = await InotifyDescriptors.waitUntilClosed(opened)
+        XCTAssertTrue(closed, "descriptors \(opened) still open after the stream ended by itself")
+    }
+
+    // MARK: Slow consumers
+
+    func testEventsDroppedForASlowConsumerAreFollowedByOverflow() async {
+        let (stream, continuation) = AsyncStream.makeStream(of: DirectoryWatcher.Event.self, bufferingPolicy: .bufferingNewest(3))
+        let sink = DirectoryWatcher.EventSink(continuation) { $0 }
+
+        for index in 0..<10 { sink.deliver(.init(name: "file\(index)", kind: .written)) }
+        sink.finish()
+
+        var received: [DirectoryWatcher.Event] = []
+        for await event in stream { received.append(event) }
+        XCTAssertEqual(received.last, .overflow, "a loss must end in a rescan: \(received)")
+        XCTAssertTrue(received.contains(.init(name: "file9", kind: .written)), "the newest event is kept: \(received)")
+    }
+
+    func testEventsNotDroppedAreDeliveredWithoutOverflow() async {
+        let (stream, continuation) = AsyncStream.makeStream(of: DirectoryWatcher.Event.self, bufferingPolicy: .bufferingNewest(16))
+        let sink = DirectoryWatcher.EventSink(continuation) { $0 }
+
+        for index in 0..<10 { sink.deliver(.init(name: "file\(index)", kind: .written)) }
+        sink.finish()
+
+        var received: [DirectoryWatcher.Event] = []
+        for await event in stream { received.append(event) }
+        XCTAssertEqual(received, (0..<10).map { .init(name: "file\($0)", kind: .written) })
+    }
+
+    func testTransformLeavesOutEventsItMapsToNil() async throws {
+        let stream = try DirectoryWatcher(directory: directory).events { $0.name?.hasPrefix(".") == true ? nil : $0.name }
+        let recorder = EventRecorder(stream)
+        defer { recorder.cancel() }
+
+        try writeFile(".hidden", "x")
+        try writeFile("visible", "x")
+
+        let names = await recorder.wait { $0.contains("visible") }
+        XCTAssertEqual(names, ["visible"])
+    }
+
+    // MARK: Parsing kernel records
+
+    #if os(Linux)
+    func testParserReadsConsecutiveRecordsWithPaddedNames() {
+        let bytes = inotifyRecord(mask: 0x80, name: "a.gvr", paddedTo: 16) + inotifyRecord(mask: 0x200, name: "b", paddedTo: 16)
+        let parsed = bytes.withUnsafeBytes { InotifyDirectoryWatch.parse($0) }
+        XCTAssertEqual(parsed.events, [.init(name: "a.gvr", kind: .written), .init(name: "b", kind: .removed)])
+        XCTAssertFalse(parsed.directoryGone)
+    }
+
+    func testParserStopsAtARecordWhoseNameRunsPastTheBuffer() {
+        let whole = inotifyRecord(mask: 0x80, name: "a", paddedTo: 16)
+        let truncated = Array(inotifyRecord(mask: 0x80, name: "second", paddedTo: 32).prefix(24))
+        let parsed = (whole + truncated).withUnsafeBytes { InotifyDirectoryWatch.parse($0) }
+        XCTAssertEqual(parsed.events, [.init(name: "a", kind: .written)])
+    }
+
+    func testParserIgnoresTrailingBytesShorterThanAHeader() {
+        let bytes = inotifyRecord(mask: 0x8, name: "a", paddedTo: 16) + [1, 2, 3]
+        let parsed = bytes.withUnsafeBytes { InotifyDirectoryWatch.parse($0) }
+        XCTAssertEqual(parsed.events, [.init(name: "a", kind: .written)])
+    }
+
+    func testParserReportsQueueOverflow() {
+        let bytes = inotifyRecord(mask: 0x4000, name: nil, paddedTo: 0)
+        let parsed = bytes.withUnsafeBytes { InotifyDirectoryWatch.parse($0) }
+        XCTAssertEqual(parsed.events, [.overflow])
+    }
+
+    func testParserReportsTheDirectoryGone() {
+        let bytes = inotifyRecord(mask: 0x400, name: nil, paddedTo: 0) + inotifyRecord(mask: 0x8000, name: nil, paddedTo: 0)
+        let parsed = bytes.withUnsafeBytes { InotifyDirectoryWatch.parse($0) }
+        XCTAssertTrue(parsed.directoryGone)
+        XCTAssertEqual(parsed.events, [])
+    }
+
+    /// A `struct inotify_event` as the kernel lays it out: wd, mask, cookie, len, NUL-padded name.
+    private func inotifyRecord(mask: UInt32, name: String?, paddedTo length: Int) -> [UInt8] {
+        var nameBytes = Array((name ?? "").utf8)
+        nameBytes += Array(repeating: 0, count: max(0, length - nameBytes.count))
+        var record: [UInt8] = []
+        for field in [UInt32(1), mask, 0, UInt32(nameBytes.count)] {
+            withUnsafeBytes(of: field.littleEndian) { record += $0 }
+        }
+        return record + nameBytes
+    }
+    #endif
+
+    // MARK: Helpers
+
+    private func writeFile(_ name: String, _ text: String) throws {
+        let descriptor = try FileDescriptor.open(
+            directory.appending(name), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+        defer { try? descriptor.close() }
+        _ = try descriptor.writeAll(Array(text.utf8))
+    }
+
+    private func renameFile(_ source: String, over target: String) throws {
+        guard rename(directory.appending(source).string, directory.appending(target).string) == 0 else {
+            throw Errno(rawValue: errno)
+        }
+    }
+}
+
+/// Records what a stream yields, from a task of its own, so a test can wait for an element
+/// with a bound instead of hanging on `next()` when an event never comes.
+final class EventRecorder<Element: Sendable>: Sendable {
+    private final class Storage: Sendable {
+        let state = Mutex<(elements: [Element], finished: Bool)>(([], false))
+    }
+
+    private let storage = Storage()
+    private let task: Task<Void, Never>
+
+    init(_ stream: AsyncStream<Element>) {
+        let storage = storage
+        task = Task {
+            for await element in stream { storage.state.withLock { $0.elements.append(element) } }
+            storage.state.withLock { $0.finished = true }
+        }
+    }
+
+    /// Everything recorded so far.
+    var elements: [Element] { storage.state.withLock { $0.elements } }
+
+    /// Waits (at most `timeout`, a liveness bound, not a performance claim) until `condition`
+    /// holds for the recorded elements, and returns them.
+    func wait(timeout: Duration = .seconds(10), until condition: ([Element]) -> Bool) async -> [Element] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let current = elements
+            if condition(current) { return current }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return elements
+    }
+
+    /// Waits (at most `timeout`) for the stream to end; returns whether it did.
+    func waitUntilFinished(timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if storage.state.withLock({ $0.finished }) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
+    /// Stops consuming: the stream's consumer goes away.
+    func cancel() {
+        task.cancel()
+    }
+}
+
+/// The inotify descriptors of this process, read from /proc/self/fd.
+enum InotifyDescriptors {
+    static func open() -> Set<Int32> {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return Set(entries.compactMap { entry in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")
+            return target == "anon_inode:inotify" ? Int32(entry) : nil
+        })
+    }
+
+    /// Waits (at most `timeout`, for the watcher's queue to run its cancel handler) until none
+    /// of `descriptors` is an open inotify descriptor.
+    static func waitUntilClosed(_ descriptors: Set<Int32>, timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if open().isDisjoint(with: descriptors) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return open().isDisjoint(with: descriptors)
+    }
+}
