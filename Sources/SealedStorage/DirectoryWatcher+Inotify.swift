@@ -46,20 +46,20 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         guard descriptor >= 0 else {
             let error = Errno(rawValue: errno)
             // EMFILE here is the per-user instance limit, not the descriptor table.
-            let operation = error == .tooManyOpenFiles
-                ? "create inotify instance (the per-user limit fs.inotify.max_user_instances may be reached; raise it with sysctl)"
-                : "create inotify instance"
-            throw StorageError(.system(error), operation: operation, path: directory)
+            let hint = error == .tooManyOpenFiles
+                ? "the per-user limit fs.inotify.max_user_instances may be reached; raise it with sysctl"
+                : nil
+            throw StorageError(.system(error), operation: "create inotify instance", path: directory, hint: hint)
         }
         let watch = directory.withPlatformString { inotify_add_watch(descriptor, $0, Self.mask) }
         guard watch >= 0 else {
             let error = Errno(rawValue: errno)
             close(descriptor)
             // ENOSPC from inotify_add_watch is the per-user watch limit, not a full disk.
-            let operation = error == .noSpace
-                ? "watch directory (ENOSPC here means the per-user limit fs.inotify.max_user_watches is reached, not a full disk; raise it with sysctl)"
-                : "watch directory"
-            throw StorageError(.system(error), operation: operation, path: directory)
+            let hint = error == .noSpace
+                ? "ENOSPC here means the per-user limit fs.inotify.max_user_watches is reached, not a full disk; raise it with sysctl"
+                : nil
+            throw StorageError(.system(error), operation: "watch directory", path: directory, hint: hint)
         }
         self.descriptor = descriptor
         self.directory = directory

@@ -28,15 +28,23 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
     package var operation: String
     /// The file or directory involved.
     package var path: String
+    /// What to do about it, when the generic advice for the errno would mislead (ENOSPC from
+    /// inotify is a watch limit, not a full disk).
+    package var hint: String?
 
     package init(_ kind: Kind, operation: String, path: FilePath) {
         self.init(kind, operation: operation, path: path.string)
     }
 
-    package init(_ kind: Kind, operation: String, path: String) {
+    package init(_ kind: Kind, operation: String, path: String, hint: String? = nil) {
         self.kind = kind
         self.operation = operation
         self.path = path
+        self.hint = hint
+    }
+
+    package init(_ kind: Kind, operation: String, path: FilePath, hint: String?) {
+        self.init(kind, operation: operation, path: path.string, hint: hint)
     }
 
     /// True when the failure is the disk being full (ENOSPC or EDQUOT).
@@ -48,13 +56,7 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
     package var description: String {
         switch kind {
         case .system(let errno):
-            let hint: String
-            switch errno {
-            case .noSpace, .diskQuotaExceeded: hint = "; free disk space and retry (nothing was replaced)"
-            case .permissionDenied, .notPermitted, .readOnlyFileSystem: hint = "; check the ownership and mode of the directory"
-            default: hint = ""
-            }
-            return "\(operation) failed for \(path): \(errno)\(hint)"
+            return "\(operation) failed for \(path): \(errno)" + (hint.map { "; \($0)" } ?? Self.advice(for: errno))
         case .symbolicLink:
             return "\(operation) refused \(path): it is a symbolic link; replace it with a real file or directory"
         case .wrongFileType:
@@ -66,7 +68,16 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
         case .outsideSharedGroup(let owner, let group):
             return "\(operation) refused \(path): owned by uid \(owner) and gid \(group), and this process is neither that user nor in that group; add this user to group \(group), or chgrp the path to a group the members share"
         case .insecurePermissions(let mode):
-            return "\(operation) refused \(path): mode \(String(mode, radix: 8)) lets other users in; chmod o-rwx it"
+            return "\(operation) refused \(path): mode \(String(mode, radix: 8)) lets other users in; remove the bits it must not have (chmod go-rwx when owner-only, chmod o-rwx when shared with a Unix group)"
+        }
+    }
+
+    /// The generic advice for an errno, when the caller gave no better ``hint``.
+    private static func advice(for errno: Errno) -> String {
+        switch errno {
+        case .noSpace, .diskQuotaExceeded: "; free disk space and retry (nothing was replaced)"
+        case .permissionDenied, .notPermitted, .readOnlyFileSystem: "; check the ownership and mode of the directory"
+        default: ""
         }
     }
 }
