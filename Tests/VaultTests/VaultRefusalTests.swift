@@ -140,6 +140,28 @@ final class VaultRefusalTests: XCTestCase {
         assertRefused(.storage) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
     }
 
+    func testReadBeforeTheFirstUnlockIsAKeyringRefusal() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+
+        try sandbox.home.setLockState(.beforeFirstUnlock)
+
+        assertRefused(.keyring) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+    }
+
+    func testReadWhileTheDeviceIsLockedAfterFirstUnlockSucceeds() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+
+        try sandbox.home.setLockState(.locked)
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+    }
+
     func testRefusalReasonNeverQuotesThePlaintext() throws {
         let sandbox = try VaultSandbox()
         defer { sandbox.remove() }

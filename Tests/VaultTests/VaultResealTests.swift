@@ -79,7 +79,7 @@ final class VaultResealTests: XCTestCase {
         XCTAssertEqual(try vault.resealAll(), 2)
     }
 
-    func testResealAllOnARecentlyResealedVaultReseatsNothing() throws {
+    func testResealAllOnAFreshlyResealedVaultResealsNothing() throws {
         let sandbox = try VaultSandbox()
         defer { sandbox.remove() }
         let vault = try sandbox.vault()

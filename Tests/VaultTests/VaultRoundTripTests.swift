@@ -120,8 +120,8 @@ final class VaultRoundTripTests: XCTestCase {
         try vault.write(AuthState.signedIn, as: "auth-state")
 
         let blob = try sandbox.blob("auth-state", in: vault)
-        let name = Array("Ada".utf8)
-        let found = (0...(blob.count - name.count)).contains { Array(blob[$0..<($0 + name.count)]) == name }
+        let plaintext = Array(#""displayName":"Ada""#.utf8)
+        let found = (0...(blob.count - plaintext.count)).contains { Array(blob[$0..<($0 + plaintext.count)]) == plaintext }
         XCTAssertFalse(found)
     }
 
