@@ -40,9 +40,8 @@ extension Vault {
     public func read<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> Value {
         let name = try RecordName(validating: name)
         let subject = subject(name)
-        let record = try openRecord(name)
+        let record = try openTrustedRecord(name)
         let header = record.header
-        try ledger.admit(name, sequence: header.sequence, digest: record.digest, subject: subject)
 
         if header.isTombstone {
             throw VaultError(.deleted, "\(subject) was deleted by its writer (sequence \(header.sequence))")
@@ -84,6 +83,28 @@ extension Vault {
     }
 
     // MARK: Opening
+
+    /// Opens the record and admits it through the trust ledger.
+    ///
+    /// A writer may replace the file between this reader's read and its ledger check, and
+    /// record a newer sequence: the blob just read then looks like a rollback though nobody
+    /// tampered with anything. So a rollback or conflict verdict is re-checked against the file
+    /// as it is now; if it changed, the read starts over. A planted old blob does not change,
+    /// and is refused. The retries are bounded so that a file flipped back and forth cannot
+    /// keep a reader busy.
+    private func openTrustedRecord(_ name: RecordName) throws(VaultError) -> OpenedRecord {
+        var retries = 0
+        while true {
+            let record = try openRecord(name)
+            do throws(VaultError) {
+                try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
+                return record
+            } catch where (error.code == .rollback || error.code == .conflictingContent) && retries < 3 {
+                guard let current = try? readBlob(name), TrustLedger.digest(of: current) != record.digest else { throw error }
+                retries += 1
+            }
+        }
+    }
 
     /// Reads the file of `name` and authenticates it: no freshness checks, no ledger.
     package func openRecord(_ name: RecordName) throws(VaultError) -> OpenedRecord {

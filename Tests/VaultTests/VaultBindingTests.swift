@@ -1,0 +1,42 @@
+import Foundation
+import Vault
+import XCTest
+
+/// A blob is bound to its group and record name (ARCHITECTURE invariant 3).
+final class VaultBindingTests: XCTestCase {
+    func testBlobCopiedToAnotherRecordNameFailsAuthentication() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+
+        try sandbox.place(try sandbox.blob("auth-state", in: vault), as: "admin-state", in: vault)
+
+        assertRefused(.authenticationFailed) { () throws(VaultError) in try vault.read(AuthState.self, name: "admin-state") }
+    }
+
+    func testBlobCopiedOverAnotherExistingRecordFailsAuthentication() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedOut, as: "guest-state")
+
+        try sandbox.place(try sandbox.blob("auth-state", in: vault), as: "guest-state", in: vault)
+
+        assertRefused(.authenticationFailed) { () throws(VaultError) in try vault.read(AuthState.self, name: "guest-state") }
+    }
+
+    func testBlobCopiedToAnotherGroupFailsAuthentication() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let other = try sandbox.vault(group: VaultSandbox.otherGroup)
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        try other.write(AuthState.signedOut, as: "unrelated")  // the other group has its own key #1
+
+        try sandbox.place(try sandbox.blob("auth-state", in: vault), as: "auth-state", in: other)
+
+        assertRefused(.authenticationFailed) { () throws(VaultError) in try other.read(AuthState.self, name: "auth-state") }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SealedStorage
+import SystemPackage
+import Vault
+import XCTest
+
+/// The write path under injected faults: nothing torn, nothing left behind.
+final class VaultDurabilityTests: XCTestCase {
+    override func tearDown() {
+        FaultInjection.disarmAll()
+        super.tearDown()
+    }
+
+    func testFailingFsyncAbortsTheWriteAsStorage() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+
+        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
+
+        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
+    }
+
+    func testFailingFsyncLeavesThePreviousRecordReadable() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
+
+        _ = try? vault.write(AuthState.signedOut, as: "auth-state")
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+    }
+
+    func testFailingFsyncLeavesNoTemporaryFile() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
+
+        _ = try? vault.write(AuthState.signedOut, as: "auth-state")
+
+        XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), ["auth-state.gvr"])
+    }
+
+    func testFailedWriteDoesNotAdvanceTheSequence() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let first = try vault.write(AuthState.signedIn, as: "auth-state")
+        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
+        _ = try? vault.write(AuthState.signedOut, as: "auth-state")
+
+        let next = try vault.write(AuthState.signedOut, as: "auth-state")
+
+        XCTAssertEqual(next.sequence, first.sequence + 1)
+    }
+
+    func testDiskFullOnWriteKeepsThePreviousRecord() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
+
+        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+    }
+
+    func testFullDurabilityReportsAFailingDirectoryFsync() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault(durability: .full)
+        try vault.write(AuthState.signedIn, as: "auth-state")
+
+        FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
+
+        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
+    }
+
+    func testAtomicDurabilitySkipsTheDirectoryFsync() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault(durability: .atomic)
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
+
+        try vault.write(AuthState.signedOut, as: "auth-state")
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedOut)
+    }
+
+    func testNextWriteRemovesATemporaryLeftByAKilledWriter() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let leftover = URL(fileURLWithPath: vault.recordsDirectory.string)
+            .appendingPathComponent(AtomicFile.temporaryPrefix(for: FilePath(sandbox.recordURL("auth-state", in: vault).path)) + "0123456789abcdef")
+        try Data([1, 2, 3]).write(to: leftover)
+
+        try vault.write(AuthState.signedOut, as: "auth-state")
+
+        XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), ["auth-state.gvr"])
+    }
+}

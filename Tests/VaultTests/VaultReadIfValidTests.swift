@@ -1,0 +1,68 @@
+import Foundation
+import Vault
+import XCTest
+
+/// readIfValid: nil for any refusal, and the reason reported.
+final class VaultReadIfValidTests: XCTestCase {
+    final class Refusals: @unchecked Sendable {
+        var codes: [VaultError.Code] = []
+        func report(_ error: VaultError) { codes.append(error.code) }
+    }
+
+    func testValidRecordIsReturnedWithoutAReport() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let refusals = Refusals()
+
+        let state = vault.readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report)
+
+        XCTAssertEqual(state, AuthState.signedIn)
+        XCTAssertEqual(refusals.codes, [])
+    }
+
+    func testExpiredRecordIsNilAndReportedAsExpired() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(10))
+        sandbox.clock.advance(by: 3600)
+        let refusals = Refusals()
+
+        XCTAssertNil(vault.readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report))
+        XCTAssertEqual(refusals.codes, [.expired])
+    }
+
+    func testMissingRecordIsNilAndReportedAsNotFound() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let refusals = Refusals()
+
+        XCTAssertNil(try sandbox.vault().readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report))
+        XCTAssertEqual(refusals.codes, [.notFound])
+    }
+
+    func testTamperedRecordIsNilAndReportedAsAuthenticationFailed() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        var blob = try sandbox.blob("auth-state", in: vault)
+        blob[blob.count - 5] ^= 0x01
+        try sandbox.place(blob, as: "auth-state", in: vault)
+        let refusals = Refusals()
+
+        XCTAssertNil(vault.readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report))
+        XCTAssertEqual(refusals.codes, [.authenticationFailed])
+    }
+
+    func testRefusalWithoutAHandlerIsStillNil() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.delete("auth-state")
+
+        XCTAssertNil(vault.readIfValid(AuthState.self, name: "auth-state"))
+    }
+}

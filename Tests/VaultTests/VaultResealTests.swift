@@ -1,0 +1,132 @@
+import Foundation
+import Keyring
+import Vault
+import XCTest
+
+/// Key rotation: reseal under the new primary, then retire the old key safely.
+final class VaultResealTests: XCTestCase {
+    func testResealMovesTheRecordToThePrimaryKeyWithAHigherSequence() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let written = try vault.write(AuthState.signedIn, as: "auth-state")
+        let rotated = try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+
+        try vault.reseal("auth-state")
+
+        let header = try XCTUnwrap(try vault.list().first?.header.get())
+        XCTAssertEqual(header.keyID, rotated.id)
+        XCTAssertGreaterThan(header.sequence, written.sequence)
+    }
+
+    func testResealKeepsIssueTimeExpirySchemaAndValue() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let written = try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(3600))
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        sandbox.clock.advance(by: 120)
+
+        try vault.reseal("auth-state")
+
+        let header = try XCTUnwrap(try vault.list().first?.header.get())
+        XCTAssertEqual(header.issuedAt, written.issuedAt)
+        XCTAssertEqual(header.expiresAt, written.expiresAt)
+        XCTAssertEqual(header.schemaVersion, written.schemaVersion)
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+    }
+
+    func testResealAllThenRetiringTheOldKeyKeepsEveryRecordReadable() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let old = try vault.write(AuthState.signedIn, as: "auth-state").keyID
+        try vault.write(AuthState.signedOut, as: "guest-state")
+        try vault.delete("removed")
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+
+        try vault.resealAll()
+        try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, name: "guest-state"), AuthState.signedOut)
+        assertRefused(.deleted) { () throws(VaultError) in try vault.read(AuthState.self, name: "removed") }
+    }
+
+    func testOldBlobRestoredAfterResealIsRollback() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let original = try sandbox.blob("auth-state", in: vault)
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        try vault.reseal("auth-state")
+
+        try sandbox.place(original, as: "auth-state", in: vault)
+
+        assertRefused(.rollback) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+    }
+
+    func testResealAllCountsOnlyRecordsNotUnderThePrimaryKey() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "a")
+        try vault.write(AuthState.signedIn, as: "b")
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        try vault.write(AuthState.signedIn, as: "c")
+
+        XCTAssertEqual(try vault.resealAll(), 2)
+    }
+
+    func testResealAllOnAFreshlyResealedVaultResealsNothing() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "a")
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        try vault.resealAll()
+
+        XCTAssertEqual(try vault.resealAll(), 0)
+    }
+
+    func testResealRefusesARolledBackBlobInsteadOfLaunderingIt() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let old = try sandbox.blob("auth-state", in: vault)
+        try vault.write(AuthState.signedOut, as: "auth-state")
+        try sandbox.place(old, as: "auth-state", in: vault)
+
+        assertRefused(.rollback) { () throws(VaultError) in try vault.reseal("auth-state") }
+    }
+
+    func testResealOfAMissingRecordIsNotFound() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+
+        assertRefused(.notFound) { () throws(VaultError) in try vault.reseal("auth-state") }
+    }
+
+    func testResealAllReportsARecordItCannotOpen() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "good")
+        try vault.write(AuthState.signedIn, as: "tampered")
+        var blob = try sandbox.blob("tampered", in: vault)
+        blob[blob.count - 1] ^= 0x80
+        try sandbox.place(blob, as: "tampered", in: vault)
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+
+        do {
+            try vault.resealAll()
+            XCTFail("resealAll succeeded over a tampered record")
+        } catch {
+            XCTAssertEqual(error.code, .authenticationFailed)
+            XCTAssertTrue(error.reason.contains("tampered"), error.reason)
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Keyring
+import Vault
+import XCTest
+
+/// Rollback and replay: an older authentic blob put back is refused (ARCHITECTURE invariant 4).
+/// The observation helper's MultiProcess tests repeat this with a real second process.
+final class VaultRollbackTests: XCTestCase {
+    func testOldBlobRestoredAfterANewerOneWasReadIsRollback() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let signedIn = try sandbox.blob("auth-state", in: vault)
+        try vault.write(AuthState.signedOut, as: "auth-state")
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedOut)
+
+        try sandbox.place(signedIn, as: "auth-state", in: vault)
+
+        assertRefused(.rollback) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+    }
+
+    func testOldBlobRestoredIsRollbackForAFreshVaultOverTheSameHome() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let writer = try sandbox.vault()
+        try writer.write(AuthState.signedIn, as: "auth-state")
+        let signedIn = try sandbox.blob("auth-state", in: writer)
+        try writer.write(AuthState.signedOut, as: "auth-state")
+
+        try sandbox.place(signedIn, as: "auth-state", in: writer)
+
+        // A new Vault value (as after a restart) has no memory but the ledger in the keyring.
+        let reader = try sandbox.vault()
+        assertRefused(.rollback) { () throws(VaultError) in try reader.read(AuthState.self, name: "auth-state") }
+    }
+
+    func testReaderAcceptingANewerRecordRaisesTheLedger() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let older = try sandbox.blob("auth-state", in: vault)
+        try vault.write(AuthState.signedOut, as: "auth-state")
+        let newer = try sandbox.blob("auth-state", in: vault)
+        // As if the writer had died between publishing and recording: the ledger knows nothing.
+        try FileManager.default.removeItem(atPath: vault.ledger.document.path.string)
+
+        XCTAssertEqual(try sandbox.vault().read(AuthState.self, name: "auth-state"), AuthState.signedOut)
+        try sandbox.place(older, as: "auth-state", in: vault)
+
+        assertRefused(.rollback) { () throws(VaultError) in try sandbox.vault().read(AuthState.self, name: "auth-state") }
+        XCTAssertEqual(try vault.ledger.entry(for: RecordName(validating: "auth-state"))?.digest, TrustLedger.digest(of: newer))
+    }
+
+    func testTrustedBlobReadAgainIsAccepted() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+        XCTAssertEqual(try sandbox.vault().read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+    }
+
+    func testSameSequenceWithDifferentContentIsConflictingContent() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let first = try sandbox.blob("auth-state", in: vault)
+        // Lose both the file and the ledger, so the next write reuses sequence 1.
+        try FileManager.default.removeItem(at: sandbox.recordURL("auth-state", in: vault))
+        try FileManager.default.removeItem(atPath: vault.ledger.document.path.string)
+        XCTAssertEqual(try vault.write(AuthState.signedOut, as: "auth-state").sequence, 1)
+
+        try sandbox.place(first, as: "auth-state", in: vault)
+
+        assertRefused(.conflictingContent) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+    }
+
+    func testWriterContinuesAboveTheCurrentAuthenticFileWhenTheLedgerIsBehind() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let latest = try vault.write(AuthState.signedOut, as: "auth-state")
+        try FileManager.default.removeItem(atPath: vault.ledger.document.path.string)
+
+        let next = try vault.write(AuthState.signedIn, as: "auth-state")
+
+        XCTAssertEqual(next.sequence, latest.sequence + 1)
+    }
+
+    func testWriterContinuesAboveTheLedgerWhenTheFileWasRolledBack() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let old = try sandbox.blob("auth-state", in: vault)
+        let latest = try vault.write(AuthState.signedOut, as: "auth-state")
+        try sandbox.place(old, as: "auth-state", in: vault)
+
+        let next = try vault.write(AuthState.signedIn, as: "auth-state")
+
+        XCTAssertEqual(next.sequence, latest.sequence + 1)
+    }
+
+    func testRolledBackRecordIsReadableAgainAfterTheWriterWrites() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let old = try sandbox.blob("auth-state", in: vault)
+        try vault.write(AuthState.signedOut, as: "auth-state")
+        try sandbox.place(old, as: "auth-state", in: vault)
+
+        try vault.write(AuthState.signedInAgain, as: "auth-state")
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedInAgain)
+    }
+}

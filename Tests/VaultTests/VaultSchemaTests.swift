@@ -1,0 +1,108 @@
+import Foundation
+import Vault
+import XCTest
+
+/// Schema versions, migration through decode(schemaVersion:from:), and the record's own checks.
+final class VaultSchemaTests: XCTestCase {
+    /// Version 1 of a profile: one name field.
+    struct ProfileV1: VaultRecord, Equatable {
+        static let schemaVersion: UInt32 = 1
+        var name: String
+    }
+
+    /// Version 2 splits the name and migrates version 1 payloads.
+    struct ProfileV2: VaultRecord, Equatable {
+        static let schemaVersion: UInt32 = 2
+        static let supportedSchemaVersions: ClosedRange<UInt32> = 1...2
+        var givenName: String
+        var familyName: String
+
+        static func decode(schemaVersion: UInt32, from payload: Data) throws -> ProfileV2 {
+            if schemaVersion == 1 {
+                let old = try JSONDecoder().decode(ProfileV1.self, from: payload)
+                let parts = old.name.split(separator: " ", maxSplits: 1).map(String.init)
+                return ProfileV2(givenName: parts.first ?? "", familyName: parts.count > 1 ? parts[1] : "")
+            }
+            return try JSONDecoder().decode(ProfileV2.self, from: payload)
+        }
+    }
+
+    /// Reads only version 3 and later.
+    struct ProfileV3: VaultRecord {
+        static let schemaVersion: UInt32 = 3
+        var displayName: String
+    }
+
+    func testSchemaNewerThanTheReaderSupportsIsUnsupportedSchema() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), as: "profile")
+
+        assertRefused(.unsupportedSchema) { () throws(VaultError) in try vault.read(ProfileV1.self, name: "profile") }
+    }
+
+    func testSchemaOlderThanTheReaderSupportsIsUnsupportedSchema() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), as: "profile")
+
+        assertRefused(.unsupportedSchema) { () throws(VaultError) in try vault.read(ProfileV3.self, name: "profile") }
+    }
+
+    func testOlderSchemaInTheSupportedRangeIsMigrated() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(ProfileV1(name: "Ada Lovelace"), as: "profile")
+
+        XCTAssertEqual(try vault.read(ProfileV2.self, name: "profile"), ProfileV2(givenName: "Ada", familyName: "Lovelace"))
+    }
+
+    func testCurrentSchemaIsDecodedDirectly() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let profile = ProfileV2(givenName: "Grace", familyName: "Hopper")
+        try vault.write(profile, as: "profile")
+
+        XCTAssertEqual(try vault.read(ProfileV2.self, name: "profile"), profile)
+    }
+
+    func testWriteRecordsTheTypesSchemaVersion() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+
+        let header = try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), as: "profile")
+
+        XCTAssertEqual(header.schemaVersion, ProfileV2.schemaVersion)
+    }
+
+    func testPayloadThatDoesNotDecodeAsTheTypeIsInvalidRecord() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "profile")
+
+        assertRefused(.invalidRecord) { () throws(VaultError) in try vault.read(ProfileV1.self, name: "profile") }
+    }
+
+    func testRecordItsOwnValidationRefusesIsInvalidRecord() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        // Written as a looser type with the same shape; the reader's validate() refuses it.
+        try vault.write(LooseAuthState(isAuthenticated: true, displayName: nil), as: "auth-state")
+
+        assertRefused(.invalidRecord) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+    }
+}
+
+/// AuthState's shape without its validation.
+private struct LooseAuthState: VaultRecord {
+    static let schemaVersion: UInt32 = 1
+    var isAuthenticated: Bool
+    var displayName: String?
+}
