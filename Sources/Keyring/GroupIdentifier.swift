@@ -49,6 +49,16 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
         string.utf8.count == 10 && string.utf8.allSatisfy { (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }
     }
 
+    /// Why `string` is not a bundle identifier (letters, digits, `-` and `.`, no empty
+    /// component, short enough that `TEAMID.<bundle id>` is a valid identifier), or `nil`.
+    static func problem(withBundleID string: String) -> String? {
+        if string.isEmpty { return "it is empty" }
+        // The application identifier is "TEAMID." + bundle id and must itself be valid.
+        let limit = maximumLength - 11
+        if string.utf8.count > limit { return "it is \(string.utf8.count) bytes long; the limit is \(limit)" }
+        return problem(with: "ABCDE12345." + string)
+    }
+
     public static func < (lhs: GroupIdentifier, rhs: GroupIdentifier) -> Bool { lhs.rawValue < rhs.rawValue }
 
     public var description: String { rawValue }
@@ -76,11 +86,15 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
             (0x61...0x7A).contains(byte) || (0x41...0x5A).contains(byte) || (0x30...0x39).contains(byte)
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
         }
+        // Checked before the character set: '$' alone would be reported as a bad character,
+        // hiding the real mistake (an Xcode variable that was never expanded).
+        if string.contains("$(") || string.contains("${") {
+            return "it contains an unexpanded build variable such as $(TeamIdentifierPrefix)"
+        }
         if let bad = bytes.first(where: { !allowed($0) }) {
             let shown = bad >= 0x20 && bad < 0x7F ? "'\(Character(Unicode.Scalar(bad)))'" : "byte 0x\(String(bad, radix: 16))"
             return "\(shown) is not allowed (use letters, digits, '-' and '.')"
         }
-        if string.hasPrefix("$(") || string.contains("$") { return "it contains an unexpanded build variable" }
         let components = string.split(separator: ".", omittingEmptySubsequences: false)
         if components.contains(where: \.isEmpty) { return "it has an empty component (a leading, trailing or doubled '.')" }
         guard components.count >= 2 else {

@@ -56,6 +56,11 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         keychainsDirectory.appending(group.rawValue)
     }
 
+    /// The group container of one application group: `<root>/Group Containers/<group>`.
+    package func containerDirectory(for group: GroupIdentifier) -> FilePath {
+        containersDirectory.appending(group.rawValue)
+    }
+
     /// Creates (if needed) and vets the keychains directory and its parents.
     package func prepareKeychains() throws(KeyringError) {
         try mapStorage("open keyring home") { () throws(StorageError) in

@@ -1,0 +1,70 @@
+import Foundation
+import SealedStorage
+import SystemPackage
+
+extension Keyring {
+    /// The subdirectories created in every new group container, as macOS creates them.
+    static let containerSubdirectories = ["Library", "Library/Caches", "Library/Application Support", "Library/Preferences"]
+
+    /// The group container of the application group `group`: the directory every app of the
+    /// group shares, `<home>/Group Containers/<group>/` (the macOS layout).
+    ///
+    /// Like `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` on iOS, it returns
+    /// `nil` when the identity is not entitled to `group` (it is not in
+    /// `com.apple.security.application-groups`). On first use the directory is created with
+    /// `Library/Caches`, `Library/Application Support` and `Library/Preferences` inside.
+    ///
+    /// Directories are owner-only (0700), or setgid 2770 when the home's sharing is
+    /// ``StorageSharing/unixGroup``, whatever the umask. Each directory on the way, whether
+    /// found or created, must be a real directory (not a symbolic link), owned by this user and
+    /// closed to users outside the sharing mode: anything else could redirect or expose what
+    /// the group shares, so it is refused, never repaired silently.
+    ///
+    /// ```swift
+    /// guard let container = try keyring.containerURL(for: GroupIdentifier(validating: "group.com.example")) else {
+    ///     fatalError("add group.com.example to com.apple.security.application-groups")
+    /// }
+    /// let settings = container.appendingPathComponent("Library/Preferences/settings.plist")
+    /// ```
+    ///
+    /// - Throws: ``KeyringError``: ``KeyringStatus/notAvailable`` when a directory is a symbolic
+    ///   link, not a directory, owned by another user or open to other users (the reason says
+    ///   how to fix it); ``KeyringStatus/writePermission`` when a directory cannot be created;
+    ///   ``KeyringStatus/ioError`` for other system failures.
+    public func containerURL(for group: GroupIdentifier) throws(KeyringError) -> URL? {
+        guard identity.isEntitled(toApplicationGroup: group) else { return nil }
+        let directory = home.containerDirectory(for: group)
+        let sharing = home.sharing.fileSharing
+        let operation = "open group container \(group)"
+        do {
+            try SafeDirectory.ensure(home.rootPath, sharing: sharing)
+            try SafeDirectory.ensure(home.containersDirectory, sharing: sharing)
+            try SafeDirectory.ensure(directory, sharing: sharing)
+            for subdirectory in Self.containerSubdirectories {
+                try SafeDirectory.ensure(directory.appending(subdirectory), sharing: sharing)
+            }
+        } catch {
+            throw Self.containerFailure(error, operation: operation, sharing: home.sharing)
+        }
+        return URL(fileURLWithPath: directory.string, isDirectory: true)
+    }
+
+    /// A storage refusal on the way to a container, with the command that fixes it.
+    static func containerFailure(_ error: StorageError, operation: String, sharing: StorageSharing) -> KeyringError {
+        let path = error.path
+        let mode = String(sharing.fileSharing.directoryMode, radix: 8)
+        switch error.kind {
+        case .symbolicLink:
+            return KeyringError(.notAvailable, "\(operation): \(path) is a symbolic link; group containers and the directories above them must be real directories, because a link could send the group's files somewhere else. Remove the link (GroupVault recreates the directory), or point GROUPVAULT_HOME at the real location")
+        case .wrongFileType:
+            return KeyringError(.notAvailable, "\(operation): \(path) exists but is not a directory; move it away so GroupVault can create the directory")
+        case .wrongOwner(let owner, let expected):
+            return KeyringError(.notAvailable, "\(operation): \(path) is owned by uid \(owner), not by this user (uid \(expected)), who could change what the group shares; run `chown \(expected) '\(path)'` or remove it so GroupVault recreates it")
+        case .insecurePermissions(let current):
+            let who = sharing == .ownerOnly ? "users other than its owner" : "users outside its owner and Unix group"
+            return KeyringError(.notAvailable, "\(operation): \(path) has mode \(String(current, radix: 8)), which lets \(who) in; run `chmod \(mode) '\(path)'`")
+        case .system, .tooLarge:
+            return KeyringError(storage: error, while: operation)
+        }
+    }
+}
