@@ -24,7 +24,7 @@ extension FileManager {
             guard let url = try keyring.containerURL(for: group) else {
                 // iOS answers an unentitled group with nil; the reason helps find the usual
                 // mistake (a keychain access group where an application group belongs).
-                ProcessKeyring.record(KeyringError(.missingEntitlement, "\(operation): \(group) is not one of this identity's application groups \(keyring.identity.applicationGroups.map(\.rawValue))"))
+                ProcessKeyring.record(keyring.identity.missingContainerEntitlement(for: group, operation: operation))
                 return nil
             }
             return url

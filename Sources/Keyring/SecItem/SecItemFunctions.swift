@@ -28,7 +28,7 @@ import Foundation
 ///   `errSecParam`, `errSecDataTooLarge`.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.run("SecItemAdd") { keyring throws(KeyringError) in
-        let request = try SecItemRequest(attributes, role: .add)
+        let request = try SecItemRequest(attributes, role: .add, identity: keyring.identity)
         let added = try keyring.add(request.itemToAdd())
         result?.pointee = request.resultShape.render(added)
     }
@@ -56,7 +56,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///   `errSecInteractionNotAllowed` when the lock state forbids reading a match.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.run("SecItemCopyMatching") { keyring throws(KeyringError) in
-        let request = try SecItemRequest(query, role: .search)
+        let request = try SecItemRequest(query, role: .search, identity: keyring.identity)
         let shape = request.resultShape
         let items = try SecItemCall.search(keyring, request)
         guard !items.isEmpty else {
@@ -79,8 +79,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   would make two items share a primary key.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.run("SecItemUpdate") { keyring throws(KeyringError) in
-        let request = try SecItemRequest(query, role: .updateQuery)
-        let changes = try SecItemRequest(attributesToUpdate, role: .attributesToUpdate(request.itemClass)).changes()
+        let request = try SecItemRequest(query, role: .updateQuery, identity: keyring.identity)
+        let changes = try SecItemRequest(attributesToUpdate, role: .attributesToUpdate(request.itemClass), identity: keyring.identity).changes()
         try SecItemCall.eachClass(of: request) { itemClass throws(KeyringError) in
             try keyring.update(matching: request.query(for: itemClass), with: changes)
         }
@@ -97,7 +97,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 ///   `kSecMatchLimitOne` (delete always removes every match).
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.run("SecItemDelete") { keyring throws(KeyringError) in
-        let request = try SecItemRequest(query, role: .delete)
+        let request = try SecItemRequest(query, role: .delete, identity: keyring.identity)
         try SecItemCall.eachClass(of: request) { itemClass throws(KeyringError) in
             try keyring.delete(matching: request.query(for: itemClass))
         }

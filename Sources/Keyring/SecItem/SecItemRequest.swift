@@ -28,6 +28,8 @@ struct SecItemRequest {
     }
 
     let role: Role
+    /// Who is asking: only to explain a refused access group.
+    private let identity: Identity
     private(set) var itemClass: ItemClass?
     private(set) var service: String?
     private(set) var account: String?
@@ -61,8 +63,9 @@ struct SecItemRequest {
     ///   ``KeyringStatus/unimplemented`` for a known key or class that is not emulated;
     ///   ``KeyringStatus/noSuchAttribute`` for an attribute the item class does not have;
     ///   ``KeyringStatus/missingEntitlement`` for an access group that is not a valid identifier.
-    init(_ dictionary: CFDictionary, role: Role) throws(KeyringError) {
+    init(_ dictionary: CFDictionary, role: Role, identity: Identity) throws(KeyringError) {
         self.role = role
+        self.identity = identity
         var entries: [(key: SecItemKey, value: Any)] = []
         for (rawKey, value) in dictionary {
             guard let name = rawKey as? String else {
@@ -344,9 +347,8 @@ struct SecItemRequest {
         guard let raw = value as? String else { throw wrongType(.accessGroup, "a string") }
         guard let group = GroupIdentifier(rawValue: raw) else {
             // A device answers any group outside the entitlements, well-formed or not, with
-            // errSecMissingEntitlement. TODO(identity helper): call
-            // `missingEntitlement(forRawGroup:operation:)` once it lands, for near-miss advice.
-            throw KeyringError(.missingEntitlement, "kSecAttrAccessGroup \"\(GroupIdentifier.printable(raw))\" is not an access group of this process: \(GroupIdentifier.problem(with: raw) ?? "it is not valid")")
+            // errSecMissingEntitlement; the reason explains the near-miss (e.g. no team prefix).
+            throw identity.missingEntitlement(forRawGroup: raw, operation: "kSecAttrAccessGroup")
         }
         return group
     }
