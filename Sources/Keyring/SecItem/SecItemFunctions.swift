@@ -59,9 +59,6 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let request = try SecItemRequest(query, role: .search, identity: keyring.identity)
         let shape = request.resultShape
         let items = try SecItemCall.search(keyring, request)
-        guard !items.isEmpty else {
-            throw KeyringError(.itemNotFound, "no item matches the query")
-        }
         result?.pointee = shape.render(items)
     }
 }
@@ -134,9 +131,11 @@ enum SecItemCall {
         throw notFound ?? KeyringError(.itemNotFound, "no item matches the query")
     }
 
-    /// The matches of a search, honouring `kSecUseAuthenticationUI`.
+    /// The matches of a search (at least one), honouring `kSecUseAuthenticationUI`.
+    /// - Throws: ``KeyringStatus/itemNotFound`` saying what was searched for, and where.
     static func search(_ keyring: Keyring, _ request: SecItemRequest) throws(KeyringError) -> [KeychainItem] {
         let shape = request.resultShape
+        var searched: [String] = []
         for itemClass in request.queryClasses {
             let query = request.query(for: itemClass)
             let items: [KeychainItem]
@@ -146,8 +145,9 @@ enum SecItemCall {
                 items = try keyring.items(matching: query, limit: shape.limit, includingSecrets: shape.data)
             }
             if !items.isEmpty { return items }
+            searched.append(query.summary(searching: try keyring.searchScope(for: query, operation: "search")))
         }
-        return []
+        throw KeyringError(.itemNotFound, "nothing matched: searched for \(searched.joined(separator: "; "))")
     }
 
     /// A search that must not prompt: reads attributes first (which never prompts), then
