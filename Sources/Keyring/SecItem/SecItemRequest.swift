@@ -182,9 +182,8 @@ struct SecItemRequest {
         case .securityDomain: securityDomain = try string(key, value)
         case .generic: generic = try data(key, value)
         case .port:
-            guard let number = integer(value), number >= 0 else {
-                throw wrongType(key, "a non-negative integer")
-            }
+            // Only the type is checked here; the native limits decide the valid range.
+            guard let number = integer(value) else { throw wrongType(key, "an integer") }
             port = number
         case .accessGroup: accessGroup = try group(value)
         case .synchronizable:
