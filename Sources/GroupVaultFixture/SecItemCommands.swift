@@ -2,6 +2,10 @@ import Foundation
 import Keyring
 import SealedStorage
 
+#if canImport(Security)
+/// On Apple platforms SecItem is the real framework, which these commands do not exercise.
+let secItemCommands: [String: FixtureCommand] = [:]
+#else
 /// SecItem commands for multi-process tests: each acts as the process identity from the
 /// `GROUPVAULT_*` environment through Apple's API, the way an app extension would, and prints
 /// `key value` lines for the test to check.
@@ -95,3 +99,4 @@ private func printError(_ text: String) {
 private func hex(_ bytes: [UInt8]) -> String {
     bytes.map { String(format: "%02x", $0) }.joined()
 }
+#endif

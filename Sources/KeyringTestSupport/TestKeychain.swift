@@ -1,3 +1,6 @@
+// The emulator exists only where Apple's Security framework does not; on Apple platforms
+// SecItem calls go to the real keychain, which these helpers cannot redirect.
+#if !canImport(Security)
 import Foundation
 import Keyring
 
@@ -200,3 +203,4 @@ public final class TestKeychain {
         try? FileManager.default.removeItem(at: directory)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
+#if !canImport(Security)
 import Foundation
 import Keyring
 import KeyringTestSupport
@@ -99,3 +101,4 @@ final class KeychainWrapperTests: SecItemTestCase {
         XCTAssertEqual(wrapper.lastResultCode, errSecInteractionNotAllowed)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
+#if !canImport(Security)
 import Foundation
 import GroupVaultTestKit
 import Keyring
@@ -50,3 +52,4 @@ final class ProcessKeyringEnvironmentTests: XCTestCase {
         XCTAssertEqual(run.output, "status \(errSecItemNotFound)\n", "entitled to its own group, which is empty: \(run.errors)")
     }
 }
+#endif

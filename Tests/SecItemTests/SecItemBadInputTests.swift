@@ -1,3 +1,5 @@
+// These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
+#if !canImport(Security)
 import Foundation
 import GroupVaultTestKit
 import Keyring
@@ -179,3 +181,4 @@ enum SecItemKeyPool {
         kSecUseAuthenticationContext, kSecUseAuthenticationUI, kSecUseOperationPrompt,
     ].map { $0 as String }
 }
+#endif

@@ -1,3 +1,5 @@
+// These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
+#if !canImport(Security)
 import Foundation
 import GroupVaultTestKit
 import Keyring
@@ -161,3 +163,4 @@ struct SharedStateStore {
         try Data(nonce.bytes + sealed).write(to: container.appendingPathComponent(fileName), options: .atomic)
     }
 }
+#endif
