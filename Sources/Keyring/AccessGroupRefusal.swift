@@ -37,6 +37,7 @@ struct AccessGroupRefusal {
         found += prefixExplanations()
         found += caseExplanations()
         found += otherTeamExplanations()
+        if found.isEmpty, let missing = missingPrefixExplanation() { found.append(missing) }
         if found.isEmpty { found.append(advice()) }
         var seen = Set<String>()
         return found.filter { seen.insert($0).inserted }
@@ -75,7 +76,8 @@ struct AccessGroupRefusal {
                 found.append(candidate.isApplicationGroupStyle
                     ? "\(shown) lacks its prefix: this identity has \(candidate); application groups are written with \"group.\""
                     : "\(shown) lacks its team prefix: this identity has \(candidate); keychain access groups carry the team prefix \"\(candidatePrefix).\" (written $(AppIdentifierPrefix) in the entitlements)")
-            } else if let prefix, name == candidate.rawValue {
+            } else if let prefix, name == candidate.rawValue, prefix != candidatePrefix {
+                // (The same prefix twice is the doubled-prefix case, explained on its own.)
                 found.append(candidate.isApplicationGroupStyle
                     ? "\(shown) has an extra prefix \"\(prefix).\": this identity has \(candidate); application groups are used as keychain access groups as written, without a team prefix"
                     : "\(shown) has an extra prefix \"\(prefix).\": this identity has \(candidate)")
@@ -89,11 +91,18 @@ struct AccessGroupRefusal {
                 }
             }
         }
-        if prefix == nil, found.isEmpty {
-            let team = identity.teamID ?? "<TEAMID>"
-            found.append("\(shown) has no prefix: keychain access groups are written \"\(team).\(shown)\" (listed as \"$(AppIdentifierPrefix)\(shown)\" in keychain-access-groups) and application groups \"group.\(shown)\"")
-        }
         return found
+    }
+
+    /// An identifier that would be valid with a prefix, when no group of the identity is near.
+    private func missingPrefixExplanation() -> String? {
+        guard Self.split(requested).prefix == nil, GroupIdentifier(rawValue: "ABCDE12345." + requested) != nil else { return nil }
+        let first = String(requested.prefix { $0 != "." })
+        if GroupIdentifier.isValidTeamID(first.uppercased()) {
+            return "team ids are upper case: write \"\(GroupIdentifier.printable(first.uppercased() + requested.dropFirst(first.count)))\""
+        }
+        let team = identity.teamID ?? "<TEAMID>"
+        return "\(shown) has no prefix: keychain access groups are written \"\(team).\(shown)\" (listed as \"$(AppIdentifierPrefix)\(shown)\" in keychain-access-groups) and application groups \"group.\(shown)\""
     }
 
     private func caseExplanations() -> [String] {
@@ -105,15 +114,21 @@ struct AccessGroupRefusal {
 
     /// A team-prefixed request for a team the identity has no group of.
     private func otherTeamExplanations() -> [String] {
-        guard let team = Self.split(requested).prefix, team != "group",
+        let (prefix, name) = Self.split(requested)
+        guard let team = prefix, team != "group",
               let own = identity.teamID, own != team,
-              !candidates.contains(where: { $0.teamID == team })
+              !candidates.contains(where: { $0.teamID == team }),
+              // A group of the same name is explained more precisely as a prefix mix-up.
+              !candidates.contains(where: { $0.name == name })
         else { return [] }
         return ["\(shown) belongs to team \(team), but this identity's team is \(own): another team's groups are never reachable; check the team id (GROUPVAULT_TEAM_ID) and the entitlements"]
     }
 
     /// What to do when nothing near was found.
     private func advice() -> String {
+        guard GroupIdentifier(rawValue: requested) != nil else {
+            return "access groups are written \"<TEAMID>.<name>\" (keychain access groups) or \"group.<name>\" (application groups)"
+        }
         switch scope {
         case .accessGroup where candidates.isEmpty:
             return "this identity has no access groups: give it an entitlements file (GROUPVAULT_ENTITLEMENTS or Identity(entitlementsAt:)) or a team and bundle id (GROUPVAULT_TEAM_ID and GROUPVAULT_BUNDLE_ID)"

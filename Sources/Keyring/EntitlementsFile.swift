@@ -35,17 +35,14 @@ struct EntitlementsFile {
         guard data.count <= Self.maximumSize else {
             throw Self.failure(source, "is \(data.count) bytes; entitlements files are limited to \(Self.maximumSize) bytes, so this is not one")
         }
-        let root: Any
+        let root: PropertyListValue
         do {
-            root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            root = try PropertyListValue.parse(data)
         } catch {
-            throw Self.failure(source, "is not a property list (XML or binary) that can be parsed")
+            throw Self.failure(source, "is not a property list (XML or binary) that can be parsed, or nests deeper than \(PropertyListValue.maximumDepth) levels")
         }
-        guard let dictionary = root as? [String: Any] else {
-            if root is [AnyHashable: Any] {
-                throw Self.failure(source, "the root dictionary has keys that are not strings; entitlement names are strings")
-            }
-            throw Self.failure(source, "the root is \(ValueDescription(root)), not a dictionary of entitlements")
+        guard case .dictionary(let dictionary) = root else {
+            throw Self.failure(source, "the root is \(root), not a dictionary of entitlements")
         }
         let reader = Reader(source: source, dictionary: dictionary)
 
@@ -137,12 +134,12 @@ extension EntitlementsFile {
     /// Typed access to the entitlements dictionary, with messages naming key, index and value.
     struct Reader {
         let source: String
-        let dictionary: [String: Any]
+        let dictionary: [String: PropertyListValue]
 
         /// The string under `key`, `nil` when absent.
         func string(_ key: String) throws(KeyringError) -> String? {
             guard let value = dictionary[key] else { return nil }
-            guard let string = value as? String else {
+            guard case .string(let string) = value else {
                 throw failure(key: key, index: nil, found: value, "must be a string")
             }
             return string
@@ -151,11 +148,11 @@ extension EntitlementsFile {
         /// The array of strings under `key`, `[]` when absent.
         func strings(_ key: String) throws(KeyringError) -> [String] {
             guard let value = dictionary[key] else { return [] }
-            guard let array = value as? [Any] else {
+            guard case .array(let array) = value else {
                 throw failure(key: key, index: nil, found: value, "must be an array of strings")
             }
             return try array.enumerated().map { (index, element) throws(KeyringError) in
-                guard let string = element as? String else {
+                guard case .string(let string) = element else {
                     throw failure(key: key, index: index, found: element, "must be a string")
                 }
                 return string
@@ -191,34 +188,13 @@ extension EntitlementsFile {
             }
         }
 
-        func failure(key: String, index: Int?, found: Any, _ problem: String) -> KeyringError {
-            EntitlementsFile.failure(source, "key \"\(key)\"\(index.map { " item \($0)" } ?? "") \(problem), found \(ValueDescription(found))")
+        func failure(key: String, index: Int?, found: PropertyListValue, _ problem: String) -> KeyringError {
+            EntitlementsFile.failure(source, "key \"\(key)\"\(index.map { " item \($0)" } ?? "") \(problem), found \(found)")
         }
 
         func failure(key: String, index: Int?, value: String, _ problem: String) -> KeyringError {
             EntitlementsFile.failure(
                 source, "key \"\(key)\"\(index.map { " item \($0)" } ?? ""): \"\(GroupIdentifier.printable(value))\" \(problem)")
-        }
-    }
-
-    /// A property list value described for a message: its type and, for scalars, a printable,
-    /// truncated rendering.
-    struct ValueDescription: CustomStringConvertible {
-        let description: String
-
-        init(_ value: Any) {
-            switch value {
-            case let string as String: description = "the string \"\(GroupIdentifier.printable(string))\""
-            case let array as [Any]: description = "an array of \(array.count) item\(array.count == 1 ? "" : "s")"
-            case is [AnyHashable: Any]: description = "a dictionary"
-            case let data as Data: description = "data (\(data.count) bytes)"
-            case let date as Date: description = "the date \(date)"
-            case let number as NSNumber:
-                // Booleans are NSNumbers too; CFBoolean is the only kind whose type is 'c'.
-                let isBoolean = String(cString: number.objCType) == "c"
-                description = isBoolean ? "the boolean \(number.boolValue)" : "the number \(number)"
-            default: description = "a value of type \(type(of: value))"
-            }
         }
     }
 }

@@ -1,36 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import GroupVaultTestKit
 import XCTest
 
 @testable import Keyring
 
-/// An XML property list with `body` as the content of its root element.
-func xmlPlist(_ body: String) -> Data {
-    Data("""
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-        <plist version="1.0">
-        \(body)
-        </plist>
-        """.utf8)
+/// Entitlements fixtures shared by the identity tests (namespaced: other suites share the module).
+enum IdentityFixtures {
+    static let appGroupsKey = "com.apple.security.application-groups"
+    static let keychainGroupsKey = "keychain-access-groups"
+
+    /// An XML property list with `body` as the content of its root element.
+    static func xmlPlist(_ body: String) -> Data {
+        Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            \(body)
+            </plist>
+            """.utf8)
+    }
+
+    /// An XML entitlements dictionary with the given keys and string-array values.
+    static func entitlements(_ entries: [(String, [String])]) -> Data {
+        let body = entries.map { key, values in
+            "<key>\(key)</key><array>" + values.map { "<string>\($0)</string>" }.joined() + "</array>"
+        }.joined(separator: "\n")
+        return xmlPlist("<dict>\(body)</dict>")
+    }
+
+    /// The shape of a real widget's entitlements, as Xcode writes them.
+    static let widgetEntitlements = entitlements([
+        (keychainGroupsKey, ["$(AppIdentifierPrefix)com.example.shared"]),
+        (appGroupsKey, ["group.com.example", "$(TeamIdentifierPrefix)com.example.macos"]),
+    ])
+
+    /// The mode bits (including setgid) and owner of `path`, without following a symbolic link.
+    static func fileStatus(_ path: String) -> (mode: UInt32, owner: UInt32)? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return (UInt32(status.st_mode) & 0o7777, UInt32(status.st_uid))
+    }
 }
-
-/// An XML entitlements dictionary with the given keys and string-array values.
-func entitlements(_ entries: [(String, [String])]) -> Data {
-    let body = entries.map { key, values in
-        "<key>\(key)</key><array>" + values.map { "<string>\($0)</string>" }.joined() + "</array>"
-    }.joined(separator: "\n")
-    return xmlPlist("<dict>\(body)</dict>")
-}
-
-let appGroupsKey = "com.apple.security.application-groups"
-let keychainGroupsKey = "keychain-access-groups"
-
-/// The shape of a real widget's entitlements, as Xcode writes them.
-let widgetEntitlements = entitlements([
-    (keychainGroupsKey, ["$(AppIdentifierPrefix)com.example.shared"]),
-    (appGroupsKey, ["group.com.example", "$(TeamIdentifierPrefix)com.example.macos"]),
-])
 
 final class EntitlementsTests: XCTestCase {
     private var directory: TemporaryDirectory!
@@ -74,7 +89,7 @@ final class EntitlementsTests: XCTestCase {
     // MARK: Reading
 
     func testXMLEntitlementsFileExpandsTeamAndAppIdentifierPrefixes() throws {
-        let url = try write(widgetEntitlements)
+        let url = try write(IdentityFixtures.widgetEntitlements)
         let identity = try Identity(entitlementsAt: url, teamID: "ABCDE12345", bundleID: "com.example.app.widget")
         XCTAssertEqual(identity.keychainAccessGroups.map(\.rawValue), ["ABCDE12345.com.example.shared"])
         XCTAssertEqual(identity.applicationGroups.map(\.rawValue), ["group.com.example", "ABCDE12345.com.example.macos"])
@@ -83,8 +98,8 @@ final class EntitlementsTests: XCTestCase {
 
     func testBinaryEntitlementsFileReadsLikeXML() throws {
         let plist: [String: Any] = [
-            keychainGroupsKey: ["$(AppIdentifierPrefix)com.example.shared"],
-            appGroupsKey: ["group.com.example"],
+            IdentityFixtures.keychainGroupsKey: ["$(AppIdentifierPrefix)com.example.shared"],
+            IdentityFixtures.appGroupsKey: ["group.com.example"],
         ]
         let binary = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
         XCTAssertEqual(Array(binary.prefix(6)), Array("bplist".utf8), "the fixture must really be binary")
@@ -94,19 +109,19 @@ final class EntitlementsTests: XCTestCase {
     }
 
     func testBundleIdentifierVariablesExpandToTheBundleID() throws {
-        let data = entitlements([(keychainGroupsKey, ["$(TeamIdentifierPrefix)$(CFBundleIdentifier)", "${AppIdentifierPrefix}$(PRODUCT_BUNDLE_IDENTIFIER).extra"])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.keychainGroupsKey, ["$(TeamIdentifierPrefix)$(CFBundleIdentifier)", "${AppIdentifierPrefix}$(PRODUCT_BUNDLE_IDENTIFIER).extra"])])
         let identity = try Identity(entitlements: data, source: "inline", teamID: "ABCDE12345", bundleID: "com.example.app")
         XCTAssertEqual(identity.keychainAccessGroups.map(\.rawValue), ["ABCDE12345.com.example.app", "ABCDE12345.com.example.app.extra"])
     }
 
     func testDevelopmentTeamVariableExpandsToTheBareTeamID() throws {
-        let data = entitlements([(keychainGroupsKey, ["$(DEVELOPMENT_TEAM).com.example.shared"])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.keychainGroupsKey, ["$(DEVELOPMENT_TEAM).com.example.shared"])])
         let identity = try Identity(entitlements: data, source: "inline", teamID: "ABCDE12345")
         XCTAssertEqual(identity.keychainAccessGroups.map(\.rawValue), ["ABCDE12345.com.example.shared"])
     }
 
     func testAccessGroupsAreKeychainGroupsThenApplicationIdentifierThenApplicationGroups() throws {
-        let identity = try Identity(entitlements: widgetEntitlements, source: "inline", teamID: "ABCDE12345", bundleID: "com.example.app")
+        let identity = try Identity(entitlements: IdentityFixtures.widgetEntitlements, source: "inline", teamID: "ABCDE12345", bundleID: "com.example.app")
         XCTAssertEqual(identity.accessGroups.map(\.rawValue), [
             "ABCDE12345.com.example.shared", "ABCDE12345.com.example.app", "group.com.example", "ABCDE12345.com.example.macos",
         ])
@@ -114,11 +129,11 @@ final class EntitlementsTests: XCTestCase {
     }
 
     func testUnknownKeysAreIgnored() throws {
-        let data = xmlPlist("""
+        let data = IdentityFixtures.xmlPlist("""
             <dict>
               <key>com.apple.developer.icloud-services</key><array><integer>3</integer></array>
               <key>aps-environment</key><true/>
-              <key>\(appGroupsKey)</key><array><string>group.com.example</string></array>
+              <key>\(IdentityFixtures.appGroupsKey)</key><array><string>group.com.example</string></array>
             </dict>
             """)
         let identity = try Identity(entitlements: data, source: "inline")
@@ -126,7 +141,7 @@ final class EntitlementsTests: XCTestCase {
     }
 
     func testEmptyDictionaryGivesAnIdentityWithoutGroups() throws {
-        let identity = try Identity(entitlements: xmlPlist("<dict/>"), source: "inline", teamID: "ABCDE12345", bundleID: "com.example.app")
+        let identity = try Identity(entitlements: IdentityFixtures.xmlPlist("<dict/>"), source: "inline", teamID: "ABCDE12345", bundleID: "com.example.app")
         XCTAssertEqual(identity.accessGroups.map(\.rawValue), ["ABCDE12345.com.example.app"])
         XCTAssertEqual(identity.applicationGroups, [])
     }
@@ -134,10 +149,10 @@ final class EntitlementsTests: XCTestCase {
     // MARK: Team and bundle id precedence
 
     func testExplicitTeamIDWinsOverTheTeamIdentifierEntitlement() throws {
-        let data = xmlPlist("""
+        let data = IdentityFixtures.xmlPlist("""
             <dict>
               <key>com.apple.developer.team-identifier</key><string>ZZZZZ99999</string>
-              <key>\(keychainGroupsKey)</key><array><string>$(TeamIdentifierPrefix)shared</string></array>
+              <key>\(IdentityFixtures.keychainGroupsKey)</key><array><string>$(TeamIdentifierPrefix)shared</string></array>
             </dict>
             """)
         let identity = try Identity(entitlements: data, source: "inline", teamID: "ABCDE12345")
@@ -146,11 +161,11 @@ final class EntitlementsTests: XCTestCase {
     }
 
     func testTeamIdentifierEntitlementWinsOverTheApplicationIdentifierPrefix() throws {
-        let data = xmlPlist("""
+        let data = IdentityFixtures.xmlPlist("""
             <dict>
               <key>application-identifier</key><string>LEGACY0001.com.example.app</string>
               <key>com.apple.developer.team-identifier</key><string>ABCDE12345</string>
-              <key>\(keychainGroupsKey)</key><array><string>$(TeamIdentifierPrefix)shared</string></array>
+              <key>\(IdentityFixtures.keychainGroupsKey)</key><array><string>$(TeamIdentifierPrefix)shared</string></array>
             </dict>
             """)
         let identity = try Identity(entitlements: data, source: "inline")
@@ -160,10 +175,10 @@ final class EntitlementsTests: XCTestCase {
     }
 
     func testTeamAndBundleIDComeFromTheApplicationIdentifierWhenNothingElseGivesThem() throws {
-        let data = xmlPlist("""
+        let data = IdentityFixtures.xmlPlist("""
             <dict>
               <key>application-identifier</key><string>ABCDE12345.com.example.app</string>
-              <key>\(keychainGroupsKey)</key><array><string>$(AppIdentifierPrefix)$(CFBundleIdentifier).shared</string></array>
+              <key>\(IdentityFixtures.keychainGroupsKey)</key><array><string>$(AppIdentifierPrefix)$(CFBundleIdentifier).shared</string></array>
             </dict>
             """)
         let identity = try Identity(entitlements: data, source: "inline")
@@ -173,7 +188,7 @@ final class EntitlementsTests: XCTestCase {
     }
 
     func testApplicationIdentifierMayUseVariables() throws {
-        let data = xmlPlist("<dict><key>application-identifier</key><string>$(AppIdentifierPrefix)$(CFBundleIdentifier)</string></dict>")
+        let data = IdentityFixtures.xmlPlist("<dict><key>application-identifier</key><string>$(AppIdentifierPrefix)$(CFBundleIdentifier)</string></dict>")
         let identity = try Identity(entitlements: data, source: "inline", teamID: "ABCDE12345", bundleID: "com.example.app")
         XCTAssertEqual(identity.applicationIdentifier?.rawValue, "ABCDE12345.com.example.app")
     }
@@ -193,7 +208,7 @@ final class EntitlementsTests: XCTestCase {
 
     func testFileOverOneMebibyteIsRefusedBeforeParsing() throws {
         // Valid XML up to the limit would still be refused: the size alone decides.
-        var data = xmlPlist("<dict/>")
+        var data = IdentityFixtures.xmlPlist("<dict/>")
         data.append(Data(repeating: 0x20, count: EntitlementsFile.maximumSize))
         let url = try write(data)
         let error = refusal { try Identity(entitlementsAt: url) }
@@ -219,103 +234,118 @@ final class EntitlementsTests: XCTestCase {
     }
 
     func testRootThatIsNotADictionaryIsRefused() throws {
-        let url = try write(xmlPlist("<array><string>group.com.example</string></array>"))
+        let url = try write(IdentityFixtures.xmlPlist("<array><string>group.com.example</string></array>"))
         let error = refusal { try Identity(entitlementsAt: url) }
         assertReason(error, contains: [url.path, "root is an array of 1 item", "not a dictionary"])
+    }
+
+    func testNestingDeeperThanTheLimitIsRefused() throws {
+        let depth = PropertyListValue.maximumDepth + 1
+        let nested = String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+        let url = try write(IdentityFixtures.xmlPlist("<dict><key>unrelated</key>\(nested)</dict>"))
+        let error = refusal { try Identity(entitlementsAt: url) }
+        assertReason(error, contains: [url.path, "nests deeper than \(PropertyListValue.maximumDepth) levels"])
+    }
+
+    func testNestingWithinTheLimitIsAccepted() throws {
+        let depth = PropertyListValue.maximumDepth - 2
+        let nested = String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+        let data = IdentityFixtures.xmlPlist("<dict><key>unrelated</key>\(nested)<key>\(IdentityFixtures.appGroupsKey)</key><array><string>group.a</string></array></dict>")
+        XCTAssertEqual(try Identity(entitlements: data, source: "inline").applicationGroups.map(\.rawValue), ["group.a"])
     }
 
     // MARK: Refusals: keys and values
 
     func testApplicationGroupsThatAreAStringInsteadOfAnArrayAreRefused() throws {
-        let data = xmlPlist("<dict><key>\(appGroupsKey)</key><string>group.com.example</string></dict>")
+        let data = IdentityFixtures.xmlPlist("<dict><key>\(IdentityFixtures.appGroupsKey)</key><string>group.com.example</string></dict>")
         let error = refusal { try Identity(entitlements: data, source: "Widget.entitlements") }
-        assertReason(error, contains: ["Widget.entitlements", appGroupsKey, "must be an array of strings", "\"group.com.example\""])
+        assertReason(error, contains: ["Widget.entitlements", IdentityFixtures.appGroupsKey, "must be an array of strings", "\"group.com.example\""])
     }
 
     func testArrayItemOfTheWrongTypeIsRefusedNamingItsIndex() throws {
-        let data = xmlPlist("<dict><key>\(keychainGroupsKey)</key><array><string>ABCDE12345.a</string><integer>42</integer></array></dict>")
+        let data = IdentityFixtures.xmlPlist("<dict><key>\(IdentityFixtures.keychainGroupsKey)</key><array><string>ABCDE12345.a</string><integer>42</integer></array></dict>")
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements") }
-        assertReason(error, contains: ["App.entitlements", keychainGroupsKey, "item 1", "must be a string", "the number 42"])
+        assertReason(error, contains: ["App.entitlements", IdentityFixtures.keychainGroupsKey, "item 1", "must be a string", "the number 42"])
     }
 
     func testBooleanWhereAStringBelongsIsDescribedAsABoolean() throws {
-        let data = xmlPlist("<dict><key>application-identifier</key><true/></dict>")
+        let data = IdentityFixtures.xmlPlist("<dict><key>application-identifier</key><true/></dict>")
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements") }
         assertReason(error, contains: ["application-identifier", "must be a string", "boolean true"])
     }
 
     func testInvalidApplicationGroupIsRefusedNamingFileKeyAndValue() throws {
-        let data = entitlements([(appGroupsKey, ["group.com..example"])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.appGroupsKey, ["group.com..example"])])
         let error = refusal { try Identity(entitlements: data, source: "Widget.entitlements") }
-        assertReason(error, contains: ["Widget.entitlements", appGroupsKey, "item 0", "\"group.com..example\"", "empty component"])
+        assertReason(error, contains: ["Widget.entitlements", IdentityFixtures.appGroupsKey, "item 0", "\"group.com..example\"", "empty component"])
     }
 
     func testKeychainGroupWithoutPrefixSuggestsAppIdentifierPrefix() throws {
-        let data = entitlements([(keychainGroupsKey, ["com.example.shared"])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.keychainGroupsKey, ["com.example.shared"])])
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements", teamID: "ABCDE12345") }
         assertReason(error, contains: ["\"com.example.shared\"", "$(AppIdentifierPrefix)com.example.shared"])
     }
 
     func testApplicationGroupWithoutPrefixSuggestsGroupPrefix() throws {
-        let data = entitlements([(appGroupsKey, ["com.example"])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.appGroupsKey, ["com.example"])])
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements") }
-        assertReason(error, contains: [appGroupsKey, "\"group.com.example\""])
+        assertReason(error, contains: [IdentityFixtures.appGroupsKey, "\"group.com.example\""])
     }
 
     func testExpandedValueThatIsInvalidShowsBothForms() throws {
-        let data = entitlements([(keychainGroupsKey, ["$(TeamIdentifierPrefix)"])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.keychainGroupsKey, ["$(TeamIdentifierPrefix)"])])
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements", teamID: "ABCDE12345") }
         assertReason(error, contains: ["\"$(TeamIdentifierPrefix)\"", "expanded to \"ABCDE12345.\"", "empty component"])
     }
 
     func testTeamPrefixVariableWithoutATeamIDSaysHowToProvideOne() throws {
-        let url = try write(widgetEntitlements)
+        let url = try write(IdentityFixtures.widgetEntitlements)
         let error = refusal { try Identity(entitlementsAt: url) }
-        assertReason(error, contains: [url.path, keychainGroupsKey, "$(AppIdentifierPrefix)", "no team id is known", "teamID:", "GROUPVAULT_TEAM_ID", "com.apple.developer.team-identifier"])
+        assertReason(error, contains: [url.path, IdentityFixtures.keychainGroupsKey, "$(AppIdentifierPrefix)", "no team id is known", "teamID:", "GROUPVAULT_TEAM_ID", "com.apple.developer.team-identifier"])
     }
 
     func testBundleVariableWithoutABundleIDSaysHowToProvideOne() throws {
-        let data = entitlements([(keychainGroupsKey, ["$(AppIdentifierPrefix)$(CFBundleIdentifier)"])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.keychainGroupsKey, ["$(AppIdentifierPrefix)$(CFBundleIdentifier)"])])
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements", teamID: "ABCDE12345") }
         assertReason(error, contains: ["$(CFBundleIdentifier)", "no bundle id is known", "GROUPVAULT_BUNDLE_ID"])
     }
 
     func testUnknownBuildVariableIsRefusedNamingIt() throws {
-        let data = entitlements([(appGroupsKey, ["group.$(MY_SUFFIX)"])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.appGroupsKey, ["group.$(MY_SUFFIX)"])])
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements") }
-        assertReason(error, contains: [appGroupsKey, "$(MY_SUFFIX)", "cannot expand"])
+        assertReason(error, contains: [IdentityFixtures.appGroupsKey, "$(MY_SUFFIX)", "cannot expand"])
     }
 
     func testUnterminatedBuildVariableIsRefused() throws {
-        let data = entitlements([(appGroupsKey, ["group.$(TeamIdentifierPrefix"])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.appGroupsKey, ["group.$(TeamIdentifierPrefix"])])
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements", teamID: "ABCDE12345") }
         assertReason(error, contains: ["\"group.$(TeamIdentifierPrefix\"", "unterminated"])
     }
 
     func testInvalidExplicitTeamIDIsRefused() throws {
-        let error = refusal { try Identity(entitlements: widgetEntitlements, source: "App.entitlements", teamID: "abcde12345") }
+        let error = refusal { try Identity(entitlements: IdentityFixtures.widgetEntitlements, source: "App.entitlements", teamID: "abcde12345") }
         assertReason(error, contains: ["\"abcde12345\"", "not a team id"])
     }
 
     func testInvalidExplicitBundleIDIsRefused() throws {
-        let error = refusal { try Identity(entitlements: widgetEntitlements, source: "App.entitlements", teamID: "ABCDE12345", bundleID: "com example") }
+        let error = refusal { try Identity(entitlements: IdentityFixtures.widgetEntitlements, source: "App.entitlements", teamID: "ABCDE12345", bundleID: "com example") }
         assertReason(error, contains: ["\"com example\"", "not a bundle identifier", "' '"])
     }
 
     func testInvalidTeamIdentifierEntitlementIsRefused() throws {
-        let data = xmlPlist("<dict><key>com.apple.developer.team-identifier</key><string>TEAM</string></dict>")
+        let data = IdentityFixtures.xmlPlist("<dict><key>com.apple.developer.team-identifier</key><string>TEAM</string></dict>")
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements") }
         assertReason(error, contains: ["com.apple.developer.team-identifier", "\"TEAM\"", "not a team id"])
     }
 
     func testApplicationIdentifierThatIsAnApplicationGroupIsRefused() throws {
-        let data = xmlPlist("<dict><key>application-identifier</key><string>group.com.example</string></dict>")
+        let data = IdentityFixtures.xmlPlist("<dict><key>application-identifier</key><string>group.com.example</string></dict>")
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements") }
         assertReason(error, contains: ["application-identifier", "\"group.com.example\"", "not an application identifier"])
     }
 
     func testControlCharactersInAValueAreEscapedInTheMessage() throws {
-        let data = entitlements([(appGroupsKey, ["group.a&#x1B;[31mred"])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.appGroupsKey, ["group.a&#x1B;[31mred"])])
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements") }
         assertReason(error, contains: ["\\u{1b}"])
         XCTAssertFalse(error?.reason.unicodeScalars.contains { $0.value < 0x20 } ?? true, "no raw control character may reach a terminal")
@@ -323,7 +353,7 @@ final class EntitlementsTests: XCTestCase {
 
     func testOverlongValueIsTruncatedInTheMessage() throws {
         let long = "group." + String(repeating: "x", count: 5000)
-        let data = entitlements([(appGroupsKey, [long])])
+        let data = IdentityFixtures.entitlements([(IdentityFixtures.appGroupsKey, [long])])
         let error = refusal { try Identity(entitlements: data, source: "App.entitlements") }
         assertReason(error, contains: ["…", "limit is 128"])
         XCTAssertLessThan(error?.reason.count ?? .max, 1000, "the reason must not echo the whole value")

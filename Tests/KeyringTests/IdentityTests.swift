@@ -55,7 +55,7 @@ final class IdentityTests: XCTestCase {
 
     func testEnvironmentEntitlementsFileIsReadWithTheEnvironmentTeamAndBundle() throws {
         let url = directory.url.appendingPathComponent("Widget.entitlements")
-        try widgetEntitlements.write(to: url)
+        try IdentityFixtures.widgetEntitlements.write(to: url)
         let identity = try Identity.fromEnvironment([
             "GROUPVAULT_ENTITLEMENTS": url.path, "GROUPVAULT_TEAM_ID": "ABCDE12345", "GROUPVAULT_BUNDLE_ID": "com.example.app.widget",
         ])
@@ -166,6 +166,7 @@ final class IdentityTests: XCTestCase {
     func testAnotherTeamsGroupOfTheSameNameIsExplained() {
         let error = widget.missingEntitlement(for: group("ZZZZZ99999.com.example.shared"), operation: "add item")
         assertReason(error, contains: ["is for team ZZZZZ99999", "this identity has ABCDE12345.com.example.shared of team ABCDE12345"])
+        XCTAssertFalse(error.reason.contains("belongs to team"), "one explanation per slip: \(error.reason)")
     }
 
     func testAnotherTeamsUnrelatedGroupIsExplained() {
@@ -181,6 +182,21 @@ final class IdentityTests: XCTestCase {
     func testLowercasedTeamPrefixOnARawGroupIsExplainedAsACaseDifference() {
         let error = widget.missingEntitlement(forRawGroup: "abcde12345.com.example.shared", operation: "SecItemAdd")
         assertReason(error, contains: ["case-sensitive", "ABCDE12345.com.example.shared"])
+    }
+
+    func testLowercasedTeamIDWithoutACloseGroupSaysTeamIDsAreUpperCase() {
+        let error = widget.missingEntitlement(forRawGroup: "zzzzz99999.com.else", operation: "SecItemAdd")
+        assertReason(error, contains: ["team ids are upper case", "\"ZZZZZ99999.com.else\""])
+    }
+
+    func testDoubledPrefixIsNotAlsoReportedAsAnExtraPrefix() {
+        let error = widget.missingEntitlement(for: group("ABCDE12345.ABCDE12345.com.example.shared"), operation: "add item")
+        XCTAssertFalse(error.reason.contains("extra prefix"), error.reason)
+    }
+
+    func testEmptyRawGroupSaysHowGroupsAreWritten() {
+        let error = widget.missingEntitlement(forRawGroup: "", operation: "SecItemAdd")
+        assertReason(error, contains: ["\"\" is not a valid access group (it is empty)", "\"<TEAMID>.<name>\"", "\"group.<name>\""])
     }
 
     func testIdentityWithoutGroupsSaysHowToGiveItSome() {

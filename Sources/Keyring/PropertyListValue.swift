@@ -1,0 +1,121 @@
+import Foundation
+
+/// A property list as a plain Swift tree, decoded from XML or binary bytes.
+///
+/// Why not `PropertyListSerialization`: on Linux it parses with CoreFoundation and then bridges
+/// the objects to Swift, and a corrupted binary property list (a dictionary marker flipped into
+/// a set marker, found by EntitlementsFuzzTests) crashes the process inside that bridging. An
+/// entitlements file is input, so it is decoded with `PropertyListDecoder`, whose parser is
+/// written in Swift and reports malformed bytes as errors, into this tree; and the tree's depth
+/// is bounded so that deeply nested input cannot exhaust the stack.
+enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible {
+    case string(String)
+    case boolean(Bool)
+    case integer(Int64)
+    case real(Double)
+    case data(Data)
+    case date(Date)
+    case array([PropertyListValue])
+    case dictionary([String: PropertyListValue])
+
+    /// Deeper nesting than this is refused: entitlements are at most two levels deep.
+    static let maximumDepth = 32
+
+    /// Parses XML or binary property list bytes.
+    /// - Throws: any error for bytes that are not a property list, or nest too deep.
+    static func parse(_ data: Data) throws -> PropertyListValue {
+        // The binary parser walks objects without recursion and the decoding below bounds the
+        // depth; the XML parser recurses per nested element, so its depth is checked first.
+        if !data.starts(with: "bplist".utf8) {
+            try checkXMLNesting(data)
+        }
+        return try PropertyListDecoder().decode(PropertyListValue.self, from: data)
+    }
+
+    /// Refuses XML whose `<array>` and `<dict>` elements nest deeper than ``maximumDepth``,
+    /// before the recursive parser sees it. Conservative: element names inside comments count
+    /// too, which can only refuse a file that no entitlements file resembles.
+    private static func checkXMLNesting(_ data: Data) throws {
+        let bytes = [UInt8](data)
+        let open = UInt8(ascii: "<"), slash = UInt8(ascii: "/"), close = UInt8(ascii: ">")
+        func hasName(_ name: String, at start: Int) -> Bool {
+            let name = Array(name.utf8)
+            guard start + name.count < bytes.count, Array(bytes[start..<(start + name.count)]) == name else { return false }
+            // The name must end here: "<dictionary>" is not "<dict>".
+            let next = bytes[start + name.count]
+            return next == close || next == slash || next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D
+        }
+        var depth = 0
+        var index = 0
+        while let found = bytes[index...].firstIndex(of: open) {
+            index = found + 1
+            guard index < bytes.count else { break }
+            if bytes[index] == slash {
+                if hasName("array", at: index + 1) || hasName("dict", at: index + 1) { depth -= 1 }
+            } else if hasName("array", at: index) || hasName("dict", at: index) {
+                guard let end = bytes[index...].firstIndex(of: close) else { break }
+                if bytes[end - 1] != slash { depth += 1 }
+                if depth > maximumDepth { throw TooDeep() }
+            }
+        }
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    private struct TooDeep: Error {}
+
+    init(from decoder: any Decoder) throws {
+        guard decoder.codingPath.count <= Self.maximumDepth else { throw TooDeep() }
+        if let keyed = try? decoder.container(keyedBy: Key.self) {
+            var dictionary: [String: PropertyListValue] = [:]
+            for key in keyed.allKeys {
+                dictionary[key.stringValue] = try keyed.decode(PropertyListValue.self, forKey: key)
+            }
+            self = .dictionary(dictionary)
+            return
+        }
+        if var unkeyed = try? decoder.unkeyedContainer() {
+            var array: [PropertyListValue] = []
+            while !unkeyed.isAtEnd {
+                array.append(try unkeyed.decode(PropertyListValue.self))
+            }
+            self = .array(array)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        // Strings first: they are what entitlements hold. The order of the rest only decides
+        // how a wrong value is described in a message.
+        if let string = try? single.decode(String.self) {
+            self = .string(string)
+        } else if let boolean = try? single.decode(Bool.self) {
+            self = .boolean(boolean)
+        } else if let integer = try? single.decode(Int64.self) {
+            self = .integer(integer)
+        } else if let real = try? single.decode(Double.self) {
+            self = .real(real)
+        } else if let data = try? single.decode(Data.self) {
+            self = .data(data)
+        } else {
+            self = .date(try single.decode(Date.self))
+        }
+    }
+
+    /// The value's kind and, for scalars, a printable, truncated rendering, for messages.
+    var description: String {
+        switch self {
+        case .string(let string): return "the string \"\(GroupIdentifier.printable(string))\""
+        case .boolean(let boolean): return "the boolean \(boolean)"
+        case .integer(let integer): return "the number \(integer)"
+        case .real(let real): return "the number \(real)"
+        case .data(let data): return "data (\(data.count) bytes)"
+        case .date(let date): return "the date \(date)"
+        case .array(let array): return "an array of \(array.count) item\(array.count == 1 ? "" : "s")"
+        case .dictionary: return "a dictionary"
+        }
+    }
+}

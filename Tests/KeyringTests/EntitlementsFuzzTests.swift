@@ -1,0 +1,186 @@
+import Foundation
+import GroupVaultTestKit
+import XCTest
+
+@testable import Keyring
+
+/// Entitlements files are input: whatever bytes arrive, parsing gives either a valid identity
+/// or a typed error, never a crash, a hang or an identity holding an invalid group.
+final class EntitlementsFuzzTests: XCTestCase {
+    private static let source = "fuzz.entitlements"
+
+    /// Parses `data` and checks the outcome: a KeyringError (.invalidParameter naming the
+    /// source) or an identity whose every identifier is valid and fully expanded.
+    private func check(_ data: Data, teamID: String? = "ABCDE12345", bundleID: String? = "com.example.app", _ context: @autoclosure () -> String, file: StaticString = #filePath, line: UInt = #line) {
+        do {
+            let identity = try Identity(entitlements: data, source: Self.source, teamID: teamID, bundleID: bundleID)
+            for group in identity.accessGroups + identity.applicationGroups {
+                XCTAssertNotNil(GroupIdentifier(rawValue: group.rawValue), "invalid group \(group) accepted; \(context())", file: file, line: line)
+                XCTAssertFalse(group.rawValue.contains("$"), "unexpanded variable in \(group); \(context())", file: file, line: line)
+            }
+            if let team = identity.teamID {
+                XCTAssertTrue(GroupIdentifier.isValidTeamID(team), "invalid team id \(team) accepted; \(context())", file: file, line: line)
+            }
+        } catch {
+            XCTAssertEqual(error.status, .invalidParameter, "\(error); \(context())", file: file, line: line)
+            XCTAssertTrue(error.reason.contains(Self.source), "the reason must name the source: \(error.reason); \(context())", file: file, line: line)
+        }
+    }
+
+    private var validXML: Data { IdentityFixtures.widgetEntitlements }
+
+    private var validBinary: Data {
+        get throws {
+            let plist: [String: Any] = [
+                "keychain-access-groups": ["$(AppIdentifierPrefix)com.example.shared"],
+                "com.apple.security.application-groups": ["group.com.example", "ABCDE12345.com.example.macos"],
+                "application-identifier": "ABCDE12345.com.example.app",
+                "com.apple.developer.team-identifier": "ABCDE12345",
+            ]
+            return try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        }
+    }
+
+    func testRandomBytesGiveAnIdentityOrATypedError() throws {
+        var rng = SeededGenerator()
+        let prefixes = [Data(), Data("bplist00".utf8), Data("<?xml version=\"1.0\"?><plist><dict>".utf8), Data("{".utf8)]
+        for iteration in 0..<3000 {
+            var data = prefixes[iteration % prefixes.count]
+            data.append(contentsOf: rng.bytes(count: Int.random(in: 0...300, using: &rng)))
+            check(data, "iteration \(iteration), \(rng.describe)")
+        }
+    }
+
+    func testEveryTruncationOfAValidXMLPlistGivesAnIdentityOrATypedError() {
+        let data = validXML
+        for length in 0...data.count {
+            check(data.prefix(length), "XML truncated to \(length) of \(data.count) bytes")
+        }
+    }
+
+    func testEveryTruncationOfAValidBinaryPlistGivesAnIdentityOrATypedError() throws {
+        let data = try validBinary
+        for length in 0...data.count {
+            check(data.prefix(length), "binary plist truncated to \(length) of \(data.count) bytes")
+        }
+    }
+
+    func testBitFlipsInValidPlistsGiveAnIdentityOrATypedError() throws {
+        var rng = SeededGenerator()
+        let originals = [validXML, try validBinary]
+        for iteration in 0..<3000 {
+            var bytes = [UInt8](originals[iteration % 2])
+            let flips = Int.random(in: 1...4, using: &rng)
+            for _ in 0..<flips {
+                let index = Int.random(in: 0..<bytes.count, using: &rng)
+                bytes[index] ^= 1 << UInt8.random(in: 0..<8, using: &rng)
+            }
+            check(Data(bytes), "iteration \(iteration), \(flips) flips, \(rng.describe)")
+        }
+    }
+
+    func testRandomStructuredPlistsWithWrongTypesAndGarbageGiveAnIdentityOrATypedError() throws {
+        var rng = SeededGenerator()
+        let keys = ["keychain-access-groups", "com.apple.security.application-groups", "application-identifier", "com.apple.developer.team-identifier", "unrelated"]
+        for iteration in 0..<3000 {
+            var plist: [String: Any] = [:]
+            for key in keys where Bool.random(using: &rng) {
+                plist[key] = randomValue(&rng, depth: 0)
+            }
+            let format: PropertyListSerialization.PropertyListFormat = Bool.random(using: &rng) ? .binary : .xml
+            let data = try PropertyListSerialization.data(fromPropertyList: plist, format: format, options: 0)
+            let teams: [String?] = [nil, "ABCDE12345", "ZZZZZ99999", "bad"]
+            let bundles: [String?] = [nil, "com.example.app", "com..bad"]
+            check(
+                data, teamID: teams.randomElement(using: &rng)!, bundleID: bundles.randomElement(using: &rng)!,
+                "iteration \(iteration), \(format == .binary ? "binary" : "XML"), \(rng.describe)")
+        }
+    }
+
+    func testRandomValidEntitlementsParseWithEveryVariableExpanded() throws {
+        var rng = SeededGenerator()
+        let words = ["com", "example", "shared", "widget", "a-b", "x1", "Group", "app"]
+        for iteration in 0..<500 {
+            let names = (0..<Int.random(in: 0...4, using: &rng)).map { _ in
+                (0..<Int.random(in: 1...3, using: &rng)).map { _ in words.randomElement(using: &rng)! }.joined(separator: ".")
+            }
+            let keychain = names.map { ["$(AppIdentifierPrefix)", "$(TeamIdentifierPrefix)", "ABCDE12345."].randomElement(using: &rng)! + $0 }
+            let groups = names.map { ["group.", "$(TeamIdentifierPrefix)"].randomElement(using: &rng)! + $0 }
+            let plist: [String: Any] = ["keychain-access-groups": keychain, "com.apple.security.application-groups": groups]
+            let format: PropertyListSerialization.PropertyListFormat = Bool.random(using: &rng) ? .binary : .xml
+            let data = try PropertyListSerialization.data(fromPropertyList: plist, format: format, options: 0)
+            let context = "iteration \(iteration), \(rng.describe)"
+
+            let identity = try Identity(entitlements: data, source: Self.source, teamID: "ABCDE12345", bundleID: "com.example.app")
+            let expand = { (raw: String) in
+                raw.replacingOccurrences(of: "$(AppIdentifierPrefix)", with: "ABCDE12345.")
+                    .replacingOccurrences(of: "$(TeamIdentifierPrefix)", with: "ABCDE12345.")
+            }
+            XCTAssertEqual(identity.keychainAccessGroups.map(\.rawValue), keychain.map(expand), context)
+            XCTAssertEqual(identity.applicationGroups.map(\.rawValue), groups.map(expand), context)
+        }
+    }
+
+    func testDeeplyNestedArraysGiveAnIdentityOrATypedError() {
+        let depth = 65_000
+        let body = String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+        check(IdentityFixtures.xmlPlist("<dict><key>keychain-access-groups</key>\(body)</dict>"), "XML arrays nested \(depth) deep")
+    }
+
+    func testDeeplyNestedBinaryArraysGiveAnIdentityOrATypedError() {
+        check(nestedBinaryArrays(depth: 100_000), "binary arrays nested 100000 deep")
+    }
+
+    func testBinaryArrayThatContainsItselfGivesAnIdentityOrATypedError() {
+        // One object, an array whose only element refers to itself: a cycle, not a tree.
+        check(nestedBinaryArrays(depth: 1, cyclic: true), "a binary array containing itself")
+    }
+
+    // MARK: Generators
+
+    /// A binary property list of `depth` arrays, each holding the next (the last is empty, or
+    /// refers back to the first when `cyclic`): written by hand, since the writer would refuse.
+    private func nestedBinaryArrays(depth: Int, cyclic: Bool = false) -> Data {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        func appendBigEndian(_ value: Int, size: Int) {
+            for shift in stride(from: (size - 1) * 8, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        }
+        for index in 0..<depth {
+            offsets.append(bytes.count)
+            if index == depth - 1 && !cyclic {
+                bytes.append(0xA0)
+            } else {
+                bytes.append(0xA1)
+                appendBigEndian(cyclic && index == depth - 1 ? 0 : index + 1, size: 4)
+            }
+        }
+        let tableOffset = bytes.count
+        for offset in offsets { appendBigEndian(offset, size: 4) }
+        bytes += [0, 0, 0, 0, 0, 0, 4, 4]
+        appendBigEndian(depth, size: 8)
+        appendBigEndian(0, size: 8)
+        appendBigEndian(tableOffset, size: 8)
+        return Data(bytes)
+    }
+
+    private func randomValue(_ rng: inout SeededGenerator, depth: Int) -> Any {
+        switch Int.random(in: 0..<(depth < 2 ? 9 : 6), using: &rng) {
+        case 0, 1, 2: return randomString(&rng)
+        case 3: return Int.random(in: -1000...1000, using: &rng)
+        case 4: return Bool.random(using: &rng)
+        case 5: return Data(rng.bytes(count: Int.random(in: 0...8, using: &rng)))
+        case 6, 7: return (0..<Int.random(in: 0...4, using: &rng)).map { _ in randomValue(&rng, depth: depth + 1) }
+        default: return ["nested": randomValue(&rng, depth: depth + 1)]
+        }
+    }
+
+    private func randomString(_ rng: inout SeededGenerator) -> String {
+        let pieces = [
+            "group.", "ABCDE12345.", "ZZZZZ99999.", "abcde12345.", "$(TeamIdentifierPrefix)", "$(AppIdentifierPrefix)",
+            "$(CFBundleIdentifier)", "${PRODUCT_BUNDLE_IDENTIFIER}", "$(DEVELOPMENT_TEAM)", "$(UNKNOWN)", "$(", "$", "com", "example",
+            ".", "..", "-", "shared", " ", "\u{1B}[2J", "\u{0}", "é", "🔑", "/", "../", String(repeating: "x", count: 130),
+        ]
+        return (0..<Int.random(in: 0...5, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+    }
+}
