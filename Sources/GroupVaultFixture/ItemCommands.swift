@@ -1,5 +1,87 @@
 import Foundation
 import Keyring
 
-/// Item commands for multi-process tests.
-let itemCommands: [String: FixtureCommand] = [:]
+/// Item commands for multi-process tests. Each builds its identity from its arguments
+/// (`--team`, `--group`) and takes its home from `GROUPVAULT_HOME`.
+///
+/// - `add-items --team T --group G --prefix P --count N [--service S]`: adds N generic
+///   passwords with accounts `P-0` ... `P-(N-1)` and secrets equal to their account.
+/// - `set-secret --team T --group G --service S --account A --value V --repeat R --times N`:
+///   N times, sets the item's secret to V repeated R times (one whole value per update).
+let itemCommands: [String: FixtureCommand] = [
+    "add-items": { arguments in runItemCommand(arguments, addItems) },
+    "set-secret": { arguments in runItemCommand(arguments, setSecret) },
+]
+
+/// Parsed `--name value` pairs; `nil` when malformed.
+private struct ItemCommandOptions {
+    var values: [String: String] = [:]
+
+    init?(_ arguments: [String]) {
+        guard arguments.count.isMultiple(of: 2) else { return nil }
+        for index in stride(from: 0, to: arguments.count, by: 2) {
+            guard arguments[index].hasPrefix("--") else { return nil }
+            values[String(arguments[index].dropFirst(2))] = arguments[index + 1]
+        }
+    }
+
+    func string(_ name: String) throws(ItemCommandUsage) -> String {
+        guard let value = values[name] else { throw ItemCommandUsage(message: "missing --\(name)") }
+        return value
+    }
+
+    func integer(_ name: String) throws(ItemCommandUsage) -> Int {
+        guard let value = Int(try string(name)), value >= 0 else { throw ItemCommandUsage(message: "--\(name) needs a non-negative integer") }
+        return value
+    }
+
+    /// The identity of a fixture app: its team and the one keychain access group it shares.
+    func keyring() throws(ItemCommandUsage) -> (Keyring, GroupIdentifier) {
+        let team = try string("team")
+        guard let group = GroupIdentifier(rawValue: try string("group")) else { throw ItemCommandUsage(message: "--group is not a valid group identifier") }
+        let identity = Identity(teamID: team, bundleID: "com.example.fixture", keychainAccessGroups: [group])
+        return (Keyring(identity: identity, home: KeyringHome.fromEnvironment()), group)
+    }
+}
+
+private struct ItemCommandUsage: Error {
+    var message: String
+}
+
+/// Exit statuses: 0 success, 1 a keyring error (printed), 64 bad arguments.
+private func runItemCommand(_ arguments: [String], _ body: (ItemCommandOptions) throws -> Void) -> Int32 {
+    guard let options = ItemCommandOptions(arguments) else {
+        FileHandle.standardError.write(Data("arguments must be --name value pairs\n".utf8))
+        return 64
+    }
+    do {
+        try body(options)
+        return 0
+    } catch let usage as ItemCommandUsage {
+        FileHandle.standardError.write(Data("\(usage.message)\n".utf8))
+        return 64
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        return 1
+    }
+}
+
+private func addItems(_ options: ItemCommandOptions) throws {
+    let (keyring, group) = try options.keyring()
+    let prefix = try options.string("prefix")
+    let service = options.values["service"] ?? "fixture"
+    for index in 0..<(try options.integer("count")) {
+        let account = "\(prefix)-\(index)"
+        try keyring.add(KeychainItem(service: service, account: account, accessGroup: group, secret: Data(account.utf8)))
+    }
+}
+
+private func setSecret(_ options: ItemCommandOptions) throws {
+    let (keyring, group) = try options.keyring()
+    let query = ItemQuery(service: try options.string("service"), account: try options.string("account"), accessGroup: group)
+    var changes = ItemChanges()
+    changes.secret = Data(String(repeating: try options.string("value"), count: try options.integer("repeat")).utf8)
+    for _ in 0..<(try options.integer("times")) {
+        try keyring.update(matching: query, with: changes)
+    }
+}

@@ -1,32 +1,289 @@
 import Foundation
+import SealedStorage
 
-// STUB: owned by the items helper, who replaces this file.
+/// Password items with Apple's semantics (SECITEM-REFERENCE.md): primary keys, default and
+/// searched access groups, matching, lock state, user presence, limits.
+///
+/// The lock-state rule is uniform: an operation fails with
+/// ``KeyringStatus/interactionNotAllowed`` if *any* item it matches (reads, returns, changes or
+/// deletes), or any item it would create or give a new accessibility class, has a class that
+/// ``Accessibility/permitsAccess(in:)`` refuses in the current ``DeviceLockState``. The check
+/// covers every match, not only those a match limit returns, so the outcome never depends on
+/// which item happens to come first; and a failed check changes nothing.
 extension Keyring {
-    /// Adds `item`; fills in its access group (the default when `nil`), dates and persistent reference.
+    /// Adds `item` and returns it as stored: its access group filled in (the identity's
+    /// default when `nil`), both dates set to now, and a new persistent reference.
+    ///
+    /// ```swift
+    /// try keyring.add(KeychainItem(service: "api", account: "me", secret: Data(token.utf8)))
+    /// ```
+    ///
+    /// - Throws: ``KeyringStatus/duplicateItem`` if an item with the same primary key exists;
+    ///   ``KeyringStatus/missingEntitlement`` for a group the identity does not have (or when it
+    ///   has none); ``KeyringStatus/dataTooLarge`` / ``KeyringStatus/invalidParameter`` beyond
+    ///   the limits; ``KeyringStatus/interactionNotAllowed`` if the item's accessibility class
+    ///   is not usable in the current lock state; ``KeyringStatus/decode`` if the group's items
+    ///   file is corrupted (it is left as it is).
     @discardableResult
     public func add(_ item: KeychainItem) throws(KeyringError) -> KeychainItem {
-        throw KeyringError(.unimplemented, "add is not implemented yet")
+        let operation = "add \(item.itemClass.noun)"
+        try ItemLimits.check(item, operation: operation)
+        let group = try accessGroupForAdding(item.accessGroup, operation: operation)
+        try requireAccess(to: [item.accessibility], in: try home.lockState(), operation: operation)
+
+        var stored = item
+        stored.accessGroup = group
+        let now = Self.currentTime()
+        stored.creationDate = now
+        stored.modificationDate = now
+        stored.persistentReference = Data(SecureRandom.bytes(count: 16))
+        let key = stored.primaryKey
+        try ItemStore(home: home).withLockedGroups([group]) { (contents: inout [GroupIdentifier: [KeychainItem]]) throws(KeyringError) in
+            let existing = contents[group] ?? []
+            guard !existing.contains(where: { $0.primaryKey == key }) else {
+                throw KeyringError(.duplicateItem, "\(operation): an item with the same primary key exists (\(key)); update it, or delete it first")
+            }
+            contents[group] = existing + [stored]
+        }
+        return stored
     }
 
-    /// Every item matching `query` (up to `limit`), `[]` when none.
+    /// Every item matching `query`, at most `limit`, in the identity's access-group order and
+    /// then in the order they were added; `[]` when none.
+    ///
+    /// Without an access group in the query every group of the identity is searched. With
+    /// `includingSecrets: false` the returned items have an empty ``KeychainItem/secret`` and
+    /// no user-presence prompt is shown; otherwise returning an item protected by
+    /// ``AccessControlFlags/requiresUserPresence`` asks ``UserPresence`` once per call.
+    ///
+    /// - Throws: ``KeyringStatus/missingEntitlement`` for a group the identity does not have;
+    ///   ``KeyringStatus/interactionNotAllowed`` if a match is not usable in the current lock
+    ///   state; ``KeyringStatus/userCanceled`` / ``KeyringStatus/authenticationFailed`` when
+    ///   the prompt is refused; ``KeyringStatus/invalidParameter`` for a count limit below 1;
+    ///   ``KeyringStatus/decode`` if a searched group's items file is corrupted.
     public func items(matching query: ItemQuery, limit: MatchLimit = .all, includingSecrets: Bool = true) throws(KeyringError) -> [KeychainItem] {
-        throw KeyringError(.unimplemented, "items(matching:) is not implemented yet")
+        let operation = "search \(query.itemClass.noun)s"
+        let maximum = try Self.maximumCount(limit, operation: operation)
+        let store = ItemStore(home: home)
+        var matches: [KeychainItem] = []
+        for group in try searchScope(for: query, operation: operation) {
+            matches += try store.items(in: group).filter(query.matches)
+        }
+        guard !matches.isEmpty else { return [] }
+        try requireAccess(to: matches.map(\.accessibility), in: try home.lockState(), operation: operation)
+        let selected = Array(matches.prefix(maximum))
+        guard includingSecrets else {
+            return selected.map { item in
+                var attributesOnly = item
+                attributesOnly.secret = Data()
+                return attributesOnly
+            }
+        }
+        if let protected = selected.first(where: \.accessControl.requiresUserPresence) {
+            try UserPresence.demand(for: "read the secret of \(protected.primaryKey)")
+        }
+        return selected
     }
 
-    /// The first item matching `query`; ``KeyringStatus/itemNotFound`` when none.
+    /// The first item matching `query`, with its secret.
+    ///
+    /// ```swift
+    /// let token = try keyring.item(matching: ItemQuery(service: "api", account: "me")).secret
+    /// ```
+    ///
+    /// - Throws: ``KeyringStatus/itemNotFound`` when nothing matches (the reason says what was
+    ///   searched for, and where), and everything ``items(matching:limit:includingSecrets:)`` throws.
     public func item(matching query: ItemQuery) throws(KeyringError) -> KeychainItem {
-        throw KeyringError(.unimplemented, "item(matching:) is not implemented yet")
+        guard let first = try items(matching: query, limit: .one).first else {
+            let scope = try searchScope(for: query, operation: "search \(query.itemClass.noun)s")
+            throw KeyringError(.itemNotFound, "nothing matched: searched for \(query.summary(searching: scope))")
+        }
+        return first
     }
 
-    /// Applies `changes` to every match; returns how many; ``KeyringStatus/itemNotFound`` when none.
+    /// Applies `changes` to every item matching `query` and returns how many changed.
+    ///
+    /// All matches change together or none does: every group involved is locked for the whole
+    /// operation. ``KeychainItem/modificationDate`` moves forward (strictly, even if the clock
+    /// did not); ``KeychainItem/creationDate`` and the persistent reference never change.
+    /// Setting ``ItemChanges/accessGroup`` moves the items: the target group is written first
+    /// and the source second, so a crash in between leaves a duplicate, never a loss.
+    ///
+    /// - Throws: ``KeyringStatus/itemNotFound`` when nothing matches;
+    ///   ``KeyringStatus/duplicateItem`` if the changes would make two items share a primary
+    ///   key (nothing is written); ``KeyringStatus/invalidParameter`` if `changes` sets
+    ///   nothing; ``KeyringStatus/missingEntitlement`` for a group (searched or target) the
+    ///   identity does not have; the limits and lock-state errors of ``add(_:)``.
     @discardableResult
     public func update(matching query: ItemQuery, with changes: ItemChanges) throws(KeyringError) -> Int {
-        throw KeyringError(.unimplemented, "update is not implemented yet")
+        let operation = "update \(query.itemClass.noun)s"
+        guard changes != ItemChanges() else {
+            throw KeyringError(.invalidParameter, "\(operation): the changes set nothing; set at least one property of ItemChanges")
+        }
+        try ItemLimits.check(changes, operation: operation)
+        let scope = try searchScope(for: query, operation: operation)
+        let target = changes.accessGroup
+        if let target, !identity.isEntitled(toAccessGroup: target) {
+            throw identity.missingEntitlement(for: target, operation: "move \(query.itemClass.noun)s")
+        }
+        // The target goes last: it is locked innermost and therefore written first.
+        let lockOrder = scope.filter { $0 != target } + (target.map { [$0] } ?? [])
+        return try ItemStore(home: home).withLockedGroups(lockOrder) { (contents: inout [GroupIdentifier: [KeychainItem]]) throws(KeyringError) -> Int in
+            let matches = scope.flatMap { (contents[$0] ?? []).filter(query.matches) }
+            guard !matches.isEmpty else {
+                throw KeyringError(.itemNotFound, "\(operation): nothing matched: searched for \(query.summary(searching: scope))")
+            }
+            let state = try home.lockState()
+            try requireAccess(to: matches.map(\.accessibility), in: state, operation: operation)
+            if let newClass = changes.accessibility { try requireAccess(to: [newClass], in: state, operation: operation) }
+
+            let now = Self.currentTime()
+            var next = contents
+            var moved: [KeychainItem] = []
+            for group in scope {
+                var kept: [KeychainItem] = []
+                for item in contents[group] ?? [] {
+                    guard query.matches(item) else {
+                        kept.append(item)
+                        continue
+                    }
+                    let changed = item.applying(changes, at: now)
+                    if changed.accessGroup == group { kept.append(changed) } else { moved.append(changed) }
+                }
+                next[group] = kept
+            }
+            if let target { next[target, default: []] += moved }
+            try Self.requireUniqueKeys(in: next, operation: operation)
+            contents = next
+            return matches.count
+        }
     }
 
-    /// Deletes every match; returns how many; ``KeyringStatus/itemNotFound`` when none.
+    /// Deletes every item matching `query` and returns how many were deleted.
+    ///
+    /// All matches go in one step or none does (every searched group is locked throughout).
+    ///
+    /// - Throws: ``KeyringStatus/itemNotFound`` when nothing matches;
+    ///   ``KeyringStatus/interactionNotAllowed`` if a match is not usable in the current lock
+    ///   state (nothing is deleted); ``KeyringStatus/missingEntitlement`` for a group the
+    ///   identity does not have; ``KeyringStatus/decode`` for a corrupted items file.
     @discardableResult
     public func delete(matching query: ItemQuery) throws(KeyringError) -> Int {
-        throw KeyringError(.unimplemented, "delete is not implemented yet")
+        let operation = "delete \(query.itemClass.noun)s"
+        let scope = try searchScope(for: query, operation: operation)
+        return try ItemStore(home: home).withLockedGroups(scope) { (contents: inout [GroupIdentifier: [KeychainItem]]) throws(KeyringError) -> Int in
+            let matches = scope.flatMap { (contents[$0] ?? []).filter(query.matches) }
+            guard !matches.isEmpty else {
+                throw KeyringError(.itemNotFound, "\(operation): nothing matched: searched for \(query.summary(searching: scope))")
+            }
+            try requireAccess(to: matches.map(\.accessibility), in: try home.lockState(), operation: operation)
+            for group in scope {
+                contents[group] = (contents[group] ?? []).filter { !query.matches($0) }
+            }
+            return matches.count
+        }
+    }
+
+    // MARK: Rules shared by the operations
+
+    /// The group a new item goes to: the one it names (if entitled) or the default group.
+    private func accessGroupForAdding(_ requested: GroupIdentifier?, operation: String) throws(KeyringError) -> GroupIdentifier {
+        if let requested {
+            guard identity.isEntitled(toAccessGroup: requested) else {
+                throw identity.missingEntitlement(for: requested, operation: operation)
+            }
+            return requested
+        }
+        guard let group = identity.defaultAccessGroup else { throw noAccessGroups(operation: operation) }
+        return group
+    }
+
+    /// The groups a query searches: the one it names (if entitled), else all of the identity's.
+    func searchScope(for query: ItemQuery, operation: String) throws(KeyringError) -> [GroupIdentifier] {
+        if let group = query.accessGroup {
+            guard identity.isEntitled(toAccessGroup: group) else {
+                throw identity.missingEntitlement(for: group, operation: operation)
+            }
+            return [group]
+        }
+        let groups = identity.accessGroups
+        guard !groups.isEmpty else { throw noAccessGroups(operation: operation) }
+        return groups
+    }
+
+    private func noAccessGroups(operation: String) -> KeyringError {
+        KeyringError(.missingEntitlement, "\(operation): \(identity) has no keychain access group; declare keychain-access-groups, a team and bundle id (the application identifier), or application groups")
+    }
+
+    /// The uniform lock-state rule (see the top of this file).
+    private func requireAccess(to classes: [Accessibility], in state: DeviceLockState, operation: String) throws(KeyringError) {
+        guard let refused = classes.first(where: { !$0.permitsAccess(in: state) }) else { return }
+        let usable = DeviceLockState.allCases.filter(refused.permitsAccess(in:)).map(\.rawValue)
+        throw KeyringError(.interactionNotAllowed, "\(operation): the device lock state is \(state), and an item's accessibility \(refused) (\(refused.rawValue)) allows access only when \(usable.joined(separator: " or ")); use afterFirstUnlock (ck) for items needed while locked, or unlock with KeyringHome.setLockState(.unlocked)")
+    }
+
+    private static func requireUniqueKeys(in contents: [GroupIdentifier: [KeychainItem]], operation: String) throws(KeyringError) {
+        var keys = Set<ItemPrimaryKey>()
+        for items in contents.values {
+            for item in items where !keys.insert(item.primaryKey).inserted {
+                throw KeyringError(.duplicateItem, "\(operation): the changes would give two items the same primary key (\(item.primaryKey)); nothing was changed")
+            }
+        }
+    }
+
+    private static func maximumCount(_ limit: MatchLimit, operation: String) throws(KeyringError) -> Int {
+        switch limit {
+        case .one: return 1
+        case .all: return .max
+        case .count(let count):
+            guard count >= 1 else { throw KeyringError(.invalidParameter, "\(operation): match limit \(count) is below 1") }
+            return count
+        }
+    }
+
+    /// Now, as a value that survives the storage round trip exactly.
+    ///
+    /// Files store dates as seconds since 1970 while `Date` holds seconds since 2001; converting
+    /// an arbitrary `Date` there and back can change its last bit, and then an item read back
+    /// would not equal the item `add` returned. A date built from seconds since 1970 converts
+    /// back exactly (for present-day dates the subtraction is exact).
+    static func currentTime() -> Date {
+        Date(timeIntervalSince1970: Date().timeIntervalSince1970)
+    }
+}
+
+extension ItemClass {
+    /// "generic password" or "internet password", for messages.
+    var noun: String { self == .genericPassword ? "generic password" : "internet password" }
+}
+
+extension KeychainItem {
+    /// This item with `changes` applied and its modification date moved to `now`, or just
+    /// past the previous one if the clock has not advanced, so a change is always visible.
+    func applying(_ changes: ItemChanges, at now: Date) -> KeychainItem {
+        var item = self
+        if let value = changes.service { item.service = value }
+        if let value = changes.account { item.account = value }
+        if let value = changes.accessGroup { item.accessGroup = value }
+        if let value = changes.label { item.label = value }
+        if let value = changes.itemDescription { item.itemDescription = value }
+        if let value = changes.comment { item.comment = value }
+        if let value = changes.generic { item.generic = value }
+        if let value = changes.isSynchronizable { item.isSynchronizable = value }
+        if let value = changes.accessibility { item.accessibility = value }
+        if let value = changes.accessControl { item.accessControl = value }
+        if let value = changes.server { item.server = value }
+        if let value = changes.protocol { item.protocol = value }
+        if let value = changes.port { item.port = value }
+        if let value = changes.path { item.path = value }
+        if let value = changes.authenticationType { item.authenticationType = value }
+        if let value = changes.securityDomain { item.securityDomain = value }
+        if let value = changes.secret { item.secret = value }
+        if let previous = modificationDate, now <= previous {
+            item.modificationDate = Date(timeIntervalSince1970: previous.timeIntervalSince1970 + 0.001)
+        } else {
+            item.modificationDate = now
+        }
+        return item
     }
 }

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Apple's matching rules for one stored item against a query (see SECITEM-REFERENCE.md).
+///
+/// - Every attribute the query gives must match; absent ones match anything.
+/// - Strings match byte for byte, or without regard to case when ``ItemQuery/caseInsensitive``
+///   is set (`kSecMatchCaseInsensitive`). An absent attribute equals `""` (and an absent port
+///   `0`), because the device stores absent attributes as empty values.
+/// - Synchronizable: ``ItemQuery/Synchronizable/no`` (the default, as when the key is absent)
+///   matches only items that do not synchronize, `.yes` only those that do, `.any` both.
+/// - A persistent reference selects exactly the item it was issued for.
+/// - The access group is not checked here: the caller only searches groups the query allows.
+extension ItemQuery {
+    /// Whether `item` satisfies every attribute this query gives.
+    func matches(_ item: KeychainItem) -> Bool {
+        guard item.itemClass == itemClass else { return false }
+        if let accessGroup, item.accessGroup != accessGroup { return false }
+        switch synchronizable {
+        case .no where item.isSynchronizable, .yes where !item.isSynchronizable: return false
+        default: break
+        }
+        if let accessibility, item.accessibility != accessibility { return false }
+        if let persistentReference, item.persistentReference != persistentReference { return false }
+        if let port, (item.port ?? 0) != port { return false }
+        if let generic, (item.generic ?? Data()) != generic { return false }
+        let strings: [(wanted: String?, stored: String?)] = [
+            (service, item.service), (account, item.account), (label, item.label),
+            (itemDescription, item.itemDescription), (comment, item.comment), (server, item.server),
+            (self.protocol, item.protocol), (path, item.path), (authenticationType, item.authenticationType),
+            (securityDomain, item.securityDomain),
+        ]
+        return strings.allSatisfy { pair in
+            guard let wanted = pair.wanted else { return true }
+            return stringsMatch(wanted, pair.stored ?? "")
+        }
+    }
+
+    private func stringsMatch(_ wanted: String, _ stored: String) -> Bool {
+        if caseInsensitive {
+            return wanted.compare(stored, options: [.caseInsensitive, .literal]) == .orderedSame
+        }
+        return wanted.utf8.elementsEqual(stored.utf8)
+    }
+
+    /// What this query searches for, for "not found" messages: the attributes it gives
+    /// (never a secret; binary attributes by size only) and the groups searched.
+    func summary(searching groups: [GroupIdentifier]) -> String {
+        var parts: [String] = []
+        let quoted: [(String, String?)] = [
+            ("service", service), ("account", account), ("label", label), ("description", itemDescription),
+            ("comment", comment), ("server", server), ("protocol", self.protocol), ("path", path),
+            ("authentication type", authenticationType), ("security domain", securityDomain),
+        ]
+        for (name, value) in quoted {
+            if let value { parts.append("\(name) \"\(GroupIdentifier.printable(value))\"") }
+        }
+        if let port { parts.append("port \(port)") }
+        if let generic { parts.append("generic data (\(generic.count) bytes)") }
+        if let accessibility { parts.append("accessibility \(accessibility.rawValue) (\(accessibility))") }
+        if let persistentReference { parts.append("persistent reference (\(persistentReference.count) bytes)") }
+        switch synchronizable {
+        case .no: parts.append("not synchronizable")
+        case .yes: parts.append("synchronizable")
+        case .any: break
+        }
+        if caseInsensitive { parts.append("case-insensitive") }
+        let what = itemClass == .genericPassword ? "generic password" : "internet password"
+        let groupList = groups.map(\.rawValue).joined(separator: ", ")
+        return "\(what) with \(parts.joined(separator: ", ")) in access group\(groups.count == 1 ? "" : "s") [\(groupList)]"
+    }
+}

@@ -1,1 +1,0 @@
-// KeyringTestSupport: owned by the SecItem helper.

@@ -1,0 +1,88 @@
+import Foundation
+import GroupVaultTestKit
+import Keyring
+import XCTest
+
+/// A home that cannot be written or is not what it should be gives a clear error, not a crash.
+///
+/// CI runs as root, where mode bits do not stop writes, so these tests make paths unusable
+/// by their *type*: a regular file where a directory must be, a directory where a file must
+/// be, a symbolic link.
+final class UnwritableHomeTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory(prefix: "groupvault-unwritable")
+    }
+
+    override func tearDown() {
+        directory.remove()
+    }
+
+    private func keyring(root: URL) -> Keyring {
+        Keyring(identity: ItemTestHome.identity, home: KeyringHome(root: root))
+    }
+
+    private func regularFile(named name: String) throws -> URL {
+        let file = directory.url.appendingPathComponent(name)
+        try Data("not a directory".utf8).write(to: file)
+        return file
+    }
+
+    private func assertClearError(_ status: KeyringStatus, naming path: String, _ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try body(), file: file, line: line) { error in
+            guard let error = error as? KeyringError else { return XCTFail("not a KeyringError: \(error)", file: file, line: line) }
+            XCTAssertEqual(error.status, status, error.reason, file: file, line: line)
+            XCTAssertTrue(error.reason.contains(path), "reason does not name \(path): \(error.reason)", file: file, line: line)
+        }
+    }
+
+    func testAddToAHomeBeneathARegularFileIsAClearError() throws {
+        let root = try regularFile(named: "plain").appendingPathComponent("home")
+        assertClearError(.ioError, naming: root.path) {
+            try keyring(root: root).add(KeychainItem(service: "api", secret: Data("s".utf8)))
+        }
+    }
+
+    func testSearchingAHomeBeneathARegularFileIsAClearError() throws {
+        let root = try regularFile(named: "plain").appendingPathComponent("home")
+        assertClearError(.ioError, naming: "plain/home") {
+            _ = try keyring(root: root).items(matching: ItemQuery(service: "api"))
+        }
+    }
+
+    func testAKeychainsPathThatIsARegularFileIsAClearError() throws {
+        let root = directory.url.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try Data().write(to: root.appendingPathComponent("Keychains"))
+        // The first file reached below it (the device lock state) reports ENOTDIR.
+        assertClearError(.ioError, naming: "Keychains") {
+            try keyring(root: root).add(KeychainItem(service: "api", secret: Data("s".utf8)))
+        }
+    }
+
+    func testAGroupDirectoryThatIsASymbolicLinkIsNotAvailable() throws {
+        let home = try ItemTestHome()
+        defer { home.remove() }
+        try home.keyring().add(KeychainItem(service: "api", accessGroup: ItemTestHome.shared, secret: Data("s".utf8)))
+        let elsewhere = directory.url.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let link = home.itemsFile(ItemTestHome.appGroup).deletingLastPathComponent()
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: elsewhere)
+        assertClearError(.notAvailable, naming: ItemTestHome.appGroup.rawValue) {
+            try home.keyring().add(KeychainItem(service: "api", accessGroup: ItemTestHome.appGroup, secret: Data("s".utf8)))
+        }
+    }
+
+    func testAnItemsFileThatIsADirectoryIsNotAvailable() throws {
+        let home = try ItemTestHome()
+        defer { home.remove() }
+        try home.keyring().add(KeychainItem(service: "api", secret: Data("s".utf8)))
+        let file = home.itemsFile(ItemTestHome.shared)
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
+        assertClearError(.notAvailable, naming: "items.sealed") {
+            _ = try home.keyring().items(matching: ItemQuery(service: "api"))
+        }
+    }
+}
