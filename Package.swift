@@ -104,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecItemTests",
-            dependencies: ["Keyring", "KeyringTestSupport", "GroupVaultTestKit", "GroupVaultFixture"]
+            dependencies: ["Keyring", "KeyringTestSupport", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
         ),
         .testTarget(
             name: "vaultcliTests",
