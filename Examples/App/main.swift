@@ -11,6 +11,11 @@ import ExampleAuthState
 // Identity and storage come from GROUPVAULT_ENTITLEMENTS, GROUPVAULT_TEAM_ID,
 // GROUPVAULT_BUNDLE_ID and GROUPVAULT_HOME, as for any GroupVault process.
 
+/// Writes a line unbuffered, so whoever watches this process (the demo script) sees it at once.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("app: \(message)\n".utf8))
     exit(1)
@@ -40,11 +45,11 @@ do {
                               tokenExpiry: Date().addingTimeInterval(3600),
                               tokenFingerprint: token.prefix(4).map { String(format: "%02x", $0) }.joined())
         let header = try vault.write(state, as: AuthState.recordName, expiresAt: Date().addingTimeInterval(3600))
-        print("app: \(action) as \(name) -> sealed \(AuthState.recordName) #\(header.sequence) with key #\(header.keyID)")
+        say("app: \(action) as \(name) -> sealed \(AuthState.recordName) #\(header.sequence) with key #\(header.keyID)")
     case "sign-out":
         _ = try? keyring.delete(matching: tokenItem)
         let header = try vault.write(AuthState(isAuthenticated: false), as: AuthState.recordName)
-        print("app: signed out -> sealed \(AuthState.recordName) #\(header.sequence)")
+        say("app: signed out -> sealed \(AuthState.recordName) #\(header.sequence)")
     default:
         fail("unknown action \(action)")
     }

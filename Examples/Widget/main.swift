@@ -9,15 +9,20 @@ import ExampleAuthState
 //
 //   ExampleWidget [--changes N]      exit after N changes (default: run until killed)
 
+/// Writes a line unbuffered, so whoever watches this process (the demo script) sees it at once.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func render(_ vault: Vault) {
     var refusal: VaultError?
     let state = vault.readIfValid(AuthState.self, name: AuthState.recordName) { refusal = $0 }
     if let state, state.isAuthenticated, let name = state.displayName {
-        print("widget: Hello, \(name)")
+        say("widget: Hello, \(name)")
     } else if let refusal, refusal.code != .notFound {
-        print("widget: Sign in (refused the shared state: \(refusal.code))")
+        say("widget: Sign in (refused the shared state: \(refusal.code))")
     } else {
-        print("widget: Sign in")
+        say("widget: Sign in")
     }
 }
 
@@ -33,7 +38,7 @@ do {
     let vault = try Vault(keyring: keyring, group: group)
     let changes = try vault.changes(to: AuthState.recordName)
     render(vault)
-    print("widget: ready")
+    say("widget: ready")
     var seen = 0
     for await _ in changes {
         render(vault)
