@@ -8,9 +8,13 @@ import Keyring
 ///   passwords with accounts `P-0` ... `P-(N-1)` and secrets equal to their account.
 /// - `set-secret --team T --group G --service S --account A --value V --repeat R --times N`:
 ///   N times, sets the item's secret to V repeated R times (one whole value per update).
+/// - `move-items --team T --group G --target G2 --service S`: moves the items of service S
+///   from G to G2 (the identity has both groups); with `GROUPVAULT_FAULT` it can be killed
+///   at any storage step of the move.
 let itemCommands: [String: FixtureCommand] = [
     "add-items": { arguments in runItemCommand(arguments, addItems) },
     "set-secret": { arguments in runItemCommand(arguments, setSecret) },
+    "move-items": { arguments in runItemCommand(arguments, moveItems) },
 ]
 
 /// Parsed `--name value` pairs; `nil` when malformed.
@@ -35,11 +39,17 @@ private struct ItemCommandOptions {
         return value
     }
 
-    /// The identity of a fixture app: its team and the one keychain access group it shares.
+    func group(_ name: String) throws(ItemCommandUsage) -> GroupIdentifier {
+        guard let group = GroupIdentifier(rawValue: try string(name)) else { throw ItemCommandUsage(message: "--\(name) is not a valid group identifier") }
+        return group
+    }
+
+    /// The identity of a fixture app: its team and the keychain access groups it shares
+    /// (`--group`, and `--target` when given).
     func keyring() throws(ItemCommandUsage) -> (Keyring, GroupIdentifier) {
-        let team = try string("team")
-        guard let group = GroupIdentifier(rawValue: try string("group")) else { throw ItemCommandUsage(message: "--group is not a valid group identifier") }
-        let identity = Identity(teamID: team, bundleID: "com.example.fixture", keychainAccessGroups: [group])
+        let group = try group("group")
+        let groups = values["target"] == nil ? [group] : [group, try self.group("target")]
+        let identity = Identity(teamID: try string("team"), bundleID: "com.example.fixture", keychainAccessGroups: groups)
         return (Keyring(identity: identity, home: KeyringHome.fromEnvironment()), group)
     }
 }
@@ -84,4 +94,11 @@ private func setSecret(_ options: ItemCommandOptions) throws {
     for _ in 0..<(try options.integer("times")) {
         try keyring.update(matching: query, with: changes)
     }
+}
+
+private func moveItems(_ options: ItemCommandOptions) throws {
+    let (keyring, group) = try options.keyring()
+    var changes = ItemChanges()
+    changes.accessGroup = try options.group("target")
+    try keyring.update(matching: ItemQuery(service: try options.string("service"), accessGroup: group), with: changes)
 }

@@ -66,6 +66,7 @@ extension ItemQuery {
         if caseInsensitive { parts.append("case-insensitive") }
         let what = itemClass == .genericPassword ? "generic password" : "internet password"
         let groupList = groups.map(\.rawValue).joined(separator: ", ")
-        return "\(what) with \(parts.joined(separator: ", ")) in access group\(groups.count == 1 ? "" : "s") [\(groupList)]"
+        let attributes = parts.isEmpty ? "any \(what)" : "\(what) with \(parts.joined(separator: ", "))"
+        return "\(attributes) in access group\(groups.count == 1 ? "" : "s") [\(groupList)]"
     }
 }

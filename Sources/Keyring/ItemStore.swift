@@ -35,7 +35,7 @@ struct ItemStore: Sendable {
     func items(in group: GroupIdentifier) throws(KeyringError) -> [KeychainItem] {
         let document = document(group)
         guard let stored = try document.read() else { return [] }
-        return try Self.validated(stored, group: group, path: document.path).items
+        return try Self.validated(stored, in: document).items
     }
 
     /// Runs `body` with the items of every group in `groups` while holding all their locks,
@@ -82,7 +82,7 @@ struct ItemStore: Sendable {
         guard let group = groups.first else { return try body(&contents) }
         let document = document(group)
         return try document.update { (stored: inout StoredItems?) throws(KeyringError) -> Result in
-            let before = try stored.map { stored throws(KeyringError) in try Self.validated(stored, group: group, path: document.path) }
+            let before = try stored.map { stored throws(KeyringError) in try Self.validated(stored, in: document) }
             contents[group] = before?.items ?? []
             let result = try nest(groups.dropFirst(), &contents, body)
             let after = contents[group] ?? []
@@ -97,9 +97,11 @@ struct ItemStore: Sendable {
     /// Authenticated content is still checked for consistency, so a bug in an older writer (or
     /// a file sealed for the same group by hand) cannot make two items share a key or an item
     /// claim another group.
-    private static func validated(_ stored: StoredItems, group: GroupIdentifier, path: FilePath) throws(KeyringError) -> StoredItems {
+    private static func validated(_ stored: StoredItems, in document: SealedDocument<StoredItems>) throws(KeyringError) -> StoredItems {
+        let group = document.group
         func refuse(_ detail: String) -> KeyringError {
-            KeyringError(.decode, "items file \(path) \(detail); it was not used and will not be overwritten: restore it from a backup or delete it to start over")
+            // The path only when refusing: building it costs more than the checks themselves.
+            KeyringError(.decode, "items file \(document.path) \(detail); it was not used and will not be overwritten: restore it from a backup or delete it to start over")
         }
         guard stored.version == StoredItems.currentVersion else {
             throw refuse("has item layout version \(stored.version); this GroupVault reads version \(StoredItems.currentVersion)")

@@ -108,6 +108,7 @@ extension Keyring {
     /// did not); ``KeychainItem/creationDate`` and the persistent reference never change.
     /// Setting ``ItemChanges/accessGroup`` moves the items: the target group is written first
     /// and the source second, so a crash in between leaves a duplicate, never a loss.
+    /// Changing an item protected by user presence does not prompt: only returning its secret does.
     ///
     /// - Throws: ``KeyringStatus/itemNotFound`` when nothing matches;
     ///   ``KeyringStatus/duplicateItem`` if the changes would make two items share a primary

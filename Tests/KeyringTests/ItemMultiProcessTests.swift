@@ -56,4 +56,42 @@ final class ItemMultiProcessTests: XCTestCase {
         XCTAssertTrue(wholeValues.contains(final.secret), "final secret (\(final.secret.count) bytes) is not one writer's whole value")
         XCTAssertEqual(try keyring.items(matching: ItemQuery(service: "shared", accessGroup: group)).count, 1)
     }
+
+    // MARK: A writer killed in the middle of a move
+
+    private func moveKilled(at point: String, afterPassing passes: Int) throws -> (status: Int32, errors: String) {
+        let arguments = ["move-items"] + identityArguments + ["--target", ItemTestHome.appGroup.rawValue, "--service", "moving"]
+        var environment = environment
+        environment["GROUPVAULT_FAULT"] = "\(point):terminate:\(passes)"
+        let result = try FixtureProcess.run(arguments, environment: environment)
+        return (result.status, result.errors)
+    }
+
+    func testAWriterKilledBetweenTheTwoWritesOfAMoveLeavesADuplicateNotALoss() throws {
+        let keyring = home.keyring()
+        try keyring.add(KeychainItem(service: "moving", account: "me", accessGroup: group, secret: Data("whole".utf8)))
+        // The first temporary file written is the target's; the process dies writing the source's.
+        let child = try moveKilled(at: "write-temporary", afterPassing: 1)
+        XCTAssertEqual(child.status, 137, child.errors)
+
+        let copies = try keyring.items(matching: ItemQuery(service: "moving"))
+        XCTAssertEqual(copies.map(\.accessGroup), [group, ItemTestHome.appGroup])
+        XCTAssertEqual(copies.map(\.secret), [Data("whole".utf8), Data("whole".utf8)])
+    }
+
+    func testAWriterKilledAtAnyStepOfAMoveNeverLosesTheItem() throws {
+        let keyring = home.keyring()
+        for point in ["create-temporary", "write-temporary", "sync-temporary", "rename", "sync-directory"] {
+            for passes in 0...1 {
+                _ = try? keyring.delete(matching: ItemQuery(service: "moving"))
+                try keyring.add(KeychainItem(service: "moving", account: "me", accessGroup: group, secret: Data("whole".utf8)))
+                let child = try moveKilled(at: point, afterPassing: passes)
+                XCTAssertEqual(child.status, 137, "killed at \(point) after \(passes): \(child.errors)")
+
+                let copies = try keyring.items(matching: ItemQuery(service: "moving"))
+                XCTAssertFalse(copies.isEmpty, "the item was lost when the mover was killed at \(point) after \(passes)")
+                XCTAssertTrue(copies.allSatisfy { $0.secret == Data("whole".utf8) }, "killed at \(point) after \(passes)")
+            }
+        }
+    }
 }
