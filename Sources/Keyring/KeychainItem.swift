@@ -12,6 +12,9 @@ public enum ItemClass: String, Sendable, Hashable, Codable, CaseIterable {
 /// A password item: its attributes and its secret.
 ///
 /// The secret is never printed: `description`, `debugDescription` and `dump` show its size only.
+///
+/// Stored items are this type's synthesized `Codable` form: a field added later must be optional
+/// (or decode with a default), or every existing items file would read as ``KeyringStatus/decode``.
 public struct KeychainItem: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The largest secret accepted, in bytes (``KeyringStatus/dataTooLarge`` above it).
     public static let maximumSecretSize = 128 * 1024

@@ -17,10 +17,23 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// Who besides the owner may use the files.
     public let sharing: StorageSharing
 
+    // The fixed paths, computed once: every operation uses several of them, and building a
+    // FilePath is not free (swift-system checks its invariants on every append in debug builds).
+    package let rootPath: FilePath
+    package let keychainsDirectory: FilePath
+    package let containersDirectory: FilePath
+    package let masterKeyPath: FilePath
+    package let lockStatePath: FilePath
+
     /// A home rooted at `root`. Nothing is created until first use.
     public init(root: URL, sharing: StorageSharing = .ownerOnly) {
         self.root = root.standardizedFileURL
         self.sharing = sharing
+        rootPath = FilePath(self.root.path)
+        keychainsDirectory = rootPath.appending("Keychains")
+        containersDirectory = rootPath.appending("Group Containers")
+        masterKeyPath = keychainsDirectory.appending("master.key")
+        lockStatePath = keychainsDirectory.appending("device-lock-state")
     }
 
     /// The home named by the environment: `GROUPVAULT_HOME`, else `$XDG_DATA_HOME/groupvault`,
@@ -45,11 +58,6 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Paths
 
-    package var rootPath: FilePath { FilePath(root.path) }
-    package var keychainsDirectory: FilePath { rootPath.appending("Keychains") }
-    package var containersDirectory: FilePath { rootPath.appending("Group Containers") }
-    package var masterKeyPath: FilePath { keychainsDirectory.appending("master.key") }
-    package var lockStatePath: FilePath { keychainsDirectory.appending("device-lock-state") }
 
     /// The directory holding the sealed files of one access group.
     package func keychainDirectory(for group: GroupIdentifier) -> FilePath {

@@ -31,14 +31,19 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
     /// What the document holds, e.g. `items` or `keyset`; also its file name stem.
     package let kind: String
 
+    /// The sealed file.
+    package let path: FilePath
+    /// Its lock file, which is never renamed.
+    private let lockPath: FilePath
+
     package init(home: KeyringHome, group: GroupIdentifier, kind: String) {
         self.home = home
         self.group = group
         self.kind = kind
+        let directory = home.keychainDirectory(for: group)
+        path = directory.appending("\(kind).sealed")
+        lockPath = directory.appending("\(kind).lock")
     }
-
-    package var path: FilePath { home.keychainDirectory(for: group).appending("\(kind).sealed") }
-    private var lockPath: FilePath { home.keychainDirectory(for: group).appending("\(kind).lock") }
 
     /// The current value, or `nil` if the document was never written. Takes no lock.
     package func read() throws(KeyringError) -> Content? {

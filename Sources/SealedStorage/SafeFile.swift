@@ -34,11 +34,17 @@ package enum SafeFile {
             throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: path)
         }
 
-        // Read one byte past the limit so a file that grew after fstat is still caught.
-        var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
+        // Size the buffer from fstat, not from the limit (a 16 MiB limit must not cost a 16 MiB
+        // allocation per read), and read one byte past it so a file that grew after fstat is
+        // caught: the buffer then grows, but never beyond one byte past the limit.
+        var bytes = [UInt8](repeating: 0, count: Int(status.size) + 1)
         var total = 0
         do {
-            while total < bytes.count {
+            while true {
+                if total == bytes.count {
+                    guard bytes.count <= maximumSize else { break }
+                    bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, maximumSize + 1 - bytes.count)))
+                }
                 let count = try Syscall.typed {
                     try bytes.withUnsafeMutableBytes { buffer in
                         try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))

@@ -13,10 +13,10 @@ import XCTest
 /// flags, three accessibility classes) make collisions, duplicates and lock-state refusals
 /// common. Replay a failure with the seed printed in its message.
 ///
-/// 16 sequences of 40 steps (640 operations, each followed by a full comparison) keep the
-/// debug-build run near 15 s; set `GROUPVAULT_FUZZ_SEQUENCES` for a longer soak.
+/// 50 sequences of 40 steps (2,000 operations, each followed by a full comparison of the store)
+/// keep the debug-build run near 20 s; set `GROUPVAULT_FUZZ_SEQUENCES` for a longer soak.
 final class ItemModelFuzzTests: XCTestCase {
-    private static let sequences = ProcessInfo.processInfo.environment["GROUPVAULT_FUZZ_SEQUENCES"].flatMap { Int($0) } ?? 16
+    private static let sequences = ProcessInfo.processInfo.environment["GROUPVAULT_FUZZ_SEQUENCES"].flatMap { Int($0) } ?? 50
     private static let stepsPerSequence = 40
 
     func testRandomOperationSequencesAgreeWithTheModel() throws {
