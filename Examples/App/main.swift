@@ -43,7 +43,7 @@ do {
         }
         let state = AuthState(isAuthenticated: true, displayName: name,
                               tokenExpiry: Date().addingTimeInterval(3600),
-                              tokenFingerprint: token.prefix(4).map { String(format: "%02x", $0) }.joined())
+                              sessionID: UUID().uuidString)
         let header = try vault.write(state, as: AuthState.recordName, expiresAt: Date().addingTimeInterval(3600))
         say("app: \(action) as \(name) -> sealed \(AuthState.recordName) #\(header.sequence) with key #\(header.keyID)")
     case "sign-out":

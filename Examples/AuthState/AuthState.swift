@@ -13,15 +13,16 @@ public struct AuthState: VaultRecord, Equatable {
     public var displayName: String?
     /// When the session's token expires.
     public var tokenExpiry: Date?
-    /// BLAKE2b of the token, hex: lets the widget notice a new session without holding the token.
-    public var tokenFingerprint: String?
+    /// A random id drawn at sign-in, not derived from the token (nothing of the token leaves
+    /// the keychain): lets the widget notice a new session.
+    public var sessionID: String?
 
     /// A state.
-    public init(isAuthenticated: Bool, displayName: String? = nil, tokenExpiry: Date? = nil, tokenFingerprint: String? = nil) {
+    public init(isAuthenticated: Bool, displayName: String? = nil, tokenExpiry: Date? = nil, sessionID: String? = nil) {
         self.isAuthenticated = isAuthenticated
         self.displayName = displayName
         self.tokenExpiry = tokenExpiry
-        self.tokenFingerprint = tokenFingerprint
+        self.sessionID = sessionID
     }
 
     /// Validated as strictly as data from the network: a signed-in state names its user.
