@@ -89,7 +89,7 @@ private func waitForFile(atPath path: String, timeout: TimeInterval) -> Bool {
 }
 
 private func hexadecimal(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
+    Hex.lowercase(bytes)
 }
 
 private func printError(_ message: String) {

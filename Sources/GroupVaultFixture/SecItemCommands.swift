@@ -97,6 +97,6 @@ private func printError(_ text: String) {
 }
 
 private func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
+    Hex.lowercase(bytes)
 }
 #endif

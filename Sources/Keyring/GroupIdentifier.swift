@@ -1,3 +1,5 @@
+import SealedStorage
+
 /// A validated app group or keychain access group identifier.
 ///
 /// Two forms exist, as on Apple platforms:
@@ -59,10 +61,13 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
         return problem(with: "ABCDE12345." + string)
     }
 
+    /// Orders identifiers by their text, for stable listings and lock ordering.
     public static func < (lhs: GroupIdentifier, rhs: GroupIdentifier) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// The identifier as written in an entitlements file.
     public var description: String { rawValue }
 
+    /// Decodes a string and validates it; a malformed identifier is a `DecodingError`.
     public init(from decoder: any Decoder) throws {
         let string = try decoder.singleValueContainer().decode(String.self)
         do {
@@ -72,6 +77,7 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
         }
     }
 
+    /// Encodes the identifier as a plain string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
@@ -107,9 +113,6 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
 
     /// Shows control characters and overlong input safely in an error message.
     static func printable(_ string: String) -> String {
-        let escaped = string.unicodeScalars.prefix(160).map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-        }.joined()
-        return string.unicodeScalars.count > 160 ? escaped + "…" : escaped
+        UntrustedText.printable(string)
     }
 }

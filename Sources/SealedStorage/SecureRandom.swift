@@ -12,9 +12,6 @@ package enum SecureRandom {
 
     /// `count` random bytes as lowercase hexadecimal.
     package static func hex(count: Int) -> String {
-        bytes(count: count).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
-        }.joined()
+        Hex.lowercase(bytes(count: count))
     }
 }

@@ -1,3 +1,5 @@
+import SealedStorage
+
 /// A validated record name: the file stem of `<name>.gvr`, its lock `<name>.lock`, and part of
 /// the additional authenticated data of every blob sealed under it.
 ///
@@ -48,12 +50,8 @@ package struct RecordName: Sendable, Hashable, CustomStringConvertible {
             || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
     }
 
-    /// The name for an error message: control characters escaped, overlong input cut, so a
-    /// hostile name cannot forge log lines.
+    /// The name for an error message: a hostile name cannot forge log lines.
     private static func printable(_ string: String) -> String {
-        let shown = string.unicodeScalars.prefix(64).map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-        }.joined()
-        return string.unicodeScalars.count > 64 ? shown + "…" : shown
+        UntrustedText.printable(string, limit: 64)
     }
 }

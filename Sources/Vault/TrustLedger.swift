@@ -48,8 +48,7 @@ package struct TrustLedger: Sendable {
 
     /// The digest the ledger keeps for `blob`.
     package static func digest(of blob: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(Digest.blake2b256(blob).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] })
+        Hex.lowercase(Digest.blake2b256(blob))
     }
 
     /// The trusted entry for `name`, or `nil` if nothing was ever trusted for it. Takes no lock.
