@@ -112,7 +112,10 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultTests",
-            dependencies: ["Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
+            dependencies: [
+                "Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

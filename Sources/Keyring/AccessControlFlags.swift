@@ -3,7 +3,9 @@
 /// Conditions that need a person (user presence, biometry, passcode) are emulated by
 /// ``UserPresence``: a process-wide answer that tests set.
 public struct AccessControlFlags: OptionSet, Sendable, Hashable, Codable {
+    /// The flags as `SecAccessControlCreateFlags` bits.
     public let rawValue: UInt
+    /// Flags from `SecAccessControlCreateFlags` bits.
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
     /// `.userPresence`: biometry or passcode.

@@ -7,5 +7,6 @@ public enum DeviceLockState: String, Sendable, Codable, CaseIterable, CustomStri
     /// Unlocked: everything is readable. A new home starts in this state.
     case unlocked
 
+    /// The state's name, as stored and as `vaultcli lock-state` prints it.
     public var description: String { rawValue }
 }

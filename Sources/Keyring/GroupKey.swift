@@ -18,7 +18,9 @@ public struct GroupKey: Sendable, CustomStringConvertible, CustomDebugStringConv
         self.key = key
     }
 
+    /// The group and key id; never the key bytes.
     public var description: String { "GroupKey(\(group) #\(id), 256 bits redacted)" }
+    /// Same as ``description``: the bytes stay hidden in debug output too.
     public var debugDescription: String { description }
 }
 
@@ -43,6 +45,7 @@ public struct KeyDescriptor: Sendable, Hashable, Codable, CustomStringConvertibl
     /// When it was retired, if it was.
     public var retiredAt: Date?
 
+    /// Describes a key.
     public init(id: UInt32, createdAt: Date, status: Status, retiredAt: Date? = nil) {
         self.id = id
         self.createdAt = createdAt
@@ -50,5 +53,6 @@ public struct KeyDescriptor: Sendable, Hashable, Codable, CustomStringConvertibl
         self.retiredAt = retiredAt
     }
 
+    /// `key #2 (primary, created ...)`.
     public var description: String { "key #\(id) (\(status.rawValue), created \(createdAt))" }
 }

@@ -61,6 +61,7 @@ public struct Identity: Sendable, Hashable, CustomStringConvertible {
         applicationGroups.contains(group)
     }
 
+    /// The application identifier and the groups; identities hold no secrets.
     public var description: String {
         let name = applicationIdentifier?.rawValue ?? bundleID ?? "anonymous"
         return "Identity(\(name), access groups: \(accessGroups.map(\.rawValue)), application groups: \(applicationGroups.map(\.rawValue)))"

@@ -106,22 +106,37 @@ public enum MatchLimit: Sendable, Hashable {
 /// The attributes an update changes. `nil` leaves an attribute as it is; the double optional
 /// on clearable attributes distinguishes "leave" (`nil`) from "clear" (`.some(nil)`).
 public struct ItemChanges: Sendable, Hashable {
+    /// A new `kSecAttrService`; `.some(nil)` clears it.
     public var service: String??
+    /// A new `kSecAttrAccount`; `.some(nil)` clears it.
     public var account: String??
     /// Moving an item to another access group (which must be entitled).
     public var accessGroup: GroupIdentifier?
+    /// A new `kSecAttrLabel`; `.some(nil)` clears it.
     public var label: String??
+    /// A new `kSecAttrDescription`; `.some(nil)` clears it.
     public var itemDescription: String??
+    /// A new `kSecAttrComment`; `.some(nil)` clears it.
     public var comment: String??
+    /// New `kSecAttrGeneric` bytes; `.some(nil)` clears them.
     public var generic: Data??
+    /// A new `kSecAttrSynchronizable` (part of the primary key).
     public var isSynchronizable: Bool?
+    /// A new `kSecAttrAccessible` class.
     public var accessibility: Accessibility?
+    /// New access-control flags.
     public var accessControl: AccessControlFlags?
+    /// A new `kSecAttrServer`; `.some(nil)` clears it.
     public var server: String??
+    /// A new `kSecAttrProtocol`; `.some(nil)` clears it.
     public var `protocol`: String??
+    /// A new `kSecAttrPort`; `.some(nil)` clears it.
     public var port: Int??
+    /// A new `kSecAttrPath`; `.some(nil)` clears it.
     public var path: String??
+    /// A new `kSecAttrAuthenticationType`; `.some(nil)` clears it.
     public var authenticationType: String??
+    /// A new `kSecAttrSecurityDomain`; `.some(nil)` clears it.
     public var securityDomain: String??
     /// A new secret.
     public var secret: Data?

@@ -107,12 +107,14 @@ public struct KeychainItem: Sendable, Hashable, Codable, CustomStringConvertible
         self.securityDomain = securityDomain
     }
 
+    /// Class, key attributes and group; the secret only as its size.
     public var description: String {
         let key = [service.map { "service: \($0)" }, account.map { "account: \($0)" }, server.map { "server: \($0)" }]
             .compactMap { $0 }.joined(separator: ", ")
         return "KeychainItem(\(itemClass.rawValue), \(key), group: \(accessGroup?.rawValue ?? "default"), secret: \(secret.count) bytes redacted)"
     }
 
+    /// Same as ``description``: the secret stays hidden in debug output too.
     public var debugDescription: String { description }
 
     /// Mirrors the item without its secret, so `dump(item)` cannot print it either.

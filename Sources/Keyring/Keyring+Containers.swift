@@ -65,7 +65,7 @@ extension Keyring {
         case .insecurePermissions(let current):
             let who = sharing == .ownerOnly ? "users other than its owner" : "users outside its owner and Unix group"
             return KeyringError(.notAvailable, "\(operation): \(path) has mode \(String(current, radix: 8)), which lets \(who) in; run `chmod \(mode) '\(path)'`")
-        case .system, .tooLarge:
+        case .system, .notDurable, .tooLarge:
             return KeyringError(storage: error, while: operation)
         }
     }

@@ -54,6 +54,7 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
             sharing: sharing)
     }
 
+    /// The root path and sharing mode.
     public var description: String { "KeyringHome(\(root.path), \(sharing.rawValue))" }
 
     // MARK: Paths
@@ -169,7 +170,7 @@ extension KeyringError {
         switch error.kind {
         case .system(let errno) where errno == .permissionDenied || errno == .notPermitted || errno == .readOnlyFileSystem:
             status = .writePermission
-        case .system:
+        case .system, .notDurable:
             status = .ioError
         case .tooLarge:
             status = .dataTooLarge

@@ -12,9 +12,12 @@ package enum Durability: Sendable, Equatable {
 /// Whole-file replacement by way of a temporary file in the same directory.
 ///
 /// Readers that open the target see either the old or the new content, never a mix, because
-/// `rename(2)` swaps the directory entry atomically. Every failure removes the temporary file,
-/// and an error from any fsync aborts the replacement (a failed fsync may have lost data, so
-/// renaming afterwards could publish a file the disk does not hold).
+/// `rename(2)` swaps the directory entry atomically. Every failure up to the rename removes the
+/// temporary file and leaves the old content, and an error from the file's fsync aborts the
+/// replacement (a failed fsync may have lost data, so renaming afterwards could publish a file
+/// the disk does not hold). The directory fsync comes after the rename, which cannot be undone:
+/// its failure is reported as ``StorageError/Kind/notDurable(_:)``, so callers can tell "nothing
+/// happened" from "published, but not yet durable".
 package enum AtomicFile {
     /// The prefix of temporary files: hidden, and named after their target so a sweep under
     /// the writer lock can find the leftovers of a killed writer.
@@ -30,7 +33,7 @@ package enum AtomicFile {
         durability: Durability
     ) throws(StorageError) {
         let directory = target.removingLastComponent()
-        let temporary = directory.appending(temporaryPrefix(for: target) + SecureRandom.hex(count: 8))
+        let temporary = directory.appending(temporaryPrefix(for: target) + SecureRandom.hex(count: suffixLength / 2))
 
         let descriptor: FileDescriptor
         do {
@@ -74,12 +77,15 @@ package enum AtomicFile {
     }
 
     /// fsyncs a directory so that a rename in it survives power loss.
+    /// - Throws: ``StorageError/Kind/notDurable(_:)``: whatever was renamed is already visible.
     package static func syncDirectory(_ directory: FilePath) throws(StorageError) {
-        try step("sync directory", directory) { () throws(Errno) in
+        do {
             try FaultInjection.check(.syncDirectory)
             let descriptor = try Syscall.typed { try FileDescriptor.open(directory, .readOnly, options: [.directory, .closeOnExec]) }
             defer { try? descriptor.close() }
             try Syscall.sync(descriptor)
+        } catch {
+            throw StorageError(.notDurable(error), operation: "sync directory", path: directory)
         }
     }
 
@@ -91,10 +97,21 @@ package enum AtomicFile {
         let directory = target.removingLastComponent()
         let prefix = temporaryPrefix(for: target)
         var removed = 0
-        for name in DirectoryListing.names(in: directory) where name.hasPrefix(prefix) {
+        // Exactly the prefix and the random suffix: a record named "a.gvr.tmp-x" has temporaries
+        // that start with ".a.gvr.tmp-", and they belong to its writer, not to a's.
+        for name in DirectoryListing.names(in: directory) where isTemporary(name, prefix: prefix) {
             if (try? Syscall.unlink(directory.appending(name))) != nil { removed += 1 }
         }
         return removed
+    }
+
+    /// The random suffix of a temporary name: 8 random bytes as 16 lowercase hex digits.
+    private static let suffixLength = 16
+
+    private static func isTemporary(_ name: String, prefix: String) -> Bool {
+        guard name.hasPrefix(prefix) else { return false }
+        let suffix = name.utf8.dropFirst(prefix.utf8.count)
+        return suffix.count == suffixLength && suffix.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     private static func step(_ operation: String, _ path: FilePath, _ body: () throws(Errno) -> Void) throws(StorageError) {

@@ -16,6 +16,16 @@ package struct FileLock: ~Copyable {
 
     /// Blocks until this process holds the lock at `path`, creating the lock file if needed.
     package init(exclusiveAt path: FilePath, sharing: FileSharing) throws(StorageError) {
+        try self.init(at: path, sharing: sharing, exclusive: true)
+    }
+
+    /// Blocks until this process holds a shared lock at `path`: any number of shared holders
+    /// together, none while someone holds it exclusively.
+    package init(sharedAt path: FilePath, sharing: FileSharing) throws(StorageError) {
+        try self.init(at: path, sharing: sharing, exclusive: false)
+    }
+
+    private init(at path: FilePath, sharing: FileSharing, exclusive: Bool) throws(StorageError) {
         let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor.open(
@@ -26,7 +36,11 @@ package struct FileLock: ~Copyable {
             throw StorageError(.system(error as? Errno ?? .ioError), operation: "open lock file", path: path)
         }
         do {
-            try Syscall.lockExclusively(descriptor)
+            if exclusive {
+                try Syscall.lockExclusively(descriptor)
+            } else {
+                try Syscall.lockShared(descriptor)
+            }
         } catch {
             try? descriptor.close()
             throw StorageError(.system(error), operation: "lock", path: path)

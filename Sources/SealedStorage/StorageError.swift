@@ -8,6 +8,9 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
     package enum Kind: Sendable, Equatable {
         /// A system call failed with this errno.
         case system(Errno)
+        /// The new content was published (renamed into place, readers see it), but the directory
+        /// fsync after the rename failed with this errno: it may not survive a power loss.
+        case notDurable(Errno)
         /// The path is a symbolic link where a real file or directory is required.
         case symbolicLink
         /// The path exists but is not the kind of file expected (a directory, a FIFO, ...).
@@ -57,6 +60,8 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
         switch kind {
         case .system(let errno):
             return "\(operation) failed for \(path): \(errno)" + (hint.map { "; \($0)" } ?? Self.advice(for: errno))
+        case .notDurable(let errno):
+            return "\(operation) failed for \(path): \(errno); the new content is already in place and readers see it, but it may not survive a power loss (writing again retries the sync)"
         case .symbolicLink:
             return "\(operation) refused \(path): it is a symbolic link; replace it with a real file or directory"
         case .wrongFileType:

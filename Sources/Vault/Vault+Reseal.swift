@@ -18,8 +18,11 @@ extension Vault {
     ///   ``VaultError/Code/rollback``, ``VaultError/Code/conflictingContent``, and the write
     ///   path's errors.
     public func reseal(_ name: String) throws(VaultError) {
-        let name = try RecordName(validating: name)
-        try publish(name, operation: "reseal") { sequence, key, current throws(VaultError) in
+        try reseal(try RecordName(validating: name), holdingGroupLock: false)
+    }
+
+    private func reseal(_ name: RecordName, holdingGroupLock: Bool) throws(VaultError) {
+        try publish(name, operation: "reseal", holdingGroupLock: holdingGroupLock) { sequence, key, current throws(VaultError) in
             let record = try current.get()
             try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
             var header = record.header
@@ -41,8 +44,25 @@ extension Vault {
     ///
     /// Every record is attempted; if any cannot be resealed, the error names each of them
     /// (with the code of the first) and says how many were done. Do not retire a key then.
+    /// Files in the records directory whose names are not record names are skipped: no reader
+    /// can ask for them, so no key is needed to read them.
+    ///
+    /// It holds the group lock exclusively while it lists and reseals: writers that fetched an
+    /// older primary key before a rotation finish first, and later writers wait and then use
+    /// the new one, so no record sealed with an older key can appear once this returns.
     @discardableResult
     public func resealAll() throws(VaultError) -> Int {
+        let sharing = keyring.home.sharing.fileSharing
+        do {
+            try SafeDirectory.ensure(recordsDirectory, sharing: sharing)
+            try SafeDirectory.ensure(locksDirectory, sharing: sharing)
+            return try withGroupLock(exclusive: true) { () throws(VaultError) -> Int in try resealAllHoldingGroupLock() }
+        } catch {
+            throw VaultError(any: error, while: "reseal the records of \(group)")
+        }
+    }
+
+    private func resealAllHoldingGroupLock() throws(VaultError) -> Int {
         let primary: GroupKey
         do {
             primary = try keyring.groupKey(for: group)
@@ -53,8 +73,9 @@ extension Vault {
         var failures: [(name: String, error: VaultError)] = []
         for record in try list() {
             if case .success(let header) = record.header, header.keyID == primary.id { continue }
+            guard let name = try? RecordName(validating: record.name) else { continue }
             do {
-                try reseal(record.name)
+                try reseal(name, holdingGroupLock: true)
                 resealed += 1
             } catch {
                 failures.append((record.name, error))

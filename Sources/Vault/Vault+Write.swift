@@ -14,8 +14,9 @@ extension Vault {
     /// the sequence becomes one more than both the trusted one and the current file's, the blob
     /// is written to a temporary file, fsynced and renamed over the record (then the directory
     /// is fsynced for ``WriteDurability/full``), and the trust ledger records the new sequence.
-    /// Any failure, an fsync error included, leaves the previous record in place and no
-    /// temporary file behind.
+    /// Any failure up to the rename, a failed file fsync included, leaves the previous record in
+    /// place and no temporary file behind. A failure after the rename (the directory fsync, the
+    /// ledger) is ``VaultError/Code/notDurable``: the new version is already what readers see.
     ///
     /// - Parameter expiresAt: after this time (plus the clock-skew allowance) readers refuse
     ///   the record as ``VaultError/Code/expired``; `nil` for no expiry.
@@ -23,7 +24,8 @@ extension Vault {
     /// - Throws: ``VaultError/Code/invalidName``, ``VaultError/Code/invalidRecord`` (the value's
     ///   own `validate()` refused it, or it does not encode), ``VaultError/Code/tooLarge``,
     ///   ``VaultError/Code/invalidArgument`` (an unrepresentable expiry),
-    ///   ``VaultError/Code/keyring``, ``VaultError/Code/storage``.
+    ///   ``VaultError/Code/keyring``, ``VaultError/Code/storage`` (nothing was published),
+    ///   ``VaultError/Code/notDurable`` (published, not yet durable).
     @discardableResult
     public func write<Value: VaultRecord>(_ value: Value, as name: String, expiresAt: Date? = nil) throws(VaultError) -> RecordHeader {
         let name = try RecordName(validating: name)
@@ -95,12 +97,41 @@ extension Vault {
     ///
     /// `make` receives the next sequence, the primary key and the current record (authentic,
     /// or why not), and returns the header and plaintext to seal; it runs under the writer lock.
+    ///
+    /// Lock order: the group lock (shared; `holdingGroupLock` when ``resealAll()`` already holds
+    /// it exclusively), then the keyring's keyset lock if the key must be created, then the
+    /// record's writer lock, then the ledger's lock.
     @discardableResult
     package func publish(
         _ name: RecordName,
         operation: String,
+        holdingGroupLock: Bool = false,
         _ make: (_ sequence: UInt64, _ key: GroupKey, _ current: Result<OpenedRecord, VaultError>) throws(VaultError) -> (BlobHeader, [UInt8])
     ) throws(VaultError) -> RecordHeader {
+        let sharing = keyring.home.sharing.fileSharing
+        do {
+            // Re-vetted on every write: a directory swapped for a symbolic link is refused.
+            try SafeDirectory.ensure(recordsDirectory, sharing: sharing)
+            try SafeDirectory.ensure(locksDirectory, sharing: sharing)
+            // The primary key is fetched under the group lock and used before releasing it, so a
+            // resealAll() that returned has resealed everything any writer could still seal with
+            // an older key: retiring that key cannot strand a record.
+            if holdingGroupLock {
+                return try publishHoldingGroupLock(name, operation: operation, make)
+            }
+            return try withGroupLock(exclusive: false) {
+                try publishHoldingGroupLock(name, operation: operation, make)
+            }
+        } catch {
+            throw VaultError(any: error, while: "\(operation) \(subject(name))")
+        }
+    }
+
+    private func publishHoldingGroupLock(
+        _ name: RecordName,
+        operation: String,
+        _ make: (_ sequence: UInt64, _ key: GroupKey, _ current: Result<OpenedRecord, VaultError>) throws(VaultError) -> (BlobHeader, [UInt8])
+    ) throws -> RecordHeader {
         let key: GroupKey
         do {
             // Outside the writer lock: creating the keyset takes the keyring's own lock.
@@ -110,11 +141,7 @@ extension Vault {
         }
         let sharing = keyring.home.sharing.fileSharing
         let path = recordPath(name)
-        do {
-            // Re-vetted on every write: a directory swapped for a symbolic link is refused.
-            try SafeDirectory.ensure(recordsDirectory, sharing: sharing)
-            try SafeDirectory.ensure(locksDirectory, sharing: sharing)
-            return try withExclusiveLock(at: lockPath(name), sharing: sharing) { () throws -> RecordHeader in
+        return try withExclusiveLock(at: lockPath(name), sharing: sharing) { () throws -> RecordHeader in
                 // Nobody else can own a temporary of this record while we hold its lock.
                 AtomicFile.removeStaleTemporaries(for: path)
                 let trusted = try ledger.entry(for: name)?.sequence ?? 0
@@ -127,12 +154,23 @@ extension Vault {
                 }
                 let (header, plaintext) = try make(last + 1, key, current)
                 let blob = BlobFormat.seal(header: header, plaintext: plaintext, key: key.key, group: group, name: name)
-                try AtomicFile.replace(path, with: blob, sharing: sharing, durability: durability.storageDurability)
-                try ledger.record(name, sequence: header.sequence, digest: TrustLedger.digest(of: blob), durability: durability.storageDurability)
+                var lateFailure: StorageError?
+                do throws(StorageError) {
+                    try AtomicFile.replace(path, with: blob, sharing: sharing, durability: durability.storageDurability)
+                } catch {
+                    guard case .notDurable = error.kind else { throw error }
+                    lateFailure = error  // published: the ledger must still learn of it
+                }
+                let published = "\(operation) \(subject(name)) published sequence \(header.sequence), which readers see"
+                do {
+                    try ledger.record(name, sequence: header.sequence, digest: TrustLedger.digest(of: blob), durability: durability.storageDurability)
+                } catch {
+                    throw VaultError(.notDurable, "\(published), but the trust ledger could not record it (readers record it when they read it; writing again retries): \(error)")
+                }
+                if let lateFailure {
+                    throw VaultError(.notDurable, "\(published), but \(lateFailure)")
+                }
                 return header.recordHeader
             }
-        } catch {
-            throw VaultError(any: error, while: "\(operation) \(subject(name))")
-        }
     }
 }

@@ -15,10 +15,12 @@ public struct VaultChange: Sendable, Hashable, CustomStringConvertible {
     /// What happened.
     public var kind: Kind
 
+    /// A change to `name` (or to everything, for ``Kind/overflow``).
     public init(name: String?, kind: Kind) {
         self.name = name
         self.kind = kind
     }
 
+    /// `written auth-state`, `removed auth-state` or `overflow *`.
     public var description: String { "\(kind.rawValue) \(name ?? "*")" }
 }

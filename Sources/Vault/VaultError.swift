@@ -6,8 +6,11 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A refusal or failure kind. A struct with static members (like swift-system's `Errno`),
     /// so adding a code later does not break anyone's `switch`.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name, e.g. `rollback`: safe to log and to match in scripts.
         public let rawValue: String
+        /// A code by its name.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// No record with that name exists.
@@ -46,6 +49,10 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let keyring = Code(rawValue: "keyring")
         /// A file operation failed (I/O error, disk full, permissions, symbolic link).
         public static let storage = Code(rawValue: "storage")
+        /// The write was published (readers see the new version), but a step that makes it last
+        /// did not complete: the directory fsync (it may not survive a power loss) or recording
+        /// its sequence in the trust ledger. Writing again completes it.
+        public static let notDurable = Code(rawValue: "notDurable")
         /// An argument is out of range (e.g. a negative clock-skew allowance, a date that
         /// cannot be represented in a blob header).
         public static let invalidArgument = Code(rawValue: "invalidArgument")

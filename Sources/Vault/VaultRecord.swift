@@ -23,11 +23,14 @@ public protocol VaultRecord: Codable, Sendable {
 }
 
 extension VaultRecord {
+    /// By default only ``schemaVersion``: a reader accepts what it writes.
     public static var supportedSchemaVersions: ClosedRange<UInt32> { schemaVersion...schemaVersion }
 
+    /// By default decodes `Self` from the JSON payload, whatever the schema version.
     public static func decode(schemaVersion: UInt32, from payload: Data) throws -> Self {
         try JSONDecoder().decode(Self.self, from: payload)
     }
 
+    /// By default accepts every decoded value.
     public func validate() throws {}
 }

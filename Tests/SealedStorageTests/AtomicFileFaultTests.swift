@@ -35,7 +35,9 @@ final class AtomicFileFaultTests: XCTestCase {
         let error = try storageError(line: line) {
             try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full)
         }
-        XCTAssertEqual(error.kind, .system(.ioError), "\(point): \(error)", line: line)
+        // After the rename nothing can be undone, and the kind says so.
+        let expected: StorageError.Kind = point == .syncDirectory ? .notDurable(.ioError) : .system(.ioError)
+        XCTAssertEqual(error.kind, expected, "\(point): \(error)", line: line)
         XCTAssertEqual(FileInspection.names(in: root), ["state"], "\(point): no temporary file may remain", line: line)
         return error
     }
@@ -74,6 +76,8 @@ final class AtomicFileFaultTests: XCTestCase {
         let error = try replaceFailing(at: .syncDirectory)
 
         XCTAssertEqual(error.operation, "sync directory")
+        XCTAssertEqual(error.kind, .notDurable(.ioError), "a failure after the rename is told apart from one before it")
+        XCTAssertTrue(error.description.contains("already in place"), error.description)
         XCTAssertEqual(try FileInspection.contents(of: target), newContent)
     }
 

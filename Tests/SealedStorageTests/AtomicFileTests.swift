@@ -90,6 +90,21 @@ final class AtomicFileTests: XCTestCase {
         XCTAssertEqual(FileInspection.names(in: root), others.sorted())
     }
 
+    /// A target named like another target's temporary ("state.tmp-x") has temporaries that
+    /// start with this target's prefix; they belong to its writer, who holds another lock.
+    func testRemoveStaleTemporariesLeavesTheTemporariesOfATargetNamedLikeATemporary() throws {
+        let lookalike = root.appending("state.tmp-x")
+        let lookalikeTemporary = AtomicFile.temporaryPrefix(for: lookalike) + "0a1b2c3d4e5f6a7b"
+        let ours = AtomicFile.temporaryPrefix(for: target) + "0a1b2c3d4e5f6a7b"
+        XCTAssertTrue(lookalikeTemporary.hasPrefix(AtomicFile.temporaryPrefix(for: target)), "the premise of this test")
+        for name in [lookalikeTemporary, ours] {
+            try FileInspection.write([9], to: root.appending(name))
+        }
+
+        XCTAssertEqual(AtomicFile.removeStaleTemporaries(for: target), 1)
+        XCTAssertEqual(FileInspection.names(in: root), [lookalikeTemporary])
+    }
+
     func testRemoveStaleTemporariesWithNothingToRemoveRemovesNothing() throws {
         try AtomicFile.replace(target, with: [1], sharing: .ownerOnly, durability: .full)
 

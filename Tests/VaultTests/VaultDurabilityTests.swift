@@ -70,7 +70,8 @@ final class VaultDurabilityTests: XCTestCase {
         XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
     }
 
-    func testFullDurabilityReportsAFailingDirectoryFsync() throws {
+    /// The directory fsync comes after the rename: its failure cannot mean "nothing happened".
+    func testAFailingDirectoryFsyncIsReportedAsPublishedButNotDurable() throws {
         let sandbox = try VaultSandbox()
         defer { sandbox.remove() }
         let vault = try sandbox.vault(durability: .full)
@@ -78,7 +79,24 @@ final class VaultDurabilityTests: XCTestCase {
 
         FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
 
-        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
+        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedOut, "the new version is what readers see")
+    }
+
+    func testARecordPublishedWithoutDurabilityIsStillInTheTrustLedger() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault(durability: .full)
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        let signedIn = try sandbox.blob("auth-state", in: vault)
+        FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
+        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
+
+        try sandbox.place(signedIn, as: "auth-state", in: vault)
+
+        assertRefused(.rollback, "the older blob must stay refused") { () throws(VaultError) in
+            try sandbox.vault().read(AuthState.self, name: "auth-state")
+        }
     }
 
     func testAtomicDurabilitySkipsTheDirectoryFsync() throws {
