@@ -50,7 +50,11 @@ private struct ItemCommandOptions {
         let group = try group("group")
         let groups = values["target"] == nil ? [group] : [group, try self.group("target")]
         let identity = Identity(teamID: try string("team"), bundleID: "com.example.fixture", keychainAccessGroups: groups)
-        return (Keyring(identity: identity, home: KeyringHome.fromEnvironment()), group)
+        do {
+            return (Keyring(identity: identity, home: try KeyringHome.fromEnvironment()), group)
+        } catch {
+            throw ItemCommandUsage(message: error.description)
+        }
     }
 }
 

@@ -58,7 +58,13 @@ private func runKeysetCommand(
     let identity = group.isApplicationGroupStyle
         ? Identity(teamID: team, bundleID: "com.example.fixture", applicationGroups: [group])
         : Identity(teamID: team, bundleID: "com.example.fixture", keychainAccessGroups: [group])
-    let keyring = Keyring(identity: identity, home: KeyringHome.fromEnvironment())
+    let keyring: Keyring
+    do {
+        keyring = Keyring(identity: identity, home: try KeyringHome.fromEnvironment())
+    } catch {
+        printError(error.description)
+        return 64
+    }
 
     if let barrier = options["barrier"] {
         // Unbuffered, so the test sees it while this process waits.

@@ -106,7 +106,7 @@ private enum VaultFixture {
             applicationGroups: [group])
         let durability = WriteDurability(rawValue: try options.string("durability", default: "full"))
         guard let durability else { throw UsageError(message: "--durability is full or atomic") }
-        return try Vault(keyring: Keyring(identity: identity, home: .fromEnvironment()), group: group, durability: durability)
+        return try Vault(keyring: Keyring(identity: identity, home: try .fromEnvironment()), group: group, durability: durability)
     }
 
     static func recordName(_ options: Options) throws(UsageError) -> String {

@@ -38,60 +38,110 @@ struct ItemStore: Sendable {
         return try Self.validated(stored, in: document).items
     }
 
+    /// The items of each of `groups`, read as one consistent picture.
+    ///
+    /// Reading several groups one after another could miss an item that a concurrent move takes
+    /// from a later group to an earlier one. Moves and every other multi-group write hold the
+    /// home-wide items lock exclusively, so a multi-group read holds it shared.
+    func items(in groups: [GroupIdentifier]) throws(KeyringError) -> [(group: GroupIdentifier, items: [KeychainItem])] {
+        guard groups.count > 1 else { return try groups.map { group throws(KeyringError) in (group, try items(in: group)) } }
+        try home.prepareKeychains()
+        let lock: FileLock
+        do {
+            lock = try FileLock(sharedAt: multiGroupLockPath, sharing: home.sharing.fileSharing)
+        } catch {
+            throw KeyringError(storage: error, while: "lock items of several access groups")
+        }
+        let result = try groups.map { group throws(KeyringError) in (group, try items(in: group)) }
+        _ = consume lock  // released only after every group has been read
+        return result
+    }
+
+    private var multiGroupLockPath: FilePath { home.keychainsDirectory.appending(".items-multigroup.lock") }
+
     /// Runs `body` with the items of every group in `groups` while holding all their locks,
-    /// then writes back each group whose items changed. If `body` throws, nothing is written.
+    /// then writes back each group whose items changed, still holding every lock. If `body`
+    /// throws, nothing is written; if a write fails, the groups already written are restored,
+    /// so a reported failure means nothing changed.
     ///
     /// Locks are taken in the order of `groups` and the files are written in the *reverse*
-    /// order (innermost lock first), because each document is written when its own locked
-    /// section ends. A caller that moves items puts the target group last, so the target is
-    /// written before the source: a crash between the two writes leaves the items in both
-    /// groups (a duplicate, visible and repairable), never in neither (a loss).
+    /// order. A caller that moves items puts the target group last, so the target is written
+    /// before the source: a crash between the two writes leaves the items in both groups (a
+    /// duplicate, visible and repairable), never in neither (a loss).
     ///
     /// Because that order is chosen for crash safety, not by name, two multi-group writers
     /// could take the same two locks in opposite orders and deadlock. So whenever more than
-    /// one group is involved, a home-wide lock is taken first: multi-group writers run one at
-    /// a time, and a single-group writer never waits for a second lock while holding one.
+    /// one group is involved, a home-wide lock is taken first (exclusively; multi-group reads
+    /// take it shared): multi-group writers run one at a time, and a single-group writer never
+    /// waits for a second lock while holding one.
     func withLockedGroups<Result>(
         _ groups: [GroupIdentifier],
         _ body: (inout [GroupIdentifier: [KeychainItem]]) throws(KeyringError) -> Result
     ) throws(KeyringError) -> Result {
         var seen = Set<GroupIdentifier>()
         let ordered = groups.filter { seen.insert($0).inserted }
-        var contents: [GroupIdentifier: [KeychainItem]] = [:]
         guard ordered.count > 1 else {
-            return try nest(ordered[...], &contents, body)
+            return try lockAll(ordered[...], holding: []) { handles throws(KeyringError) in try change(handles, body) }
         }
         try home.prepareKeychains()
-        let lockPath = home.keychainsDirectory.appending(".items-multigroup.lock")
         let lock: FileLock
         do {
-            lock = try FileLock(exclusiveAt: lockPath, sharing: home.sharing.fileSharing)
+            lock = try FileLock(exclusiveAt: multiGroupLockPath, sharing: home.sharing.fileSharing)
         } catch {
             throw KeyringError(storage: error, while: "lock items of several access groups")
         }
-        let result = try nest(ordered[...], &contents, body)
+        let result = try lockAll(ordered[...], holding: []) { handles throws(KeyringError) in try change(handles, body) }
         _ = consume lock  // released only after every document has been written
         return result
     }
 
-    private func nest<Result>(
+    /// Takes the lock of each group in order, then runs `body` with every handle.
+    private func lockAll<Result>(
         _ groups: ArraySlice<GroupIdentifier>,
-        _ contents: inout [GroupIdentifier: [KeychainItem]],
+        holding handles: [SealedDocument<StoredItems>.Locked],
+        _ body: ([SealedDocument<StoredItems>.Locked]) throws(KeyringError) -> Result
+    ) throws(KeyringError) -> Result {
+        guard let group = groups.first else { return try body(handles) }
+        return try document(group).withLock { handle throws(KeyringError) in
+            try lockAll(groups.dropFirst(), holding: handles + [handle], body)
+        }
+    }
+
+    /// Reads every locked group, runs `body`, and writes the changes innermost-first, undoing
+    /// the writes already made if a later one fails.
+    private func change<Result>(
+        _ handles: [SealedDocument<StoredItems>.Locked],
         _ body: (inout [GroupIdentifier: [KeychainItem]]) throws(KeyringError) -> Result
     ) throws(KeyringError) -> Result {
-        guard let group = groups.first else { return try body(&contents) }
-        let document = document(group)
-        return try document.update { (stored: inout StoredItems?) throws(KeyringError) -> Result in
-            let before = try stored.map { stored throws(KeyringError) in try Self.validated(stored, in: document) }
-            contents[group] = before?.items ?? []
-            let result = try nest(groups.dropFirst(), &contents, body)
-            let after = contents[group] ?? []
-            // A group that never had a file keeps having none until it holds an item.
-            if before != nil || !after.isEmpty {
-                stored = StoredItems(items: after)
-            }
-            return result
+        var before: [GroupIdentifier: StoredItems] = [:]
+        var contents: [GroupIdentifier: [KeychainItem]] = [:]
+        for handle in handles {
+            let stored = try handle.read().map { stored throws(KeyringError) in try Self.validated(stored, in: handle.document) }
+            before[handle.group] = stored
+            contents[handle.group] = stored?.items ?? []
         }
+        let result = try body(&contents)
+
+        var written: [SealedDocument<StoredItems>.Locked] = []
+        for handle in handles.reversed() {
+            let previous = before[handle.group]
+            let after = contents[handle.group] ?? []
+            // A group that never had a file keeps having none until it holds an item.
+            guard previous != nil || !after.isEmpty else { continue }
+            let replacement = StoredItems(items: after)
+            guard replacement != previous else { continue }
+            do {
+                try handle.write(replacement)
+                written.append(handle)
+            } catch {
+                let notRestored = written.reversed().filter { (try? $0.write(before[$0.group])) == nil }
+                guard notRestored.isEmpty else {
+                    throw KeyringError(error.status, "\(error.reason); the change was already written to \(notRestored.map(\.group.rawValue)) and could not be undone there")
+                }
+                throw error
+            }
+        }
+        return result
     }
 
     /// Authenticated content is still checked for consistency, so a bug in an older writer (or

@@ -9,12 +9,8 @@ extension Keyring {
     /// ```
     ///
     /// - Throws: ``KeyringError`` with ``KeyringStatus/invalidParameter`` when the identity
-    ///   variables are malformed, or when `GROUPVAULT_SHARING` is set to anything but
-    ///   `ownerOnly` or `unixGroup` (a typo must not silently fall back to another sharing mode).
+    ///   variables or `GROUPVAULT_SHARING` are malformed.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(KeyringError) -> Keyring {
-        if let sharing = environment["GROUPVAULT_SHARING"], !sharing.isEmpty, StorageSharing(rawValue: sharing) == nil {
-            throw KeyringError(.invalidParameter, "GROUPVAULT_SHARING is \"\(GroupIdentifier.printable(sharing))\"; use \"ownerOnly\" (the default) or \"unixGroup\"")
-        }
-        return Keyring(identity: try Identity.fromEnvironment(environment), home: KeyringHome.fromEnvironment(environment))
+        Keyring(identity: try Identity.fromEnvironment(environment), home: try KeyringHome.fromEnvironment(environment))
     }
 }

@@ -64,11 +64,8 @@ extension Keyring {
     public func items(matching query: ItemQuery, limit: MatchLimit = .all, includingSecrets: Bool = true) throws(KeyringError) -> [KeychainItem] {
         let operation = "search \(query.itemClass.noun)s"
         let maximum = try Self.maximumCount(limit, operation: operation)
-        let store = ItemStore(home: home)
-        var matches: [KeychainItem] = []
-        for group in try searchScope(for: query, operation: operation) {
-            matches += try store.items(in: group).filter(query.matches)
-        }
+        let scope = try searchScope(for: query, operation: operation)
+        let matches = try ItemStore(home: home).items(in: scope).flatMap { $0.items.filter(query.matches) }
         guard !matches.isEmpty else { return [] }
         try requireAccess(to: matches.map(\.accessibility), in: try home.lockState(), operation: operation)
         let selected = Array(matches.prefix(maximum))
@@ -104,7 +101,7 @@ extension Keyring {
     /// Applies `changes` to every item matching `query` and returns how many changed.
     ///
     /// All matches change together or none does: every group involved is locked for the whole
-    /// operation. ``KeychainItem/modificationDate`` moves forward (strictly, even if the clock
+    /// operation, and if writing one group fails, the groups already written are restored. ``KeychainItem/modificationDate`` moves forward (strictly, even if the clock
     /// did not); ``KeychainItem/creationDate`` and the persistent reference never change.
     /// Setting ``ItemChanges/accessGroup`` moves the items: the target group is written first
     /// and the source second, so a crash in between leaves a duplicate, never a loss.

@@ -38,10 +38,19 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
 
     /// The home named by the environment: `GROUPVAULT_HOME`, else `$XDG_DATA_HOME/groupvault`,
     /// else `~/.local/share/groupvault`. `GROUPVAULT_SHARING=unixGroup` selects group sharing.
+    ///
+    /// - Throws: ``KeyringStatus/invalidParameter`` when `GROUPVAULT_SHARING` is set to anything
+    ///   but `ownerOnly` or `unixGroup`: a typo must not silently select another sharing mode.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> KeyringHome {
-        let sharing = StorageSharing(rawValue: environment["GROUPVAULT_SHARING"] ?? "") ?? .ownerOnly
+    ) throws(KeyringError) -> KeyringHome {
+        var sharing = StorageSharing.ownerOnly
+        if let named = environment["GROUPVAULT_SHARING"], !named.isEmpty {
+            guard let valid = StorageSharing(rawValue: named) else {
+                throw KeyringError(.invalidParameter, "GROUPVAULT_SHARING is \"\(GroupIdentifier.printable(named))\"; use \"ownerOnly\" (the default) or \"unixGroup\"")
+            }
+            sharing = valid
+        }
         if let explicit = environment["GROUPVAULT_HOME"], !explicit.isEmpty {
             return KeyringHome(root: URL(fileURLWithPath: explicit, isDirectory: true), sharing: sharing)
         }

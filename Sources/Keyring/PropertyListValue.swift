@@ -21,6 +21,11 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
     /// Deeper nesting than this is refused: entitlements are at most two levels deep.
     static let maximumDepth = 32
 
+    /// More values than this in one property list are refused: entitlements hold tens. The
+    /// bound matters for binary property lists, whose objects can be referenced many times:
+    /// a few hundred bytes of references-to-references decode into an exponential tree.
+    static let maximumValues = 4096
+
     /// Parses XML or binary property list bytes.
     /// - Throws: any error for bytes that are not a property list, or nest too deep.
     static func parse(_ data: Data) throws -> PropertyListValue {
@@ -29,8 +34,22 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
         if !data.starts(with: "bplist".utf8) {
             try checkXMLNesting(data)
         }
-        return try PropertyListDecoder().decode(PropertyListValue.self, from: data)
+        let decoder = PropertyListDecoder()
+        decoder.userInfo[ValueBudget.key] = ValueBudget(remaining: maximumValues)
+        return try decoder.decode(PropertyListValue.self, from: data)
     }
+
+    /// How many more values one decode may produce; shared by every nested `init(from:)`.
+    ///
+    /// `@unchecked Sendable`: `userInfo` demands Sendable values, and one decode runs on one
+    /// thread from start to end, so the counter is never touched concurrently.
+    private final class ValueBudget: @unchecked Sendable {
+        static let key = CodingUserInfoKey(rawValue: "GroupVault.PropertyListValue.budget")!
+        var remaining: Int
+        init(remaining: Int) { self.remaining = remaining }
+    }
+
+    private struct TooManyValues: Error {}
 
     /// Refuses XML whose `<array>` and `<dict>` elements nest deeper than ``maximumDepth``,
     /// before the recursive parser sees it. Conservative: element names inside comments count
@@ -71,6 +90,10 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
 
     init(from decoder: any Decoder) throws {
         guard decoder.codingPath.count <= Self.maximumDepth else { throw TooDeep() }
+        if let budget = decoder.userInfo[ValueBudget.key] as? ValueBudget {
+            budget.remaining -= 1
+            guard budget.remaining >= 0 else { throw TooManyValues() }
+        }
         if let keyed = try? decoder.container(keyedBy: Key.self) {
             var dictionary: [String: PropertyListValue] = [:]
             for key in keyed.allKeys {

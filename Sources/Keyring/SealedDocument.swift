@@ -47,8 +47,13 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
 
     /// The current value, or `nil` if the document was never written. Takes no lock.
     package func read() throws(KeyringError) -> Content? {
-        let bytes = try home.mapStorage("read \(kind) of \(group)") { () throws(StorageError) in
-            try SafeFile.readIfPresent(path, maximumSize: Self.maximumSize)
+        let directory = home.keychainDirectory(for: group)
+        let bytes = try home.mapStorage("read \(kind) of \(group)") { () throws(StorageError) -> [UInt8]? in
+            // O_NOFOLLOW guards only the last component: the group's directory is vetted too,
+            // as writes vet it, so a symbolic link there is refused by readers as well.
+            guard try Syscall.typedStatus(directory) != nil else { return nil }
+            try SafeDirectory.check(directory, sharing: home.sharing.fileSharing)
+            return try SafeFile.readIfPresent(path, maximumSize: Self.maximumSize)
         }
         guard let bytes else { return nil }
         return try open(bytes, key: try storageKey())
@@ -61,25 +66,71 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         durability: Durability = .full,
         _ body: (inout Content?) throws(KeyringError) -> Result
     ) throws(KeyringError) -> Result {
+        try withLock { (document: Locked) throws(KeyringError) -> Result in
+            let original = try document.read()
+            var content = original
+            let result = try body(&content)
+            if content != original {
+                try document.write(content, durability: durability)
+            }
+            return result
+        }
+    }
+
+    /// The document while this process holds its lock: read and write it as often as needed
+    /// until the enclosing ``SealedDocument/withLock(_:)`` returns. Do not keep it beyond that.
+    package struct Locked: Sendable {
+        /// The document this handle locks.
+        package let document: SealedDocument
+        fileprivate let key: SymmetricKey
+
+        /// The group the document belongs to.
+        package var group: GroupIdentifier { document.group }
+
+        /// The current value, read under the lock.
+        package func read() throws(KeyringError) -> Content? {
+            let bytes = try document.home.mapStorage("read \(document.kind) of \(group)") { () throws(StorageError) in
+                try SafeFile.readIfPresent(document.path, maximumSize: SealedDocument.maximumSize)
+            }
+            return try bytes.map { bytes throws(KeyringError) in try document.open(bytes, key: key) }
+        }
+
+        /// Replaces the document with `content` (`nil` removes it), atomically.
+        ///
+        /// A failed directory fsync after the rename is retried once and then not reported: the
+        /// change is in effect and visible, and keychain operations are not idempotent (a
+        /// reported failure would make a retried add a duplicate, a retried rotation a second
+        /// rotation). The file becomes durable at the next successful sync of its directory.
+        package func write(_ content: Content?, durability: Durability = .full) throws(KeyringError) {
+            do {
+                try document.write(content, key: key, durability: durability)
+            } catch let error as StorageError {
+                guard case .notDurable = error.kind else {
+                    throw KeyringError(storage: error, while: "write \(document.kind) of \(group)")
+                }
+                try? AtomicFile.syncDirectory(document.path.removingLastComponent())
+            } catch let error as KeyringError {
+                throw error
+            } catch {
+                throw KeyringError(.ioError, "write \(document.kind) of \(group) failed: \(error)")
+            }
+        }
+    }
+
+    /// Runs `body` holding this document's exclusive cross-process lock.
+    package func withLock<Result>(_ body: (Locked) throws(KeyringError) -> Result) throws(KeyringError) -> Result {
         _ = try home.prepareKeychain(for: group)
-        let key = try storageKey()
+        let handle = Locked(document: self, key: try storageKey())
         do {
             return try withExclusiveLock(at: lockPath, sharing: home.sharing.fileSharing) { () throws -> Result in
                 // Leftovers of a writer killed mid-write: nobody else can own them while we hold the lock.
                 AtomicFile.removeStaleTemporaries(for: path)
-                let bytes = try SafeFile.readIfPresent(path, maximumSize: Self.maximumSize)
-                let original = try bytes.map { bytes throws(KeyringError) in try open(bytes, key: key) }
-                var content = original
-                let result = try body(&content)
-                if content != original {
-                    try write(content, key: key, durability: durability)
-                }
-                return result
+                return try body(handle)
             }
         } catch let error as KeyringError {
             throw error
         } catch let error as StorageError {
-            throw KeyringError(storage: error, while: "update \(kind) of \(group)")
+            throw KeyringError(storage: error, while: "lock \(kind) of \(group)")
         } catch {
             throw KeyringError(.ioError, "update \(kind) of \(group) failed: \(error)")
         }
@@ -103,7 +154,7 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         try AtomicFile.replace(path, with: sealed, sharing: home.sharing.fileSharing, durability: durability)
     }
 
-    private func open(_ bytes: [UInt8], key: SymmetricKey) throws(KeyringError) -> Content {
+    fileprivate func open(_ bytes: [UInt8], key: SymmetricKey) throws(KeyringError) -> Content {
         let corrupted = { (detail: String) in
             KeyringError(.decode, "\(kind) file \(path) \(detail); it was not used and will not be overwritten: restore it from a backup or delete it to start over")
         }

@@ -28,12 +28,26 @@ package struct FileLock: ~Copyable {
     private init(at path: FilePath, sharing: FileSharing, exclusive: Bool) throws(StorageError) {
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(
-                path, .readWrite,
-                options: [.create, .noFollow, .closeOnExec],
-                permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
+            // Read-only is enough for flock, and lets a group member lock a file another member
+            // created. The creator sets the exact mode, whatever its umask, or that other member
+            // could not open the file at all.
+            descriptor = try Syscall.typed {
+                try FileDescriptor.open(
+                    path, .readOnly,
+                    options: [.create, .noFollow, .closeOnExec],
+                    permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
+            }
         } catch {
-            throw StorageError(.system(error as? Errno ?? .ioError), operation: "open lock file", path: path)
+            throw StorageError(.system(error), operation: "open lock file", path: path)
+        }
+        if let status = try? descriptor.stat(), UInt32(status.userID.rawValue) == Syscall.effectiveUserID,
+           UInt16(status.permissions.rawValue) & 0o7777 != sharing.fileMode {
+            do {
+                try Syscall.changeMode(descriptor, to: sharing.fileMode)
+            } catch {
+                try? descriptor.close()
+                throw StorageError(.system(error), operation: "set mode of lock file", path: path)
+            }
         }
         do {
             if exclusive {

@@ -8,9 +8,9 @@ package enum SafeDirectory {
     @discardableResult
     package static func ensure(_ path: FilePath, sharing: FileSharing) throws(StorageError) -> Bool {
         var created = false
-        if try status(path) == nil {
+        if try Syscall.typedStatus(path) == nil {
             let parent = path.removingLastComponent()
-            if parent != path, !parent.isEmpty, try status(parent) == nil {
+            if parent != path, !parent.isEmpty, try Syscall.typedStatus(parent) == nil {
                 try ensure(parent, sharing: sharing)
             }
             do {
@@ -33,7 +33,7 @@ package enum SafeDirectory {
     /// Refuses a directory that is a symbolic link, not a directory, owned by someone else,
     /// or writable (or readable) by users outside what `sharing` allows.
     package static func check(_ path: FilePath, sharing: FileSharing) throws(StorageError) {
-        guard let status = try status(path) else {
+        guard let status = try Syscall.typedStatus(path) else {
             throw StorageError(.system(.noSuchFileOrDirectory), operation: "check directory", path: path)
         }
         if status.type == .symbolicLink { throw StorageError(.symbolicLink, operation: "check directory", path: path) }
@@ -62,13 +62,6 @@ package enum SafeDirectory {
         }
     }
 
-    private static func status(_ path: FilePath) throws(StorageError) -> Stat? {
-        do {
-            return try Syscall.statusIfPresent(path)
-        } catch {
-            throw StorageError(.system(error), operation: "stat", path: path)
-        }
-    }
 
     private static func setMode(_ path: FilePath, _ mode: UInt16) throws(StorageError) {
         do {

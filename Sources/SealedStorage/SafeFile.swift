@@ -64,18 +64,11 @@ package enum SafeFile {
     /// Checks that an existing file is a regular file (not a link), owned by this user, and
     /// not readable or writable beyond what `sharing` allows.
     package static func checkOwnership(_ path: FilePath, sharing: FileSharing) throws(StorageError) {
-        guard let status = try statusIfPresent(path) else { return }
+        guard let status = try Syscall.typedStatus(path) else { return }
         guard status.type == .regular else {
             throw StorageError(status.type == .symbolicLink ? .symbolicLink : .wrongFileType, operation: "check", path: path)
         }
         try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "check file")
     }
 
-    private static func statusIfPresent(_ path: FilePath) throws(StorageError) -> Stat? {
-        do {
-            return try Syscall.statusIfPresent(path)
-        } catch {
-            throw StorageError(.system(error), operation: "stat", path: path)
-        }
-    }
 }

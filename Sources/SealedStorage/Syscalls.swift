@@ -81,6 +81,15 @@ package enum Syscall {
         try retrying { path.withPlatformString { Glibc_or_Darwin_unlink($0) } }
     }
 
+    /// ``statusIfPresent(_:)`` with the failure as a ``StorageError`` naming the path.
+    package static func typedStatus(_ path: FilePath) throws(StorageError) -> Stat? {
+        do {
+            return try statusIfPresent(path)
+        } catch {
+            throw StorageError(.system(error), operation: "stat", path: path)
+        }
+    }
+
     /// `lstat(2)` that reports a missing path as `nil` instead of an error.
     package static func statusIfPresent(_ path: FilePath) throws(Errno) -> Stat? {
         do {

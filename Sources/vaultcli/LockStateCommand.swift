@@ -16,7 +16,7 @@ struct LockStateCommand: ParsableCommand {
     var state: DeviceLockState?
 
     func run() throws {
-        let home = process.keyringHome()
+        let home = try process.keyringHome()
         if let state {
             try home.setLockState(state)
         }

@@ -32,8 +32,8 @@ struct ProcessOptions: ParsableArguments {
     }
 
     /// The home alone (no identity needed).
-    func keyringHome() -> KeyringHome {
-        KeyringHome.fromEnvironment(environment)
+    func keyringHome() throws -> KeyringHome {
+        try KeyringHome.fromEnvironment(environment)
     }
 }
 

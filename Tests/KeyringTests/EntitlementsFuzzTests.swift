@@ -136,7 +136,37 @@ final class EntitlementsFuzzTests: XCTestCase {
         check(nestedBinaryArrays(depth: 1, cyclic: true), "a binary array containing itself")
     }
 
+    /// 24 arrays, each referring twice to the next: 300-odd bytes that describe 2^24 values.
+    /// Without a bound on values decoded, this input hung the parser (found in review).
+    func testBinaryPlistOfRepeatedReferencesIsRefusedNotExpanded() {
+        let data = binaryArraysReferencingTheNextTwice(depth: 24)
+        XCTAssertLessThan(data.count, 400, "the premise: a tiny file")
+        XCTAssertThrowsError(try Identity(entitlements: data, source: "shared.entitlements", teamID: "ABCDE12345")) { error in
+            let error = error as? KeyringError
+            XCTAssertEqual(error?.status, .invalidParameter, "\(String(describing: error))")
+            XCTAssertTrue(error?.reason.contains("shared.entitlements") ?? false, "the reason names the source")
+        }
+    }
+
     // MARK: Generators
+
+    /// A binary property list of `depth` arrays, each holding two references to the next; the
+    /// last is an empty array.
+    private func binaryArraysReferencingTheNextTwice(depth: Int) -> Data {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for index in 0..<depth {
+            offsets.append(bytes.count)
+            bytes += index == depth - 1 ? [0xA0] : [0xA2, UInt8(index + 1), UInt8(index + 1)]
+        }
+        let tableOffset = bytes.count
+        bytes += offsets.map { UInt8($0) }
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1]  // 1-byte offsets, 1-byte object references
+        bytes += [0, 0, 0, 0, 0, 0, 0, UInt8(depth)]
+        bytes += [0, 0, 0, 0, 0, 0, 0, 0]
+        bytes += [0, 0, 0, 0, 0, 0, 0, UInt8(tableOffset)]
+        return Data(bytes)
+    }
 
     /// A binary property list of `depth` arrays, each holding the next (the last is empty, or
     /// refers back to the first when `cyclic`): written by hand, since the writer would refuse.

@@ -26,34 +26,41 @@ final class KeyringHomeTests: XCTestCase {
 
     // MARK: Resolution from the environment
 
-    func testGroupVaultHomeWinsOverEverythingElse() {
-        let home = KeyringHome.fromEnvironment(["GROUPVAULT_HOME": "/srv/vault", "XDG_DATA_HOME": "/data", "HOME": "/home/me"])
+    func testGroupVaultHomeWinsOverEverythingElse() throws {
+        let home = try KeyringHome.fromEnvironment(["GROUPVAULT_HOME": "/srv/vault", "XDG_DATA_HOME": "/data", "HOME": "/home/me"])
         XCTAssertEqual(home.root.path, "/srv/vault")
     }
 
-    func testXDGDataHomeIsUsedWithoutGroupVaultHome() {
-        let home = KeyringHome.fromEnvironment(["XDG_DATA_HOME": "/data", "HOME": "/home/me"])
+    func testXDGDataHomeIsUsedWithoutGroupVaultHome() throws {
+        let home = try KeyringHome.fromEnvironment(["XDG_DATA_HOME": "/data", "HOME": "/home/me"])
         XCTAssertEqual(home.root.path, "/data/groupvault")
     }
 
-    func testRelativeXDGDataHomeIsIgnoredAsTheSpecificationRequires() {
-        let home = KeyringHome.fromEnvironment(["XDG_DATA_HOME": "data", "HOME": "/home/me"])
+    func testRelativeXDGDataHomeIsIgnoredAsTheSpecificationRequires() throws {
+        let home = try KeyringHome.fromEnvironment(["XDG_DATA_HOME": "data", "HOME": "/home/me"])
         XCTAssertEqual(home.root.path, "/home/me/.local/share/groupvault")
     }
 
-    func testHomeDirectoryFallbackIsLocalShareGroupVault() {
-        let home = KeyringHome.fromEnvironment(["HOME": "/home/me"])
+    func testHomeDirectoryFallbackIsLocalShareGroupVault() throws {
+        let home = try KeyringHome.fromEnvironment(["HOME": "/home/me"])
         XCTAssertEqual(home.root.path, "/home/me/.local/share/groupvault")
     }
 
-    func testEmptyGroupVaultHomeCountsAsUnset() {
-        let home = KeyringHome.fromEnvironment(["GROUPVAULT_HOME": "", "HOME": "/home/me"])
+    func testEmptyGroupVaultHomeCountsAsUnset() throws {
+        let home = try KeyringHome.fromEnvironment(["GROUPVAULT_HOME": "", "HOME": "/home/me"])
         XCTAssertEqual(home.root.path, "/home/me/.local/share/groupvault")
     }
 
     func testSharingIsOwnerOnlyUnlessUnixGroupIsAsked() {
-        XCTAssertEqual(KeyringHome.fromEnvironment(["GROUPVAULT_HOME": "/v"]).sharing, .ownerOnly)
-        XCTAssertEqual(KeyringHome.fromEnvironment(["GROUPVAULT_HOME": "/v", "GROUPVAULT_SHARING": "unixGroup"]).sharing, .unixGroup)
+        XCTAssertEqual(try KeyringHome.fromEnvironment(["GROUPVAULT_HOME": "/v"]).sharing, .ownerOnly)
+        XCTAssertEqual(try KeyringHome.fromEnvironment(["GROUPVAULT_HOME": "/v", "GROUPVAULT_SHARING": "unixGroup"]).sharing, .unixGroup)
+    }
+
+    func testAMisspelledSharingModeIsRefusedRatherThanIgnored() {
+        XCTAssertThrowsError(try KeyringHome.fromEnvironment(["GROUPVAULT_HOME": "/v", "GROUPVAULT_SHARING": "group"])) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .invalidParameter)
+            XCTAssertTrue((error as? KeyringError)?.reason.contains("unixGroup") ?? false, "the reason lists the valid values")
+        }
     }
 
     func testRootIsStandardizedSoEqualPathsGiveEqualHomes() {

@@ -77,6 +77,18 @@ final class FileLockTests: XCTestCase {
         XCTAssertEqual(try FileInspection.mode(of: unixGroup) & 0o007, 0, "a group lock file gives others nothing")
     }
 
+    /// Another member of the group must be able to open the lock file this process created,
+    /// whatever this process's umask was (found in review: 022 made it 0640).
+    func testAGroupLockFileHasExactlyTheGroupModeWhateverTheUmask() throws {
+        let path = root.appending("group.lock")
+
+        try FileInspection.withUmask(0o022) {
+            try withExclusiveLock(at: path, sharing: .unixGroup) {}
+        }
+
+        XCTAssertEqual(try FileInspection.mode(of: path) & 0o777, 0o660)
+    }
+
     func testLockRefusesASymbolicLink() throws {
         let real = root.appending("real.lock")
         let link = root.appending("link.lock")

@@ -1,0 +1,125 @@
+import Foundation
+import GroupVaultTestKit
+import Keyring
+import SealedStorage
+import XCTest
+
+/// Operations that span several access groups: all of it or none of it, and never an item
+/// missing from a reader's view while it moves.
+final class ItemAtomicityTests: XCTestCase {
+    private var home: ItemTestHome!
+
+    override func setUpWithError() throws {
+        home = try ItemTestHome()
+    }
+
+    override func tearDown() {
+        FaultInjection.disarmAll()
+        home.remove()
+    }
+
+    private func addInBothGroups(_ keyring: Keyring) throws {
+        try keyring.add(KeychainItem(service: "api", account: "a", accessGroup: ItemTestHome.shared, secret: Data("one".utf8)))
+        try keyring.add(KeychainItem(service: "api", account: "b", accessGroup: ItemTestHome.appGroup, secret: Data("two".utf8)))
+    }
+
+    func testADeleteAcrossGroupsThatFailsHalfwayChangesNothing() throws {
+        let keyring = home.keyring()
+        try addInBothGroups(keyring)
+        // The first group's file is written, the second's rename fails.
+        FaultInjection.arm(.fail(.noSpace), at: .rename, afterPassing: 1)
+
+        XCTAssertThrowsError(try keyring.delete(matching: ItemQuery(service: "api"))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .ioError)
+        }
+
+        FaultInjection.disarmAll()
+        XCTAssertEqual(try keyring.items(matching: ItemQuery(service: "api")).compactMap(\.account).sorted(), ["a", "b"],
+                       "a reported failure must mean that no group changed")
+    }
+
+    func testAnUpdateAcrossGroupsThatFailsHalfwayChangesNothing() throws {
+        let keyring = home.keyring()
+        try addInBothGroups(keyring)
+        var changes = ItemChanges()
+        changes.secret = Data("new".utf8)
+        FaultInjection.arm(.fail(.ioError), at: .syncTemporary, afterPassing: 1)
+
+        XCTAssertThrowsError(try keyring.update(matching: ItemQuery(service: "api"), with: changes))
+
+        FaultInjection.disarmAll()
+        let secrets = try keyring.items(matching: ItemQuery(service: "api")).map { String(decoding: $0.secret, as: UTF8.self) }
+        XCTAssertEqual(secrets.sorted(), ["one", "two"], "no group may keep the new secret after a reported failure")
+    }
+
+    func testASearchAcrossGroupsNeverMissesAnItemBeingMovedBetweenThem() throws {
+        let keyring = home.keyring()
+        try keyring.add(KeychainItem(service: "api", account: "roaming", accessGroup: ItemTestHome.appGroup, secret: Data("s".utf8)))
+        let moves = 40
+        let mover = Thread.detachedWork {
+            for index in 0..<moves {
+                var changes = ItemChanges()
+                // Back and forth, so half the moves go from a later searched group to an earlier one.
+                changes.accessGroup = index.isMultiple(of: 2) ? ItemTestHome.shared : ItemTestHome.appGroup
+                try keyring.update(matching: ItemQuery(service: "api", account: "roaming"), with: changes)
+            }
+        }
+        var searches = 0
+        while !mover.isFinished {
+            XCTAssertEqual(try keyring.items(matching: ItemQuery(service: "api", account: "roaming")).count, 1,
+                           "search \(searches) saw the item in neither group (or both)")
+            searches += 1
+        }
+        try mover.result()
+        XCTAssertGreaterThan(searches, 0)
+    }
+
+    func testAFailedDirectorySyncAfterTheRenameStillCountsAsAdded() throws {
+        let keyring = home.keyring()
+        try keyring.add(KeychainItem(service: "warm-up", secret: Data("x".utf8)))
+        FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
+
+        // The change is in effect once renamed; reporting failure would make a retry a duplicate.
+        try keyring.add(KeychainItem(service: "api", account: "a", secret: Data("one".utf8)))
+
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "api", account: "a")).secret, Data("one".utf8))
+    }
+
+    func testReadingThroughASymbolicLinkForAGroupDirectoryIsRefused() throws {
+        let keyring = home.keyring()
+        try keyring.add(KeychainItem(service: "api", accessGroup: ItemTestHome.shared, secret: Data("one".utf8)))
+        let keychains = home.home.root.appendingPathComponent("Keychains")
+        let real = keychains.appendingPathComponent(ItemTestHome.shared.rawValue)
+        let elsewhere = home.directory.url.appendingPathComponent("elsewhere")
+        try FileManager.default.moveItem(at: real, to: elsewhere)
+        try FileManager.default.createSymbolicLink(at: real, withDestinationURL: elsewhere)
+
+        XCTAssertThrowsError(try keyring.items(matching: ItemQuery(service: "api", accessGroup: ItemTestHome.shared))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .notAvailable, "\(error)")
+        }
+    }
+}
+
+/// Work on another thread whose completion can be polled and whose error is rethrown.
+private final class DetachedWork: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outcome: Result<Void, any Error>?
+
+    init(_ body: @escaping @Sendable () throws -> Void) {
+        Thread { [self] in
+            let result = Result { try body() }
+            lock.withLock { outcome = result }
+        }.start()
+    }
+
+    var isFinished: Bool { lock.withLock { outcome != nil } }
+
+    func result() throws {
+        while !isFinished { Thread.sleep(forTimeInterval: 0.001) }
+        try lock.withLock { outcome! }.get()
+    }
+}
+
+private extension Thread {
+    static func detachedWork(_ body: @escaping @Sendable () throws -> Void) -> DetachedWork { DetachedWork(body) }
+}
