@@ -21,16 +21,10 @@ enum ItemLimits {
     /// Checks the values `changes` would set, before any item is touched.
     static func check(_ changes: ItemChanges, operation: String) throws(KeyringError) {
         if let secret = changes.secret { try checkSecret(secret, operation: operation) }
-        let strings: [(String, String??)] = [
-            ("service (kSecAttrService)", changes.service), ("account (kSecAttrAccount)", changes.account),
-            ("label (kSecAttrLabel)", changes.label), ("description (kSecAttrDescription)", changes.itemDescription),
-            ("comment (kSecAttrComment)", changes.comment), ("server (kSecAttrServer)", changes.server),
-            ("protocol (kSecAttrProtocol)", changes.protocol), ("path (kSecAttrPath)", changes.path),
-            ("authentication type (kSecAttrAuthenticationType)", changes.authenticationType),
-            ("security domain (kSecAttrSecurityDomain)", changes.securityDomain),
-        ]
-        for (name, change) in strings {
-            if case .some(.some(let value)) = change { try checkAttribute(name, size: value.utf8.count, operation: operation) }
+        for attribute in TextAttribute.all {
+            if case .some(.some(let value)) = changes[keyPath: attribute.change] {
+                try checkAttribute(attribute.qualifiedName, size: value.utf8.count, operation: operation)
+            }
         }
         if case .some(.some(let generic)) = changes.generic {
             try checkAttribute("generic (kSecAttrGeneric)", size: generic.count, operation: operation)
@@ -39,17 +33,9 @@ enum ItemLimits {
     }
 
     private static func attributeSizes(of item: KeychainItem) -> [(String, Int)] {
-        let strings: [(String, String?)] = [
-            ("service (kSecAttrService)", item.service), ("account (kSecAttrAccount)", item.account),
-            ("label (kSecAttrLabel)", item.label), ("description (kSecAttrDescription)", item.itemDescription),
-            ("comment (kSecAttrComment)", item.comment), ("server (kSecAttrServer)", item.server),
-            ("protocol (kSecAttrProtocol)", item.protocol), ("path (kSecAttrPath)", item.path),
-            ("authentication type (kSecAttrAuthenticationType)", item.authenticationType),
-            ("security domain (kSecAttrSecurityDomain)", item.securityDomain),
-        ]
         var sizes: [(String, Int)] = []
-        for (name, value) in strings {
-            if let value { sizes.append((name, value.utf8.count)) }
+        for attribute in TextAttribute.all {
+            if let value = item[keyPath: attribute.item] { sizes.append((attribute.qualifiedName, value.utf8.count)) }
         }
         if let generic = item.generic { sizes.append(("generic (kSecAttrGeneric)", generic.count)) }
         return sizes

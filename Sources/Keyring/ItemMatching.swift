@@ -23,15 +23,9 @@ extension ItemQuery {
         if let persistentReference, item.persistentReference != persistentReference { return false }
         if let port, (item.port ?? 0) != port { return false }
         if let generic, (item.generic ?? Data()) != generic { return false }
-        let strings: [(wanted: String?, stored: String?)] = [
-            (service, item.service), (account, item.account), (label, item.label),
-            (itemDescription, item.itemDescription), (comment, item.comment), (server, item.server),
-            (self.protocol, item.protocol), (path, item.path), (authenticationType, item.authenticationType),
-            (securityDomain, item.securityDomain),
-        ]
-        return strings.allSatisfy { pair in
-            guard let wanted = pair.wanted else { return true }
-            return stringsMatch(wanted, pair.stored ?? "")
+        return TextAttribute.all.allSatisfy { attribute in
+            guard let wanted = self[keyPath: attribute.query] else { return true }
+            return stringsMatch(wanted, item[keyPath: attribute.item] ?? "")
         }
     }
 
@@ -46,13 +40,8 @@ extension ItemQuery {
     /// (never a secret; binary attributes by size only) and the groups searched.
     func summary(searching groups: [GroupIdentifier]) -> String {
         var parts: [String] = []
-        let quoted: [(String, String?)] = [
-            ("service", service), ("account", account), ("label", label), ("description", itemDescription),
-            ("comment", comment), ("server", server), ("protocol", self.protocol), ("path", path),
-            ("authentication type", authenticationType), ("security domain", securityDomain),
-        ]
-        for (name, value) in quoted {
-            if let value { parts.append("\(name) \"\(GroupIdentifier.printable(value))\"") }
+        for attribute in TextAttribute.all {
+            if let value = self[keyPath: attribute.query] { parts.append("\(attribute.name) \"\(GroupIdentifier.printable(value))\"") }
         }
         if let port { parts.append("port \(port)") }
         if let generic { parts.append("generic data (\(generic.count) bytes)") }

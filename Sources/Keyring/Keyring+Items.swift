@@ -260,22 +260,15 @@ extension KeychainItem {
     /// past the previous one if the clock has not advanced, so a change is always visible.
     func applying(_ changes: ItemChanges, at now: Date) -> KeychainItem {
         var item = self
-        if let value = changes.service { item.service = value }
-        if let value = changes.account { item.account = value }
+        for attribute in TextAttribute.all {
+            if let value = changes[keyPath: attribute.change] { item[keyPath: attribute.item] = value }
+        }
         if let value = changes.accessGroup { item.accessGroup = value }
-        if let value = changes.label { item.label = value }
-        if let value = changes.itemDescription { item.itemDescription = value }
-        if let value = changes.comment { item.comment = value }
         if let value = changes.generic { item.generic = value }
         if let value = changes.isSynchronizable { item.isSynchronizable = value }
         if let value = changes.accessibility { item.accessibility = value }
         if let value = changes.accessControl { item.accessControl = value }
-        if let value = changes.server { item.server = value }
-        if let value = changes.protocol { item.protocol = value }
         if let value = changes.port { item.port = value }
-        if let value = changes.path { item.path = value }
-        if let value = changes.authenticationType { item.authenticationType = value }
-        if let value = changes.securityDomain { item.securityDomain = value }
         if let value = changes.secret { item.secret = value }
         if let previous = modificationDate, now <= previous {
             item.modificationDate = Date(timeIntervalSince1970: previous.timeIntervalSince1970 + 0.001)
