@@ -121,6 +121,11 @@ let package = Package(
             name: "SecItemTests",
             dependencies: ["Keyring", "KeyringTestSupport", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
         ),
+        // Replays the committed libFuzzer corpus (Fuzz/Corpus) through every target.
+        .testTarget(
+            name: "FuzzCorpusTests",
+            dependencies: ["FuzzTargets"]
+        ),
         .testTarget(
             name: "vaultcliTests",
             dependencies: ["Keyring", "Vault", "GroupVaultTestKit", "vaultcli"]
