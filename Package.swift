@@ -121,10 +121,11 @@ let package = Package(
             name: "SecItemTests",
             dependencies: ["Keyring", "KeyringTestSupport", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
         ),
-        // Replays the committed libFuzzer corpus (Fuzz/Corpus) through every target.
+        // Replays the committed libFuzzer corpus (Fuzz/Corpus) through every target; runs the
+        // reproducers of open crashes in GroupVaultFuzz child processes.
         .testTarget(
             name: "FuzzCorpusTests",
-            dependencies: ["FuzzTargets"]
+            dependencies: ["FuzzTargets", "GroupVaultFuzz", "GroupVaultTestKit"]
         ),
         .testTarget(
             name: "vaultcliTests",

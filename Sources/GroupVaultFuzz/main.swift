@@ -104,7 +104,9 @@ let status = cArguments.withUnsafeMutableBufferPointer { buffer in
 }
 exit(status)
 #else
-/// Every regular file at or below `path`, sorted, so a replay is repeatable.
+/// Every regular file at or below `path`, sorted, so a replay is repeatable. In a directory,
+/// `crash-*` files (reproducers of crashes not fixed yet) are left out, so that one open crash
+/// does not hide what the rest of the corpus says; name such a file to reproduce it.
 func inputs(at path: String) -> [URL] {
     let url = URL(fileURLWithPath: path)
     var isDirectory: ObjCBool = false
@@ -113,7 +115,10 @@ func inputs(at path: String) -> [URL] {
     let files = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.isRegularFileKey])?
         .compactMap { $0 as? URL }
         .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true } ?? []
-    return files.sorted { $0.path < $1.path }
+    for open in files where open.lastPathComponent.hasPrefix("crash-") {
+        print("\(open.path): skipped, an open crash (replay it by naming the file)")
+    }
+    return files.filter { !$0.lastPathComponent.hasPrefix("crash-") }.sorted { $0.path < $1.path }
 }
 
 let paths = arguments.dropFirst()
