@@ -19,6 +19,8 @@ package struct FuzzTarget: Sendable {
     private let body: @Sendable ([UInt8]) throws(FuzzFinding) -> FuzzOutcome
     private let makeSeeds: @Sendable () throws -> [String: [UInt8]]
 
+    /// A target called `name` that checks each input with `body`, with `seeds` as its
+    /// committed starting inputs.
     package init(
         name: String,
         summary: String,
@@ -79,10 +81,12 @@ package struct FuzzFinding: Error, Sendable, CustomStringConvertible {
     /// What was expected and what happened instead.
     package let message: String
 
+    /// A finding that says `message`.
     package init(_ message: String) {
         self.message = message
     }
 
+    /// The message.
     package var description: String { message }
 }
 
