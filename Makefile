@@ -1,7 +1,7 @@
 # The README's commands. Each installs what it needs first.
 SWIFT ?= swift
 
-.PHONY: dependencies build test demo
+.PHONY: dependencies build test demo fuzz
 
 dependencies:
 	@scripts/install-dependencies
@@ -18,3 +18,10 @@ test: dependencies
 # The app/widget flow across two real processes.
 demo: dependencies
 	scripts/demo
+
+# Coverage-guided fuzzing of every parser with libFuzzer, 30 s per target (README, "Fuzzing");
+# FUZZ_SECONDS=<n> runs each target longer. `test` replays the committed corpus; this searches
+# for new inputs, so it is run on purpose rather than on every test run.
+FUZZ_SECONDS ?= 30
+fuzz: dependencies
+	scripts/fuzz all $(FUZZ_SECONDS)

@@ -85,6 +85,21 @@ let package = Package(
             name: "GroupVaultFixture",
             dependencies: ["Keyring", "Vault", "SealedStorage"]
         ),
+        // libFuzzer targets for every parser (README, "Fuzzing"): one callback per parser,
+        // shared by the GroupVaultFuzz driver and the corpus replay tests.
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "Keyring", "Vault", "SealedStorage",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // Runs a FuzzTargets callback under libFuzzer when built by scripts/fuzz (-DFUZZING),
+        // and otherwise replays corpus files through it.
+        .executableTarget(
+            name: "GroupVaultFuzz",
+            dependencies: ["FuzzTargets"]
+        ),
         // Shared by the test targets only: seeded randomness, temporary directories, and the
         // runner for GroupVaultFixture child processes.
         .target(
@@ -105,6 +120,12 @@ let package = Package(
         .testTarget(
             name: "SecItemTests",
             dependencies: ["Keyring", "KeyringTestSupport", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
+        ),
+        // Replays the committed libFuzzer corpus (Fuzz/Corpus) through every target; runs the
+        // reproducers of open crashes in GroupVaultFuzz child processes.
+        .testTarget(
+            name: "FuzzCorpusTests",
+            dependencies: ["FuzzTargets", "GroupVaultFuzz", "GroupVaultTestKit"]
         ),
         .testTarget(
             name: "vaultcliTests",
