@@ -38,8 +38,10 @@ struct EntitlementsFile {
         let root: PropertyListValue
         do {
             root = try PropertyListValue.parse(data)
+        } catch let refusal as PropertyListValue.Refusal {
+            throw Self.failure(source, "\(refusal), so it is not an entitlements file")
         } catch {
-            throw Self.failure(source, "is not a property list (XML or binary) that can be parsed, or nests deeper than \(PropertyListValue.maximumDepth) levels")
+            throw Self.failure(source, "is not a property list (XML or binary) that can be parsed")
         }
         guard case .dictionary(let dictionary) = root else {
             throw Self.failure(source, "the root is \(root), not a dictionary of entitlements")

@@ -32,6 +32,10 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
         // The binary parser walks objects without recursion and the decoding below bounds the
         // depth; the XML parser recurses per nested element, so its depth is checked first.
         if !data.starts(with: "bplist".utf8) {
+            // Foundation's XML parser traps (fatalError, not a thrown error) on some invalid
+            // UTF-8, e.g. an old 5-byte lead byte inside <integer> (found by libFuzzer). Xcode
+            // writes entitlements as UTF-8, so anything else is refused before it gets there.
+            guard String(data: data, encoding: .utf8) != nil else { throw Refusal.notUTF8 }
             try checkXMLNesting(data)
         }
         let decoder = PropertyListDecoder()
@@ -49,7 +53,14 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
         init(remaining: Int) { self.remaining = remaining }
     }
 
-    private struct TooManyValues: Error {}
+    /// A property list this parser refuses before or while decoding it, with the reason.
+    struct Refusal: Error, CustomStringConvertible {
+        let description: String
+
+        static let tooDeep = Refusal(description: "nests deeper than \(PropertyListValue.maximumDepth) levels")
+        static let tooManyValues = Refusal(description: "holds more than \(PropertyListValue.maximumValues) values")
+        static let notUTF8 = Refusal(description: "is an XML property list that is not valid UTF-8")
+    }
 
     /// Refuses XML whose `<array>` and `<dict>` elements nest deeper than ``maximumDepth``,
     /// before the recursive parser sees it. Conservative: element names inside comments count
@@ -74,7 +85,7 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
             } else if hasName("array", at: index) || hasName("dict", at: index) {
                 guard let end = bytes[index...].firstIndex(of: close) else { break }
                 if bytes[end - 1] != slash { depth += 1 }
-                if depth > maximumDepth { throw TooDeep() }
+                if depth > maximumDepth { throw Refusal.tooDeep }
             }
         }
     }
@@ -86,13 +97,13 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
         init?(intValue: Int) { nil }
     }
 
-    private struct TooDeep: Error {}
+
 
     init(from decoder: any Decoder) throws {
-        guard decoder.codingPath.count <= Self.maximumDepth else { throw TooDeep() }
+        guard decoder.codingPath.count <= Self.maximumDepth else { throw Refusal.tooDeep }
         if let budget = decoder.userInfo[ValueBudget.key] as? ValueBudget {
             budget.remaining -= 1
-            guard budget.remaining >= 0 else { throw TooManyValues() }
+            guard budget.remaining >= 0 else { throw Refusal.tooManyValues }
         }
         if let keyed = try? decoder.container(keyedBy: Key.self) {
             var dictionary: [String: PropertyListValue] = [:]

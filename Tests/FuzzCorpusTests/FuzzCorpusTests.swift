@@ -53,15 +53,15 @@ final class FuzzCorpusTests: XCTestCase {
     }
 
     func testOpenCrashReproducersStillCrash() throws {
-        for target in FuzzTarget.all {
-            for file in try files(of: target) where Self.isOpenCrash(file) {
-                // Without Swift's backtracer the child dies at once instead of symbolicating.
-                let child = try FixtureProcess.run(
-                    [target.name, file.path], environment: ["SWIFT_BACKTRACE": "enable=no"], executable: "GroupVaultFuzz")
-                let name = "\(target.name)/\(file.lastPathComponent)"
-                XCTAssertNotEqual(child.status, 0, "\(name) no longer crashes: rename it without the crash- prefix so it is replayed as a regression input")
-                XCTAssertNotEqual(child.status, 2, "GroupVaultFuzz could not replay \(name): \(child.errors)")
-            }
+        let open = try FuzzTarget.all.flatMap { target in try files(of: target).filter(Self.isOpenCrash).map { (target, $0) } }
+        try XCTSkipIf(open.isEmpty, "no open crash reproducers (crash-*) in Fuzz/Corpus")
+        for (target, file) in open {
+            // Without Swift's backtracer the child dies at once instead of symbolicating.
+            let child = try FixtureProcess.run(
+                [target.name, file.path], environment: ["SWIFT_BACKTRACE": "enable=no"], executable: "GroupVaultFuzz")
+            let name = "\(target.name)/\(file.lastPathComponent)"
+            XCTAssertNotEqual(child.status, 0, "\(name) no longer crashes: rename it without the crash- prefix so it is replayed as a regression input")
+            XCTAssertNotEqual(child.status, 2, "GroupVaultFuzz could not replay \(name): \(child.errors)")
         }
     }
 

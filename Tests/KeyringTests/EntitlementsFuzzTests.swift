@@ -148,6 +148,17 @@ final class EntitlementsFuzzTests: XCTestCase {
         }
     }
 
+    /// Found by libFuzzer: Foundation's XML parser traps on an old 5-byte UTF-8 lead byte
+    /// inside `<integer>`, so non-UTF-8 XML is refused before it is parsed.
+    func testXMLThatIsNotUTF8IsRefusedBeforeParsing() {
+        let data = Data("<integer>".utf8 + [0xF8, 0xFF, 0xFF, 0xFF, 0xFF] + "</integer>".utf8)
+        XCTAssertThrowsError(try Identity(entitlements: data, source: "odd.entitlements", teamID: "ABCDE12345")) { error in
+            let error = error as? KeyringError
+            XCTAssertEqual(error?.status, .invalidParameter)
+            XCTAssertTrue(error?.reason.contains("not valid UTF-8") ?? false, "\(String(describing: error))")
+        }
+    }
+
     // MARK: Generators
 
     /// A binary property list of `depth` arrays, each holding two references to the next; the
