@@ -161,7 +161,7 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         guard bytes.count >= Self.headerSize + XChaCha20Poly1305.tagByteCount else { throw corrupted("is truncated (\(bytes.count) bytes)") }
         guard Array(bytes[0..<4]) == Self.magic else { throw corrupted("is not a GroupVault sealed file") }
         guard bytes[4] == Self.formatVersion else { throw corrupted("has unsupported format version \(bytes[4])") }
-        let nonce = try! XChaCha20Poly1305.Nonce(bytes: bytes[5..<Self.headerSize])
+        let nonce = try! XChaCha20Poly1305.Nonce(bytes: bytes[5..<Self.headerSize])  // 24 bytes: the length was checked above
         let plaintext: [UInt8]
         do {
             plaintext = try XChaCha20Poly1305.open(Array(bytes[Self.headerSize...]), using: key, nonce: nonce, authenticating: additionalData)
