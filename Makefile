@@ -25,3 +25,7 @@ demo: dependencies
 FUZZ_SECONDS ?= 30
 fuzz: dependencies
 	scripts/fuzz all $(FUZZ_SECONDS)
+
+# Measures the main operations beside plain-file baselines and rewrites BENCHMARKS.md (Benchmarks/README.md).
+bench: dependencies
+	cd Benchmarks && $(SWIFT) run -c release GroupVaultBenchmarks --output ../BENCHMARKS.md
