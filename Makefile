@@ -1,7 +1,7 @@
 # The README's commands. Each installs what it needs first.
 SWIFT ?= swift
 
-.PHONY: dependencies build test demo fuzz
+.PHONY: dependencies build test demo fuzz bench
 
 dependencies:
 	@scripts/install-dependencies
