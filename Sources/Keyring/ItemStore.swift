@@ -44,20 +44,29 @@ struct ItemStore: Sendable {
     /// from a later group to an earlier one. Moves and every other multi-group write hold the
     /// home-wide items lock exclusively, so a multi-group read holds it shared.
     func items(in groups: [GroupIdentifier]) throws(KeyringError) -> [(group: GroupIdentifier, items: [KeychainItem])] {
-        guard groups.count > 1 else { return try groups.map { group throws(KeyringError) in (group, try items(in: group)) } }
-        try home.prepareKeychains()
-        let lock: FileLock
-        do {
-            lock = try FileLock(sharedAt: multiGroupLockPath, sharing: home.sharing.fileSharing)
-        } catch {
-            throw KeyringError(storage: error, while: "lock items of several access groups")
-        }
-        let result = try groups.map { group throws(KeyringError) in (group, try items(in: group)) }
-        _ = consume lock  // released only after every group has been read
-        return result
+        let readAll = { () throws(KeyringError) in try groups.map { group throws(KeyringError) in (group, try items(in: group)) } }
+        guard groups.count > 1 else { return try readAll() }
+        return try withMultiGroupLock(exclusive: false, readAll)
     }
 
-    private var multiGroupLockPath: FilePath { home.keychainsDirectory.appending(".items-multigroup.lock") }
+    /// Runs `body` holding `Keychains/.items-multigroup.lock`: exclusively for writers that
+    /// lock several groups, shared for readers of several groups.
+    private func withMultiGroupLock<Result>(exclusive: Bool, _ body: () throws(KeyringError) -> Result) throws(KeyringError) -> Result {
+        try home.prepareKeychains()
+        let path = home.keychainsDirectory.appending(".items-multigroup.lock")
+        let sharing = home.sharing.fileSharing
+        do {
+            return exclusive
+                ? try withExclusiveLock(at: path, sharing: sharing) { try body() }
+                : try withSharedLock(at: path, sharing: sharing) { try body() }
+        } catch let error as KeyringError {
+            throw error
+        } catch let error as StorageError {
+            throw KeyringError(storage: error, while: "lock items of several access groups")
+        } catch {
+            throw KeyringError(.ioError, "lock items of several access groups failed: \(error)")
+        }
+    }
 
     /// Runs `body` with the items of every group in `groups` while holding all their locks,
     /// then writes back each group whose items changed, still holding every lock. If `body`
@@ -83,16 +92,10 @@ struct ItemStore: Sendable {
         guard ordered.count > 1 else {
             return try lockAll(ordered[...], holding: []) { handles throws(KeyringError) in try change(handles, body) }
         }
-        try home.prepareKeychains()
-        let lock: FileLock
-        do {
-            lock = try FileLock(exclusiveAt: multiGroupLockPath, sharing: home.sharing.fileSharing)
-        } catch {
-            throw KeyringError(storage: error, while: "lock items of several access groups")
+        // Held until every document has been written.
+        return try withMultiGroupLock(exclusive: true) { () throws(KeyringError) in
+            try lockAll(ordered[...], holding: []) { handles throws(KeyringError) in try change(handles, body) }
         }
-        let result = try lockAll(ordered[...], holding: []) { handles throws(KeyringError) in try change(handles, body) }
-        _ = consume lock  // released only after every document has been written
-        return result
     }
 
     /// Takes the lock of each group in order, then runs `body` with every handle.

@@ -75,7 +75,20 @@ package func withExclusiveLock<Result>(
     sharing: FileSharing,
     _ body: () throws -> Result
 ) throws -> Result {
-    let lock = try FileLock(exclusiveAt: lockPath, sharing: sharing)
+    try withLock(try FileLock(exclusiveAt: lockPath, sharing: sharing), body)
+}
+
+/// Runs `body` while holding a shared lock at `lockPath` (any number of shared holders at once,
+/// none while an exclusive holder has it).
+package func withSharedLock<Result>(
+    at lockPath: FilePath,
+    sharing: FileSharing,
+    _ body: () throws -> Result
+) throws -> Result {
+    try withLock(try FileLock(sharedAt: lockPath, sharing: sharing), body)
+}
+
+private func withLock<Result>(_ lock: consuming FileLock, _ body: () throws -> Result) throws -> Result {
     let result = try body()
     _ = consume lock  // released here, after the body, whatever the optimiser would prefer
     return result

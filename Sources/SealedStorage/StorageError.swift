@@ -35,10 +35,6 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
     /// inotify is a watch limit, not a full disk).
     package var hint: String?
 
-    package init(_ kind: Kind, operation: String, path: FilePath) {
-        self.init(kind, operation: operation, path: path.string)
-    }
-
     package init(_ kind: Kind, operation: String, path: String, hint: String? = nil) {
         self.kind = kind
         self.operation = operation
@@ -46,7 +42,7 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
         self.hint = hint
     }
 
-    package init(_ kind: Kind, operation: String, path: FilePath, hint: String?) {
+    package init(_ kind: Kind, operation: String, path: FilePath, hint: String? = nil) {
         self.init(kind, operation: operation, path: path.string, hint: hint)
     }
 

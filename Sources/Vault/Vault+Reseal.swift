@@ -56,7 +56,7 @@ extension Vault {
         do {
             try SafeDirectory.ensure(recordsDirectory, sharing: sharing)
             try SafeDirectory.ensure(locksDirectory, sharing: sharing)
-            return try withGroupLock(exclusive: true) { () throws(VaultError) -> Int in try resealAllHoldingGroupLock() }
+            return try withExclusiveLock(at: groupLockPath, sharing: sharing) { () throws(VaultError) -> Int in try resealAllHoldingGroupLock() }
         } catch {
             throw VaultError(any: error, while: "reseal the records of \(group)")
         }

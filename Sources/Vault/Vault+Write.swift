@@ -119,7 +119,7 @@ extension Vault {
             if holdingGroupLock {
                 return try publishHoldingGroupLock(name, operation: operation, make)
             }
-            return try withGroupLock(exclusive: false) {
+            return try withSharedLock(at: groupLockPath, sharing: sharing) {
                 try publishHoldingGroupLock(name, operation: operation, make)
             }
         } catch {

@@ -152,26 +152,12 @@ public struct Vault: Sendable {
         recordsDirectory.appending("\(name.rawValue).\(Self.recordFileExtension)")
     }
 
-    /// The writer lock of `name`.
     /// The group-wide lock: writers hold it shared from fetching the primary key until their
     /// rename, ``resealAll()`` holds it exclusively. Record names never start with a dot, so
     /// this file cannot collide with a record's lock.
     package var groupLockPath: FilePath { locksDirectory.appending(".group.lock") }
 
-    /// Runs `body` holding the group lock: shared for writers, exclusive for ``resealAll()``.
-    package func withGroupLock<Result>(exclusive: Bool, _ body: () throws -> Result) throws -> Result {
-        let sharing = keyring.home.sharing.fileSharing
-        let lock: FileLock
-        if exclusive {
-            lock = try FileLock(exclusiveAt: groupLockPath, sharing: sharing)
-        } else {
-            lock = try FileLock(sharedAt: groupLockPath, sharing: sharing)
-        }
-        let result = try body()
-        _ = consume lock  // released here, after the body
-        return result
-    }
-
+    /// The writer lock of `name`.
     package func lockPath(_ name: RecordName) -> FilePath {
         locksDirectory.appending("\(name.rawValue).lock")
     }
