@@ -1,4 +1,10 @@
+#if canImport(FoundationEssentials)
+// Only what the read path needs, so the cold-read child loads no more of Foundation than
+// GroupVault itself does.
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Vault
 
 /// The record every Vault figure writes and reads: an app's auth state padded so that its

@@ -1,6 +1,6 @@
 /// The command line, parsed by hand: a few options do not justify a dependency.
 ///
-///     GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--sizes 10,1000,10000] [--records N]
+///     GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--sizes 10,1000,10000] [--records N]
 ///                          [--rounds N] [--warmup N] [--budget SECONDS]
 ///                          [--population-budget SECONDS] [--throughput-budget SECONDS]
 struct Options {
@@ -8,6 +8,9 @@ struct Options {
     var output: String?
     /// A line printed at the top of the report, e.g. which storage implementation was measured.
     var note: String?
+    /// A Markdown file whose text the report includes under "Why targets are missed": the
+    /// explanation, from a profile, that a missed target needs and a benchmark cannot produce.
+    var analysis: String?
     /// Whether this is a `--quick` development run (figures not for BENCHMARKS.md).
     var quick = false
     /// Group sizes (records, items) the per-group figures are measured at.
@@ -35,7 +38,7 @@ struct Options {
     var coldRounds = 60
 
     static let usage = """
-        usage: GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--sizes 10,1000,10000] [--records N]
+        usage: GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--sizes 10,1000,10000] [--records N]
                                                     [--rounds N] [--warmup N] [--budget SECONDS]
                                                     [--population-budget SECONDS] [--throughput-budget SECONDS]
         """
@@ -71,6 +74,7 @@ struct Options {
             switch flag {
             case "--output": output = value
             case "--note": note = value
+            case "--analysis": analysis = value
             case "--sizes":
                 let parsed = value.split(separator: ",").map { Int($0) }
                 guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) > 0 }) else {

@@ -11,6 +11,8 @@ struct Report {
     let loadAtEnd: String
     /// Free text from `--note`, printed first (e.g. which storage was measured).
     let note: String?
+    /// The text of the `--analysis` file, if one was given.
+    let analysis: String?
     let outcome: Outcome
 
     var markdown: String {
@@ -61,6 +63,9 @@ struct Report {
             targets.rows.append([check.figure, check.measured, check.target, check.verdict.text])
         }
         lines += targets.markdown
+        if let analysis {
+            lines += ["", "## Why targets are missed", "", analysis.trimmingCharacters(in: .whitespacesAndNewlines)]
+        }
         lines += ["", "## Figures", ""]
         for skipped in outcome.skipped { lines += ["- \(skipped)"] }
         if !outcome.skipped.isEmpty { lines.append("") }

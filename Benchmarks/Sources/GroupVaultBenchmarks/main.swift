@@ -61,13 +61,20 @@ func measure(_ options: Options, executables: Executables) throws -> Outcome {
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     let executables = try Executables.beside()
+    let analysis = try options.analysis.map { path in
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw BenchmarkFailure("cannot read the --analysis file \(path): \(error)")
+        }
+    }
     let machine = MachineDescription.current(packageRoot: packageRoot)
     let date = Date()
     let start = ContinuousClock.now
     let outcome = try measure(options, executables: executables)
     let markdown = Report(
         machine: machine, options: options, date: date, seconds: (ContinuousClock.now - start).microseconds / 1e6,
-        loadAtEnd: MachineDescription.currentLoad(), note: options.note, outcome: outcome).markdown
+        loadAtEnd: MachineDescription.currentLoad(), note: options.note, analysis: analysis, outcome: outcome).markdown
     if let output = options.output {
         try Data(markdown.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
         progress("wrote \(output)")

@@ -1,5 +1,14 @@
 import BenchModel
+#if canImport(FoundationEssentials)
+// Only what the read path needs, so the cold-read child loads no more of Foundation than
+// GroupVault itself does.
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Vault
 
 // The benchmark's child process, a real separate process as a widget or `vaultcli` is:
@@ -8,6 +17,12 @@ import Vault
 //   GroupVaultChild reseal-all HOME    runs Vault.resealAll() and prints how many it resealed
 //
 // Exit status 0 on success; otherwise 1, with the reason on standard error.
+
+/// Writes `message` and a newline to standard error, without Foundation's FileHandle.
+func complain(_ message: String) {
+    let bytes = Array((message + "\n").utf8)
+    _ = write(STDERR_FILENO, bytes, bytes.count)
+}
 
 let arguments = CommandLine.arguments.dropFirst()
 do {
@@ -22,10 +37,10 @@ do {
         let vault = try Vault(keyring: BenchHome.keyring(root: home), group: BenchHome.group)
         print(try vault.resealAll())
     default:
-        FileHandle.standardError.write(Data("usage: GroupVaultChild read HOME NAME | reseal-all HOME\n".utf8))
+        complain("usage: GroupVaultChild read HOME NAME | reseal-all HOME")
         exit(2)
     }
 } catch {
-    FileHandle.standardError.write(Data("GroupVaultChild: \(error)\n".utf8))
+    complain("GroupVaultChild: \(error)")
     exit(1)
 }
