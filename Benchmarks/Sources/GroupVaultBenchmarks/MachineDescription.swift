@@ -12,7 +12,7 @@ struct MachineDescription {
     let compiler: String
     /// `release` or `debug`: a debug build's figures say little about a user's build.
     let configuration: String
-    /// The GroupVault commit measured, with its subject, and whether the tree had changes.
+    /// The GroupVault commit measured, the library's last change, and whether the tree had changes.
     let commit: String
     /// /proc/loadavg's first three fields when the run started: the machine may be shared.
     let loadAtStart: String
@@ -28,7 +28,11 @@ struct MachineDescription {
             .split(separator: "\n").first { $0.hasPrefix("model name") }?
             .split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
         let git = ["git", "-C", packageRoot.path]
-        var commit = output(of: git + ["log", "-1", "--format=%h %s (%cd)", "--date=short"]) ?? "unknown"
+        // The checkout's commit, and the last one that changed the library: a benchmarks-only
+        // commit on top of a library version measures that version.
+        let head = output(of: git + ["log", "-1", "--format=%h"]) ?? "unknown"
+        let library = output(of: git + ["log", "-1", "--format=%h %s (%cd)", "--date=short", "--", "Sources", "Package.swift"]) ?? "unknown"
+        var commit = "checkout \(head); library last changed in \(library)"
         if let status = output(of: git + ["status", "--porcelain", "--untracked-files=no", "--", "Sources", "Package.swift"]), !status.isEmpty {
             commit += ", with uncommitted changes to the library"
         }

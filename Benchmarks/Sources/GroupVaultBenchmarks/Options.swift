@@ -28,7 +28,7 @@ struct Options {
     /// Wall time, in seconds, allowed for filling a group (per group kind: vault records,
     /// keyring items) up to the largest size; sizes not reached in it are measured at the size
     /// reached, and the report says so.
-    var populationBudget = 90.0
+    var populationBudget = 120.0
     /// Wall time, in seconds, of each throughput run (verify, resealAll); a run stopped by it
     /// reports the records it processed.
     var throughputBudget = 60.0
