@@ -10,6 +10,7 @@ import Vault
 /// The record every Vault figure writes and reads: an app's auth state padded so that its
 /// JSON payload is exactly ``payloadSize`` bytes, the size the C floors seal and open.
 public struct BenchRecord: VaultRecord, Equatable {
+    /// The only schema the benchmark writes and reads.
     public static let schemaVersion: UInt32 = 1
     /// The JSON payload size every record has: 1 KiB.
     public static let payloadSize = 1024
