@@ -1,88 +1,87 @@
+import BenchModel
 import Foundation
-import Keyring
 
-// Measures GroupVault's main operations beside plain-file baselines and writes BENCHMARKS.md.
-// Usage: GroupVaultBenchmarks [--output <path>] [--iterations <n>] [--warmup <n>]
-// Without --output the report goes to standard output.
+// Measures GroupVault's operations, each interleaved with its C floor, against the targets of
+// the keyring-storage issue, and writes BENCHMARKS.md. See Benchmarks/README.md.
 
-/// The command line, parsed by hand: three options do not justify a dependency.
-struct Options {
-    /// Where to write the report; standard output when `nil`.
-    var output: String?
-    /// Timed iterations per measurement; enough for a stable p90, short enough for ~1 minute.
-    var iterations = 200
-    /// Untimed iterations before each measurement.
-    var warmup = 20
-
-    /// Parses `arguments` (without the program name), or explains what is wrong.
-    init(_ arguments: [String]) throws {
-        var remaining = arguments[...]
-        while let flag = remaining.popFirst() {
-            guard let value = remaining.popFirst() else { throw BenchmarkFailure("\(flag) needs a value") }
-            switch flag {
-            case "--output": output = value
-            case "--iterations":
-                guard let count = Int(value), count > 0 else { throw BenchmarkFailure("--iterations needs a positive integer") }
-                iterations = count
-            case "--warmup":
-                guard let count = Int(value), count >= 0 else { throw BenchmarkFailure("--warmup needs a non-negative integer") }
-                warmup = count
-            default:
-                throw BenchmarkFailure("unknown option \(flag); usage: GroupVaultBenchmarks [--output <path>] [--iterations <n>] [--warmup <n>]")
-            }
-        }
-    }
-}
+/// The GroupVault checkout measured: this package's parent directory.
+let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// Measures everything in a fresh temporary directory, removed afterwards whatever happens.
-func runBenchmarks(_ options: Options) throws -> String {
-    let date = Date()
+func measure(_ options: Options, executables: Executables) throws -> Outcome {
     let root = FileManager.default.temporaryDirectory
         .appendingPathComponent("groupvault-bench-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: root) }
 
-    guard let group = GroupIdentifier(rawValue: "group.com.example.bench") else {
-        throw BenchmarkFailure("the benchmark's group identifier is invalid")
-    }
-    let identity = Identity(teamID: "ABCDE12345", bundleID: "com.example.bench", applicationGroups: [group])
+    let vault = try VaultFigures(root: root, options: options)
+    let keyring = try KeyringFigures(root: root, options: options)
+    var outcome = Outcome()
+    var measuredVaultSize = -1
+    var measuredKeyringSize = -1
+    for (stage, target) in options.sizes.enumerated() {
+        progress("vault: filling the group to \(count(target)) records...")
+        let records = try vault.grow(to: target)
+        if records == measuredVaultSize {
+            outcome.skipped.append("Vault figures for \(count(target)) records: not measured, the group stayed at \(count(records)) records (population budget spent).")
+        } else {
+            progress("vault: measuring at \(count(records)) records...")
+            outcome.append(try vault.measure(target: target))
+            measuredVaultSize = records
+        }
+        if stage == 0 {
+            progress("cold read: measuring new processes...")
+            outcome.append(try coldReadFigure(executables, vault: vault, options: options))
+        }
 
-    // Each benchmark gets its own home, so one's files (a 200-item keyring) cannot slow another.
-    func home(_ name: String) throws -> (Keyring, URL) {
-        let directory = root.appendingPathComponent(name, isDirectory: true)
-        let baselines = directory.appendingPathComponent("baseline", isDirectory: true)
-        try FileManager.default.createDirectory(at: baselines, withIntermediateDirectories: true)
-        return (Keyring(identity: identity, home: KeyringHome(root: directory.appendingPathComponent("home"))), baselines)
+        progress("keyring: filling the group to \(count(target)) items...")
+        let items = try keyring.grow(to: target)
+        if items == measuredKeyringSize {
+            outcome.skipped.append("Keyring figures for \(count(target)) items: not measured, the group stayed at \(count(items)) items (population budget spent).")
+        } else {
+            progress("keyring: measuring at \(count(items)) items...")
+            outcome.append(try keyring.measure(target: target, sizeForLookupTarget: options.sizes.last ?? target))
+            measuredKeyringSize = items
+        }
     }
+    outcome.checks += keyring.growthChecks(required: options.sizes.last ?? 0)
 
-    var comparisons: [Comparison] = []
-    let (vaultKeyring, vaultBaselines) = try home("vault")
-    FileHandle.standardError.write(Data("measuring Vault...\n".utf8))
-    comparisons += try VaultBenchmarks(
-        keyring: vaultKeyring, group: group, baselineDirectory: vaultBaselines,
-        warmup: options.warmup, iterations: options.iterations).run()
-    for itemCount in [10, 200] {
-        FileHandle.standardError.write(Data("measuring Keyring with \(itemCount) items...\n".utf8))
-        let (keyring, baselines) = try home("keyring-\(itemCount)")
-        comparisons += try KeyringBenchmarks(
-            keyring: keyring, group: group, itemCount: itemCount, baselineDirectory: baselines,
-            warmup: options.warmup, iterations: options.iterations).run()
+    progress("vault: filling the group to \(count(options.records)) records for verify and reseal...")
+    let records = try vault.grow(to: options.records)
+    progress("throughput: verify and reseal over \(count(records)) records...")
+    var throughput = try ThroughputFigures(vault: vault, executables: executables, options: options).measure()
+    if let shortfall = vault.shortfall(target: options.records) {
+        for index in throughput.sections.indices { throughput.sections[index].notes.insert(shortfall, at: 0) }
     }
-    return Report(
-        machine: .current(temporaryDirectory: FileManager.default.temporaryDirectory), date: date,
-        warmup: options.warmup, iterations: options.iterations, comparisons: comparisons).markdown
+    outcome.append(throughput)
+    return outcome
 }
 
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
-    let markdown = try runBenchmarks(options)
+    let executables = try Executables.beside()
+    let analysis = try options.analysis.map { path in
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw BenchmarkFailure("cannot read the --analysis file \(path): \(error)")
+        }
+    }
+    let machine = MachineDescription.current(packageRoot: packageRoot)
+    let date = Date()
+    let start = ContinuousClock.now
+    let outcome = try measure(options, executables: executables)
+    let markdown = Report(
+        machine: machine, options: options, date: date, seconds: (ContinuousClock.now - start).microseconds / 1e6,
+        loadAtEnd: MachineDescription.currentLoad(), note: options.note, analysis: analysis, outcome: outcome).markdown
     if let output = options.output {
         try Data(markdown.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
-        FileHandle.standardError.write(Data("wrote \(output)\n".utf8))
+        progress("wrote \(output)")
     } else {
         print(markdown, terminator: "")
     }
 } catch {
-    FileHandle.standardError.write(Data("GroupVaultBenchmarks: \(error)\n".utf8))
+    progress("GroupVaultBenchmarks: \(error)")
     exit(1)
 }

@@ -1,0 +1,83 @@
+#ifndef GROUPVAULT_BENCH_FLOORS_H
+#define GROUPVAULT_BENCH_FLOORS_H
+// The floors GroupVault's figures are compared with: the least work, in plain C against
+// libsodium and SQLite, that the operation measured cannot avoid. Each function does one
+// operation and nothing else, so the Swift harness can time it exactly like the GroupVault call
+// beside it. All return 0 (or a length) on success and -1 on failure with errno or a message.
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Key, nonce and tag sizes of XChaCha20-Poly1305 (IETF), as libsodium defines them.
+#define FLOOR_KEY_BYTES 32
+#define FLOOR_NONCE_BYTES 24
+#define FLOOR_TAG_BYTES 16
+
+/// Initializes libsodium; call once before anything else. Returns 0 on success.
+int floor_initialize(void);
+
+/// Fills `key` with FLOOR_KEY_BYTES random bytes.
+void floor_random_key(uint8_t *key);
+
+/// Seals `length` bytes of `message` with a fresh random nonce: writes nonce || ciphertext || tag
+/// (FLOOR_NONCE_BYTES + length + FLOOR_TAG_BYTES bytes) to `sealed`. `context` is the
+/// additional data, as a record's identity is in GroupVault.
+int floor_seal(uint8_t *sealed, const uint8_t *message, size_t length,
+               const uint8_t *context, size_t context_length, const uint8_t *key);
+
+/// Authenticates and decrypts what floor_seal wrote. Returns the plaintext length, or -1.
+long floor_open(uint8_t *message, const uint8_t *sealed, size_t sealed_length,
+                const uint8_t *context, size_t context_length, const uint8_t *key);
+
+/// Reads a whole sealed file (open, fstat, read, close) and opens it into `message` (capacity
+/// `capacity`). Returns the plaintext length, or -1.
+long floor_read_open(const char *path, uint8_t *message, size_t capacity,
+                     const uint8_t *context, size_t context_length, const uint8_t *key);
+
+/// Writes `data` to `path` with no fsync: for setting up files, never a floor.
+int floor_write_plain(const char *path, const uint8_t *data, size_t length);
+
+/// The durable replace recipe: write `data` to `temporary` (created exclusively in the
+/// directory `directory_fd`), fsync it, rename it over `name`, fsync the directory.
+int floor_durable_replace(int directory_fd, const char *temporary, const char *name,
+                          const uint8_t *data, size_t length);
+
+/// Seals `message` (random nonce) and replaces `name` durably: a sealed write's floor.
+int floor_seal_durable_replace(int directory_fd, const char *temporary, const char *name,
+                               const uint8_t *message, size_t length,
+                               const uint8_t *context, size_t context_length, const uint8_t *key);
+
+/// Reads and opens `name` with `old_key`, seals the plaintext with `new_key` and replaces the
+/// file durably: one record's reseal, at its floor.
+int floor_reseal(int directory_fd, const char *temporary, const char *name,
+                 const uint8_t *context, size_t context_length,
+                 const uint8_t *old_key, const uint8_t *new_key);
+
+/// A SQLite database in WAL mode with one table of `rows` rows (a 16-byte primary key and a
+/// value blob), and its prepared statements.
+typedef struct floor_database floor_database;
+
+/// Creates the database at `path` (which must not exist) with `synchronous` FULL (1) or
+/// NORMAL (0), and `rows` rows of `value_length` bytes inserted in one transaction. On failure
+/// returns NULL and writes a reason to `reason` (capacity `reason_capacity`).
+floor_database *floor_database_create(const char *path, int synchronous_full, long rows,
+                                      size_t value_length, char *reason, size_t reason_capacity);
+
+/// Inserts or replaces row `index` (`INSERT ... ON CONFLICT DO UPDATE`, one autocommit
+/// transaction). Returns 0, or -1.
+int floor_database_upsert(floor_database *database, long index, const uint8_t *value, size_t length);
+
+/// Deletes row `index` (one autocommit transaction). Returns 0, or -1.
+int floor_database_delete(floor_database *database, long index);
+
+/// Looks row `index` up by primary key and copies nothing: returns the value's length, or -1
+/// if there is no such row or on error.
+long floor_database_select(floor_database *database, long index);
+
+/// The last SQLite error message of `database`.
+const char *floor_database_error(floor_database *database);
+
+/// Finalizes the statements and closes the database.
+void floor_database_close(floor_database *database);
+
+#endif

@@ -1,0 +1,91 @@
+/// What a contender is in its figure, which decides how the report uses it.
+enum Role: Sendable {
+    /// The GroupVault operation the figure is about.
+    case groupVault
+    /// The floor: the least work that does what the operation does; the ratio's denominator.
+    case floor
+    /// Context, never a denominator. `lessWork` says what it skips that the operation must
+    /// do (a non-durable write, say), or is `nil` for a comparable alternative.
+    case reference(lessWork: String?)
+}
+
+/// One operation of a figure: it runs once per round and reports its own cost.
+struct Contender {
+    /// How the report names it.
+    let label: String
+    /// What it is in the figure.
+    let role: Role
+    /// Runs the operation once and returns its duration (and for processes, peak RSS).
+    /// It times only the operation itself, so untimed set-up and clean-up (deleting the item
+    /// an `add` just added) stay out of the figure.
+    let run: () throws -> Measurement
+}
+
+/// One run of a contender.
+struct Measurement {
+    /// Wall-clock time of the operation.
+    var microseconds: Double
+    /// Peak resident set size of a child process, for process figures.
+    var peakKiB: Double?
+
+    /// The duration measured by `clock` around `body`.
+    static func timing(_ body: () throws -> Void) rethrows -> Measurement {
+        Measurement(microseconds: try ContinuousClock().measure(body).microseconds)
+    }
+}
+
+/// How long a figure runs: rounds, bounded by a wall-clock budget.
+struct Schedule: Sendable {
+    /// Untimed rounds first, to fill caches and let allocator and page-cache state settle.
+    var warmupRounds: Int
+    /// Rounds to time when the budget allows.
+    var rounds: Int
+    /// Rounds to time even past the budget, so median and p99 mean something.
+    var minimumRounds: Int
+    /// Once this much wall time has gone into a figure (warm-up included), it stops after
+    /// `minimumRounds`; the report prints how many rounds each figure got.
+    var budget: Duration
+}
+
+/// A contender's results.
+struct ContenderResult {
+    /// The contender measured.
+    let contender: Contender
+    /// Its times, in microseconds.
+    let times: Samples
+    /// Its peak RSS figures in KiB, when it reported them.
+    let peaks: Samples?
+}
+
+/// Runs `contenders` interleaved: each round runs every contender once (A B C, A B C, ...),
+/// starting one further along each round (A B C, B C A, C A B), so no contender always follows
+/// the same one and all share the same moments of the machine's load, page cache and fsync
+/// queue. Separate blocks (all A, then all B) would let a burst of load from another process
+/// fall on one contender only and skew the ratio.
+func interleave(_ contenders: [Contender], _ schedule: Schedule) throws -> [ContenderResult] {
+    let clock = ContinuousClock()
+    let start = clock.now
+    for round in 0..<schedule.warmupRounds {
+        for offset in contenders.indices {
+            _ = try contenders[(round + offset) % contenders.count].run()
+        }
+        if clock.now - start > schedule.budget / 2 { break }
+    }
+    var times = Array(repeating: [Double](), count: contenders.count)
+    var peaks = Array(repeating: [Double](), count: contenders.count)
+    var round = 0
+    while round < schedule.rounds, round < schedule.minimumRounds || clock.now - start < schedule.budget {
+        for offset in contenders.indices {
+            let index = (round + offset) % contenders.count
+            let measurement = try contenders[index].run()
+            times[index].append(measurement.microseconds)
+            if let peak = measurement.peakKiB { peaks[index].append(peak) }
+        }
+        round += 1
+    }
+    return contenders.indices.map { index in
+        ContenderResult(
+            contender: contenders[index], times: Samples(times[index]),
+            peaks: peaks[index].isEmpty ? nil : Samples(peaks[index]))
+    }
+}

@@ -1,0 +1,102 @@
+/// The command line, parsed by hand: a few options do not justify a dependency.
+///
+///     GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--sizes 10,1000,10000] [--records N]
+///                          [--rounds N] [--warmup N] [--budget SECONDS]
+///                          [--population-budget SECONDS] [--throughput-budget SECONDS]
+struct Options {
+    /// Where to write the report; standard output when `nil`.
+    var output: String?
+    /// A line printed at the top of the report, e.g. which storage implementation was measured.
+    var note: String?
+    /// A Markdown file whose text the report includes under "Why targets are missed": the
+    /// explanation, from a profile, that a missed target needs and a benchmark cannot produce.
+    var analysis: String?
+    /// Whether this is a `--quick` development run (figures not for BENCHMARKS.md).
+    var quick = false
+    /// Group sizes (records, items) the per-group figures are measured at.
+    var sizes = [10, 1_000, 10_000]
+    /// Records in the group `verify` and `reseal` run over.
+    var records = 10_000
+    /// Timed rounds per figure when its budget allows.
+    var rounds = 200
+    /// Untimed rounds before each figure.
+    var warmup = 10
+    /// Wall-time budget of one figure, in seconds; it then stops after ``minimumRounds``.
+    var budget = 15.0
+    /// Rounds every figure gets even past its budget.
+    var minimumRounds = 10
+    /// Wall time, in seconds, allowed for filling a group (per group kind: vault records,
+    /// keyring items) up to the largest size; sizes not reached in it are measured at the size
+    /// reached, and the report says so.
+    var populationBudget = 120.0
+    /// Wall time, in seconds, of each throughput run (verify, resealAll); a run stopped by it
+    /// reports the records it processed.
+    var throughputBudget = 60.0
+    /// Passes of `resealAll` (each followed by its floor) when the budget allows.
+    var resealRounds = 3
+    /// Rounds of the cold-read figure (three processes each).
+    var coldRounds = 60
+
+    static let usage = """
+        usage: GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--sizes 10,1000,10000] [--records N]
+                                                    [--rounds N] [--warmup N] [--budget SECONDS]
+                                                    [--population-budget SECONDS] [--throughput-budget SECONDS]
+        """
+
+    /// Parses `arguments` (without the program name), or explains what is wrong.
+    init(_ arguments: [String]) throws {
+        var remaining = arguments[...]
+        // --quick first, so explicit options given with it still win.
+        if remaining.contains("--quick") {
+            quick = true
+            sizes = [10, 100, 1_000]
+            records = 1_000
+            rounds = 30
+            warmup = 2
+            budget = 3
+            minimumRounds = 5
+            populationBudget = 20
+            throughputBudget = 10
+            resealRounds = 1
+            coldRounds = 10
+        }
+        func positive(_ flag: String, _ value: String) throws -> Int {
+            guard let number = Int(value), number > 0 else { throw BenchmarkFailure("\(flag) needs a positive integer\n\(Self.usage)") }
+            return number
+        }
+        func seconds(_ flag: String, _ value: String) throws -> Double {
+            guard let number = Double(value), number > 0, number.isFinite else { throw BenchmarkFailure("\(flag) needs a positive number of seconds\n\(Self.usage)") }
+            return number
+        }
+        while let flag = remaining.popFirst() {
+            if flag == "--quick" { continue }
+            guard let value = remaining.popFirst() else { throw BenchmarkFailure("\(flag) needs a value\n\(Self.usage)") }
+            switch flag {
+            case "--output": output = value
+            case "--note": note = value
+            case "--analysis": analysis = value
+            case "--sizes":
+                let parsed = value.split(separator: ",").map { Int($0) }
+                guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) > 0 }) else {
+                    throw BenchmarkFailure("--sizes needs positive integers separated by commas\n\(Self.usage)")
+                }
+                sizes = parsed.compactMap { $0 }.sorted()
+            case "--records": records = try positive(flag, value)
+            case "--rounds": rounds = try positive(flag, value)
+            case "--warmup":
+                guard let number = Int(value), number >= 0 else { throw BenchmarkFailure("--warmup needs a non-negative integer\n\(Self.usage)") }
+                warmup = number
+            case "--budget": budget = try seconds(flag, value)
+            case "--population-budget": populationBudget = try seconds(flag, value)
+            case "--throughput-budget": throughputBudget = try seconds(flag, value)
+            default: throw BenchmarkFailure("unknown option \(flag)\n\(Self.usage)")
+            }
+        }
+        minimumRounds = min(minimumRounds, rounds)
+    }
+
+    /// The schedule of every timed figure.
+    var schedule: Schedule {
+        Schedule(warmupRounds: warmup, rounds: rounds, minimumRounds: minimumRounds, budget: .seconds(budget))
+    }
+}

@@ -1,0 +1,165 @@
+import BenchModel
+import Foundation
+import Keyring
+import Vault
+
+/// Any payload of any schema, kept only as its size: reads a record with every check a reader
+/// runs (key, tag, ledger, freshness) without knowing its type, as `vaultcli records verify` does.
+struct OpaquePayload: VaultRecord {
+    static let schemaVersion: UInt32 = 0
+    static var supportedSchemaVersions: ClosedRange<UInt32> { 0...UInt32.max }
+    var byteCount: Int
+
+    static func decode(schemaVersion: UInt32, from payload: Data) throws -> OpaquePayload {
+        OpaquePayload(byteCount: payload.count)
+    }
+}
+
+/// `records verify` and `records reseal` over the whole group, in records per second.
+struct ThroughputFigures {
+    let vault: VaultFigures
+    let executables: Executables
+    let options: Options
+
+    /// The floor's file for record `index`: one sealed file per record, as the group has.
+    static func floorName(_ index: Int) -> String { "f" + String(index + 100_000).dropFirst() + ".sealed" }
+
+    func measure() throws -> Outcome {
+        let size = vault.size
+        for index in 0..<size { try vault.crypto.writeSealedFile(Self.floorName(index)) }
+        var outcome = Outcome()
+        outcome.append(try verify(size: size))
+        outcome.append(try reseal(size: size))
+        return outcome
+    }
+
+    /// What `vaultcli records verify` does, through the public API: `list()`, then a full
+    /// read of every record. Each record's read is interleaved with the floor's read + open of
+    /// its own file; the run stops at the throughput budget and reports what it covered.
+    private func verify(size: Int) throws -> Outcome {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(options.throughputBudget)
+        var listing: [RecordListing] = []
+        let listTime = try clock.measure { listing = try vault.vault.list() }.microseconds
+        guard listing.count == size else { throw BenchmarkFailure("list() found \(listing.count) records, expected \(size)") }
+        var reads: [Double] = []
+        var floors: [Double] = []
+        for (index, entry) in listing.enumerated() where clock.now < deadline {
+            // Alternate which goes first, as every interleaved figure does.
+            let floor = { try Measurement.timing { try vault.crypto.readOpen(Self.floorName(index)) }.microseconds }
+            let read = { try Measurement.timing { _ = try vault.vault.read(OpaquePayload.self, name: entry.name) }.microseconds }
+            if index % 2 == 0 {
+                reads.append(try read())
+                floors.append(try floor())
+            } else {
+                floors.append(try floor())
+                reads.append(try read())
+            }
+        }
+        let done = reads.count
+        // A partial run is charged its share of the one list() call.
+        let seconds = (listTime * Double(done) / Double(size) + reads.reduce(0, +)) / 1e6
+        let rate = Double(done) / seconds
+        let floorRate = Double(done) / (floors.reduce(0, +) / 1e6)
+        var table = Table(header: ["Operation", "Kind", "Records", "Per record median µs", "p99 µs", "Records/s", "Time per record ÷ floor"])
+        let readSamples = Samples(reads)
+        let floorSamples = Samples(floors)
+        table.rows.append(["`list()` + `Vault.read` of every record (what `records verify` does)", "GroupVault", "\(count(done))",
+                           microseconds(readSamples.median), microseconds(readSamples.p99), count(Int(rate)), times(floorRate / rate)])
+        table.rows.append(["C read + XChaCha20-Poly1305 open of each record's 1 KiB file", "**floor**", "\(count(done))",
+                           microseconds(floorSamples.median), microseconds(floorSamples.p99), count(Int(floorRate)), ""])
+        var notes = [
+            "A group of \(count(size)) records. One `list()` call (\(microseconds(listTime)) µs, counted in the rate), then each record read "
+                + "through `Vault.read` with a type that accepts any payload, interleaved record by record with the floor.",
+        ]
+        if done < size {
+            notes.insert("**Partial run:** the \(Int(options.throughputBudget)) s budget ran out after \(count(done)) of \(count(size)) records; "
+                + "the rate is over those (with their share of the `list()` time). At this rate the whole group would take "
+                + String(format: "%.0f s.", Double(size) / rate), at: 0)
+        }
+        return Outcome(
+            sections: [Section(title: "`records verify`, group of \(count(size)) records", notes: notes, table: table)],
+            checks: [verifyCheck(size: size, done: done, rate: rate)])
+    }
+
+    private func verifyCheck(size: Int, done: Int, rate: Double) -> TargetCheck {
+        let measured = "\(count(Int(rate))) records/s over \(count(done)) of \(count(size)) records"
+        if size < 10_000, rate >= 20_000 {
+            return TargetCheck(figure: "`records verify`, \(count(size)) records", measured: measured, target: "≥ 20,000 records/s at 10,000",
+                               verdict: .notMeasured(reason: "met at \(count(size)) records; 10,000 not reached"))
+        }
+        return .throughput("`records verify`, \(count(size)) records", rate: rate, minimum: 20_000, measured: measured, target: "≥ 20,000 records/s at 10,000")
+    }
+
+    /// `Vault.resealAll()` (what `records reseal` does) after a key rotation, run in a child
+    /// process so the budget can stop it; then the floor reseals as many files. Passes
+    /// alternate (GroupVault, floor, GroupVault, floor, ...) while the budget allows; each pass
+    /// is one sample of records per second.
+    private func reseal(size: Int) throws -> Outcome {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var rates: [Double] = []
+        var floorRates: [Double] = []
+        var partial: (done: Int, seconds: Double)?
+        var floorStopped: Int?
+        while rates.count < options.resealRounds, rates.isEmpty || clock.now - start < .seconds(options.throughputBudget),
+              partial == nil, floorStopped == nil {
+            let primary = try vault.vault.keyring.rotateKey(in: BenchHome.group).id
+            let passStart = clock.now
+            let output = try run([executables.path("GroupVaultChild"), "reseal-all", vault.home.path],
+                                 deadline: passStart + .seconds(options.throughputBudget))
+            let seconds = (clock.now - passStart).microseconds / 1e6
+            // Counted from the records themselves, so a pass the budget stopped counts what it did.
+            let done = try vault.vault.list().filter { (try? $0.header.get().keyID) == primary }.count
+            if output == nil { partial = (done, seconds) }
+            guard done > 0 else { throw BenchmarkFailure("resealAll resealed nothing in \(Int(seconds)) s") }
+            rates.append(Double(done) / seconds)
+            // The floor gets the same budget; on a machine with slow fsync it may cover fewer records.
+            let floorDeadline = clock.now + .seconds(options.throughputBudget)
+            var floorDone = 0
+            let floorSeconds = try clock.measure {
+                while floorDone < done, floorDone % 16 != 0 || clock.now < floorDeadline {
+                    try vault.crypto.reseal(Self.floorName(floorDone))
+                    floorDone += 1
+                }
+            }.microseconds / 1e6
+            floorRates.append(Double(floorDone) / floorSeconds)
+            // Files the floor did not reach stay under the old key; the pass ends the figure.
+            if floorDone < done { floorStopped = floorDone }
+            vault.crypto.rotate()
+        }
+        let rateSamples = Samples(rates)
+        let floorSamples = Samples(floorRates)
+        var table = Table(header: ["Operation", "Kind", "Passes", "Median records/s", "Slowest pass records/s", "Time per record ÷ floor"])
+        table.rows.append(["`Vault.resealAll()` after `rotateKey`, in a child process", "GroupVault", "\(rates.count)",
+                           count(Int(rateSamples.median)), count(Int(rateSamples.sorted[0])), times(floorSamples.median / rateSamples.median)])
+        table.rows.append(["C read + open + seal under the new key + durable replace, per record", "**floor**", "\(floorRates.count)",
+                           count(Int(floorSamples.median)), count(Int(floorSamples.sorted[0])), ""])
+        var notes = [
+            "A group of \(count(size)) records, every one under the previous primary key after `rotateKey`. Each pass runs "
+                + "`GroupVaultChild reseal-all` (a new process calling `Vault.resealAll()`; its start-up, a few milliseconds, is included) "
+                + "and counts the records now under the new key; the floor pass then reseals as many files. "
+                + "With so few passes the tail shown is the slowest pass. The floor makes each record durable on its own "
+                + "(two fsyncs per record); storage that batches durability across records can beat it.",
+        ]
+        if let partial {
+            notes.insert("**Partial run:** the \(Int(options.throughputBudget)) s budget stopped `resealAll` after \(count(partial.done)) of "
+                + "\(count(size)) records (\(String(format: "%.0f", partial.seconds)) s); at that rate the whole group would take "
+                + String(format: "%.0f s.", Double(size) / (Double(partial.done) / partial.seconds)), at: 0)
+        }
+        if let floorStopped {
+            notes.insert("The floor's last pass stopped at the \(Int(options.throughputBudget)) s budget after \(count(floorStopped)) records; "
+                + "its rate is over those.", at: 0)
+        }
+        let rate = rateSamples.median
+        let measured = "\(count(Int(rate))) records/s (median of \(rates.count) pass\(rates.count == 1 ? "" : "es")) at \(count(size)) records"
+        let check: TargetCheck
+        if size < 10_000, rate >= 2_000 {
+            check = TargetCheck(figure: "`records reseal`, \(count(size)) records", measured: measured, target: "≥ 2,000 records/s at 10,000",
+                                verdict: .notMeasured(reason: "met at \(count(size)) records; 10,000 not reached"))
+        } else {
+            check = .throughput("`records reseal`, \(count(size)) records", rate: rate, minimum: 2_000, measured: measured, target: "≥ 2,000 records/s at 10,000")
+        }
+        return Outcome(sections: [Section(title: "`records reseal`, group of \(count(size)) records", notes: notes, table: table)], checks: [check])
+    }
+}

@@ -1,0 +1,131 @@
+import BenchModel
+import Foundation
+import Keyring
+import Vault
+
+/// Warm `Vault.read` and `Vault.write(.full)` of a 1 KiB record at each group size, each
+/// interleaved with its C floor and references.
+final class VaultFigures {
+    /// The home the group lives in; child processes open it too.
+    let home: URL
+    /// The vault measured, durability `.full`.
+    let vault: Vault
+    /// The vault filling the group: `.atomic`, to fill faster (same records, fewer fsyncs).
+    private let fillingVault: Vault
+    /// The C floors, over files in their own directory of the same file system.
+    let crypto: CryptoFloor
+    private let scratch: URL
+    private var growth: GroupGrowth
+    private let schedule: Schedule
+
+    /// Records in the group now.
+    var size: Int { growth.size }
+
+    init(root: URL, options: Options) throws {
+        home = root.appendingPathComponent("vault-home", isDirectory: true)
+        scratch = root.appendingPathComponent("vault-floors", isDirectory: true)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let keyring = BenchHome.keyring(root: home)
+        vault = try Vault(keyring: keyring, group: BenchHome.group, durability: .full)
+        fillingVault = try Vault(keyring: keyring, group: BenchHome.group, durability: .atomic)
+        crypto = try CryptoFloor(directory: scratch, messageSize: BenchRecord.payloadSize)
+        growth = GroupGrowth(budgetSeconds: options.populationBudget)
+        schedule = options.schedule
+    }
+
+    /// Fills the group up to `target` records (or the population deadline); returns the size.
+    func grow(to target: Int) throws -> Int {
+        try growth.grow(to: target) { index in
+            _ = try fillingVault.write(BenchRecord.make(index: index), as: BenchHome.recordName(index))
+        }
+    }
+
+    /// The note of a stage that fell short of `target`.
+    func shortfall(target: Int) -> String? { growth.shortfall(target: target, reached: size, unit: "records") }
+
+    /// The name of the record the read figures read: the middle one.
+    var readTarget: String { BenchHome.recordName(size / 2) }
+
+    /// The warm read and write figures at the group's current size.
+    func measure(target: Int) throws -> Outcome {
+        let size = self.size
+        let sizeLabel = "\(count(size)) records"
+        var outcome = Outcome()
+        let readName = readTarget
+        // Read once so the figure is warm: keys derived, caches filled, as in a running app.
+        _ = try vault.read(BenchRecord.self, name: readName)
+        try crypto.writeSealedFile("read.sealed")
+
+        let readFloor = "C read + XChaCha20-Poly1305 open of a 1 KiB file"
+        let read = try interleave([
+            Contender(label: "`Vault.read`, 1 KiB, warm, decode included", role: .groupVault) {
+                try .timing { _ = try self.vault.read(BenchRecord.self, name: readName) }
+            },
+            Contender(label: readFloor, role: .floor) {
+                try .timing { try self.crypto.readOpen("read.sealed") }
+            },
+            Contender(label: "C XChaCha20-Poly1305 open, 1 KiB in memory", role: .reference(lessWork: "no file read")) {
+                try .timing { try self.crypto.openInMemory() }
+            },
+            Contender(label: "C XChaCha20-Poly1305 seal, 1 KiB in memory", role: .reference(lessWork: nil)) {
+                try .timing { try self.crypto.sealInMemory() }
+            },
+        ], schedule)
+        let readRatio = result("`Vault.read`, 1 KiB, warm, decode included", in: read).times.median / result(readFloor, in: read).times.median
+        outcome.sections.append(Section(
+            title: "Warm `Vault.read`, group of \(sizeLabel)",
+            notes: [shortfall(target: target)].compactMap { $0 } + [
+                "Reads the middle record (`\(readName)`) of a group of \(sizeLabel), already read once by this `Vault`. "
+                    + "The floor reads a 1 KiB sealed file (open, fstat, read, close) and opens it, with the key in hand.",
+            ],
+            table: timeTable(read)))
+        outcome.checks.append(.ratio(
+            "warm `Vault.read`, \(sizeLabel)", ratio: readRatio, limit: 5,
+            measured: ratioText(read, "`Vault.read`, 1 KiB, warm, decode included", readFloor, floorName: "C read+open"),
+            target: "≤ 5× C read+open"))
+
+        let database = try SQLiteFloor(
+            path: scratch.appendingPathComponent("write-\(size).sqlite"), synchronousFull: true,
+            rows: size, valueSize: BenchRecord.payloadSize + 40)
+        let writeFloor = "C seal + durable replace (temporary file, fsync, rename, directory fsync)"
+        let written = BenchRecord.make(index: 0)
+        let writtenName = BenchHome.recordName(0)
+        let foundationBlob = Data(crypto.sealed)
+        let foundationURL = scratch.appendingPathComponent("foundation.sealed")
+        let write = try interleave([
+            Contender(label: "`Vault.write` (`.full`), 1 KiB", role: .groupVault) {
+                try .timing { _ = try self.vault.write(written, as: writtenName) }
+            },
+            Contender(label: writeFloor, role: .floor) {
+                try .timing { try self.crypto.sealDurableReplace("write.sealed") }
+            },
+            Contender(label: "SQLite WAL upsert, synchronous FULL, 1 KiB row, \(count(size)) rows", role: .reference(lessWork: nil)) {
+                try .timing { try database.upsert(size / 2) }
+            },
+            Contender(label: "Foundation `Data.write(to:options: .atomic)`, 1 KiB", role: .reference(lessWork: "no directory fsync, no seal")) {
+                try .timing { try foundationBlob.write(to: foundationURL, options: .atomic) }
+            },
+        ], schedule)
+        outcome.sections.append(Section(
+            title: "`Vault.write(.full)`, group of \(sizeLabel)",
+            notes: [shortfall(target: target)].compactMap { $0 } + [
+                "Overwrites record `\(writtenName)` of a group of \(sizeLabel) with a 1 KiB record. The floor seals 1 KiB "
+                    + "and replaces a file durably: write a temporary file, fsync it, rename it over the old one, fsync the directory. "
+                    + "Foundation's atomic write skips the directory fsync (so a crash can still lose the rename) and is never a denominator.",
+            ],
+            table: timeTable(write)))
+        let writeRatio = result("`Vault.write` (`.full`), 1 KiB", in: write).times.median / result(writeFloor, in: write).times.median
+        outcome.checks.append(.ratio(
+            "`Vault.write(.full)`, \(sizeLabel)", ratio: writeRatio, limit: 1.5,
+            measured: ratioText(write, "`Vault.write` (`.full`), 1 KiB", writeFloor, floorName: "C durable replace"),
+            target: "≤ 1.5× C durable replace"))
+        return outcome
+    }
+}
+
+/// "median 210 µs = 53.1× C read+open (3.95 µs)": a ratio with both medians.
+func ratioText(_ results: [ContenderResult], _ measured: String, _ floor: String, floorName: String) -> String {
+    let measuredMedian = result(measured, in: results).times.median
+    let floorMedian = result(floor, in: results).times.median
+    return "median \(microseconds(measuredMedian)) µs = \(times(measuredMedian / floorMedian)) \(floorName) (\(microseconds(floorMedian)) µs)"
+}
