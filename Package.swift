@@ -58,6 +58,8 @@ let package = Package(
             dependencies: [
                 "Vault",
                 "Keyring",
+                // For UntrustedText: every name read from disk is printed through its escaper.
+                "SealedStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -129,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "vaultcliTests",
-            dependencies: ["Keyring", "Vault", "GroupVaultTestKit", "vaultcli"]
+            dependencies: ["Keyring", "Vault", "SealedStorage", "GroupVaultTestKit", "vaultcli"]
         ),
         .testTarget(
             name: "VaultTests",
