@@ -76,6 +76,11 @@ enum CLIHints {
         var text = reason
         for prefix in operationPrefixes where text.hasPrefix(prefix) { text.removeFirst(prefix.count) }
         for (api, command) in replacements { text = text.replacingOccurrences(of: api, with: command) }
+        // Some reasons quote the identity's debug description; a person needs only its name
+        // (`vaultcli identity` shows the groups).
+        text = text.replacing(/Identity\(([^,()]+), access groups: \[[^\]]*\], application groups: \[[^\]]*\]\)/) { match in
+            "the identity \(match.1) (see: vaultcli identity)"
+        }
         // Reasons may quote file names; a reason is one line on stderr, whatever it contains.
         return Terminal.escaped(text)
     }

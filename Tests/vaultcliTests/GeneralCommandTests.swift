@@ -67,4 +67,21 @@ final class GeneralCommandTests: VaultCLITestCase {
         assertFails(result, with: 5, mentioning: ["vaultcli lock-state unlocked"])
         XCTAssertFalse(result.errors.contains("setLockState"), result.errors)
     }
+
+    func testAMissingEntitlementIsRefusedWithoutADebugDumpOfTheIdentity() throws {
+        let result = try vaultcli("records", "list", "--group", "group.com.example.other")
+        assertFails(result, with: 5, mentioning: ["group.com.example.other", "\(team).com.example.notes", "vaultcli identity"])
+        XCTAssertFalse(result.errors.contains("Identity("), result.errors)
+    }
+
+    func testProgressIsShownOnATerminal() throws {
+        // `script` gives vaultcli a pseudo-terminal, as a person at a shell has.
+        let script = URL(fileURLWithPath: "/usr/bin/script")
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: script.path), "needs util-linux script(1) for a pseudo-terminal")
+        let vault = try vault()
+        for index in 0..<3 { try vault.write(Note(text: "x"), as: "note-\(index)") }
+                let result = try run(["-qec", "\(vaultcliURL.path) records verify --group \(group)", "/dev/null"], input: nil, environment: environment, executable: script)
+        XCTAssertEqual(result.status, 0, result.transcript)
+        XCTAssertTrue(result.output.contains("verifying 0/3"), "no progress on a terminal: \(result.output.debugDescription)")
+    }
 }

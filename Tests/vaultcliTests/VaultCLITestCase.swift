@@ -52,13 +52,14 @@ class VaultCLITestCase: XCTestCase {
         try run(arguments, input: input, environment: environment ?? self.environment)
     }
 
-    func run(_ arguments: [String], input: String?, environment: [String: String]) throws -> Run {
+    /// Runs `executable` (vaultcli by default) as ``vaultcli(_:input:environment:)`` does.
+    func run(_ arguments: [String], input: String?, environment: [String: String], executable: URL? = nil) throws -> Run {
         // Files, not pipes: nothing can block on a full pipe, whatever the child prints.
         let files = ["in", "out", "err"].map { directory.url.appendingPathComponent("vaultcli.\($0)") }
         try Data((input ?? "").utf8).write(to: files[0])
         for file in files.dropFirst() { try Data().write(to: file) }
         let process = Process()
-        process.executableURL = FixtureProcess.url(ofExecutable: "vaultcli")
+        process.executableURL = executable ?? vaultcliURL
         process.arguments = arguments
         process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { own, _ in own }
         let handles = try [FileHandle(forReadingFrom: files[0]), FileHandle(forWritingTo: files[1]), FileHandle(forWritingTo: files[2])]
@@ -72,6 +73,9 @@ class VaultCLITestCase: XCTestCase {
                    output: try String(contentsOf: files[1], encoding: .utf8),
                    errors: try String(contentsOf: files[2], encoding: .utf8))
     }
+
+    /// The built vaultcli.
+    var vaultcliURL: URL { FixtureProcess.url(ofExecutable: "vaultcli") }
 
     /// The standard output of a `--json` run, parsed.
     func json(_ run: Run, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
