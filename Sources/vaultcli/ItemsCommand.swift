@@ -52,6 +52,9 @@ struct ItemsCommand: ParsableCommand {
         var label: String?
         var description: String?
         var comment: String?
+        var authenticationType: String?
+        var securityDomain: String?
+        var generic: String?
         var accessibility: String
         var synchronizable: Bool
         var created: Date?
@@ -72,6 +75,9 @@ struct ItemsCommand: ParsableCommand {
             label = item.label
             description = item.itemDescription
             comment = item.comment
+            authenticationType = item.authenticationType
+            securityDomain = item.securityDomain
+            generic = item.generic.map { String(decoding: $0, as: UTF8.self) }
             accessibility = "\(item.accessibility)"
             synchronizable = item.isSynchronizable
             created = item.creationDate
@@ -124,6 +130,9 @@ struct ItemsCommand: ParsableCommand {
         @Option(name: .customLong("protocol"), help: "kSecAttrProtocol (internet passwords).") var itemProtocol: String?
         @Option(help: "kSecAttrPort (internet passwords).") var port: Int?
         @Option(help: "kSecAttrPath (internet passwords).") var path: String?
+        @Option(help: "kSecAttrAuthenticationType (internet passwords), e.g. dflt, http.") var authenticationType: String?
+        @Option(help: "kSecAttrSecurityDomain (internet passwords).") var securityDomain: String?
+        @Option(help: "kSecAttrGeneric, as UTF-8 text (not secret: it is listed like any attribute).") var generic: String?
     }
 
     /// Where a secret comes from: a file, or standard input, never an argument (arguments are
@@ -200,7 +209,9 @@ struct ItemsCommand: ParsableCommand {
                 table.add("access group", report.accessGroup ?? "-")
                 for (name, value) in [("service", report.service), ("account", report.account), ("server", report.server),
                                       ("protocol", report.protocol), ("path", report.path), ("label", report.label),
-                                      ("description", report.description), ("comment", report.comment)] {
+                                      ("description", report.description), ("comment", report.comment),
+                                      ("authentication type", report.authenticationType), ("security domain", report.securityDomain),
+                                      ("generic", report.generic)] {
                     if let value { table.add(name, value) }
                 }
                 if let port = report.port { table.add("port", String(port)) }
@@ -228,12 +239,14 @@ struct ItemsCommand: ParsableCommand {
 
         func run() throws {
             let keyring = try process.keyring()
-            let item = KeychainItem(
+            var item = KeychainItem(
                 itemClass, service: service, account: account, accessGroup: try group.map { try parseGroup($0) },
                 secret: try secret.read(), label: attributes.label, itemDescription: attributes.itemDescription,
                 comment: attributes.comment, isSynchronizable: attributes.synchronizable ?? false,
                 accessibility: attributes.accessibility ?? .whenUnlocked, server: server,
-                protocol: attributes.itemProtocol, port: attributes.port, path: attributes.path)
+                protocol: attributes.itemProtocol, port: attributes.port, path: attributes.path,
+                authenticationType: attributes.authenticationType, securityDomain: attributes.securityDomain)
+            item.generic = attributes.generic.map { Data($0.utf8) }
             let added = try keyring.add(item)
             let report = ItemReport(added, reveal: false)
             try output.emit(report) {
@@ -249,6 +262,7 @@ struct ItemsCommand: ParsableCommand {
         @OptionGroup var output: OutputOptions
         @OptionGroup var selection: Selection
         @OptionGroup var attributes: Attributes
+        @Option(help: "Move the matching items to this access group.") var toGroup: String?
         @Flag(help: "Replace the secret too, read from standard input or --secret-file.") var newSecret = false
         @OptionGroup var secret: SecretSource
 
@@ -262,9 +276,13 @@ struct ItemsCommand: ParsableCommand {
             if let value = attributes.itemProtocol { changes.protocol = .some(value) }
             if let port = attributes.port { changes.port = .some(port) }
             if let path = attributes.path { changes.path = .some(path) }
+            if let value = attributes.authenticationType { changes.authenticationType = .some(value) }
+            if let value = attributes.securityDomain { changes.securityDomain = .some(value) }
+            if let value = attributes.generic { changes.generic = .some(Data(value.utf8)) }
+            if let toGroup { changes.accessGroup = try parseGroup(toGroup, flag: "--to-group") }
             if newSecret || secret.secretFile != nil { changes.secret = try secret.read() }
             guard changes != ItemChanges() else {
-                throw CLIError.usage("nothing to change: give an attribute (--label, --comment, --accessibility, ...) or --new-secret")
+                throw CLIError.usage("nothing to change: give an attribute (--label, --comment, --accessibility, ...), --to-group or --new-secret")
             }
             let keyring = try process.keyring()
             let count = try keyring.update(matching: try selection.query(), with: changes)

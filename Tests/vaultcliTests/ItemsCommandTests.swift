@@ -124,4 +124,27 @@ final class ItemsCommandTests: VaultCLITestCase {
     func testAMalformedGroupIsAUsageErrorNamingTheFlagAndTheReason() throws {
         assertFails(try vaultcli("items", "--group", "com.example.shared"), with: 2, mentioning: ["--group", "team id"])
     }
+
+    func testAddSetsTheInternetPasswordAttributes() throws {
+        let result = try vaultcli("items", "add", "--class", "internet", "--server", "example.com", "--account", "ada",
+                                  "--authentication-type", "dflt", "--security-domain", "realm", "--generic", "v2", input: "pw")
+        XCTAssertEqual(result.status, 0, result.transcript)
+        let item = try keyring().item(matching: ItemQuery(.internetPassword, account: "ada", server: "example.com"))
+        XCTAssertEqual(item.authenticationType, "dflt")
+        XCTAssertEqual(item.securityDomain, "realm")
+        XCTAssertEqual(item.generic, Data("v2".utf8))
+    }
+
+    func testUpdateToGroupMovesTheItem() throws {
+        try addToken()
+        let result = try vaultcli("items", "update", "--service", "api.example.com", "--to-group", "\(team).com.example.notes")
+        XCTAssertEqual(result.status, 0, result.transcript)
+        XCTAssertEqual(try keyring().item(matching: ItemQuery(service: "api.example.com")).accessGroup?.rawValue, "\(team).com.example.notes")
+    }
+
+    func testUpdateToAnUnentitledGroupIsRefused() throws {
+        try addToken()
+        assertFails(try vaultcli("items", "update", "--service", "api.example.com", "--to-group", "OTHER12345.com.example.x"),
+                    with: 5, mentioning: ["OTHER12345.com.example.x"])
+    }
 }
