@@ -185,17 +185,28 @@ struct RecordsCommand: ParsableCommand {
         @Option(help: "The application group.") var group: String
         @Argument(help: "One record to reseal; omit to reseal every record.") var name: String?
 
+        /// The `--json` shape.
+        struct Report: Encodable {
+            var resealed: Int
+        }
+
         func run() throws {
             let vault = try openVault(process, group)
-            let names = try name.map { [$0] } ?? vault.list().map(\.name)
-            let progress = ProgressDisplay("resealing", json: output.json)
-            for (index, name) in names.enumerated() {
-                progress.update(done: index, total: names.count)
+            let count: Int
+            if let name {
                 try vault.reseal(name)
+                count = 1
+            } else {
+                // resealAll(), not a loop of reseal(_:): it holds the group lock exclusively, so a
+                // writer that fetched the old key finishes first and no record is left behind
+                // under it. It reports no progress yet; the display shows that work is under way.
+                let progress = ProgressDisplay("resealing", json: output.json)
+                progress.update(done: 0, total: try vault.list().count)
+                count = try vault.resealAll()
+                progress.finish()
             }
-            progress.finish()
-            try output.emit(["resealed": names]) {
-                print("resealed \(names.count) record\(names.count == 1 ? "" : "s")")
+            try output.emit(Report(resealed: count)) {
+                print("resealed \(count) record\(count == 1 ? "" : "s")")
             }
         }
     }
