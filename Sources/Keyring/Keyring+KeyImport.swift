@@ -30,8 +30,8 @@ extension Keyring {
         } catch {
             throw KeyringError(.allocationFailed, "importKey(_:id:in:): no guarded memory for the key (\(error))")
         }
-        // Keys are used only through `groupKey`-style entry points after the check; reading the
-        // primary first also checks the entitlement and the lock state, exactly as they do.
+        // keys(in:) runs the entitlement and lock-state checks every keyset operation runs
+        // (they are private to Keyring+Keysets.swift), before the keyset is touched.
         _ = try keys(in: group)
         let document = SealedDocument<Keyset>(home: home, group: group, kind: Keyset.documentKind)
         return try document.update { (keyset: inout Keyset?) throws(KeyringError) -> KeyDescriptor in
