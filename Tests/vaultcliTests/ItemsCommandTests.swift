@@ -147,4 +147,13 @@ final class ItemsCommandTests: VaultCLITestCase {
         assertFails(try vaultcli("items", "update", "--service", "api.example.com", "--to-group", "OTHER12345.com.example.x"),
                     with: 5, mentioning: ["OTHER12345.com.example.x"])
     }
+
+    func testAddJSONDescribesTheItemWithoutItsSecret() throws {
+        let result = try vaultcli("items", "add", "--service", "mail", "--json", input: "s3cret")
+        let item = try json(result)
+        XCTAssertEqual(item["service"] as? String, "mail")
+        XCTAssertEqual(item["accessGroup"] as? String, sharedGroup, "the identity's first access group is the default")
+        XCTAssertNil(item["secret"])
+        XCTAssertFalse(result.output.contains("s3cret"))
+    }
 }

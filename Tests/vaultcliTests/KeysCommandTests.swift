@@ -97,4 +97,11 @@ final class KeysCommandTests: VaultCLITestCase {
         assertFails(try vaultcli("keys", "import", "--group", group, "--id", "1", "--reveal", input: String(repeating: "ab", count: 32)),
                     with: 5, mentioning: ["#1"])
     }
+
+    func testRotateJSONDescribesTheNewPrimary() throws {
+        let key = try json(try vaultcli("keys", "rotate", "--group", group, "--json"))
+        XCTAssertEqual(key["id"] as? Int, 1)
+        XCTAssertEqual(key["status"] as? String, "primary")
+        XCTAssertNotNil(key["created"] as? String)
+    }
 }

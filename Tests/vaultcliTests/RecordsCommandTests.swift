@@ -139,4 +139,19 @@ final class RecordsCommandTests: VaultCLITestCase {
         XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
         XCTAssertEqual(watcher.standardOutput, "written note\n")
     }
+
+    func testDeleteJSONNamesTheRecord() throws {
+        try vault().write(Note(text: "x"), as: "note")
+        XCTAssertEqual(try json(try vaultcli("records", "delete", "--group", group, "note", "--json"))["deleted"] as? String, "note")
+    }
+
+    func testWatchJSONPrintsOneObjectPerChange() throws {
+        let watcher = try FixtureProcess(["records", "watch", "--group", group, "note", "--count", "1", "--json"], environment: environment, executable: "vaultcli")
+        for _ in 0..<200 where watcher.standardOutput.isEmpty {
+            try vault().write(Note(text: "hello"), as: "note")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
+        XCTAssertEqual(watcher.standardOutput, #"{"kind":"written","name":"note"}"# + "\n")
+    }
 }
