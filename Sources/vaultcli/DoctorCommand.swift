@@ -53,7 +53,7 @@ struct DoctorCommand: ParsableCommand {
         for (index, directory) in directories.enumerated() {
             progress.update(done: index, total: directories.count)
             guard let status = Self.linkStatus(directory) else { continue }
-            findings += Self.check(directory, status, expectedMode: directoryMode, isDirectory: true)
+            findings += Self.check(directory, status, expectedMode: directoryMode, isShared: sharing == .unixGroup)
             guard status.st_mode & S_IFMT == S_IFDIR else { continue }
             for name in Self.children(of: directory) {
                 let path = "\(directory)/\(name)"
@@ -66,7 +66,7 @@ struct DoctorCommand: ParsableCommand {
                     findings.append(Finding(check: "lock-file", subject: path, problem: "a lock file that is not a regular file blocks writers", fix: "rm -- '\(path)'"))
                     continue
                 }
-                findings += Self.check(path, entry, expectedMode: fileMode, isDirectory: false)
+                findings += Self.check(path, entry, expectedMode: fileMode, isShared: sharing == .unixGroup)
             }
         }
 
@@ -115,12 +115,14 @@ struct DoctorCommand: ParsableCommand {
         if !findings.isEmpty { throw ExitCode(ExitStatus.findings.rawValue) }
     }
 
-    private static func check(_ path: String, _ status: stat, expectedMode: UInt32, isDirectory: Bool) -> [Finding] {
+    private static func check(_ path: String, _ status: stat, expectedMode: UInt32, isShared: Bool) -> [Finding] {
         if status.st_mode & S_IFMT == S_IFLNK {
             return [Finding(check: "symlink", subject: path, problem: "a symbolic link where GroupVault keeps its own files (it refuses to follow it)", fix: "rm -- '\(path)'")]
         }
         var findings: [Finding] = []
-        if status.st_uid != getuid() {
+        // Under Unix-group sharing another member may own what it created; the group is what counts.
+        let sharedWithMember = isShared && Self.isMember(ofGroup: status.st_gid)
+        if status.st_uid != getuid() && !sharedWithMember {
             findings.append(Finding(check: "owner", subject: path, problem: "owned by uid \(status.st_uid), not by you (uid \(getuid()))", fix: "chown \(getuid()) '\(path)'"))
         }
         let mode = UInt32(status.st_mode) & 0o7777
@@ -143,6 +145,14 @@ struct DoctorCommand: ParsableCommand {
             return Finding(check: "inotify", subject: "fs.inotify.\(limit.name)", problem: "\(value), below \(limit.minimum): watchers may fail to start",
                            fix: "sudo sysctl -w fs.inotify.\(limit.name)=\(limit.minimum)")
         }
+    }
+
+    private static func isMember(ofGroup group: gid_t) -> Bool {
+        if getegid() == group { return true }
+        let count = getgroups(0, nil)
+        guard count > 0 else { return false }
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        return getgroups(count, &groups) >= 0 && groups.contains(group)
     }
 
     private static func linkStatus(_ path: String) -> stat? {

@@ -71,4 +71,14 @@ final class DoctorCommandTests: VaultCLITestCase {
         XCTAssertEqual(result.status, 1, result.transcript)
         XCTAssertTrue(result.output.contains("missing-record"), result.output)
     }
+
+    func testAHealthyUnixGroupSharedHomeHasNoFindings() throws {
+        var shared = environment
+        shared["GROUPVAULT_SHARING"] = "unixGroup"
+        let keyring = try Keyring.fromEnvironment(shared)
+        try Vault(keyring: keyring, group: GroupIdentifier(validating: group)).write(Note(text: "x"), as: "note")
+        let result = try vaultcli("doctor", environment: shared)
+        XCTAssertEqual(result.status, 0, result.transcript)
+        XCTAssertEqual(result.output, "no findings\n")
+    }
 }
