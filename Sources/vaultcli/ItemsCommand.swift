@@ -153,7 +153,8 @@ struct ItemsCommand: ParsableCommand {
                 }
             }
             if Terminal.standardInputIsTerminal {
-                Terminal.writeError("secret (end with Ctrl-D): ")
+                // Typed at a terminal: one line, not echoed (shoulder-surfing, screen recordings).
+                return Data(Terminal.readLineWithoutEcho(prompt: "secret: ").utf8)
             }
             var data = FileHandle.standardInput.readDataToEndOfFile()
             if data.last == UInt8(ascii: "\n") { data.removeLast() }

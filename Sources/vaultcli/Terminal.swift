@@ -25,4 +25,22 @@ enum Terminal {
     static func writeError(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }
+
+    /// Reads one line from the terminal on standard input with echo off, restoring the
+    /// terminal's settings afterwards, even when the line is empty.
+    static func readLineWithoutEcho(prompt: String) -> String {
+        writeError(prompt)
+        var original = termios()
+        let canRestore = tcgetattr(STDIN_FILENO, &original) == 0
+        if canRestore {
+            var silent = original
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            _ = tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+        }
+        defer {
+            if canRestore { _ = tcsetattr(STDIN_FILENO, TCSANOW, &original) }
+            writeError("\n")
+        }
+        return readLine(strippingNewline: true) ?? ""
+    }
 }
