@@ -189,6 +189,8 @@ struct KeysCommand: ParsableCommand {
                     throw CLIError.usage("--key-file \(Terminal.escaped(keyFile)): cannot be read as text")
                 }
                 text = contents
+            } else if Terminal.standardInputIsTerminal {
+                text = Terminal.readLineWithoutEcho(prompt: "key (\(format.rawValue)): ")
             } else {
                 text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             }
