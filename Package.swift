@@ -58,6 +58,8 @@ let package = Package(
             dependencies: [
                 "Vault",
                 "Keyring",
+                // For UntrustedText: every name read from disk is printed through its escaper.
+                "SealedStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -78,6 +80,23 @@ let package = Package(
             dependencies: ["Keyring", "Vault", "ExampleAuthState"],
             path: "Examples/Widget",
             exclude: ["Widget.entitlements"]
+        ),
+        // The README's Swift snippets, verbatim (ReadmeSnippetTests checks that the README quotes
+        // exactly these files), so every snippet compiles with the package.
+        .executableTarget(
+            name: "ReadmeKeychainItems",
+            dependencies: ["Keyring"],
+            path: "Examples/Readme/KeychainItems"
+        ),
+        .executableTarget(
+            name: "ReadmeSealedRecords",
+            dependencies: ["Keyring", "Vault"],
+            path: "Examples/Readme/SealedRecords"
+        ),
+        .executableTarget(
+            name: "ReadmeAppleCompatibility",
+            dependencies: ["Keyring"],
+            path: "Examples/Readme/AppleCompatibility"
         ),
         // A child process for the multi-process and fault-injection tests: each test starts
         // real copies of it, so races and SIGKILLs happen between processes, not threads.
@@ -129,7 +148,13 @@ let package = Package(
         ),
         .testTarget(
             name: "vaultcliTests",
-            dependencies: ["Keyring", "Vault", "GroupVaultTestKit", "vaultcli"]
+            dependencies: ["Keyring", "Vault", "SealedStorage", "GroupVaultTestKit", "vaultcli"]
+        ),
+        // The README's test snippet (TokenStoreTests.swift), run, and the check that every Swift
+        // snippet of the README is the source of a compiled file.
+        .testTarget(
+            name: "ReadmeSnippetTests",
+            dependencies: ["Keyring", "KeyringTestSupport"]
         ),
         .testTarget(
             name: "VaultTests",

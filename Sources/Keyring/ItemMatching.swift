@@ -1,6 +1,6 @@
 import Foundation
 
-/// Apple's matching rules for one stored item against a query (see SECITEM-REFERENCE.md).
+/// Apple's matching rules for one stored item against a query (docs/SECITEM.md, "Matching rules").
 ///
 /// - Every attribute the query gives must match; absent ones match anything.
 /// - Strings match byte for byte, or without regard to case when ``ItemQuery/caseInsensitive``

@@ -2,46 +2,307 @@ import ArgumentParser
 import Foundation
 import Keyring
 
-/// `vaultcli items`: list keychain items (attributes only) the identity can reach.
+extension Accessibility: ExpressibleByArgument {
+    /// Accepts Apple's constant names without the `kSecAttrAccessible` prefix
+    /// (`afterFirstUnlock`) as well as the stored codes (`ck`).
+    public init?(argument: String) {
+        if let value = Accessibility(rawValue: argument) {
+            self = value
+        } else if let value = Accessibility.allCases.first(where: { "\($0)".caseInsensitiveCompare(argument) == .orderedSame }) {
+            self = value
+        } else {
+            return nil
+        }
+    }
+
+    public static var allValueStrings: [String] { allCases.map { "\($0)" } }
+}
+
+extension ItemClass: ExpressibleByArgument {
+    /// `generic` or `internet` (or Apple's codes `genp`, `inet`).
+    public init?(argument: String) {
+        switch argument {
+        case "generic", "genp": self = .genericPassword
+        case "internet", "inet": self = .internetPassword
+        default: return nil
+        }
+    }
+
+    public static var allValueStrings: [String] { ["generic", "internet"] }
+}
+
+/// `vaultcli items`: list, show, add, update and delete keychain items.
 struct ItemsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "items",
-        abstract: "List the keychain items this identity can reach. Secrets are never printed.")
+        abstract: "List, show, add, update and delete keychain items. Secrets are printed only with --reveal.",
+        subcommands: [List.self, Show.self, Add.self, Update.self, Delete.self],
+        defaultSubcommand: List.self)
 
-    @OptionGroup var process: ProcessOptions
+    /// The `--json` shape of one item (docs/CLI.md). `secret` is present only with `--reveal`.
+    struct ItemReport: Encodable {
+        var itemClass: String
+        var accessGroup: String?
+        var service: String?
+        var account: String?
+        var server: String?
+        var `protocol`: String?
+        var port: Int?
+        var path: String?
+        var label: String?
+        var description: String?
+        var comment: String?
+        var authenticationType: String?
+        var securityDomain: String?
+        var generic: String?
+        var accessibility: String
+        var synchronizable: Bool
+        var created: Date?
+        var modified: Date?
+        var secretBytes: Int
+        var secret: String?
+        var secretEncoding: String?
 
-    @Option(help: "Only this access group (default: every entitled group).")
-    var group: String?
-
-    @Option(help: "Only items with this service.")
-    var service: String?
-
-    @Option(help: "Only items with this account.")
-    var account: String?
-
-    @Flag(help: "Include synchronizable items.")
-    var includeSynchronizable = false
-
-    func run() throws {
-        let keyring = try process.keyring()
-        var query = ItemQuery(service: service, account: account, synchronizable: includeSynchronizable ? .any : .no)
-        query.accessGroup = try group.map(parseGroup)
-        var found = 0
-        for itemClass in ItemClass.allCases {
-            query.itemClass = itemClass
-            for item in try keyring.items(matching: query, includingSecrets: false) {
-                found += 1
-                let fields = [
-                    "class=\(item.itemClass.rawValue)",
-                    "group=\(item.accessGroup?.rawValue ?? "-")",
-                    item.service.map { "service=\($0)" }, item.server.map { "server=\($0)" },
-                    item.account.map { "account=\($0)" }, item.label.map { "label=\($0)" },
-                    "accessible=\(item.accessibility.rawValue)",
-                    item.isSynchronizable ? "synchronizable" : nil,
-                ].compactMap { $0 }
-                print(fields.joined(separator: "  "))
+        init(_ item: KeychainItem, reveal: Bool) {
+            itemClass = item.itemClass == .genericPassword ? "generic" : "internet"
+            accessGroup = item.accessGroup?.rawValue
+            service = item.service
+            account = item.account
+            server = item.server
+            self.protocol = item.protocol
+            port = item.port
+            path = item.path
+            label = item.label
+            description = item.itemDescription
+            comment = item.comment
+            authenticationType = item.authenticationType
+            securityDomain = item.securityDomain
+            generic = item.generic.map { String(decoding: $0, as: UTF8.self) }
+            accessibility = "\(item.accessibility)"
+            synchronizable = item.isSynchronizable
+            created = item.creationDate
+            modified = item.modificationDate
+            secretBytes = item.secret.count
+            if reveal {
+                // Text secrets print as text; anything else as base64, saying which.
+                if let text = String(data: item.secret, encoding: .utf8), !text.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+                    secret = text
+                    secretEncoding = "utf8"
+                } else {
+                    secret = item.secret.base64EncodedString()
+                    secretEncoding = "base64"
+                }
             }
         }
-        if found == 0 { print("no items") }
+    }
+
+    /// Options that select items: the primary-key attributes.
+    struct Selection: ParsableArguments {
+        @Option(name: .customLong("class"), help: "generic (default) or internet.")
+        var itemClass: ItemClass?
+        @Option(help: "The access group (default: every entitled group).")
+        var group: String?
+        @Option(help: "kSecAttrService.") var service: String?
+        @Option(help: "kSecAttrAccount.") var account: String?
+        @Option(help: "kSecAttrServer (internet passwords).") var server: String?
+        @Flag(help: "Include synchronizable items.") var includeSynchronizable = false
+
+        func query() throws -> ItemQuery {
+            var query = ItemQuery(itemClass ?? .genericPassword, service: service, account: account,
+                                  synchronizable: includeSynchronizable ? .any : .no, server: server)
+            query.accessGroup = try group.map { try parseGroup($0) }
+            return query
+        }
+
+        /// Every class when none was named (listing), else the named one.
+        var classes: [ItemClass] { itemClass.map { [$0] } ?? ItemClass.allCases }
+    }
+
+    /// The settable attributes, shared by `add` and `update`: every attribute Apple defines
+    /// for password items.
+    struct Attributes: ParsableArguments {
+        @Option(help: "kSecAttrLabel.") var label: String?
+        @Option(help: "kSecAttrComment.") var comment: String?
+        @Option(name: .customLong("description"), help: "kSecAttrDescription.") var itemDescription: String?
+        @Option(help: "kSecAttrAccessible: \(Accessibility.allValueStrings.joined(separator: ", ")).")
+        var accessibility: Accessibility?
+        @Option(help: "kSecAttrSynchronizable: true or false.") var synchronizable: Bool?
+        @Option(name: .customLong("protocol"), help: "kSecAttrProtocol (internet passwords).") var itemProtocol: String?
+        @Option(help: "kSecAttrPort (internet passwords).") var port: Int?
+        @Option(help: "kSecAttrPath (internet passwords).") var path: String?
+        @Option(help: "kSecAttrAuthenticationType (internet passwords), e.g. dflt, http.") var authenticationType: String?
+        @Option(help: "kSecAttrSecurityDomain (internet passwords).") var securityDomain: String?
+        @Option(help: "kSecAttrGeneric, as UTF-8 text (not secret: it is listed like any attribute).") var generic: String?
+    }
+
+    /// Where a secret comes from: a file, or standard input, never an argument (arguments are
+    /// visible to every user in the process list).
+    struct SecretSource: ParsableArguments {
+        @Option(help: "Read the secret from this file (exact bytes).")
+        var secretFile: String?
+
+        /// The secret: the file's bytes, or standard input's with one trailing newline removed
+        /// (so `echo token | vaultcli items add ...` stores `token`; use --secret-file for exact
+        /// binary input).
+        func read() throws -> Data {
+            if let secretFile {
+                do {
+                    return try Data(contentsOf: URL(fileURLWithPath: secretFile))
+                } catch {
+                    throw CLIError.usage("--secret-file \(Terminal.escaped(secretFile)): cannot be read (\((error as NSError).localizedDescription))")
+                }
+            }
+            if Terminal.standardInputIsTerminal {
+                // Typed at a terminal: one line, not echoed (shoulder-surfing, screen recordings).
+                return Data(Terminal.readLineWithoutEcho(prompt: "secret: ").utf8)
+            }
+            var data = FileHandle.standardInput.readDataToEndOfFile()
+            if data.last == UInt8(ascii: "\n") { data.removeLast() }
+            if data.last == UInt8(ascii: "\r") { data.removeLast() }
+            return data
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the items this identity can reach, without secrets.")
+        @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var selection: Selection
+
+        func run() throws {
+            let keyring = try process.keyring()
+            var query = try selection.query()
+            var items: [KeychainItem] = []
+            for itemClass in selection.classes {
+                query.itemClass = itemClass
+                items += try keyring.items(matching: query, includingSecrets: false)
+            }
+            let reports = items.map { ItemReport($0, reveal: false) }
+            try output.emit(["items": reports]) {
+                if reports.isEmpty {
+                    print("no items (add one: vaultcli items add --service NAME --account NAME < secret)")
+                    return
+                }
+                var table = Table("CLASS", "GROUP", "SERVICE/SERVER", "ACCOUNT", "LABEL", "ACCESSIBLE", "SYNC")
+                for item in reports {
+                    table.add(item.itemClass, item.accessGroup ?? "-", item.service ?? item.server ?? "-", item.account ?? "-",
+                              item.label ?? "-", item.accessibility, item.synchronizable ? "yes" : "no")
+                }
+                table.print()
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one item's attributes; its secret only with --reveal.")
+        @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var selection: Selection
+        @Flag(help: "Print the secret too.") var reveal = false
+
+        func run() throws {
+            let keyring = try process.keyring()
+            let item = try keyring.item(matching: try selection.query())
+            let report = ItemReport(item, reveal: reveal)
+            try output.emit(report) {
+                var table = Table("ATTRIBUTE", "VALUE")
+                table.add("class", report.itemClass)
+                table.add("access group", report.accessGroup ?? "-")
+                for (name, value) in [("service", report.service), ("account", report.account), ("server", report.server),
+                                      ("protocol", report.protocol), ("path", report.path), ("label", report.label),
+                                      ("description", report.description), ("comment", report.comment),
+                                      ("authentication type", report.authenticationType), ("security domain", report.securityDomain),
+                                      ("generic", report.generic)] {
+                    if let value { table.add(name, value) }
+                }
+                if let port = report.port { table.add("port", String(port)) }
+                table.add("accessible", report.accessibility)
+                table.add("synchronizable", report.synchronizable ? "yes" : "no")
+                table.add("secret", report.secret.map { "\($0) (\(report.secretEncoding ?? ""))" }
+                    ?? "\(report.secretBytes) bytes (hidden; --reveal prints it)")
+                table.print()
+            }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an item; the secret is read from standard input or --secret-file, never an argument.")
+        @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
+        @Option(name: .customLong("class"), help: "generic (default) or internet.") var itemClass: ItemClass = .genericPassword
+        @Option(help: "The access group (default: the identity's first).") var group: String?
+        @Option(help: "kSecAttrService.") var service: String?
+        @Option(help: "kSecAttrAccount.") var account: String?
+        @Option(help: "kSecAttrServer (internet passwords).") var server: String?
+        @OptionGroup var attributes: Attributes
+        @OptionGroup var secret: SecretSource
+
+        func run() throws {
+            let keyring = try process.keyring()
+            var item = KeychainItem(
+                itemClass, service: service, account: account, accessGroup: try group.map { try parseGroup($0) },
+                secret: try secret.read(), label: attributes.label, itemDescription: attributes.itemDescription,
+                comment: attributes.comment, isSynchronizable: attributes.synchronizable ?? false,
+                accessibility: attributes.accessibility ?? .whenUnlocked, server: server,
+                protocol: attributes.itemProtocol, port: attributes.port, path: attributes.path,
+                authenticationType: attributes.authenticationType, securityDomain: attributes.securityDomain)
+            item.generic = attributes.generic.map { Data($0.utf8) }
+            let added = try keyring.add(item)
+            let report = ItemReport(added, reveal: false)
+            try output.emit(report) {
+                print("added \(Terminal.escaped(report.service ?? report.server ?? "item")) to \(Terminal.escaped(report.accessGroup ?? "-"))")
+            }
+        }
+    }
+
+    struct Update: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change the attributes (and with --new-secret, the secret) of the matching items.")
+        @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var selection: Selection
+        @OptionGroup var attributes: Attributes
+        @Option(help: "Move the matching items to this access group.") var toGroup: String?
+        @Flag(help: "Replace the secret too, read from standard input or --secret-file.") var newSecret = false
+        @OptionGroup var secret: SecretSource
+
+        func run() throws {
+            var changes = ItemChanges()
+            if let label = attributes.label { changes.label = .some(label) }
+            if let comment = attributes.comment { changes.comment = .some(comment) }
+            if let description = attributes.itemDescription { changes.itemDescription = .some(description) }
+            if let accessibility = attributes.accessibility { changes.accessibility = accessibility }
+            if let synchronizable = attributes.synchronizable { changes.isSynchronizable = synchronizable }
+            if let value = attributes.itemProtocol { changes.protocol = .some(value) }
+            if let port = attributes.port { changes.port = .some(port) }
+            if let path = attributes.path { changes.path = .some(path) }
+            if let value = attributes.authenticationType { changes.authenticationType = .some(value) }
+            if let value = attributes.securityDomain { changes.securityDomain = .some(value) }
+            if let value = attributes.generic { changes.generic = .some(Data(value.utf8)) }
+            if let toGroup { changes.accessGroup = try parseGroup(toGroup, flag: "--to-group") }
+            if newSecret || secret.secretFile != nil { changes.secret = try secret.read() }
+            guard changes != ItemChanges() else {
+                throw CLIError.usage("nothing to change: give an attribute (--label, --comment, --accessibility, ...), --to-group or --new-secret")
+            }
+            let keyring = try process.keyring()
+            let count = try keyring.update(matching: try selection.query(), with: changes)
+            try output.emit(["updated": count]) { print("updated \(count) item\(count == 1 ? "" : "s")") }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete the matching items.")
+        @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var selection: Selection
+
+        func run() throws {
+            guard selection.service != nil || selection.account != nil || selection.server != nil || selection.group != nil else {
+                throw CLIError.usage("name what to delete: --service, --account, --server or --group (refusing to delete every item)")
+            }
+            let count = try process.keyring().delete(matching: try selection.query())
+            try output.emit(["deleted": count]) { print("deleted \(count) item\(count == 1 ? "" : "s")") }
+        }
     }
 }

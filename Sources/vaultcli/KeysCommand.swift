@@ -1,23 +1,50 @@
 import ArgumentParser
+import Foundation
 import Keyring
+import Vault
 
-/// `vaultcli keys`: list, rotate and retire the keys of a group's keyset.
+/// `vaultcli keys`: list, rotate, retire, export and import the keys of a group's keyset.
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "List, rotate and retire a group's keys (key bytes are never printed).",
-        subcommands: [List.self, Rotate.self, Retire.self],
+        abstract: "List, rotate, retire, export and import a group's keys (key bytes only with --reveal).",
+        subcommands: [List.self, Rotate.self, Retire.self, Export.self, Import.self],
         defaultSubcommand: List.self)
+
+    /// The `--json` shape of one key (docs/CLI.md).
+    struct KeyReport: Encodable {
+        var id: UInt32
+        var status: String
+        var created: Date
+        var retired: Date?
+
+        init(_ descriptor: KeyDescriptor) {
+            id = descriptor.id
+            status = descriptor.status.rawValue
+            created = descriptor.createdAt
+            retired = descriptor.retiredAt
+        }
+    }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the keys of a group's keyset.")
         @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
         @Option(help: "The access group.") var group: String
 
         func run() throws {
-            let keys = try process.keyring().keys(in: try parseGroup(group))
-            if keys.isEmpty { print("no keys yet (the first write creates key #1)") }
-            for key in keys { print(key) }
+            let keys = try process.keyring().keys(in: try parseGroup(group)).map(KeyReport.init)
+            try output.emit(["keys": keys]) {
+                if keys.isEmpty {
+                    print("no keys yet (the first record written creates key #1; or: vaultcli keys rotate --group \(Terminal.escaped(group)))")
+                    return
+                }
+                var table = Table("ID", "STATUS", "CREATED", "RETIRED")
+                for key in keys {
+                    table.add(String(key.id), key.status, key.created.formatted(.iso8601), key.retired?.formatted(.iso8601) ?? "-")
+                }
+                table.print()
+            }
         }
     }
 
@@ -26,23 +53,153 @@ struct KeysCommand: ParsableCommand {
             abstract: "Make a new primary key; older keys still open existing records.",
             discussion: "Follow with `vaultcli records reseal` before retiring the old key.")
         @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
         @Option(help: "The access group.") var group: String
 
         func run() throws {
-            print("new primary: \(try process.keyring().rotateKey(in: try parseGroup(group)))")
+            let key = KeyReport(try process.keyring().rotateKey(in: try parseGroup(group)))
+            try output.emit(key) {
+                print("new primary: key #\(key.id) (reseal records with: vaultcli records reseal --group \(Terminal.escaped(group)))")
+            }
         }
     }
 
     struct Retire: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Erase a non-primary key; records still sealed with it become unreadable.")
+            abstract: "Erase a non-primary key. Refused while records are sealed with it, unless --force.",
+            discussion: "Reseal first (vaultcli records reseal --group GROUP), or export the key (keys export) so it can be imported again.")
         @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
         @Option(help: "The access group.") var group: String
         @Option(help: "The key id to retire.") var id: UInt32
+        @Flag(help: "Retire even though records are still sealed with the key; they become unreadable for good.")
+        var force = false
+
+        /// The `--json` shape.
+        struct Report: Encodable {
+            var id: UInt32
+            var retired: Bool
+            var unreadableRecords: [String]
+        }
 
         func run() throws {
-            try process.keyring().retireKey(id: id, in: try parseGroup(group))
-            print("retired key #\(id)")
+            let keyring = try process.keyring()
+            let groupID = try parseGroup(group)
+            // Only application groups hold sealed records; a keychain access group has none.
+            let sealed = keyring.identity.applicationGroups.contains(groupID)
+                ? try Vault(keyring: keyring, group: groupID).records(sealedWithKey: id) : []
+            if !sealed.isEmpty && !force {
+                throw CLIError(.refused, """
+                    key #\(id) of \(Terminal.escaped(group)) still seals \(sealed.count) record\(sealed.count == 1 ? "" : "s") \
+                    (\(sealed.map(Terminal.escaped).joined(separator: ", "))): reseal them first (vaultcli records reseal --group \(Terminal.escaped(group))), \
+                    or pass --force to make them unreadable for good
+                    """)
+            }
+            try keyring.retireKey(id: id, in: groupID)
+            try output.emit(Report(id: id, retired: true, unreadableRecords: sealed)) {
+                if sealed.isEmpty {
+                    print("retired key #\(id)")
+                } else {
+                    print("retired key #\(id); \(sealed.count) record\(sealed.count == 1 ? " is" : "s are") now unreadable: \(sealed.map(Terminal.escaped).joined(separator: ", "))")
+                }
+            }
+        }
+    }
+
+    /// Key encodings for export and import.
+    enum KeyFormat: String, ExpressibleByArgument, CaseIterable {
+        case hex, base64
+
+        func encode(_ bytes: Data) -> String {
+            switch self {
+            case .hex: bytes.map { String(format: "%02x", $0) }.joined()
+            case .base64: bytes.base64EncodedString()
+            }
+        }
+
+        func decode(_ text: String) -> Data? {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            switch self {
+            case .base64:
+                return Data(base64Encoded: trimmed)
+            case .hex:
+                guard trimmed.count % 2 == 0 else { return nil }
+                var bytes = Data()
+                var index = trimmed.startIndex
+                while index < trimmed.endIndex {
+                    let next = trimmed.index(index, offsetBy: 2)
+                    guard let byte = UInt8(trimmed[index..<next], radix: 16) else { return nil }
+                    bytes.append(byte)
+                    index = next
+                }
+                return bytes
+            }
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a key's 32 bytes (for a backup, or an independent reader of docs/FORMAT.md).",
+            discussion: "Refused without --reveal: the output is the key itself; keep it out of logs and shell history.")
+        @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
+        @Option(help: "The access group.") var group: String
+        @Option(help: "The key id.") var id: UInt32
+        @Option(help: "hex (default) or base64.") var format: KeyFormat = .hex
+        @Flag(help: "Required: confirms that the key bytes may be printed.") var reveal = false
+
+        /// The `--json` shape.
+        struct Report: Encodable {
+            var group: String
+            var id: UInt32
+            var format: String
+            var key: String
+        }
+
+        func run() throws {
+            guard reveal else {
+                throw CLIError.usage("keys export prints the key itself, which opens every record sealed with it: add --reveal to confirm")
+            }
+            var bytes = try process.keyring().exportKey(id: id, in: try parseGroup(group))
+            defer { bytes.resetBytes(in: bytes.startIndex..<bytes.endIndex) }
+            let report = Report(group: group, id: id, format: format.rawValue, key: format.encode(bytes))
+            try output.emit(report) { print(report.key) }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Put an exported key back under its id; the key is read from standard input or --key-file.",
+            discussion: "Refused without --reveal, since the key passes through this terminal. A new id joins as active (primary if the keyset is empty); a retired id becomes active again.")
+        @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
+        @Option(help: "The access group.") var group: String
+        @Option(help: "The key id it had when exported.") var id: UInt32
+        @Option(help: "hex (default) or base64.") var format: KeyFormat = .hex
+        @Option(help: "Read the encoded key from this file instead of standard input.") var keyFile: String?
+        @Flag(help: "Required: confirms that key bytes are handled here.") var reveal = false
+
+        func run() throws {
+            guard reveal else {
+                throw CLIError.usage("keys import handles the key itself: add --reveal to confirm")
+            }
+            let text: String
+            if let keyFile {
+                guard let contents = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
+                    throw CLIError.usage("--key-file \(Terminal.escaped(keyFile)): cannot be read as text")
+                }
+                text = contents
+            } else if Terminal.standardInputIsTerminal {
+                text = Terminal.readLineWithoutEcho(prompt: "key (\(format.rawValue)): ")
+            } else {
+                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            }
+            guard var bytes = format.decode(text), bytes.count == 32 else {
+                throw CLIError.usage("\(keyFile == nil ? "standard input" : "--key-file") is not a 32-byte key in \(format.rawValue) (--format \(format.rawValue))")
+            }
+            defer { bytes.resetBytes(in: bytes.startIndex..<bytes.endIndex) }
+            let key = KeyReport(try process.keyring().importKey(bytes, id: id, in: try parseGroup(group)))
+            try output.emit(key) { print("imported key #\(key.id) (\(key.status))") }
         }
     }
 }

@@ -11,15 +11,22 @@ struct LockStateCommand: ParsableCommand {
         discussion: "States: beforeFirstUnlock, locked, unlocked. A new home is unlocked.")
 
     @OptionGroup var process: ProcessOptions
+    @OptionGroup var output: OutputOptions
 
     @Argument(help: "The state to set; omit to show the current one.")
     var state: DeviceLockState?
+
+    /// The `--json` shape.
+    struct Report: Encodable {
+        var state: String
+    }
 
     func run() throws {
         let home = try process.keyringHome()
         if let state {
             try home.setLockState(state)
         }
-        print(try home.lockState())
+        let current = try home.lockState()
+        try output.emit(Report(state: current.rawValue)) { print(current) }
     }
 }

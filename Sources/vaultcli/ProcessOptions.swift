@@ -16,32 +16,74 @@ struct ProcessOptions: ParsableArguments {
     @Option(name: .customLong("bundle-id"), help: "The bundle id (default: GROUPVAULT_BUNDLE_ID).")
     var bundleID: String?
 
+    /// Each environment variable and the option that overrides it, so an error names what the
+    /// user actually set.
+    private var overrides: [(variable: String, flag: String, value: String?)] {
+        [
+            ("GROUPVAULT_HOME", "--home", home),
+            ("GROUPVAULT_ENTITLEMENTS", "--entitlements", entitlements),
+            ("GROUPVAULT_TEAM_ID", "--team-id", teamID),
+            ("GROUPVAULT_BUNDLE_ID", "--bundle-id", bundleID),
+        ]
+    }
+
     /// The environment with the options applied.
     var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        if let home { environment["GROUPVAULT_HOME"] = home }
-        if let entitlements { environment["GROUPVAULT_ENTITLEMENTS"] = entitlements }
-        if let teamID { environment["GROUPVAULT_TEAM_ID"] = teamID }
-        if let bundleID { environment["GROUPVAULT_BUNDLE_ID"] = bundleID }
+        for override in overrides {
+            if let value = override.value { environment[override.variable] = value }
+        }
         return environment
     }
 
     /// The keyring for this identity and home.
+    ///
+    /// - Throws: ``CLIError`` with ``ExitStatus/notConfigured`` when no identity is configured at
+    ///   all (an anonymous identity reaches nothing, so every command would fail later and less
+    ///   clearly), or when the identity's settings are malformed; the message names the flag or
+    ///   variable the user set.
     func keyring() throws -> Keyring {
-        try Keyring.fromEnvironment(environment)
+        let environment = environment
+        let identityVariables = ["GROUPVAULT_ENTITLEMENTS", "GROUPVAULT_TEAM_ID", "GROUPVAULT_BUNDLE_ID"]
+        guard identityVariables.contains(where: { !(environment[$0] ?? "").isEmpty }) else {
+            throw CLIError(.notConfigured, """
+                no identity configured: pass --entitlements FILE --team-id TEAMID --bundle-id BUNDLE.ID, \
+                or set GROUPVAULT_ENTITLEMENTS, GROUPVAULT_TEAM_ID and GROUPVAULT_BUNDLE_ID
+                """)
+        }
+        do {
+            return try Keyring.fromEnvironment(environment)
+        } catch {
+            throw CLIError(.notConfigured, namingFlags(in: CLIHints.translate(error.reason)))
+        }
     }
 
     /// The home alone (no identity needed).
     func keyringHome() throws -> KeyringHome {
-        try KeyringHome.fromEnvironment(environment)
+        do {
+            return try KeyringHome.fromEnvironment(environment)
+        } catch {
+            throw CLIError(.notConfigured, namingFlags(in: CLIHints.translate(error.reason)))
+        }
+    }
+
+    /// `reason` with each environment variable the user overrode by an option replaced by that
+    /// option (`GROUPVAULT_ENTITLEMENTS` becomes `--entitlements`).
+    private func namingFlags(in reason: String) -> String {
+        var text = reason
+        for override in overrides where override.value != nil {
+            text = text.replacingOccurrences(of: "\(override.variable)=", with: "\(override.flag) ")
+            text = text.replacingOccurrences(of: override.variable, with: override.flag)
+        }
+        return text
     }
 }
 
-/// Parses a group identifier argument with the library's validation message.
-func parseGroup(_ text: String) throws -> GroupIdentifier {
+/// Parses a group identifier given with `flag`, with the library's validation message.
+func parseGroup(_ text: String, flag: String = "--group") throws -> GroupIdentifier {
     do {
         return try GroupIdentifier(validating: text)
     } catch {
-        throw ValidationError(error.reason)
+        throw CLIError.usage("\(flag): \(Terminal.escaped(error.reason))")
     }
 }

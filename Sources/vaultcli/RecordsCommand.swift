@@ -3,57 +3,177 @@ import Foundation
 import Keyring
 import Vault
 
-/// `vaultcli records`: list, verify, reseal and watch a group's sealed records.
+/// `vaultcli records`: list, show, verify, reseal, delete and watch a group's sealed records.
 struct RecordsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "records",
-        abstract: "List, verify, reseal and watch the sealed records of a group.",
-        subcommands: [List.self, Verify.self, Reseal.self, Watch.self],
+        abstract: "List, show, verify, reseal, delete and watch the sealed records of a group.",
+        subcommands: [List.self, Show.self, Verify.self, Reseal.self, Delete.self, Watch.self],
         defaultSubcommand: List.self)
+
+    /// The `--json` shape of a record header (docs/CLI.md).
+    struct HeaderReport: Encodable {
+        var sequence: UInt64
+        var keyID: UInt32
+        var schemaVersion: UInt32
+        var issued: Date
+        var expires: Date?
+        var deleted: Bool
+
+        init(_ header: RecordHeader) {
+            sequence = header.sequence
+            keyID = header.keyID
+            schemaVersion = header.schemaVersion
+            issued = header.issuedAt
+            expires = header.expiresAt
+            deleted = header.isTombstone
+        }
+    }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List records with their headers, without decrypting.")
         @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
         @Option(help: "The application group.") var group: String
 
+        /// The `--json` shape of one listed record.
+        struct Entry: Encodable {
+            var name: String
+            var size: Int
+            var header: HeaderReport?
+            var error: String?
+        }
+
         func run() throws {
-            let listings = try openVault(process, group).list()
-            if listings.isEmpty { print("no records") }
-            for listing in listings {
+            let entries = try openVault(process, group).list().map { listing in
                 switch listing.header {
-                case .success(let header):
-                    print("\(listing.name)  \(listing.size) bytes  #\(header.sequence)  key #\(header.keyID)  schema \(header.schemaVersion)"
-                        + "  issued \(header.issuedAt)" + (header.expiresAt.map { "  expires \($0)" } ?? "")
-                        + (header.isTombstone ? "  (deleted)" : ""))
-                case .failure(let error):
-                    print("\(listing.name)  \(listing.size) bytes  unreadable header: \(error)")
+                case .success(let header): Entry(name: listing.name, size: listing.size, header: HeaderReport(header))
+                case .failure(let error): Entry(name: listing.name, size: listing.size, error: "\(error.code)")
                 }
+            }
+            try output.emit(["records": entries]) {
+                if entries.isEmpty {
+                    print("no records")
+                    return
+                }
+                var table = Table("NAME", "BYTES", "SEQUENCE", "KEY", "SCHEMA", "ISSUED", "EXPIRES", "STATE")
+                for entry in entries {
+                    if let header = entry.header {
+                        table.add(entry.name, String(entry.size), String(header.sequence), String(header.keyID), String(header.schemaVersion),
+                                  header.issued.formatted(.iso8601), header.expires?.formatted(.iso8601) ?? "-", header.deleted ? "deleted" : "present")
+                    } else {
+                        table.add(entry.name, String(entry.size), "-", "-", "-", "-", "-", "unreadable header: \(entry.error ?? "")")
+                    }
+                }
+                table.print()
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Authenticate one record and print its header; its payload (JSON) only with --reveal.")
+        @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
+        @Option(help: "The application group.") var group: String
+        @Argument(help: "The record name.") var name: String
+        @Flag(help: "Print the decrypted payload too.") var reveal = false
+
+        /// The `--json` shape.
+        struct Report: Encodable {
+            var name: String
+            var header: HeaderReport?
+            var payloadBytes: Int
+            var payload: JSONValue?
+        }
+
+        func run() throws {
+            let vault = try openVault(process, group)
+            let payload = try vault.read(OpaquePayload.self, name: name).bytes
+            let header = try vault.list().first { $0.name == name }.flatMap { try? $0.header.get() }
+            let decoded = reveal ? try? JSONDecoder().decode(JSONValue.self, from: payload) : nil
+            if reveal && decoded == nil {
+                throw CLIError(.failed, "record \(Terminal.escaped(name)) authenticated, but its payload is not JSON (\(payload.count) bytes)")
+            }
+            let report = Report(name: name, header: header.map(HeaderReport.init), payloadBytes: payload.count, payload: decoded)
+            try output.emit(report) {
+                var table = Table("FIELD", "VALUE")
+                table.add("name", report.name)
+                if let header = report.header {
+                    table.add("sequence", String(header.sequence))
+                    table.add("key", String(header.keyID))
+                    table.add("schema", String(header.schemaVersion))
+                    table.add("issued", header.issued.formatted(.iso8601))
+                    table.add("expires", header.expires?.formatted(.iso8601) ?? "-")
+                }
+                table.add("payload", reveal ? "\(report.payloadBytes) bytes:" : "\(report.payloadBytes) bytes (hidden; --reveal prints it)")
+                table.print()
+                if let decoded, let text = try? JSONOutput.encode(decoded) { print(text) }
             }
         }
     }
 
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Authenticate every record and check its freshness; exit 1 if any is refused.",
-            discussion: "Checks what any reader checks (key, tag, sequence, tombstone, expiry), without decoding payloads.")
+            abstract: "Authenticate every record and check its freshness; exit 1 if any is refused or missing.",
+            discussion: """
+                Checks what any reader checks (key, tag, sequence, tombstone, expiry), without decoding payloads, \
+                and reports records the trust ledger knows whose file is gone.
+                """)
         @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
         @Option(help: "The application group.") var group: String
+
+        /// The `--json` shape of one verified record. `status` is `ok`, `deleted`, `refused`
+        /// or `missing`.
+        struct Result: Encodable {
+            var name: String
+            var status: String
+            var code: String?
+            var reason: String?
+            var payloadBytes: Int?
+        }
 
         func run() throws {
             let vault = try openVault(process, group)
-            var refused = 0
-            for listing in try vault.list() {
+            let listings = try vault.list()
+            let progress = ProgressDisplay("verifying", json: output.json)
+            var results: [Result] = []
+            for (index, listing) in listings.enumerated() {
+                progress.update(done: index, total: listings.count)
                 do {
                     let payload = try vault.read(OpaquePayload.self, name: listing.name)
-                    print("\(listing.name): ok (\(payload.byteCount) payload bytes)")
+                    results.append(Result(name: listing.name, status: "ok", payloadBytes: payload.bytes.count))
                 } catch where error.code == .deleted {
-                    print("\(listing.name): deleted (an authentic tombstone)")
+                    results.append(Result(name: listing.name, status: "deleted"))
                 } catch {
-                    refused += 1
-                    print("\(listing.name): refused: \(error)")
+                    results.append(Result(name: listing.name, status: "refused", code: "\(error.code)", reason: CLIHints.translate(error.reason)))
                 }
             }
-            if refused > 0 { throw ExitCode(1) }
+            for name in try vault.recordsMissingFromDisk() {
+                results.append(Result(
+                    name: name, status: "missing", code: "missing",
+                    reason: "the trust ledger knows this record but its file is gone (removed outside GroupVault); write it again, or record the deletion with: vaultcli records delete --group \(group) \(name)"))
+            }
+            progress.finish()
+            let failures = results.filter { $0.status == "refused" || $0.status == "missing" }.count
+            try output.emit(["records": results]) {
+                if results.isEmpty {
+                    print("no records")
+                    return
+                }
+                var table = Table("NAME", "RESULT", "DETAIL")
+                for result in results {
+                    let detail = switch result.status {
+                    case "ok": "\(result.payloadBytes ?? 0) payload bytes"
+                    case "deleted": "an authentic tombstone"
+                    default: "\(result.code ?? ""): \(result.reason ?? "")"
+                    }
+                    table.add(result.name, result.status, detail)
+                }
+                table.print()
+            }
+            if failures > 0 { throw ExitCode(ExitStatus.findings.rawValue) }
         }
     }
 
@@ -61,32 +181,75 @@ struct RecordsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Rewrite records under the current primary key, so older keys can be retired.")
         @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
         @Option(help: "The application group.") var group: String
         @Argument(help: "One record to reseal; omit to reseal every record.") var name: String?
 
+        /// The `--json` shape.
+        struct Report: Encodable {
+            var resealed: Int
+        }
+
         func run() throws {
             let vault = try openVault(process, group)
+            let count: Int
             if let name {
                 try vault.reseal(name)
-                print("resealed \(name)")
+                count = 1
             } else {
-                print("resealed \(try vault.resealAll()) records")
+                // resealAll(), not a loop of reseal(_:): it holds the group lock exclusively, so a
+                // writer that fetched the old key finishes first and no record is left behind
+                // under it. It reports no progress yet; the display shows that work is under way.
+                let progress = ProgressDisplay("resealing", json: output.json)
+                progress.update(done: 0, total: try vault.list().count)
+                count = try vault.resealAll()
+                progress.finish()
             }
+            try output.emit(Report(resealed: count)) {
+                print("resealed \(count) record\(count == 1 ? "" : "s")")
+            }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a record: a sealed tombstone replaces it, so readers see an authentic deletion.")
+        @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
+        @Option(help: "The application group.") var group: String
+        @Argument(help: "The record name.") var name: String
+
+        func run() throws {
+            try openVault(process, group).delete(name)
+            try output.emit(["deleted": name]) { print("deleted \(Terminal.escaped(name)) (a tombstone is in its place)") }
         }
     }
 
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print each change to the group's records as it happens (inotify, no polling).")
         @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
         @Option(help: "The application group.") var group: String
         @Argument(help: "Only this record.") var name: String?
         @Option(help: "Exit after this many changes.") var count: Int?
+
+        /// The `--json` shape: one JSON object per line, per change.
+        struct Change: Encodable {
+            var kind: String
+            var name: String?
+        }
 
         func run() async throws {
             let changes = try openVault(process, group).changes(to: name)
             var seen = 0
             for await change in changes {
-                print(change)
+                if output.json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    print(String(decoding: try encoder.encode(Change(kind: change.kind.rawValue, name: change.name)), as: UTF8.self))
+                } else {
+                    print("\(change.kind.rawValue) \(Terminal.escaped(change.name ?? "*"))")
+                }
                 seen += 1
                 if let count, seen >= count { break }
             }
@@ -95,18 +258,45 @@ struct RecordsCommand: ParsableCommand {
 }
 
 /// Opens the vault of `group` as the process identity.
-private func openVault(_ process: ProcessOptions, _ group: String) throws -> Vault {
+func openVault(_ process: ProcessOptions, _ group: String) throws -> Vault {
     try Vault(keyring: process.keyring(), group: parseGroup(group))
 }
 
-/// Any payload of any schema, kept only as its size: lets `verify` run every check a reader
-/// runs (authentication, key, freshness) without knowing the record's type.
-private struct OpaquePayload: VaultRecord {
+/// Any payload of any schema, kept as its bytes: lets `verify` and `show` run every check a
+/// reader runs (authentication, key, freshness) without knowing the record's type.
+struct OpaquePayload: VaultRecord {
     static let schemaVersion: UInt32 = 0
     static var supportedSchemaVersions: ClosedRange<UInt32> { 0...UInt32.max }
-    var byteCount: Int
+    var bytes: Data
 
     static func decode(schemaVersion: UInt32, from payload: Data) throws -> OpaquePayload {
-        OpaquePayload(byteCount: payload.count)
+        OpaquePayload(bytes: payload)
+    }
+}
+
+/// Any JSON value, for printing a payload as the JSON it is.
+indirect enum JSONValue: Codable, Equatable {
+    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: JSONValue].self)) }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
     }
 }

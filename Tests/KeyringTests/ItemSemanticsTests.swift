@@ -3,7 +3,7 @@ import GroupVaultTestKit
 import Keyring
 import XCTest
 
-/// Apple's generic- and internet-password semantics, one rule per test (SECITEM-REFERENCE.md).
+/// Apple's generic- and internet-password semantics, one rule per test (docs/SECITEM.md).
 final class ItemSemanticsTests: XCTestCase {
     private var home: ItemTestHome!
 

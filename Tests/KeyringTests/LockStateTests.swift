@@ -18,7 +18,7 @@ final class LockStateTests: XCTestCase {
 
     private var keyring: Keyring { home.keyring() }
 
-    /// What a device allows (SECITEM-REFERENCE.md, CONTEXT.md): unlocked allows everything;
+    /// What a device allows (docs/SECITEM.md, "Matching rules", lock states): unlocked allows everything;
     /// locked allows AfterFirstUnlock and Always; before the first unlock only Always.
     private static func deviceAllows(_ accessibility: Accessibility, in state: DeviceLockState) -> Bool {
         switch state {

@@ -27,7 +27,7 @@ final class TestClock: Sendable {
     var source: @Sendable () -> Date { { [self] in now } }
 }
 
-/// The record of the auth-state flow (CONTEXT.md section 3), schema 1.
+/// The record of the auth-state flow (the README's app/widget flow, scripts/demo), schema 1.
 struct AuthState: VaultRecord, Equatable {
     struct Inconsistent: Error {}
 

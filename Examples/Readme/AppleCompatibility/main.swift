@@ -1,0 +1,8 @@
+import Foundation
+import Keyring   // instead of: import Security
+
+let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                            kSecAttrService as String: "api", kSecReturnData as String: true]
+var result: AnyObject?
+let status = SecItemCopyMatching(query as CFDictionary, &result)
+let url = FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: "group.com.example.notes")

@@ -1,0 +1,77 @@
+import Foundation
+import SealedStorage
+
+extension Keyring {
+    /// Puts exported key bytes back into `group`'s keyset under their original id: the
+    /// counterpart of ``exportKey(id:in:)``, for recovery (a lost or damaged keyring, a retired
+    /// key whose records are still needed) and for keys made outside GroupVault.
+    ///
+    /// - A key id the keyset does not have is added: as primary when the keyset is empty (so
+    ///   new records are sealed with it), otherwise as active.
+    /// - A retired id gets its bytes back and becomes active again.
+    /// - An id that already holds exactly these bytes is left as it is (importing twice is safe).
+    ///
+    /// Runs under the keyset's cross-process lock; the result passes the same invariant checks
+    /// as any keyset read from disk.
+    ///
+    /// - Returns: The imported key's descriptor.
+    /// - Throws: ``KeyringError`` with ``KeyringStatus/invalidParameter`` when `bytes` is not 32
+    ///   bytes or `id` is 0, ``KeyringStatus/duplicateItem`` when the id holds different bytes,
+    ///   and otherwise as ``groupKey(for:)``.
+    @discardableResult
+    public func importKey(_ bytes: Data, id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> KeyDescriptor {
+        guard bytes.count == 32 else {
+            throw KeyringError(.invalidParameter, "importKey(_:id:in:): a group key is 32 bytes; this one has \(bytes.count)")
+        }
+        guard id != 0 else { throw KeyringError(.invalidParameter, "importKey(_:id:in:): key ids start at 1") }
+        let key: SymmetricKey
+        do {
+            key = try SymmetricKey(bytes: bytes)
+        } catch {
+            throw KeyringError(.allocationFailed, "importKey(_:id:in:): no guarded memory for the key (\(error))")
+        }
+        // keys(in:) runs the entitlement and lock-state checks every keyset operation runs
+        // (they are private to Keyring+Keysets.swift), before the keyset is touched.
+        _ = try keys(in: group)
+        let document = SealedDocument<Keyset>(home: home, group: group, kind: Keyset.documentKind)
+        return try document.update { (keyset: inout Keyset?) throws(KeyringError) -> KeyDescriptor in
+            let current = keyset ?? Keyset()
+            if let existing = current.entry(id: id), let existingKey = existing.key {
+                guard existingKey.constantTimeEquals(key) else {
+                    throw KeyringError(.duplicateItem, "key #\(id) of \(group) exists with different bytes; an imported key never replaces one")
+                }
+                return existing.descriptor
+            }
+            let status: KeyDescriptor.Status = current.entries.isEmpty ? .primary : .active
+            let imported = Keyset.Entry(
+                descriptor: KeyDescriptor(id: id, createdAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)), status: status),
+                key: key)
+            let updated = try Self.keyset(current, replacingOrAdding: imported, group: group)
+            keyset = updated
+            return imported.descriptor
+        }
+    }
+
+    /// `keyset` with `entry` in place of the entry of the same id, or added.
+    ///
+    /// Keyset's entries can only be changed inside Keyset.swift; until it has an insertion
+    /// method, the new keyset is built through its Codable form, which also runs the decoder's
+    /// invariant checks (unique ids, one primary, bytes exactly for unretired keys). The
+    /// intermediate JSON holds key bytes and is zeroed before it is released.
+    private static func keyset(_ keyset: Keyset, replacingOrAdding entry: Keyset.Entry, group: GroupIdentifier) throws(KeyringError) -> Keyset {
+        do {
+            let entries = keyset.entries.filter { $0.descriptor.id != entry.descriptor.id } + [entry]
+            var json = try JSONEncoder().encode(ImportedKeyset(version: Keyset.currentVersion, keys: entries))
+            defer { json.resetBytes(in: json.startIndex..<json.endIndex) }
+            return try JSONDecoder().decode(Keyset.self, from: json)
+        } catch {
+            throw KeyringError(.decode, "importKey(_:id:in:): the keyset of \(group) with the imported key is not valid: \(error)")
+        }
+    }
+
+    /// The Codable shape of ``Keyset`` (docs/FORMAT.md, "Keyset").
+    private struct ImportedKeyset: Encodable {
+        var version: Int
+        var keys: [Keyset.Entry]
+    }
+}

@@ -1,0 +1,27 @@
+import SealedStorage
+
+extension Vault {
+    /// The names the trust ledger has trusted whose record file is gone, sorted.
+    ///
+    /// A writer never removes a record file (a deletion leaves a sealed tombstone), so a name
+    /// the ledger knows with no file means the file was removed outside GroupVault: readers
+    /// would report it as never written. `vaultcli records verify` and `doctor` report it.
+    ///
+    /// - Throws: ``VaultError/Code/keyring`` when the ledger cannot be read.
+    public func recordsMissingFromDisk() throws(VaultError) -> [String] {
+        let trusted: [String]
+        do {
+            trusted = try ledger.document.read()?.records.keys.sorted() ?? []
+        } catch {
+            throw VaultError(keyring: error, while: "read the trust ledger of \(group)")
+        }
+        return trusted.filter { name in
+            guard let recordName = try? RecordName(validating: name) else { return false }
+            do {
+                return try Syscall.statusIfPresent(recordPath(recordName)) == nil
+            } catch {
+                return false  // present but not inspectable: list() and read() report that
+            }
+        }
+    }
+}

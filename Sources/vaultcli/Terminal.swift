@@ -1,0 +1,46 @@
+import Foundation
+import SealedStorage
+
+/// Where output goes and how untrusted text is made safe to print.
+enum Terminal {
+    /// `text` with control characters escaped (`\u{1b}` instead of an escape code), so a
+    /// record or file name chosen by whoever can write the container cannot forge output lines
+    /// or drive the terminal. Every name read from disk is printed through this.
+    static func escaped(_ text: String) -> String {
+        UntrustedText.printable(text, limit: 1024)
+    }
+
+    /// Whether standard error is a terminal: progress is shown only then.
+    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// Whether standard input is a terminal (reading a secret from it would wait for typing).
+    static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// One line on standard error, prefixed `vaultcli: `.
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data("vaultcli: \(message)\n".utf8))
+    }
+
+    /// Raw text on standard error (progress updates, which rewrite their own line).
+    static func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Reads one line from the terminal on standard input with echo off, restoring the
+    /// terminal's settings afterwards, even when the line is empty.
+    static func readLineWithoutEcho(prompt: String) -> String {
+        writeError(prompt)
+        var original = termios()
+        let canRestore = tcgetattr(STDIN_FILENO, &original) == 0
+        if canRestore {
+            var silent = original
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            _ = tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+        }
+        defer {
+            if canRestore { _ = tcsetattr(STDIN_FILENO, TCSANOW, &original) }
+            writeError("\n")
+        }
+        return readLine(strippingNewline: true) ?? ""
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Keyring
+import Vault
+import XCTest
+
+/// Specification of `records(sealedWithKey:)` and `recordsMissingFromDisk()`: what `keys
+/// retire`, `records verify` and `doctor` rely on.
+final class VaultKeyUsageTests: XCTestCase {
+    private var sandbox: VaultSandbox!
+
+    override func setUpWithError() throws {
+        sandbox = try VaultSandbox()
+    }
+
+    override func tearDown() {
+        sandbox?.remove()
+        sandbox = nil
+    }
+
+    func testRecordsSealedWithAKeyAreNamedUntilResealed() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "b")
+        try vault.write(AuthState.signedIn, as: "a")
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        try vault.write(AuthState.signedIn, as: "c")
+        XCTAssertEqual(try vault.records(sealedWithKey: 1), ["a", "b"])
+        XCTAssertEqual(try vault.records(sealedWithKey: 2), ["c"])
+        try vault.reseal("a")
+        XCTAssertEqual(try vault.records(sealedWithKey: 1), ["b"])
+    }
+
+    func testARecordWhoseFileWasRemovedIsMissingFromDisk() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "kept")
+        try vault.write(AuthState.signedIn, as: "gone")
+        XCTAssertEqual(try vault.recordsMissingFromDisk(), [])
+        try FileManager.default.removeItem(at: sandbox.recordURL("gone", in: vault))
+        XCTAssertEqual(try vault.recordsMissingFromDisk(), ["gone"])
+    }
+
+    func testADeletedRecordIsNotMissing() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "note")
+        try vault.delete("note")
+        XCTAssertEqual(try vault.recordsMissingFromDisk(), [])
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import XCTest
+
+/// The root command, identity, lock state and the exit-code and error conventions.
+final class GeneralCommandTests: VaultCLITestCase {
+    func testHelpListsEverySubcommand() throws {
+        let result = try vaultcli("--help")
+        XCTAssertEqual(result.status, 0, result.transcript)
+        for subcommand in ["identity", "lock-state", "items", "keys", "records", "doctor"] {
+            XCTAssertTrue(result.output.contains(subcommand), "help does not mention \(subcommand):\n\(result.output)")
+        }
+    }
+
+    func testAnUnknownFlagIsAUsageErrorOnOneLineNamingIt() throws {
+        assertFails(try vaultcli("items", "--bogus"), with: 2, mentioning: ["--bogus"])
+    }
+
+    func testAMissingRequiredOptionIsAUsageErrorNamingIt() throws {
+        assertFails(try vaultcli("keys", "list"), with: 2, mentioning: ["--group"])
+    }
+
+    func testNoIdentityConfiguredSaysSoAndExits3() throws {
+        let result = try vaultcli("identity", environment: [:])
+        assertFails(result, with: 3, mentioning: ["no identity configured", "--entitlements", "GROUPVAULT_ENTITLEMENTS"])
+        XCTAssertEqual(result.output, "")
+    }
+
+    func testABadEntitlementsFlagIsNamedAsTheFlagNotTheVariable() throws {
+        var environment = environment
+        environment["GROUPVAULT_ENTITLEMENTS"] = nil
+        let result = try vaultcli("identity", "--entitlements", "/nonexistent/App.entitlements", environment: environment)
+        assertFails(result, with: 3, mentioning: ["--entitlements"])
+        XCTAssertFalse(result.errors.contains("GROUPVAULT_ENTITLEMENTS"), result.errors)
+    }
+
+    func testIdentityListsAccessGroupsInAppleOrder() throws {
+        let report = try json(try vaultcli("identity", "--json"))
+        XCTAssertEqual(report["accessGroups"] as? [String], ["\(team).com.example.shared", "\(team).com.example.notes", group])
+        XCTAssertEqual(report["teamID"] as? String, team)
+        let groups = try XCTUnwrap(report["applicationGroups"] as? [[String: Any]])
+        XCTAssertEqual(groups.first?["group"] as? String, group)
+    }
+
+    func testIdentityPrintsAlignedTablesWithHeaders() throws {
+        let result = try vaultcli("identity")
+        XCTAssertEqual(result.status, 0, result.transcript)
+        let lines = result.output.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "FIELD           VALUE")
+        XCTAssertTrue(lines.contains("\(team).com.example.shared  default for new items"), result.output)
+        XCTAssertFalse(result.output.contains("Identity("), "no debug dump: \(result.output)")
+    }
+
+    func testLockStateSetIsSeenByTheNextProcess() throws {
+        XCTAssertEqual(try vaultcli("lock-state").output, "unlocked\n", "a new home starts unlocked")
+        XCTAssertEqual(try vaultcli("lock-state", "locked").status, 0)
+        XCTAssertEqual(try json(try vaultcli("lock-state", "--json"))["state"] as? String, "locked")
+        XCTAssertEqual(try keyring().home.lockState(), .locked)
+    }
+
+    func testLockStateRejectsAnUnknownStateAsUsage() throws {
+        assertFails(try vaultcli("lock-state", "asleep"), with: 2, mentioning: ["asleep"])
+    }
+
+    func testALockedDeviceRefusesWithACommandHintNotSwiftAPI() throws {
+        XCTAssertEqual(try vaultcli("lock-state", "beforeFirstUnlock").status, 0)
+        let result = try vaultcli("keys", "list", "--group", group)
+        assertFails(result, with: 5, mentioning: ["vaultcli lock-state unlocked"])
+        XCTAssertFalse(result.errors.contains("setLockState"), result.errors)
+    }
+
+    func testAMissingEntitlementIsRefusedWithoutADebugDumpOfTheIdentity() throws {
+        let result = try vaultcli("records", "list", "--group", "group.com.example.other")
+        assertFails(result, with: 5, mentioning: ["group.com.example.other", "\(team).com.example.notes", "vaultcli identity"])
+        XCTAssertFalse(result.errors.contains("Identity("), result.errors)
+    }
+
+    func testProgressIsShownOnATerminal() throws {
+        // `script` gives vaultcli a pseudo-terminal, as a person at a shell has.
+        let script = URL(fileURLWithPath: "/usr/bin/script")
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: script.path), "needs util-linux script(1) for a pseudo-terminal")
+        let vault = try vault()
+        for index in 0..<3 { try vault.write(Note(text: "x"), as: "note-\(index)") }
+                let result = try run(["-qec", "\(vaultcliURL.path) records verify --group \(group)", "/dev/null"], input: nil, environment: environment, executable: script)
+        XCTAssertEqual(result.status, 0, result.transcript)
+        XCTAssertTrue(result.output.contains("verifying 0/3"), "no progress on a terminal: \(result.output.debugDescription)")
+    }
+}

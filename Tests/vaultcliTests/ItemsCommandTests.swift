@@ -1,0 +1,159 @@
+import Foundation
+import Keyring
+import XCTest
+
+/// `vaultcli items`: secrets go in through stdin or a file and come out only with --reveal.
+final class ItemsCommandTests: VaultCLITestCase {
+    private let secret = "correct-horse-battery-staple"
+
+    private func addToken() throws {
+        try keyring().add(KeychainItem(service: "api.example.com", account: "ada", secret: Data(secret.utf8), label: "API token"))
+    }
+
+    func testListShowsAttributesInATableButNeverTheSecret() throws {
+        try addToken()
+        let result = try vaultcli("items")
+        XCTAssertEqual(result.status, 0, result.transcript)
+        let lines = result.output.split(separator: "\n")
+        XCTAssertTrue(lines.first?.hasPrefix("CLASS") == true, result.output)
+        XCTAssertTrue(lines.contains { $0.contains("api.example.com") && $0.contains("ada") && $0.contains("API token") }, result.output)
+        XCTAssertFalse(result.output.contains(secret))
+    }
+
+    func testListJSONHasTheDocumentedShapeWithoutTheSecret() throws {
+        try addToken()
+        let result = try vaultcli("items", "list", "--json")
+        let items = try XCTUnwrap(try json(result)["items"] as? [[String: Any]])
+        XCTAssertEqual(items.count, 1)
+        XCTAssertEqual(items[0]["service"] as? String, "api.example.com")
+        XCTAssertEqual(items[0]["accessGroup"] as? String, sharedGroup)
+        XCTAssertEqual(items[0]["itemClass"] as? String, "generic")
+        XCTAssertEqual(items[0]["accessibility"] as? String, "whenUnlocked")
+        XCTAssertNil(items[0]["secret"])
+        XCTAssertFalse(result.output.contains(secret))
+    }
+
+    func testShowHidesTheSecretWithoutReveal() throws {
+        try addToken()
+        for arguments in [["items", "show", "--service", "api.example.com"], ["items", "show", "--service", "api.example.com", "--json"]] {
+            let result = try run(arguments, input: nil, environment: environment)
+            XCTAssertEqual(result.status, 0, result.transcript)
+            XCTAssertFalse(result.output.contains(secret), "\(arguments): \(result.output)")
+            XCTAssertTrue(result.output.contains("28"), "the size is shown: \(result.output)")
+        }
+    }
+
+    func testShowWithRevealPrintsTheSecret() throws {
+        try addToken()
+        let report = try json(try vaultcli("items", "show", "--service", "api.example.com", "--reveal", "--json"))
+        XCTAssertEqual(report["secret"] as? String, secret)
+        XCTAssertEqual(report["secretEncoding"] as? String, "utf8")
+    }
+
+    func testShowOfNoMatchingItemExits4() throws {
+        assertFails(try vaultcli("items", "show", "--service", "nothing.example.com"), with: 4, mentioning: [])
+    }
+
+    func testAddReadsTheSecretFromStandardInputAndSetsEveryAttribute() throws {
+        let result = try vaultcli(
+            "items", "add", "--service", "mail", "--account", "ada", "--group", sharedGroup, "--label", "Mail",
+            "--comment", "for the widget", "--description", "app password", "--accessibility", "afterFirstUnlock",
+            "--synchronizable", "true", input: "s3cret\n")
+        XCTAssertEqual(result.status, 0, result.transcript)
+        XCTAssertFalse(result.output.contains("s3cret"))
+        let item = try keyring().item(matching: ItemQuery(service: "mail", account: "ada", synchronizable: .any))
+        XCTAssertEqual(item.secret, Data("s3cret".utf8), "one trailing newline is removed")
+        XCTAssertEqual(item.label, "Mail")
+        XCTAssertEqual(item.comment, "for the widget")
+        XCTAssertEqual(item.itemDescription, "app password")
+        XCTAssertEqual(item.accessibility, .afterFirstUnlock)
+        XCTAssertTrue(item.isSynchronizable)
+    }
+
+    func testAddReadsTheSecretFromAFileExactly() throws {
+        let file = directory.url.appendingPathComponent("secret.bin")
+        try Data([0x00, 0xFF, 0x0A]).write(to: file)
+        let result = try vaultcli("items", "add", "--class", "internet", "--server", "example.com", "--account", "ada",
+                                  "--protocol", "htps", "--port", "443", "--secret-file", file.path)
+        XCTAssertEqual(result.status, 0, result.transcript)
+        let item = try keyring().item(matching: ItemQuery(.internetPassword, account: "ada", server: "example.com"))
+        XCTAssertEqual(item.secret, Data([0x00, 0xFF, 0x0A]))
+        XCTAssertEqual(item.port, 443)
+    }
+
+    func testAddRefusesASecretGivenAsAnArgument() throws {
+        let result = try vaultcli("items", "add", "--service", "mail", "--secret", "s3cret")
+        assertFails(result, with: 2, mentioning: ["--secret"])
+    }
+
+    func testAddOfADuplicateIsRefusedWith5() throws {
+        try addToken()
+        assertFails(try vaultcli("items", "add", "--service", "api.example.com", "--account", "ada", input: "x"), with: 5, mentioning: [])
+    }
+
+    func testAnUnreadableSecretFileNamesTheFlag() throws {
+        assertFails(try vaultcli("items", "add", "--service", "mail", "--secret-file", "/nonexistent"), with: 2, mentioning: ["--secret-file"])
+    }
+
+    func testUpdateChangesAttributesAndTheSecret() throws {
+        try addToken()
+        let result = try vaultcli("items", "update", "--service", "api.example.com", "--label", "Renamed", "--new-secret", "--json", input: "rotated")
+        XCTAssertEqual(try json(result)["updated"] as? Int, 1)
+        let item = try keyring().item(matching: ItemQuery(service: "api.example.com"))
+        XCTAssertEqual(item.label, "Renamed")
+        XCTAssertEqual(item.secret, Data("rotated".utf8))
+    }
+
+    func testUpdateWithNothingToChangeIsAUsageError() throws {
+        try addToken()
+        assertFails(try vaultcli("items", "update", "--service", "api.example.com"), with: 2, mentioning: ["--label"])
+    }
+
+    func testDeleteRemovesTheMatchingItem() throws {
+        try addToken()
+        XCTAssertEqual(try json(try vaultcli("items", "delete", "--service", "api.example.com", "--json"))["deleted"] as? Int, 1)
+        XCTAssertThrowsError(try keyring().item(matching: ItemQuery(service: "api.example.com")))
+    }
+
+    func testDeleteWithoutASelectionIsRefused() throws {
+        try addToken()
+        assertFails(try vaultcli("items", "delete"), with: 2, mentioning: ["--service"])
+        XCTAssertNoThrow(try keyring().item(matching: ItemQuery(service: "api.example.com")))
+    }
+
+    func testAMalformedGroupIsAUsageErrorNamingTheFlagAndTheReason() throws {
+        assertFails(try vaultcli("items", "--group", "com.example.shared"), with: 2, mentioning: ["--group", "team id"])
+    }
+
+    func testAddSetsTheInternetPasswordAttributes() throws {
+        let result = try vaultcli("items", "add", "--class", "internet", "--server", "example.com", "--account", "ada",
+                                  "--authentication-type", "dflt", "--security-domain", "realm", "--generic", "v2", input: "pw")
+        XCTAssertEqual(result.status, 0, result.transcript)
+        let item = try keyring().item(matching: ItemQuery(.internetPassword, account: "ada", server: "example.com"))
+        XCTAssertEqual(item.authenticationType, "dflt")
+        XCTAssertEqual(item.securityDomain, "realm")
+        XCTAssertEqual(item.generic, Data("v2".utf8))
+    }
+
+    func testUpdateToGroupMovesTheItem() throws {
+        try addToken()
+        let result = try vaultcli("items", "update", "--service", "api.example.com", "--to-group", "\(team).com.example.notes")
+        XCTAssertEqual(result.status, 0, result.transcript)
+        XCTAssertEqual(try keyring().item(matching: ItemQuery(service: "api.example.com")).accessGroup?.rawValue, "\(team).com.example.notes")
+    }
+
+    func testUpdateToAnUnentitledGroupIsRefused() throws {
+        try addToken()
+        assertFails(try vaultcli("items", "update", "--service", "api.example.com", "--to-group", "OTHER12345.com.example.x"),
+                    with: 5, mentioning: ["OTHER12345.com.example.x"])
+    }
+
+    func testAddJSONDescribesTheItemWithoutItsSecret() throws {
+        let result = try vaultcli("items", "add", "--service", "mail", "--json", input: "s3cret")
+        let item = try json(result)
+        XCTAssertEqual(item["service"] as? String, "mail")
+        XCTAssertEqual(item["accessGroup"] as? String, sharedGroup, "the identity's first access group is the default")
+        XCTAssertNil(item["secret"])
+        XCTAssertFalse(result.output.contains("s3cret"))
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Keyring
+import Vault
+import XCTest
+
+/// `vaultcli keys`: rotation, retirement that protects sealed records, export and import.
+final class KeysCommandTests: VaultCLITestCase {
+    private var groupID: GroupIdentifier { get throws { try GroupIdentifier(validating: group) } }
+
+    func testRotateAddsAPrimaryAndKeepsTheOldKeyActive() throws {
+        _ = try keyring().groupKey(for: groupID)
+        XCTAssertEqual(try vaultcli("keys", "rotate", "--group", group).status, 0)
+        let keys = try XCTUnwrap(try json(try vaultcli("keys", "list", "--group", group, "--json"))["keys"] as? [[String: Any]])
+        XCTAssertEqual(keys.map { $0["id"] as? Int }, [1, 2])
+        XCTAssertEqual(keys.map { $0["status"] as? String }, ["active", "primary"])
+        let table = try vaultcli("keys", "list", "--group", group)
+        XCTAssertTrue(table.output.hasPrefix("ID  STATUS"), table.output)
+    }
+
+    func testRetireRefusesThePrimaryKeyNamingTheRotateCommand() throws {
+        _ = try keyring().groupKey(for: groupID)
+        let result = try vaultcli("keys", "retire", "--group", group, "--id", "1")
+        assertFails(result, with: 5, mentioning: ["vaultcli keys rotate"])
+        XCTAssertFalse(result.errors.contains("rotateKey(in:)"), result.errors)
+    }
+
+    func testRetireRefusesWhileRecordsAreSealedWithTheKeyNamingThem() throws {
+        try vault().write(Note(text: "a"), as: "alpha")
+        try vault().write(Note(text: "b"), as: "beta")
+        try keyring().rotateKey(in: groupID)
+        let result = try vaultcli("keys", "retire", "--group", group, "--id", "1")
+        assertFails(result, with: 5, mentioning: ["2 records", "alpha", "beta", "vaultcli records reseal", "--force"])
+        XCTAssertEqual(try vault().read(Note.self, name: "alpha"), Note(text: "a"), "the key was not retired")
+    }
+
+    func testRetireWithForceRetiresAndReportsTheCount() throws {
+        try vault().write(Note(text: "a"), as: "alpha")
+        try keyring().rotateKey(in: groupID)
+        let result = try vaultcli("keys", "retire", "--group", group, "--id", "1", "--force")
+        XCTAssertEqual(result.status, 0, result.transcript)
+        XCTAssertTrue(result.output.contains("1 record is now unreadable: alpha"), result.output)
+        XCTAssertEqual(try keyring().keys(in: groupID).first?.status, .retired)
+    }
+
+    func testRetireAfterResealNeedsNoForce() throws {
+        try vault().write(Note(text: "a"), as: "alpha")
+        try keyring().rotateKey(in: groupID)
+        XCTAssertEqual(try vaultcli("records", "reseal", "--group", group).status, 0)
+        let result = try vaultcli("keys", "retire", "--group", group, "--id", "1", "--json")
+        XCTAssertEqual(try json(result)["unreadableRecords"] as? [String], [])
+    }
+
+    func testExportRefusesWithoutRevealAndPrintsNoKey() throws {
+        let key = try keyring().exportKey(id: try keyring().groupKey(for: groupID).id, in: groupID)
+        let result = try vaultcli("keys", "export", "--group", group, "--id", "1")
+        assertFails(result, with: 2, mentioning: ["--reveal"])
+        XCTAssertFalse(result.output.contains(key.map { String(format: "%02x", $0) }.joined()))
+    }
+
+    func testExportWithRevealPrintsTheKeyInHexOrBase64() throws {
+        _ = try keyring().groupKey(for: groupID)
+        let key = try keyring().exportKey(id: 1, in: groupID)
+        XCTAssertEqual(try vaultcli("keys", "export", "--group", group, "--id", "1", "--reveal").output,
+                       key.map { String(format: "%02x", $0) }.joined() + "\n")
+        let report = try json(try vaultcli("keys", "export", "--group", group, "--id", "1", "--reveal", "--format", "base64", "--json"))
+        XCTAssertEqual(report["key"] as? String, key.base64EncodedString())
+        XCTAssertEqual(report["format"] as? String, "base64")
+    }
+
+    func testExportOfAnUnknownKeyExits4() throws {
+        _ = try keyring().groupKey(for: groupID)
+        assertFails(try vaultcli("keys", "export", "--group", group, "--id", "9", "--reveal"), with: 4, mentioning: ["#9"])
+    }
+
+    func testImportRestoresAKeySoItsRecordsReadAgainInAFreshHome() throws {
+        try vault().write(Note(text: "survives"), as: "note")
+        let exported = try vaultcli("keys", "export", "--group", group, "--id", "1", "--reveal").output
+        // The keyring is lost; the container with the records survives.
+        try FileManager.default.removeItem(at: directory.url.appendingPathComponent("home/Keychains"))
+        let result = try vaultcli("keys", "import", "--group", group, "--id", "1", "--reveal", input: exported)
+        XCTAssertEqual(result.status, 0, result.transcript)
+        XCTAssertEqual(try vault().read(Note.self, name: "note"), Note(text: "survives"))
+    }
+
+    func testImportRefusesWithoutReveal() throws {
+        assertFails(try vaultcli("keys", "import", "--group", group, "--id", "1", input: String(repeating: "00", count: 32)),
+                    with: 2, mentioning: ["--reveal"])
+    }
+
+    func testImportRefusesAKeyOfTheWrongLength() throws {
+        assertFails(try vaultcli("keys", "import", "--group", group, "--id", "1", "--reveal", input: "abcd"),
+                    with: 2, mentioning: ["32-byte", "--format hex"])
+    }
+
+    func testImportRefusesDifferentBytesUnderAnExistingId() throws {
+        _ = try keyring().groupKey(for: groupID)
+        assertFails(try vaultcli("keys", "import", "--group", group, "--id", "1", "--reveal", input: String(repeating: "ab", count: 32)),
+                    with: 5, mentioning: ["#1"])
+    }
+
+    func testRotateJSONDescribesTheNewPrimary() throws {
+        let key = try json(try vaultcli("keys", "rotate", "--group", group, "--json"))
+        XCTAssertEqual(key["id"] as? Int, 1)
+        XCTAssertEqual(key["status"] as? String, "primary")
+        XCTAssertNotNil(key["created"] as? String)
+    }
+}

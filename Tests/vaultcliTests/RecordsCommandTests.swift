@@ -1,0 +1,157 @@
+import Foundation
+import GroupVaultTestKit
+import Keyring
+import Vault
+import XCTest
+
+/// `vaultcli records`: listing, showing, verifying, resealing, deleting and watching records,
+/// and printing names planted in the container safely.
+final class RecordsCommandTests: VaultCLITestCase {
+    private var recordsDirectory: URL { get throws { URL(fileURLWithPath: try vault().recordsDirectory.string) } }
+
+    func testVerifyAcceptsAuthenticRecords() throws {
+        try vault().write(Note(text: "hello"), as: "note")
+        let result = try vaultcli("records", "verify", "--group", group)
+        XCTAssertEqual(result.status, 0, result.transcript)
+        XCTAssertTrue(result.output.split(separator: "\n").contains { $0.hasPrefix("note") && $0.contains("ok") }, result.output)
+    }
+
+    func testVerifyFailsOnATamperedRecordWithExit1() throws {
+        try vault().write(Note(text: "hello"), as: "note")
+        let file = try recordsDirectory.appendingPathComponent("note.gvr")
+        var bytes = try Data(contentsOf: file)
+        bytes[bytes.count - 1] ^= 0x01
+        try bytes.write(to: file)
+        let result = try vaultcli("records", "verify", "--group", group, "--json")
+        XCTAssertEqual(result.status, 1, result.transcript)
+        let records = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])?["records"] as? [[String: Any]])
+        XCTAssertEqual(records.first?["status"] as? String, "refused")
+        XCTAssertEqual(records.first?["code"] as? String, "authenticationFailed")
+    }
+
+    /// Issue 11, hole 7: the ledger knows the record, its file was removed; today's verify
+    /// sees no files and exits 0.
+    func testVerifyReportsARecordTheLedgerKnowsWhoseFileIsGone() throws {
+        try vault().write(Note(text: "hello"), as: "note")
+        try vault().write(Note(text: "kept"), as: "kept")
+        try FileManager.default.removeItem(at: try recordsDirectory.appendingPathComponent("note.gvr"))
+        let result = try vaultcli("records", "verify", "--group", group)
+        XCTAssertEqual(result.status, 1, result.transcript)
+        let line = try XCTUnwrap(result.output.split(separator: "\n").first { $0.hasPrefix("note ") }, result.output)
+        XCTAssertTrue(line.contains("missing"), String(line))
+        XCTAssertTrue(line.contains("vaultcli records delete"), "the finding names the fixing command: \(line)")
+    }
+
+    /// Issue 11, hole 5: a file name planted in the container with escape codes and a newline
+    /// must not reach the terminal raw, in list or verify output.
+    func testNamesPlantedInTheContainerArePrintedEscaped() throws {
+        try vault().write(Note(text: "hello"), as: "note")
+        let planted = "\u{1b}[2J\u{1b}[31mforged\nnote  ok"
+        XCTAssertTrue(FileManager.default.createFile(atPath: try recordsDirectory.appendingPathComponent("\(planted).gvr").path, contents: Data("x".utf8)))
+        for command in ["list", "verify"] {
+            let result = try vaultcli("records", command, "--group", group)
+            XCTAssertFalse(result.output.contains("\u{1b}"), "\(command) printed an escape code: \(result.transcript)")
+            XCTAssertFalse(result.errors.contains("\u{1b}"), "\(command) printed an escape code: \(result.transcript)")
+            XCTAssertTrue(result.output.contains("\\u{1b}[2J\\u{1b}[31mforged\\u{a}note  ok"), "\(command): \(result.output)")
+            XCTAssertFalse(result.output.split(separator: "\n").contains { $0.hasPrefix("note  ok") }, "\(command) let the name forge a line: \(result.output)")
+        }
+    }
+
+    func testListShowsHeadersInATableWithoutThePayload() throws {
+        try vault().write(Note(text: "a private thought"), as: "note")
+        try vault().write(Note(text: "a private thought"), as: "note")
+        let result = try vaultcli("records", "list", "--group", group)
+        XCTAssertEqual(result.status, 0, result.transcript)
+        let lines = result.output.split(separator: "\n")
+        XCTAssertTrue(lines.first?.hasPrefix("NAME") == true, result.output)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("note") && $0.contains(" 2 ") && $0.contains("present") }, result.output)
+        XCTAssertFalse(result.output.contains("private thought"))
+    }
+
+    func testListJSONHasTheDocumentedShape() throws {
+        try vault().write(Note(text: "x"), as: "note")
+        let records = try XCTUnwrap(try json(try vaultcli("records", "list", "--group", group, "--json"))["records"] as? [[String: Any]])
+        XCTAssertEqual(records.first?["name"] as? String, "note")
+        let header = try XCTUnwrap(records.first?["header"] as? [String: Any])
+        XCTAssertEqual(header["sequence"] as? Int, 1)
+        XCTAssertEqual(header["keyID"] as? Int, 1)
+        XCTAssertEqual(header["deleted"] as? Bool, false)
+    }
+
+    func testShowHidesThePayloadWithoutReveal() throws {
+        try vault().write(Note(text: "a private thought"), as: "note")
+        for json in [false, true] {
+            let result = try run(["records", "show", "--group", group, "note"] + (json ? ["--json"] : []), input: nil, environment: environment)
+            XCTAssertEqual(result.status, 0, result.transcript)
+            XCTAssertFalse(result.output.contains("private thought"), result.output)
+        }
+    }
+
+    func testShowWithRevealPrintsThePayloadAsJSON() throws {
+        try vault().write(Note(text: "a private thought"), as: "note")
+        let report = try json(try vaultcli("records", "show", "--group", group, "note", "--reveal", "--json"))
+        XCTAssertEqual((report["payload"] as? [String: Any])?["text"] as? String, "a private thought")
+        XCTAssertEqual((report["header"] as? [String: Any])?["sequence"] as? Int, 1)
+    }
+
+    func testShowOfAMissingRecordExits4() throws {
+        assertFails(try vaultcli("records", "show", "--group", group, "nothing"), with: 4, mentioning: ["nothing"])
+    }
+
+    func testShowOfAnInvalidNameIsAUsageError() throws {
+        assertFails(try vaultcli("records", "show", "--group", group, "../escape"), with: 2, mentioning: [])
+    }
+
+    func testDeleteLeavesATombstoneReadersReportAsDeleted() throws {
+        try vault().write(Note(text: "x"), as: "note")
+        XCTAssertEqual(try vaultcli("records", "delete", "--group", group, "note").status, 0)
+        XCTAssertThrowsError(try vault().read(Note.self, name: "note")) { error in
+            XCTAssertEqual((error as? VaultError)?.code, .deleted)
+        }
+        XCTAssertEqual(try vaultcli("records", "verify", "--group", group).status, 0, "an authentic tombstone is not a finding")
+    }
+
+    func testResealMovesRecordsToTheNewPrimaryKey() throws {
+        let groupID = try GroupIdentifier(validating: group)
+        try vault().write(Note(text: "hello"), as: "note")
+        try keyring().rotateKey(in: groupID)
+        let result = try vaultcli("records", "reseal", "--group", group, "--json")
+        XCTAssertEqual(try json(result)["resealed"] as? Int, 1)
+        XCTAssertEqual(try vault().list().first?.header.get().keyID, 2)
+        try keyring().retireKey(id: 1, in: groupID)
+        XCTAssertEqual(try vault().read(Note.self, name: "note"), Note(text: "hello"))
+    }
+
+    func testPipedOutputHasNoProgressLines() throws {
+        for index in 0..<5 { try vault().write(Note(text: "x"), as: "note-\(index)") }
+        let result = try vaultcli("records", "verify", "--group", group)
+        XCTAssertEqual(result.errors, "", "stderr is a file here, not a terminal: no progress")
+        XCTAssertFalse(result.output.contains("\r"))
+    }
+
+    func testWatchPrintsAChangeMadeByAnotherProcess() throws {
+        let watcher = try FixtureProcess(["records", "watch", "--group", group, "note", "--count", "1"], environment: environment, executable: "vaultcli")
+        // The watcher subscribes asynchronously: write until it reports, bounded.
+        for _ in 0..<200 where watcher.standardOutput.isEmpty {
+            try vault().write(Note(text: "hello"), as: "note")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
+        XCTAssertEqual(watcher.standardOutput, "written note\n")
+    }
+
+    func testDeleteJSONNamesTheRecord() throws {
+        try vault().write(Note(text: "x"), as: "note")
+        XCTAssertEqual(try json(try vaultcli("records", "delete", "--group", group, "note", "--json"))["deleted"] as? String, "note")
+    }
+
+    func testWatchJSONPrintsOneObjectPerChange() throws {
+        let watcher = try FixtureProcess(["records", "watch", "--group", group, "note", "--count", "1", "--json"], environment: environment, executable: "vaultcli")
+        for _ in 0..<200 where watcher.standardOutput.isEmpty {
+            try vault().write(Note(text: "hello"), as: "note")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
+        XCTAssertEqual(watcher.standardOutput, #"{"kind":"written","name":"note"}"# + "\n")
+    }
+}
