@@ -5,6 +5,29 @@ import PackageDescription
 // - libsodium (system library) for every cryptographic operation;
 // - swift-system for file descriptors, paths and errno values instead of hand-written wrappers;
 // - swift-argument-parser for vaultcli.
+// The `Security` module is Apple's SecItem API over Keyring, for Linux: code written for Apple
+// platforms keeps its `import Security`. On Apple platforms the real framework owns that name,
+// so the target exists only when the manifest is evaluated elsewhere (docs/ARCHITECTURE.md,
+// "The Security module").
+#if canImport(Darwin)
+let securityProducts: [Product] = []
+let securityTargets: [Target] = []
+let security: [Target.Dependency] = []
+#else
+let securityProducts: [Product] = [.library(name: "Security", targets: ["Security"])]
+let securityTargets: [Target] = [
+    .target(
+        name: "Security",
+        dependencies: ["Keyring", "SealedStorage"]
+    ),
+    .testTarget(
+        name: "SecItemTests",
+        dependencies: ["Security", "Keyring", "KeyringTestSupport", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
+    ),
+]
+let security: [Target.Dependency] = ["Security"]
+#endif
+
 let package = Package(
     name: "GroupVault",
     // Mutex (Synchronization) needs macOS 15 on Apple platforms; Linux has no such floor.
@@ -14,7 +37,7 @@ let package = Package(
         .library(name: "Vault", targets: ["Vault"]),
         .library(name: "KeyringTestSupport", targets: ["KeyringTestSupport"]),
         .executable(name: "vaultcli", targets: ["vaultcli"]),
-    ],
+    ] + securityProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -83,7 +106,7 @@ let package = Package(
         // real copies of it, so races and SIGKILLs happen between processes, not threads.
         .executableTarget(
             name: "GroupVaultFixture",
-            dependencies: ["Keyring", "Vault", "SealedStorage"]
+            dependencies: ["Keyring", "Vault", "SealedStorage"] + security
         ),
         // libFuzzer targets for every parser (README, "Fuzzing"): one callback per parser,
         // shared by the GroupVaultFuzz driver and the corpus replay tests.
@@ -92,7 +115,7 @@ let package = Package(
             dependencies: [
                 "Keyring", "Vault", "SealedStorage",
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ] + security
         ),
         // Runs a FuzzTargets callback under libFuzzer when built by scripts/fuzz (-DFUZZING),
         // and otherwise replays corpus files through it.
@@ -117,10 +140,6 @@ let package = Package(
             name: "KeyringTests",
             dependencies: ["Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
         ),
-        .testTarget(
-            name: "SecItemTests",
-            dependencies: ["Keyring", "KeyringTestSupport", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
-        ),
         // Replays the committed libFuzzer corpus (Fuzz/Corpus) through every target; runs the
         // reproducers of open crashes in GroupVaultFuzz child processes.
         .testTarget(
@@ -138,6 +157,6 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-    ],
+    ] + securityTargets,
     swiftLanguageModes: [.v6]
 )

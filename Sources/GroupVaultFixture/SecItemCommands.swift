@@ -2,10 +2,12 @@ import Foundation
 import Keyring
 import SealedStorage
 
-#if canImport(Security)
+#if canImport(Darwin)
 /// On Apple platforms SecItem is the real framework, which these commands do not exercise.
 let secItemCommands: [String: FixtureCommand] = [:]
 #else
+import Security
+
 /// SecItem commands for multi-process tests: each acts as the process identity from the
 /// `GROUPVAULT_*` environment through Apple's API, the way an app extension would, and prints
 /// `key value` lines for the test to check.

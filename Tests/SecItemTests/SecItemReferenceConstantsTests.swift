@@ -1,10 +1,11 @@
 // These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import Keyring
+import Security
 import XCTest
 
-/// SECITEM-REFERENCE.md, "Constants and their string values" and "Status codes": every value
+/// docs/SECITEM.md, "Constants and their string values" and "Status codes": every value
 /// as the reference lists it, typed in here from the reference, not from the implementation.
 final class SecItemReferenceConstantsTests: XCTestCase {
     func testEveryReferenceConstantHasAppleStringValue() {

@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 /// Conditions for using an item, as passed to ``SecAccessControlCreateWithFlags(_:_:_:_:)``.
 ///

@@ -1,8 +1,9 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 // The Security framework's dictionary keys and values, with exactly Apple's string values
-// (docs: SECITEM-REFERENCE.md; Apple's open-source `SecItemConstants.c`). Apple code logs,
+// (docs/SECITEM.md; Apple's open-source `SecItemConstants.c`). Apple code logs,
 // compares and persists these strings, so a different spelling would be a behaviour change.
 //
 // They are read-only computed properties rather than `let`s: `NSString` is not `Sendable`, and

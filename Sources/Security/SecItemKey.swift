@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 /// Every dictionary key the SecItem functions understand, named once and looked up from the
 /// public constants, so the translation cannot drift from the strings Apple code passes.

@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 // The Security framework's result codes as `OSStatus` constants. Each is defined from
 // ``KeyringStatus``, the one table of codes, names and messages, so the SecItem surface and the

@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 /// One SecItem dictionary, read and type-checked once: the translation from Apple's
 /// dictionaries to the native ``ItemQuery``, ``KeychainItem`` and ``ItemChanges``.
@@ -72,7 +73,7 @@ struct SecItemRequest {
                 throw Self.parameterError(role, "a key is a \(type(of: rawKey)), not a string")
             }
             guard let key = SecItemKey(name: name) else {
-                throw Self.parameterError(role, "unknown key \"\(GroupIdentifier.printable(name))\"")
+                throw Self.parameterError(role, "unknown key \"\(GroupIdentifier.printableForMessage(name))\"")
             }
             guard !(value is NSNull) else {
                 throw Self.parameterError(role, "\(name) is NSNull; leave the key out instead")
@@ -308,7 +309,7 @@ struct SecItemRequest {
         if [kSecClassKey, kSecClassCertificate, kSecClassIdentity].contains(where: { $0 as String == name }) {
             throw KeyringError(.unimplemented, "kSecClass \(name) is not emulated; only generic and internet passwords are")
         }
-        throw parameterError(role, "unknown kSecClass \"\(GroupIdentifier.printable(name))\"")
+        throw parameterError(role, "unknown kSecClass \"\(GroupIdentifier.printableForMessage(name))\"")
     }
 
     private func string(_ key: SecItemKey, _ value: Any) throws(KeyringError) -> String {

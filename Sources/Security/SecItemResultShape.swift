@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 /// Native results in the shapes Apple code casts them to.
 ///
