@@ -20,9 +20,20 @@ let securityTargets: [Target] = [
         name: "Security",
         dependencies: ["Keyring", "SealedStorage"]
     ),
+    // A keychain wrapper written as for Apple platforms: its files import only Foundation
+    // and (through one shim file) Security, so building it proves the README's recipe.
+    .target(
+        name: "WrapperStyleKeychain",
+        dependencies: ["Security"],
+        path: "Tests/WrapperStyleKeychain"
+    ),
     .testTarget(
         name: "SecItemTests",
         dependencies: ["Security", "Keyring", "KeyringTestSupport", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
+    ),
+    .testTarget(
+        name: "SecurityCompatibilityTests",
+        dependencies: ["WrapperStyleKeychain", "KeyringTestSupport"]
     ),
 ]
 let security: [Target.Dependency] = ["Security"]

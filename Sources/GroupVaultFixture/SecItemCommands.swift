@@ -31,6 +31,14 @@ let secItemCommands: [String: FixtureCommand] = [
         if status != errSecSuccess, let reason = ProcessKeyring.lastError?.reason { printError(reason) }
         return 0
     },
+    // bundle-identifier
+    // Prints `bundle-identifier <Bundle.main.bundleIdentifier or nil>`: proves the README's
+    // recipe (an Info.plist with CFBundleIdentifier beside the binary) for wrappers whose
+    // default service is the bundle identifier.
+    "bundle-identifier": { _ in
+        print("bundle-identifier \(Bundle.main.bundleIdentifier ?? "nil")")
+        return 0
+    },
     // secitem-container <application group>
     // Prints `container nil` or `container <path>` and `exists true|false`.
     "secitem-container": { arguments in
