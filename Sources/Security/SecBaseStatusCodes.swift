@@ -5,7 +5,9 @@ import Foundation
 // constant, with the end-user message the header gives after it, which is what
 // SecCopyErrorMessageString returns). The table below and the constants are the same data;
 // SecBaseStatusCodesTests checks every value and message. Codes the header declares without
-// a message get SecCopyErrorMessageString's fallback, "OSStatus <n>".
+// a message get SecCopyErrorMessageString's fallback, "OSStatus <n>". Old misspellings that
+// Apple keeps as deprecated aliases are aliases here too (not marked deprecated, so code under
+// test compiles without new warnings).
 
 /// No error. Value: `0`.
 public let errSecSuccess: OSStatus = 0
@@ -13,8 +15,7 @@ public let errSecSuccess: OSStatus = 0
 public let errSecUnimplemented: OSStatus = -4
 /// The disk is full. Value: `-34`.
 public let errSecDiskFull: OSStatus = -34
-/// The old spelling of `errSecDiskFull`, deprecated by Apple (not marked so here, so code under
-/// test compiles without new warnings). Value: `-34`.
+/// The old spelling of `errSecDiskFull`, deprecated by Apple. Value: `-34`.
 public let errSecDskFull: OSStatus = errSecDiskFull
 /// I/O error. Value: `-36`.
 public let errSecIO: OSStatus = -36
@@ -36,6 +37,8 @@ public let errSecInternalComponent: OSStatus = -2070
 public let errSecCoreFoundationUnknown: OSStatus = -4960
 /// A required entitlement isn't present. The access group is not in the caller's entitlements. Value: `-34018`.
 public let errSecMissingEntitlement: OSStatus = -34018
+/// Client is restricted and is not permitted to perform this operation. Value: `-34020`.
+public let errSecRestrictedAPI: OSStatus = -34020
 /// No keychain is available. You may need to restart your computer. Here: the keyring store cannot be opened, or no process identity could be built. Value: `-25291`.
 public let errSecNotAvailable: OSStatus = -25291
 /// This keychain cannot be modified. Value: `-25292`.
@@ -615,7 +618,9 @@ public let errSecVerifyActionFailed: OSStatus = -67825
 /// The certificate authority was not valid. Value: `-67826`.
 public let errSecInvalidCertAuthority: OSStatus = -67826
 /// The CRL authority was not valid. Value: `-67827`.
-public let errSecInvaldCRLAuthority: OSStatus = -67827
+public let errSecInvalidCRLAuthority: OSStatus = -67827
+/// The old spelling of `errSecInvalidCRLAuthority`, deprecated by Apple. Value: `-67827`.
+public let errSecInvaldCRLAuthority: OSStatus = errSecInvalidCRLAuthority
 /// The CRL encoding was not valid. Value: `-67828`.
 public let errSecInvalidCRLEncoding: OSStatus = -67828
 /// The CRL type was not valid. Value: `-67829`.
@@ -665,7 +670,9 @@ public let errSecInvalidTupleGroup: OSStatus = -67850
 /// The base ACLs are not valid. Value: `-67851`.
 public let errSecInvalidBaseACLs: OSStatus = -67851
 /// The tuple credentials are not valid. Value: `-67852`.
-public let errSecInvalidTupleCredendtials: OSStatus = -67852
+public let errSecInvalidTupleCredentials: OSStatus = -67852
+/// The old spelling of `errSecInvalidTupleCredentials`, deprecated by Apple. Value: `-67852`.
+public let errSecInvalidTupleCredendtials: OSStatus = errSecInvalidTupleCredentials
 /// The encoding was not valid. Value: `-67853`.
 public let errSecInvalidEncoding: OSStatus = -67853
 /// The validity period was not valid. Value: `-67854`.
@@ -786,6 +793,7 @@ enum SecBaseStatusTable {
         -2070: ("errSecInternalComponent", nil),
         -4960: ("errSecCoreFoundationUnknown", nil),
         -34018: ("errSecMissingEntitlement", "A required entitlement isn't present."),
+        -34020: ("errSecRestrictedAPI", "Client is restricted and is not permitted to perform this operation."),
         -25291: ("errSecNotAvailable", "No keychain is available. You may need to restart your computer."),
         -25292: ("errSecReadOnly", "This keychain cannot be modified."),
         -25293: ("errSecAuthFailed", "The user name or passphrase you entered is not correct."),
@@ -1075,7 +1083,7 @@ enum SecBaseStatusTable {
         -67824: ("errSecInvalidAuthority", "The authority was not valid."),
         -67825: ("errSecVerifyActionFailed", "A verify action has failed."),
         -67826: ("errSecInvalidCertAuthority", "The certificate authority was not valid."),
-        -67827: ("errSecInvaldCRLAuthority", "The CRL authority was not valid."),
+        -67827: ("errSecInvalidCRLAuthority", "The CRL authority was not valid."),
         -67828: ("errSecInvalidCRLEncoding", "The CRL encoding was not valid."),
         -67829: ("errSecInvalidCRLType", "The CRL type was not valid."),
         -67830: ("errSecInvalidCRL", "The CRL was not valid."),
@@ -1100,7 +1108,7 @@ enum SecBaseStatusTable {
         -67849: ("errSecUnsupportedService", "The service is not supported."),
         -67850: ("errSecInvalidTupleGroup", "The tuple group was not valid."),
         -67851: ("errSecInvalidBaseACLs", "The base ACLs are not valid."),
-        -67852: ("errSecInvalidTupleCredendtials", "The tuple credentials are not valid."),
+        -67852: ("errSecInvalidTupleCredentials", "The tuple credentials are not valid."),
         -67853: ("errSecInvalidEncoding", "The encoding was not valid."),
         -67854: ("errSecInvalidValidityPeriod", "The validity period was not valid."),
         -67855: ("errSecInvalidRequestor", "The requestor was not valid."),

@@ -23,6 +23,7 @@ final class SecBaseStatusCodesTests: XCTestCase {
         ("errSecInternalComponent", -2070, errSecInternalComponent, nil),
         ("errSecCoreFoundationUnknown", -4960, errSecCoreFoundationUnknown, nil),
         ("errSecMissingEntitlement", -34018, errSecMissingEntitlement, "A required entitlement isn't present."),
+        ("errSecRestrictedAPI", -34020, errSecRestrictedAPI, "Client is restricted and is not permitted to perform this operation."),
         ("errSecNotAvailable", -25291, errSecNotAvailable, "No keychain is available. You may need to restart your computer."),
         ("errSecReadOnly", -25292, errSecReadOnly, "This keychain cannot be modified."),
         ("errSecAuthFailed", -25293, errSecAuthFailed, "The user name or passphrase you entered is not correct."),
@@ -312,7 +313,7 @@ final class SecBaseStatusCodesTests: XCTestCase {
         ("errSecInvalidAuthority", -67824, errSecInvalidAuthority, "The authority was not valid."),
         ("errSecVerifyActionFailed", -67825, errSecVerifyActionFailed, "A verify action has failed."),
         ("errSecInvalidCertAuthority", -67826, errSecInvalidCertAuthority, "The certificate authority was not valid."),
-        ("errSecInvaldCRLAuthority", -67827, errSecInvaldCRLAuthority, "The CRL authority was not valid."),
+        ("errSecInvalidCRLAuthority", -67827, errSecInvalidCRLAuthority, "The CRL authority was not valid."),
         ("errSecInvalidCRLEncoding", -67828, errSecInvalidCRLEncoding, "The CRL encoding was not valid."),
         ("errSecInvalidCRLType", -67829, errSecInvalidCRLType, "The CRL type was not valid."),
         ("errSecInvalidCRL", -67830, errSecInvalidCRL, "The CRL was not valid."),
@@ -337,7 +338,7 @@ final class SecBaseStatusCodesTests: XCTestCase {
         ("errSecUnsupportedService", -67849, errSecUnsupportedService, "The service is not supported."),
         ("errSecInvalidTupleGroup", -67850, errSecInvalidTupleGroup, "The tuple group was not valid."),
         ("errSecInvalidBaseACLs", -67851, errSecInvalidBaseACLs, "The base ACLs are not valid."),
-        ("errSecInvalidTupleCredendtials", -67852, errSecInvalidTupleCredendtials, "The tuple credentials are not valid."),
+        ("errSecInvalidTupleCredentials", -67852, errSecInvalidTupleCredentials, "The tuple credentials are not valid."),
         ("errSecInvalidEncoding", -67853, errSecInvalidEncoding, "The encoding was not valid."),
         ("errSecInvalidValidityPeriod", -67854, errSecInvalidValidityPeriod, "The validity period was not valid."),
         ("errSecInvalidRequestor", -67855, errSecInvalidRequestor, "The requestor was not valid."),
@@ -414,9 +415,13 @@ final class SecBaseStatusCodesTests: XCTestCase {
         XCTAssertEqual(noErr, errSecSuccess)
     }
 
-    func testDeprecatedDiskFullSpellingIsTheSameCode() {
+    func testDeprecatedSpellingsAreTheSameCodes() {
         XCTAssertEqual(errSecDskFull, -34)
         XCTAssertEqual(errSecDskFull, errSecDiskFull)
+        XCTAssertEqual(errSecInvaldCRLAuthority, -67827)
+        XCTAssertEqual(errSecInvaldCRLAuthority, errSecInvalidCRLAuthority)
+        XCTAssertEqual(errSecInvalidTupleCredendtials, -67852)
+        XCTAssertEqual(errSecInvalidTupleCredendtials, errSecInvalidTupleCredentials)
     }
 
     func testBadReqAndInternalComponentHaveAppleValues() {
@@ -436,6 +441,13 @@ final class SecBaseStatusCodesTests: XCTestCase {
         let names = Dictionary(uniqueKeysWithValues: Self.header.map { ($0.value, $0.name) })
         for status in KeyringStatus.allKnown {
             XCTAssertEqual(names[status.rawValue], status.name, "\(status.rawValue)")
+        }
+    }
+
+    func testNativeStatusMessagesAgreeWithTheHeader() {
+        let messages = Dictionary(uniqueKeysWithValues: Self.header.map { ($0.value, $0.message) })
+        for status in KeyringStatus.allKnown {
+            XCTAssertEqual(messages[status.rawValue] ?? nil, status.message, status.name)
         }
     }
 }

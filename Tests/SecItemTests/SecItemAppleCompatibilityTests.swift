@@ -43,6 +43,13 @@ final class SecItemAppleCompatibilityTests: SecItemTestCase {
         XCTAssertEqual(result as? Data, Data("s".utf8))
     }
 
+    func testNoAuthenticationUIInTheAttributesToUpdateIsParam() {
+        // It steers a search, like kSecUseAuthenticationUI; an update's attributes describe the item.
+        XCTAssertEqual(add(genericPassword()), errSecSuccess)
+        let status = SecItemUpdate(genericPassword() as CFDictionary, [kSecUseNoAuthenticationUI as String: true] as CFDictionary)
+        XCTAssertEqual(status, errSecParam)
+    }
+
     // MARK: CFError functions (CFError.h)
 
     func testCFErrorFunctionsReadTheAccessControlError() throws {
