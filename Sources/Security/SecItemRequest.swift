@@ -129,9 +129,11 @@ struct SecItemRequest {
             // Apple: a persistent reference names its item whatever its synchronizability, so
             // without kSecAttrSynchronizable such a query looks at both kinds.
             synchronizable: synchronizable ?? (persistentReference != nil ? .any : .no),
-            // An access control in a query selects by its protection, as kSecAttrAccessible
-            // does (the two are exclusive); its flags are not compared (docs/SECITEM.md).
-            accessibility: accessibility ?? accessControl?.protection,
+            // An access control in a query is accepted and selects nothing: on Apple platforms
+            // a query carrying one finds items of any protection (wrappers that moved from it to
+            // kSecAttrAccessible, a strict filter, lost their items), so only
+            // kSecAttrAccessible filters here (docs/SECITEM.md).
+            accessibility: accessibility,
             server: server, protocol: `protocol`, port: port, path: path,
             authenticationType: authenticationType, securityDomain: securityDomain,
             persistentReference: persistentReference,

@@ -208,10 +208,22 @@ final class SecItemAppleCompatibilityTests: SecItemTestCase {
         XCTAssertEqual(status, errSecSuccess, describe(status))
     }
 
-    func testSearchWithAnAccessControlOfAnotherProtectionDoesNotMatch() throws {
-        XCTAssertEqual(add(genericPassword([kSecAttrAccessControl as String: try accessControl(kSecAttrAccessibleAfterFirstUnlock)])), errSecSuccess)
-        let status = copy(genericPassword([kSecAttrAccessControl as String: try accessControl(kSecAttrAccessibleWhenUnlocked)])).status
-        XCTAssertEqual(status, errSecItemNotFound)
+    func testAccessControlInAQueryDoesNotFilterByProtection() throws {
+        // Unlike kSecAttrAccessible, a strict filter, an access control in a query finds items
+        // of any protection on Apple platforms; wrappers read items written under an older
+        // protection this way.
+        XCTAssertEqual(add(genericPassword([kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked])), errSecSuccess)
+        let status = copy(genericPassword([kSecAttrAccessControl as String: try accessControl(kSecAttrAccessibleAfterFirstUnlock)])).status
+        XCTAssertEqual(status, errSecSuccess, describe(status))
+    }
+
+    func testDeleteWithTheNewAccessControlRemovesAnItemOfTheOldOne() throws {
+        // The wrapper pattern "delete with the dictionary about to be added, then add" must not
+        // end in errSecDuplicateItem when the access control setting changed between runs.
+        XCTAssertEqual(add(genericPassword([kSecAttrAccessControl as String: try accessControl(kSecAttrAccessibleWhenUnlocked, .userPresence)])), errSecSuccess)
+        let newer = genericPassword([kSecAttrAccessControl as String: try accessControl(kSecAttrAccessibleAfterFirstUnlock, .devicePasscode)])
+        XCTAssertEqual(SecItemDelete(newer as CFDictionary), errSecSuccess)
+        XCTAssertEqual(add(newer), errSecSuccess)
     }
 
     func testUpdateAndDeleteAcceptAnAccessControlInTheQuery() throws {
