@@ -5,6 +5,40 @@ import PackageDescription
 // - libsodium (system library) for every cryptographic operation;
 // - swift-system for file descriptors, paths and errno values instead of hand-written wrappers;
 // - swift-argument-parser for vaultcli.
+// The `Security` module is Apple's SecItem API over Keyring, for Linux: code written for Apple
+// platforms keeps its `import Security`. On Apple platforms the real framework owns that name,
+// so the target exists only when the manifest is evaluated elsewhere (docs/ARCHITECTURE.md,
+// "The Security module").
+#if canImport(Darwin)
+let securityProducts: [Product] = []
+let securityTargets: [Target] = []
+let security: [Target.Dependency] = []
+#else
+let securityProducts: [Product] = [.library(name: "Security", targets: ["Security"])]
+let securityTargets: [Target] = [
+    .target(
+        name: "Security",
+        dependencies: ["Keyring", "SealedStorage"]
+    ),
+    // A keychain wrapper written as for Apple platforms: its files import only Foundation
+    // and (through one shim file) Security, so building it proves the README's recipe.
+    .target(
+        name: "WrapperStyleKeychain",
+        dependencies: ["Security"],
+        path: "Tests/WrapperStyleKeychain"
+    ),
+    .testTarget(
+        name: "SecItemTests",
+        dependencies: ["Security", "Keyring", "KeyringTestSupport", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
+    ),
+    .testTarget(
+        name: "SecurityCompatibilityTests",
+        dependencies: ["WrapperStyleKeychain", "KeyringTestSupport"]
+    ),
+]
+let security: [Target.Dependency] = ["Security"]
+#endif
+
 let package = Package(
     name: "GroupVault",
     // Mutex (Synchronization) needs macOS 15 on Apple platforms; Linux has no such floor.
@@ -14,7 +48,7 @@ let package = Package(
         .library(name: "Vault", targets: ["Vault"]),
         .library(name: "KeyringTestSupport", targets: ["KeyringTestSupport"]),
         .executable(name: "vaultcli", targets: ["vaultcli"]),
-    ],
+    ] + securityProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -95,14 +129,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "ReadmeAppleCompatibility",
-            dependencies: ["Keyring"],
+            dependencies: security,
             path: "Examples/Readme/AppleCompatibility"
         ),
         // A child process for the multi-process and fault-injection tests: each test starts
         // real copies of it, so races and SIGKILLs happen between processes, not threads.
         .executableTarget(
             name: "GroupVaultFixture",
-            dependencies: ["Keyring", "Vault", "SealedStorage"]
+            dependencies: ["Keyring", "Vault", "SealedStorage"] + security
         ),
         // libFuzzer targets for every parser (README, "Fuzzing"): one callback per parser,
         // shared by the GroupVaultFuzz driver and the corpus replay tests.
@@ -111,7 +145,7 @@ let package = Package(
             dependencies: [
                 "Keyring", "Vault", "SealedStorage",
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ] + security
         ),
         // Runs a FuzzTargets callback under libFuzzer when built by scripts/fuzz (-DFUZZING),
         // and otherwise replays corpus files through it.
@@ -136,10 +170,6 @@ let package = Package(
             name: "KeyringTests",
             dependencies: ["Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
         ),
-        .testTarget(
-            name: "SecItemTests",
-            dependencies: ["Keyring", "KeyringTestSupport", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture"]
-        ),
         // Replays the committed libFuzzer corpus (Fuzz/Corpus) through every target; runs the
         // reproducers of open crashes in GroupVaultFuzz child processes.
         .testTarget(
@@ -154,7 +184,7 @@ let package = Package(
         // snippet of the README is the source of a compiled file.
         .testTarget(
             name: "ReadmeSnippetTests",
-            dependencies: ["Keyring", "KeyringTestSupport"]
+            dependencies: ["KeyringTestSupport"] + security
         ),
         .testTarget(
             name: "VaultTests",
@@ -163,6 +193,6 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-    ],
+    ] + securityTargets,
     swiftLanguageModes: [.v6]
 )

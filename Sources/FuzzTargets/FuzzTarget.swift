@@ -52,7 +52,7 @@ package struct FuzzTarget: Sendable {
     /// Every target, in the order `make fuzz` runs them.
     package static var all: [FuzzTarget] {
         var targets = [blob, entitlements, sealedDocument]
-        #if !canImport(Security)
+        #if !canImport(Darwin)
         targets.append(secItem)
         #endif
         #if os(Linux)

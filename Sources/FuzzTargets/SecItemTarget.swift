@@ -1,7 +1,8 @@
 // The SecItem surface exists only where Apple's Security framework does not.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import Keyring
+import Security
 import SealedStorage
 import SystemPackage
 

@@ -2,10 +2,12 @@ import Foundation
 import Keyring
 import SealedStorage
 
-#if canImport(Security)
+#if canImport(Darwin)
 /// On Apple platforms SecItem is the real framework, which these commands do not exercise.
 let secItemCommands: [String: FixtureCommand] = [:]
 #else
+import Security
+
 /// SecItem commands for multi-process tests: each acts as the process identity from the
 /// `GROUPVAULT_*` environment through Apple's API, the way an app extension would, and prints
 /// `key value` lines for the test to check.
@@ -27,6 +29,14 @@ let secItemCommands: [String: FixtureCommand] = [
         print("status \(status)")
         if let data = result as? Data { print("data-blake2b \(hex(Digest.blake2b256(Array(data))))") }
         if status != errSecSuccess, let reason = ProcessKeyring.lastError?.reason { printError(reason) }
+        return 0
+    },
+    // bundle-identifier
+    // Prints `bundle-identifier <Bundle.main.bundleIdentifier or nil>`: proves the README's
+    // recipe (an Info.plist with CFBundleIdentifier beside the binary) for wrappers whose
+    // default service is the bundle identifier.
+    "bundle-identifier": { _ in
+        print("bundle-identifier \(Bundle.main.bundleIdentifier ?? "nil")")
         return 0
     },
     // secitem-container <application group>

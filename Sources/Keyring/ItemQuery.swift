@@ -110,6 +110,8 @@ public struct ItemChanges: Sendable, Hashable {
     public var service: String??
     /// A new `kSecAttrAccount`; `.some(nil)` clears it.
     public var account: String??
+    /// How the new account is returned (see ``KeychainItem/accountEncoding``); `nil` leaves it.
+    public var accountEncoding: AttributeEncoding?
     /// Moving an item to another access group (which must be entitled).
     public var accessGroup: GroupIdentifier?
     /// A new `kSecAttrLabel`; `.some(nil)` clears it.

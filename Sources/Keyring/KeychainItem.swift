@@ -27,6 +27,9 @@ public struct KeychainItem: Sendable, Hashable, Codable, CustomStringConvertible
     public var service: String?
     /// `kSecAttrAccount`. Absent and empty are the same in the primary key.
     public var account: String?
+    /// Whether ``account`` was given as `Data` through the SecItem API and is returned as
+    /// such; `nil` (every native add) means text. Optional so items stored before it decode.
+    public var accountEncoding: AttributeEncoding?
     /// `kSecAttrAccessGroup`. `nil` when adding means the identity's default access group;
     /// every stored item has one.
     public var accessGroup: GroupIdentifier?

@@ -264,6 +264,7 @@ extension KeychainItem {
             if let value = changes[keyPath: attribute.change] { item[keyPath: attribute.item] = value }
         }
         if let value = changes.accessGroup { item.accessGroup = value }
+        if let value = changes.accountEncoding { item.accountEncoding = value }
         if let value = changes.generic { item.generic = value }
         if let value = changes.isSynchronizable { item.isSynchronizable = value }
         if let value = changes.accessibility { item.accessibility = value }

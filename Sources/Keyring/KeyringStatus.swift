@@ -70,7 +70,7 @@ public struct KeyringStatus: RawRepresentable, Hashable, Sendable, CustomStringC
         -25308: ("errSecInteractionNotAllowed", "User interaction is not allowed."),
         -26275: ("errSecDecode", "Unable to decode the provided data."),
         -34018: ("errSecMissingEntitlement", "A required entitlement isn't present."),
-        -67853: ("errSecInvalidEncoding", "The encoding is not valid."),
+        -67853: ("errSecInvalidEncoding", "The encoding was not valid."),
     ]
 
     /// The C constant's name, e.g. `errSecItemNotFound`, or `OSStatus <n>` for an unknown code.

@@ -1,6 +1,6 @@
 // The emulator exists only where Apple's Security framework does not; on Apple platforms
 // SecItem calls go to the real keychain, which these helpers cannot redirect.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import Keyring
 

@@ -19,6 +19,7 @@ final class ReadmeSnippetTests: XCTestCase {
         "Examples/Readme/SealedRecords/main.swift",
         "Examples/Readme/AppleCompatibility/main.swift",
         "Tests/ReadmeSnippetTests/TokenStoreTests.swift",
+        "Tests/WrapperStyleKeychain/SecurityReexport.swift",
     ]
 
     /// The ```swift blocks of README.md, except the Package.swift fragment (which is a part of

@@ -1,15 +1,17 @@
 import Foundation
-import Keyring   // instead of: import Security
 import KeyringTestSupport
+import Security
 import XCTest
 
 /// Your code: stores a token with SecItem calls, as on Apple platforms.
 struct TokenStore {
+    struct Failure: Error { let status: OSStatus }
+
     func save(_ token: String) throws {
         let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api",
                                    kSecValueData as String: Data(token.utf8)]
         let status = SecItemAdd(item as CFDictionary, nil)
-        guard status == errSecSuccess else { throw KeyringError(KeyringStatus(rawValue: status), "save failed") }
+        guard status == errSecSuccess else { throw Failure(status: status) }
     }
 
     func load() throws -> String {
@@ -17,9 +19,7 @@ struct TokenStore {
                                     kSecReturnData as String: true]
         var result: AnyObject?
         let status = SecItemCopyMatching(query as CFDictionary, &result)
-        guard status == errSecSuccess, let data = result as? Data else {
-            throw KeyringError(KeyringStatus(rawValue: status), "load failed")
-        }
+        guard status == errSecSuccess, let data = result as? Data else { throw Failure(status: status) }
         return String(decoding: data, as: UTF8.self)
     }
 }

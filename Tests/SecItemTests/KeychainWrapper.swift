@@ -1,7 +1,8 @@
 // These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import Keyring
+import Security
 
 /// A keychain wrapper of the shape popular open-source libraries have (set/get/delete/allKeys/
 /// clear over the four SecItem functions, with access-group, synchronizable and accessibility

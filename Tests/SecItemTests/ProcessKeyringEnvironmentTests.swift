@@ -1,8 +1,9 @@
 // These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import GroupVaultTestKit
 import Keyring
+import Security
 import XCTest
 
 /// A process with no `TestKeychain` resolves its keyring from the `GROUPVAULT_*` environment,

@@ -1,8 +1,9 @@
 // These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import GroupVaultTestKit
 import Keyring
+import Security
 import KeyringTestSupport
 import XCTest
 
@@ -52,7 +53,8 @@ final class SecItemBadInputTests: SecItemTestCase {
     }
 
     func testDataWhereStringIsExpectedIsParam() {
-        XCTAssertEqual(add(genericPassword([kSecAttrAccount as String: Data("me".utf8)])), errSecParam)
+        // kSecAttrAccount takes Data too (SecItemAppleCompatibilityTests); a label does not.
+        XCTAssertEqual(add(genericPassword([kSecAttrLabel as String: Data("label".utf8)])), errSecParam)
     }
 
     func testUnknownMatchLimitIsParam() {
@@ -94,7 +96,7 @@ final class SecItemBadInputTests: SecItemTestCase {
 
     func testNotEmulatedAttributeIsUnimplemented() {
         XCTAssertEqual(add(genericPassword([kSecAttrCreator as String: 0x4150_5020])), errSecUnimplemented)
-        XCTAssertEqual(copy(genericPassword([kSecReturnRef as String: true])).status, errSecUnimplemented)
+        XCTAssertEqual(copy(genericPassword([kSecValueRef as String: Data()])).status, errSecUnimplemented)
     }
 
     func testSecretOverTheNativeLimitIsDataTooLarge() {

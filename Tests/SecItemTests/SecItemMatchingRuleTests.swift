@@ -1,10 +1,11 @@
 // These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import Keyring
+import Security
 import XCTest
 
-/// SECITEM-REFERENCE.md, "Matching rules (generic passwords)", one rule per test, through
+/// docs/SECITEM.md, "Matching rules (generic passwords)", one rule per test, through
 /// Apple's four functions only.
 final class SecItemMatchingRuleTests: SecItemTestCase {
     // MARK: Primary key

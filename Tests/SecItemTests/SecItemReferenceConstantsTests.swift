@@ -1,10 +1,11 @@
 // These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import Keyring
+import Security
 import XCTest
 
-/// SECITEM-REFERENCE.md, "Constants and their string values" and "Status codes": every value
+/// docs/SECITEM.md, "Constants and their string values" and "Status codes": every value
 /// as the reference lists it, typed in here from the reference, not from the implementation.
 final class SecItemReferenceConstantsTests: XCTestCase {
     func testEveryReferenceConstantHasAppleStringValue() {
@@ -97,7 +98,8 @@ final class SecItemReferenceConstantsTests: XCTestCase {
         }
     }
 
-    /// The messages are Apple's, as its `SecCopyErrorMessageString` gives them.
+    /// The messages are Apple's, as its `SecCopyErrorMessageString` gives them (SecBase.h's
+    /// comment after each constant).
     func testEveryReferenceStatusCodeHasAppleMessage() {
         let table: [(OSStatus, String)] = [
             (0, "No error."), (-4, "Function or operation not implemented."), (-36, "I/O error."),
@@ -111,7 +113,7 @@ final class SecItemReferenceConstantsTests: XCTestCase {
             (-25302, "This item contains information which is too large or in a format that cannot be displayed."),
             (-25303, "The specified attribute does not exist."), (-25308, "User interaction is not allowed."),
             (-26275, "Unable to decode the provided data."), (-34018, "A required entitlement isn't present."),
-            (-67853, "The encoding is not valid."),
+            (-67853, "The encoding was not valid."),
         ]
         for (status, message) in table {
             XCTAssertEqual(SecCopyErrorMessageString(status, nil) as String?, message, "OSStatus \(status)")

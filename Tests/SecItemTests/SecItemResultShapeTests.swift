@@ -1,10 +1,11 @@
 // These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import Keyring
+import Security
 import XCTest
 
-/// SECITEM-REFERENCE.md, "Result shape": what `result` holds for each combination of return
+/// docs/SECITEM.md, "Result shape": what `result` holds for each combination of return
 /// keys and limits, cast the way Apple code casts it.
 final class SecItemResultShapeTests: SecItemTestCase {
     override func setUpWithError() throws {

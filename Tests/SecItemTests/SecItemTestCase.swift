@@ -1,7 +1,8 @@
 // These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import Keyring
+import Security
 import KeyringTestSupport
 import XCTest
 

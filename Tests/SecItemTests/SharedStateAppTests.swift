@@ -1,13 +1,14 @@
 // These tests exercise the Linux emulator; on Apple platforms SecItem is the real framework.
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import GroupVaultTestKit
 import Keyring
+import Security
 import KeyringTestSupport
 import SealedStorage
 import XCTest
 
-/// The shared auth-state flow (CONTEXT.md section 3) written the way app code is: Apple's
+/// The shared auth-state flow (the README's app-and-widget demo) written the way app code is: Apple's
 /// SecItem functions and `FileManager.containerURL`, nothing GroupVault-specific. The app runs
 /// in this process; the widget and a stranger run as separate fixture processes whose identity
 /// comes from the `GROUPVAULT_*` environment.

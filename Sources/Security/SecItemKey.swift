@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 /// Every dictionary key the SecItem functions understand, named once and looked up from the
 /// public constants, so the translation cannot drift from the strings Apple code passes.
@@ -13,7 +14,7 @@ enum SecItemKey: CaseIterable, Sendable {
     case matchLimit, matchCaseInsensitive
     case returnData, returnAttributes, returnRef, returnPersistentRef
     case valueData, valueRef, valuePersistentRef
-    case useDataProtectionKeychain, useAuthenticationContext, useAuthenticationUI, useOperationPrompt
+    case useDataProtectionKeychain, useAuthenticationContext, useAuthenticationUI, useOperationPrompt, useNoAuthenticationUI
 
     /// The key's string, from the public constant.
     var name: String {
@@ -56,6 +57,7 @@ enum SecItemKey: CaseIterable, Sendable {
         case .useAuthenticationContext: kSecUseAuthenticationContext as String
         case .useAuthenticationUI: kSecUseAuthenticationUI as String
         case .useOperationPrompt: kSecUseOperationPrompt as String
+        case .useNoAuthenticationUI: kSecUseNoAuthenticationUI as String
         }
     }
 
@@ -88,7 +90,7 @@ enum SecItemKey: CaseIterable, Sendable {
         switch self {
         case .matchLimit, .matchCaseInsensitive, .returnData, .returnAttributes, .returnRef, .returnPersistentRef,
             .valuePersistentRef, .valueRef, .persistentReferenceAttribute, .useAuthenticationUI, .useAuthenticationContext,
-            .useOperationPrompt, .useDataProtectionKeychain:
+            .useOperationPrompt, .useDataProtectionKeychain, .useNoAuthenticationUI:
             true
         default: false
         }

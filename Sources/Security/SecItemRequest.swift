@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 /// One SecItem dictionary, read and type-checked once: the translation from Apple's
 /// dictionaries to the native ``ItemQuery``, ``KeychainItem`` and ``ItemChanges``.
@@ -33,6 +34,8 @@ struct SecItemRequest {
     private(set) var itemClass: ItemClass?
     private(set) var service: String?
     private(set) var account: String?
+    /// How `kSecAttrAccount` was given: Apple returns a `Data` account as `Data`.
+    private(set) var accountEncoding: AttributeEncoding?
     private(set) var accessGroup: GroupIdentifier?
     private(set) var label: String?
     private(set) var generic: Data?
@@ -54,6 +57,7 @@ struct SecItemRequest {
     private(set) var returnData = false
     private(set) var returnAttributes = false
     private(set) var returnPersistentReference = false
+    private(set) var returnReference = false
     private(set) var authenticationUI = AuthenticationUI.allow
 
     /// Reads `dictionary` for `role`.
@@ -72,7 +76,7 @@ struct SecItemRequest {
                 throw Self.parameterError(role, "a key is a \(type(of: rawKey)), not a string")
             }
             guard let key = SecItemKey(name: name) else {
-                throw Self.parameterError(role, "unknown key \"\(GroupIdentifier.printable(name))\"")
+                throw Self.parameterError(role, "unknown key \"\(GroupIdentifier.printableForMessage(name))\"")
             }
             guard !(value is NSNull) else {
                 throw Self.parameterError(role, "\(name) is NSNull; leave the key out instead")
@@ -100,7 +104,7 @@ struct SecItemRequest {
     /// The item `SecItemAdd` adds. Without `kSecAttrAccessGroup` the native add picks the
     /// identity's default access group.
     func itemToAdd() -> KeychainItem {
-        KeychainItem(
+        var item = KeychainItem(
             itemClass ?? .genericPassword,
             service: service, account: account, accessGroup: accessGroup,
             secret: secret ?? Data(),
@@ -110,6 +114,9 @@ struct SecItemRequest {
             accessControl: accessControl?.flags ?? [],
             server: server, protocol: `protocol`, port: port, path: path,
             authenticationType: authenticationType, securityDomain: securityDomain)
+        // Only a Data account is recorded, so items written as text look as native adds do.
+        if accountEncoding == .data { item.accountEncoding = .data }
+        return item
     }
 
     /// The native query for items of `itemClass` (the dictionary's own class unless it names
@@ -119,7 +126,13 @@ struct SecItemRequest {
             itemClass,
             service: service, account: account, accessGroup: accessGroup,
             label: label, itemDescription: itemDescription, comment: comment, generic: generic,
-            synchronizable: synchronizable ?? .no,
+            // Apple: a persistent reference names its item whatever its synchronizability, so
+            // without kSecAttrSynchronizable such a query looks at both kinds.
+            synchronizable: synchronizable ?? (persistentReference != nil ? .any : .no),
+            // An access control in a query is accepted and selects nothing: on Apple platforms
+            // a query carrying one finds items of any protection (wrappers that moved from it to
+            // kSecAttrAccessible, a strict filter, lost their items), so only
+            // kSecAttrAccessible filters here (docs/SECITEM.md).
             accessibility: accessibility,
             server: server, protocol: `protocol`, port: port, path: path,
             authenticationType: authenticationType, securityDomain: securityDomain,
@@ -138,7 +151,10 @@ struct SecItemRequest {
     func changes() -> ItemChanges {
         var changes = ItemChanges()
         if let service { changes.service = .some(service) }
-        if let account { changes.account = .some(account) }
+        if let account {
+            changes.account = .some(account)
+            changes.accountEncoding = accountEncoding
+        }
         changes.accessGroup = accessGroup
         if let label { changes.label = .some(label) }
         if let itemDescription { changes.itemDescription = .some(itemDescription) }
@@ -161,6 +177,7 @@ struct SecItemRequest {
     var resultShape: SecItemResultShape {
         SecItemResultShape(
             data: returnData, attributes: returnAttributes, persistentReference: returnPersistentReference,
+            reference: returnReference,
             limit: role == .add ? .one : limit ?? .one)
     }
 
@@ -171,7 +188,7 @@ struct SecItemRequest {
         switch key {
         case .itemClass: break
         case .service: service = try string(key, value)
-        case .account: account = try string(key, value)
+        case .account: (account, accountEncoding) = try textOrData(key, value)
         case .label: label = try string(key, value)
         case .itemDescription: itemDescription = try string(key, value)
         case .comment: comment = try string(key, value)
@@ -204,9 +221,6 @@ struct SecItemRequest {
             guard let accessControl = value as? SecAccessControl else {
                 throw wrongType(key, "a SecAccessControl from SecAccessControlCreateWithFlags")
             }
-            guard role == .add || isUpdateAttributes else {
-                throw unimplemented("matching by kSecAttrAccessControl is not emulated; match by kSecAttrAccessible")
-            }
             self.accessControl = accessControl
         case .valueData:
             // Apple ignores kSecValueData in search, update and delete queries (a common pattern
@@ -235,9 +249,9 @@ struct SecItemRequest {
         case .returnAttributes: returnAttributes = try boolean(key, value)
         case .returnPersistentRef: returnPersistentReference = try boolean(key, value)
         case .returnRef:
-            if try boolean(key, value) {
-                throw unimplemented("kSecReturnRef applies to keys and certificates; ask for kSecReturnData or kSecReturnPersistentRef")
-            }
+            // Accepted as Apple does; a password has no reference object, so it adds nothing
+            // to the result but its shape (SecItemResultShape).
+            returnReference = try boolean(key, value)
         case .useDataProtectionKeychain:
             // This keyring is always the iOS-style ("data protection") keychain.
             _ = try boolean(key, value)
@@ -255,6 +269,9 @@ struct SecItemRequest {
             } else {
                 throw wrongType(key, "kSecUseAuthenticationUIAllow, ...Fail or ...Skip")
             }
+        case .useNoAuthenticationUI:
+            // The deprecated spelling of kSecUseAuthenticationUIFail (true) or ...Allow (false).
+            authenticationUI = try boolean(key, value) ? .fail : .allow
         case .useAuthenticationContext:
             throw unimplemented("LocalAuthentication contexts are not emulated; set UserPresence.response instead")
         }
@@ -308,12 +325,24 @@ struct SecItemRequest {
         if [kSecClassKey, kSecClassCertificate, kSecClassIdentity].contains(where: { $0 as String == name }) {
             throw KeyringError(.unimplemented, "kSecClass \(name) is not emulated; only generic and internet passwords are")
         }
-        throw parameterError(role, "unknown kSecClass \"\(GroupIdentifier.printable(name))\"")
+        throw parameterError(role, "unknown kSecClass \"\(GroupIdentifier.printableForMessage(name))\"")
     }
 
     private func string(_ key: SecItemKey, _ value: Any) throws(KeyringError) -> String {
         guard let string = value as? String else { throw wrongType(key, "a string") }
         return string
+    }
+
+    /// A string, or `Data` holding UTF-8 text (how some wrappers pass every account), with
+    /// the encoding it came in so it goes back out the same way.
+    private func textOrData(_ key: SecItemKey, _ value: Any) throws(KeyringError) -> (String, AttributeEncoding) {
+        if let string = value as? String { return (string, .text) }
+        guard let data = value as? Data else { throw wrongType(key, "a string or Data") }
+        // The native item keeps the account as text: bytes that are not UTF-8 have no text form.
+        guard let string = String(data: data, encoding: .utf8) else {
+            throw parameterError("\(key.name) is \(data.count) bytes of Data that are not UTF-8 text; only UTF-8 Data accounts are emulated")
+        }
+        return (string, .data)
     }
 
     private func data(_ key: SecItemKey, _ value: Any) throws(KeyringError) -> Data {

@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 import SealedStorage
 
 /// The random number generator argument of ``SecRandomCopyBytes(_:_:_:)``. Only the default

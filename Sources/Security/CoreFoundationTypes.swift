@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 // Core Foundation's SecItem-facing types, as Foundation's bridged classes.
 //

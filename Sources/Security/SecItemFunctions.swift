@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 // Apple's four keychain functions over the process keyring. Each reads its dictionaries with
 // SecItemRequest, calls the native Keyring API once per item class, and shapes the result with
@@ -51,7 +52,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// - Parameters:
 ///   - query: The class, the attributes that must match, the limit and the return keys.
 ///   - result: Receives the matches in the shape the return keys ask for (see
-///     SECITEM-REFERENCE.md); `nil` when no return key is given. May be `nil`.
+///     docs/SECITEM.md); `nil` when no return key is given. May be `nil`.
 /// - Returns: `errSecSuccess`, `errSecItemNotFound` when nothing matches, or e.g.
 ///   `errSecInteractionNotAllowed` when the lock state forbids reading a match.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
@@ -145,7 +146,7 @@ enum SecItemCall {
                 items = try keyring.items(matching: query, limit: shape.limit, includingSecrets: shape.data)
             }
             if !items.isEmpty { return items }
-            searched.append(query.summary(searching: try keyring.searchScope(for: query, operation: "search")))
+            searched.append(try keyring.searchDescription(for: query))
         }
         throw KeyringError(.itemNotFound, "nothing matched: searched for \(searched.joined(separator: "; "))")
     }

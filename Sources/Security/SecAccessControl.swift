@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 /// Conditions for using an item, as passed to ``SecAccessControlCreateWithFlags(_:_:_:_:)``.
 ///
@@ -17,6 +18,11 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     public static let biometryAny = SecAccessControlCreateFlags(rawValue: AccessControlFlags.biometryAny.rawValue)
     /// The biometry enrolled when the item was added.
     public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: AccessControlFlags.biometryCurrentSet.rawValue)
+    /// The deprecated name of ``biometryAny`` (Touch ID era), still accepted by Apple. Not
+    /// marked deprecated here, so code under test compiles without new warnings.
+    public static let touchIDAny = biometryAny
+    /// The deprecated name of ``biometryCurrentSet``; see ``touchIDAny``.
+    public static let touchIDCurrentSet = biometryCurrentSet
     /// The device passcode.
     public static let devicePasscode = SecAccessControlCreateFlags(rawValue: AccessControlFlags.devicePasscode.rawValue)
     /// Any one of the given conditions suffices.
@@ -48,7 +54,11 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
 ///
 /// Reading the secret of such an item asks ``UserPresence``: `.deny` gives `errSecUserCanceled`,
 /// `.unavailable` gives `errSecAuthFailed`.
-public final class SecAccessControl: Sendable, CustomStringConvertible {
+///
+/// Hashable, as every Core Foundation object is on Apple platforms (code keeps it in
+/// `[String: AnyHashable]` queries): two access controls are equal when their protection and
+/// flags are.
+public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible {
     /// When the item can be read (the `protection` argument).
     package let protection: Accessibility
     /// The conditions beyond accessibility.
@@ -57,6 +67,17 @@ public final class SecAccessControl: Sendable, CustomStringConvertible {
     package init(protection: Accessibility, flags: AccessControlFlags) {
         self.protection = protection
         self.flags = flags
+    }
+
+    /// Equal protection and flags, as Core Foundation compares two access controls.
+    public static func == (lhs: SecAccessControl, rhs: SecAccessControl) -> Bool {
+        lhs.protection == rhs.protection && lhs.flags == rhs.flags
+    }
+
+    /// Hashes the protection and flags.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(protection)
+        hasher.combine(flags)
     }
 
     /// `SecAccessControl(protection: ak, flags: 0x1)`.

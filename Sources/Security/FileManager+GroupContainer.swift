@@ -1,5 +1,6 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 extension FileManager {
     /// The shared container of an application group, with iOS semantics, for the process

@@ -1,8 +1,9 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
+import Keyring
 
 // The Security framework's dictionary keys and values, with exactly Apple's string values
-// (docs: SECITEM-REFERENCE.md; Apple's open-source `SecItemConstants.c`). Apple code logs,
+// (docs/SECITEM.md; Apple's open-source `SecItemConstants.c`). Apple code logs,
 // compares and persists these strings, so a different spelling would be a behaviour change.
 //
 // They are read-only computed properties rather than `let`s: `NSString` is not `Sendable`, and
@@ -153,7 +154,8 @@ public var kSecReturnData: CFString { "r_Data" }
 /// Return the attributes (`[String: Any]`). Value: `"r_Attributes"`.
 public var kSecReturnAttributes: CFString { "r_Attributes" }
 
-/// Return a reference object: keys and certificates only. Not emulated: `errSecUnimplemented`. Value: `"r_Ref"`.
+/// Return a reference object. Accepted as on Apple platforms; a password has no reference
+/// object, so the result holds none (it still counts as a return key for the result's shape). Value: `"r_Ref"`.
 public var kSecReturnRef: CFString { "r_Ref" }
 
 /// Return an opaque `Data` that later addresses the item as `kSecValuePersistentRef`. Value: `"r_PersistentRef"`.
@@ -183,6 +185,11 @@ public var kSecUseAuthenticationUI: CFString { "u_AuthUI" }
 
 /// The text of the user-presence prompt (a string); accepted, as there is no prompt to show. Value: `"u_OpPrompt"`.
 public var kSecUseOperationPrompt: CFString { "u_OpPrompt" }
+
+/// Deprecated by Apple for `kSecUseAuthenticationUI`, still accepted: `true` fails with
+/// `errSecInteractionNotAllowed` instead of prompting (as `kSecUseAuthenticationUIFail`),
+/// `false` allows the prompt. Value: `"u_NoAuthUI"`.
+public var kSecUseNoAuthenticationUI: CFString { "u_NoAuthUI" }
 
 /// Prompt when an item needs user presence (the default). Value: `"u_AuthUIA"`.
 public var kSecUseAuthenticationUIAllow: CFString { "u_AuthUIA" }

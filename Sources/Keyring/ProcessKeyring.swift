@@ -1,10 +1,13 @@
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 import Synchronization
 
-/// The keyring the SecItem functions and
+/// The keyring the `Security` module's SecItem functions and
 /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` act as: this process's
 /// identity and home.
+///
+/// It lives in Keyring, not in `Security`, because that module exports Apple's names only;
+/// programs and KeyringTestSupport reach it here.
 ///
 /// On Apple platforms the process identity comes from the code signature. Here it comes from
 /// the environment on first use, once, through ``Keyring/fromEnvironment(_:)``:
