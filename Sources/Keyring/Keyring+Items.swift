@@ -1,7 +1,7 @@
 import Foundation
 import SealedStorage
 
-/// Password items with Apple's semantics (SECITEM-REFERENCE.md): primary keys, default and
+/// Password items with Apple's semantics (docs/SECITEM.md): primary keys, default and
 /// searched access groups, matching, lock state, user presence, limits.
 ///
 /// The lock-state rule is uniform: an operation fails with
