@@ -127,6 +127,26 @@ final class EntitlementsFuzzTests: XCTestCase {
         check(IdentityFixtures.xmlPlist("<dict><key>keychain-access-groups</key>\(body)</dict>"), "XML arrays nested \(depth) deep")
     }
 
+    /// The attack pass's reproducer: every closing tag hidden in a comment, so a textual depth
+    /// count sees the nesting close at once while the parser sees 16,000 open arrays. Before
+    /// the parser was GroupVault's own, this overflowed the stack of Foundation's XML scanner
+    /// and killed the process (SIGSEGV). Also in Fuzz/Corpus/entitlements.
+    func testNestingHiddenInCommentsIsRefusedNotACrash() {
+        let body = String(repeating: "<array><!--</array>-->", count: 16_000)
+        let data = IdentityFixtures.xmlPlist("<dict><key>keychain-access-groups</key>\(body)</dict>")
+        XCTAssertThrowsError(try Identity(entitlements: data, source: "deep.entitlements", teamID: "ABCDE12345")) { error in
+            let error = error as? KeyringError
+            XCTAssertEqual(error?.status, .invalidParameter, "\(String(describing: error))")
+            XCTAssertTrue(error?.reason.contains("nests deeper than \(PropertyListValue.maximumDepth) levels") ?? false, "\(String(describing: error))")
+        }
+    }
+
+    /// The same hiding place in CDATA: the text `</array>` inside a string is not a closing tag.
+    func testNestingHiddenInCDATAIsRefusedNotACrash() {
+        let body = String(repeating: "<array><string><![CDATA[</array>]]></string>", count: 16_000)
+        check(IdentityFixtures.xmlPlist("<dict><key>k</key>\(body)</dict>"), "arrays whose closing tags are CDATA text")
+    }
+
     func testDeeplyNestedBinaryArraysGiveAnIdentityOrATypedError() {
         check(nestedBinaryArrays(depth: 100_000), "binary arrays nested 100000 deep")
     }
