@@ -121,7 +121,8 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
         case .integer(let integer): return "the number \(integer)"
         case .real(let real): return "the number \(real)"
         case .data(let data): return "data (\(data.count) bytes)"
-        case .date(let date): return "the date \(date)"
+        // Not `\(date)`: Date's description traps on a NaN interval, which a binary plist can hold.
+        case .date(let date): return "a date (\(date.timeIntervalSince1970) s since 1970)"
         case .array(let array): return "an array of \(array.count) item\(array.count == 1 ? "" : "s")"
         case .dictionary: return "a dictionary"
         }
