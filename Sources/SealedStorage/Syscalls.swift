@@ -47,6 +47,41 @@ package enum Syscall {
         try retrying { fsync(descriptor.rawValue) }
     }
 
+    /// `open(2)` (through swift-system), with the error typed.
+    package static func open(
+        _ path: FilePath, _ mode: FileDescriptor.AccessMode, options: FileDescriptor.OpenOptions,
+        permissions: FilePermissions? = nil
+    ) throws(Errno) -> FileDescriptor {
+        try typed { try FileDescriptor.open(path, mode, options: options, permissions: permissions, retryOnInterrupt: true) }
+    }
+
+    /// `fstat(2)` of an open descriptor.
+    package static func status(_ descriptor: FileDescriptor) throws(Errno) -> Stat {
+        try typed { try descriptor.stat(retryOnInterrupt: true) }
+    }
+
+    /// `flock(fd, LOCK_EX | LOCK_NB)` or `LOCK_SH | LOCK_NB`: `true` when this open file
+    /// description now holds the lock, `false` when another holder has it (EWOULDBLOCK).
+    package static func tryLock(_ descriptor: FileDescriptor, exclusive: Bool) throws(Errno) -> Bool {
+        do {
+            try retrying { flock(descriptor.rawValue, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) }
+            return true
+        } catch .wouldBlock {
+            return false
+        }
+    }
+
+    /// Sleeps for `duration` (`nanosleep`, resumed after a signal).
+    package static func pause(_ duration: Duration) {
+        guard duration > .zero else { return }
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0, errno == EINTR {
+            request = remaining
+        }
+    }
+
     /// `flock(fd, LOCK_EX)`: blocks until this open file description holds the exclusive lock.
     package static func lockExclusively(_ descriptor: FileDescriptor) throws(Errno) {
         try retrying { flock(descriptor.rawValue, LOCK_EX) }
