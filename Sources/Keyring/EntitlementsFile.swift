@@ -12,6 +12,11 @@ struct EntitlementsFile {
     /// refused before the parser allocates for it.
     static let maximumSize = 1 << 20
 
+    /// More identifiers than this under one key are refused. Real apps list a handful; and each
+    /// application group can become a container of five directories, so an unbounded list
+    /// would let one file make a process create directories without limit.
+    static let maximumGroupsPerKey = 128
+
     /// The keys read, as Xcode writes them.
     enum Key {
         static let applicationGroups = "com.apple.security.application-groups"
@@ -72,7 +77,16 @@ struct EntitlementsFile {
             guard let prefix = identifier.teamID else {
                 throw reader.failure(key: Key.applicationIdentifier, index: nil, value: raw, "is an application group, not an application identifier: write \"$(AppIdentifierPrefix)$(CFBundleIdentifier)\"")
             }
-            variables.teamID = variables.teamID ?? prefix
+            // An application belongs to one team: an application identifier of another team
+            // than the one given would add that team's group to this identity's access groups
+            // while every other group says otherwise, so the contradiction is refused rather
+            // than one side silently winning. (Apple's legacy App ID prefixes, which differ from
+            // the team id, are not supported: write the team's prefix.)
+            if let teamID = variables.teamID, teamID != prefix {
+                let origin = explicitTeamID != nil ? "given by the caller" : "from \(Key.teamIdentifier)"
+                throw reader.failure(key: Key.applicationIdentifier, index: nil, value: raw, "belongs to team \(prefix), but the team id is \(teamID) (\(origin)); an application belongs to one team: write \"$(AppIdentifierPrefix)$(CFBundleIdentifier)\"")
+            }
+            variables.teamID = prefix
             variables.bundleID = variables.bundleID ?? identifier.name
             applicationIdentifier = identifier
         }
@@ -147,11 +161,14 @@ extension EntitlementsFile {
             return string
         }
 
-        /// The array of strings under `key`, `[]` when absent.
+        /// The array of strings under `key`, `[]` when absent; at most ``maximumGroupsPerKey``.
         func strings(_ key: String) throws(KeyringError) -> [String] {
             guard let value = dictionary[key] else { return [] }
             guard case .array(let array) = value else {
                 throw failure(key: key, index: nil, found: value, "must be an array of strings")
+            }
+            guard array.count <= EntitlementsFile.maximumGroupsPerKey else {
+                throw EntitlementsFile.failure(source, "key \"\(key)\" lists \(array.count) identifiers; at most \(EntitlementsFile.maximumGroupsPerKey) are accepted, and apps list a handful")
             }
             return try array.enumerated().map { (index, element) throws(KeyringError) in
                 guard case .string(let string) = element else {
