@@ -1,4 +1,5 @@
 import Foundation
+import SealedStorage
 import SystemPackage
 
 /// The part of an Xcode `.entitlements` property list that GroupVault reads, parsed, expanded
@@ -110,35 +111,31 @@ struct EntitlementsFile {
         let descriptor: FileDescriptor
         do {
             // O_NONBLOCK so that a FIFO named by mistake cannot hang the process.
-            descriptor = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec, .nonBlocking])
-        } catch {
-            let errno = error as? Errno ?? .ioError
+            descriptor = try Syscall.open(path, .readOnly, options: [.closeOnExec, .nonBlocking])
+        } catch let errno {
             let hint = errno == .noSuchFileOrDirectory ? "does not exist; check the path" : "cannot be opened: \(errno)"
             throw failure(url.path, hint)
         }
-        defer { try? descriptor.close() }
+        defer { Syscall.close(descriptor) }
+        let status: Stat
         do {
-            let status = try descriptor.stat()
-            guard status.type == .regular else { throw failure(url.path, "is not a regular file") }
-            guard status.size <= Int64(maximumSize) else {
-                throw failure(url.path, "is \(status.size) bytes; entitlements files are limited to \(maximumSize) bytes, so this is not one")
-            }
-            // One byte past the limit, so a file that grew after fstat is still caught.
-            var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
-            var total = 0
-            while total < bytes.count {
-                let count = try bytes.withUnsafeMutableBytes { buffer in
-                    try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
-                }
-                if count == 0 { break }
-                total += count
-            }
-            return Data(bytes[..<total])
-        } catch let error as KeyringError {
-            throw error
+            status = try Syscall.status(descriptor)
         } catch {
             throw failure(url.path, "cannot be read: \(error)")
         }
+        guard status.type == .regular else { throw failure(url.path, "is not a regular file") }
+        guard status.size <= Int64(maximumSize) else {
+            throw failure(url.path, "is \(status.size) bytes; entitlements files are limited to \(maximumSize) bytes, so this is not one")
+        }
+        // One byte past the limit, so a file that grew after fstat is still caught.
+        var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
+        let total: Int
+        do {
+            total = try bytes.withUnsafeMutableBytes { buffer throws(Errno) in try Syscall.readAll(descriptor, into: buffer) }
+        } catch {
+            throw failure(url.path, "cannot be read: \(error)")
+        }
+        return Data(bytes[..<total])
     }
 
     static func failure(_ source: String, _ problem: String) -> KeyringError {
