@@ -121,6 +121,39 @@ package enum Syscall {
         try retrying { fchmod(descriptor.rawValue, mode_t(mode)) }
     }
 
+    // MARK: Relative to a directory descriptor
+
+    /// `openat(2)`: opens `name`, a single path component, inside the directory `directory`,
+    /// whatever has since happened to the path the directory was opened by.
+    package static func open(
+        _ name: String, in directory: FileDescriptor, _ mode: FileDescriptor.AccessMode,
+        options: FileDescriptor.OpenOptions, permissions: FilePermissions? = nil, step: FaultPoint? = nil
+    ) throws(Errno) -> FileDescriptor {
+        try checkFaults(.open, step: step)
+        let flags = mode.rawValue | options.rawValue
+        let permissionBits = permissions?.rawValue ?? 0
+        while true {
+            let descriptor = name.withCString { openat(directory.rawValue, $0, flags, permissionBits) }
+            if descriptor >= 0 { return FileDescriptor(rawValue: descriptor) }
+            if errno == EINTR { continue }
+            throw Errno(rawValue: errno)
+        }
+    }
+
+    /// `renameat(2)` within one directory descriptor.
+    package static func rename(_ source: String, to destination: String, in directory: FileDescriptor, step: FaultPoint? = nil) throws(Errno) {
+        try checkFaults(.rename, step: step)
+        try retrying {
+            source.withCString { from in destination.withCString { to in renameat(directory.rawValue, from, directory.rawValue, to) } }
+        }
+    }
+
+    /// `unlinkat(2)` of a file within a directory descriptor.
+    package static func unlink(_ name: String, in directory: FileDescriptor) throws(Errno) {
+        try checkFaults(.unlink, step: nil)
+        try retrying { name.withCString { unlinkat(directory.rawValue, $0, 0) } }
+    }
+
     // MARK: Paths
 
     /// `rename(2)`: atomically replaces `destination` with `source` (same file system).
