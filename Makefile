@@ -1,7 +1,7 @@
 # The README's commands. Each installs what it needs first.
 SWIFT ?= swift
 
-.PHONY: dependencies build test demo fuzz bench
+.PHONY: dependencies build test sanitize demo fuzz bench
 
 dependencies:
 	@scripts/install-dependencies
@@ -14,6 +14,12 @@ build: dependencies
 # rather than on an empty "0 tests" report from the other runner.
 test: dependencies
 	$(SWIFT) test --disable-swift-testing
+
+# The suites under AddressSanitizer (all) and ThreadSanitizer (the multi-threaded ones), then
+# every libFuzzer target for FUZZ_SECONDS (10 s here) printing the executions reached
+# (README, "Sanitizers"). CI runs it after `test`.
+sanitize: dependencies
+	FUZZ_SECONDS=$(or $(SANITIZE_FUZZ_SECONDS),10) scripts/sanitize
 
 # The app/widget flow across two real processes.
 demo: dependencies

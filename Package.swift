@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "SealedStorageTests",
             dependencies: [
-                "SealedStorage", "GroupVaultTestKit",
+                "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

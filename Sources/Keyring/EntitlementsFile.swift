@@ -1,4 +1,5 @@
 import Foundation
+import SealedStorage
 import SystemPackage
 
 /// The part of an Xcode `.entitlements` property list that GroupVault reads, parsed, expanded
@@ -11,6 +12,11 @@ struct EntitlementsFile {
     /// Entitlements files are a few hundred bytes; anything above this is not one, and is
     /// refused before the parser allocates for it.
     static let maximumSize = 1 << 20
+
+    /// More identifiers than this under one key are refused. Real apps list a handful; and each
+    /// application group can become a container of five directories, so an unbounded list
+    /// would let one file make a process create directories without limit.
+    static let maximumGroupsPerKey = 128
 
     /// The keys read, as Xcode writes them.
     enum Key {
@@ -72,7 +78,16 @@ struct EntitlementsFile {
             guard let prefix = identifier.teamID else {
                 throw reader.failure(key: Key.applicationIdentifier, index: nil, value: raw, "is an application group, not an application identifier: write \"$(AppIdentifierPrefix)$(CFBundleIdentifier)\"")
             }
-            variables.teamID = variables.teamID ?? prefix
+            // An application belongs to one team: an application identifier of another team
+            // than the one given would add that team's group to this identity's access groups
+            // while every other group says otherwise, so the contradiction is refused rather
+            // than one side silently winning. (Apple's legacy App ID prefixes, which differ from
+            // the team id, are not supported: write the team's prefix.)
+            if let teamID = variables.teamID, teamID != prefix {
+                let origin = explicitTeamID != nil ? "given by the caller" : "from \(Key.teamIdentifier)"
+                throw reader.failure(key: Key.applicationIdentifier, index: nil, value: raw, "belongs to team \(prefix), but the team id is \(teamID) (\(origin)); an application belongs to one team: write \"$(AppIdentifierPrefix)$(CFBundleIdentifier)\"")
+            }
+            variables.teamID = prefix
             variables.bundleID = variables.bundleID ?? identifier.name
             applicationIdentifier = identifier
         }
@@ -96,35 +111,31 @@ struct EntitlementsFile {
         let descriptor: FileDescriptor
         do {
             // O_NONBLOCK so that a FIFO named by mistake cannot hang the process.
-            descriptor = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec, .nonBlocking])
-        } catch {
-            let errno = error as? Errno ?? .ioError
+            descriptor = try Syscall.open(path, .readOnly, options: [.closeOnExec, .nonBlocking])
+        } catch let errno {
             let hint = errno == .noSuchFileOrDirectory ? "does not exist; check the path" : "cannot be opened: \(errno)"
             throw failure(url.path, hint)
         }
-        defer { try? descriptor.close() }
+        defer { Syscall.close(descriptor) }
+        let status: Stat
         do {
-            let status = try descriptor.stat()
-            guard status.type == .regular else { throw failure(url.path, "is not a regular file") }
-            guard status.size <= Int64(maximumSize) else {
-                throw failure(url.path, "is \(status.size) bytes; entitlements files are limited to \(maximumSize) bytes, so this is not one")
-            }
-            // One byte past the limit, so a file that grew after fstat is still caught.
-            var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
-            var total = 0
-            while total < bytes.count {
-                let count = try bytes.withUnsafeMutableBytes { buffer in
-                    try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
-                }
-                if count == 0 { break }
-                total += count
-            }
-            return Data(bytes[..<total])
-        } catch let error as KeyringError {
-            throw error
+            status = try Syscall.status(descriptor)
         } catch {
             throw failure(url.path, "cannot be read: \(error)")
         }
+        guard status.type == .regular else { throw failure(url.path, "is not a regular file") }
+        guard status.size <= Int64(maximumSize) else {
+            throw failure(url.path, "is \(status.size) bytes; entitlements files are limited to \(maximumSize) bytes, so this is not one")
+        }
+        // One byte past the limit, so a file that grew after fstat is still caught.
+        var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
+        let total: Int
+        do {
+            total = try bytes.withUnsafeMutableBytes { buffer throws(Errno) in try Syscall.readAll(descriptor, into: buffer) }
+        } catch {
+            throw failure(url.path, "cannot be read: \(error)")
+        }
+        return Data(bytes[..<total])
     }
 
     static func failure(_ source: String, _ problem: String) -> KeyringError {
@@ -147,11 +158,14 @@ extension EntitlementsFile {
             return string
         }
 
-        /// The array of strings under `key`, `[]` when absent.
+        /// The array of strings under `key`, `[]` when absent; at most ``maximumGroupsPerKey``.
         func strings(_ key: String) throws(KeyringError) -> [String] {
             guard let value = dictionary[key] else { return [] }
             guard case .array(let array) = value else {
                 throw failure(key: key, index: nil, found: value, "must be an array of strings")
+            }
+            guard array.count <= EntitlementsFile.maximumGroupsPerKey else {
+                throw EntitlementsFile.failure(source, "key \"\(key)\" lists \(array.count) identifiers; at most \(EntitlementsFile.maximumGroupsPerKey) are accepted, and apps list a handful")
             }
             return try array.enumerated().map { (index, element) throws(KeyringError) in
                 guard case .string(let string) = element else {

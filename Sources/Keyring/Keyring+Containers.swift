@@ -49,6 +49,20 @@ extension Keyring {
         return URL(fileURLWithPath: directory.string, isDirectory: true)
     }
 
+    /// Where the group container of `group` is, without touching the file system: `nil` when
+    /// the identity is not entitled to `group`. For showing an identity (`vaultcli identity`),
+    /// which reads and so must not create: ``containerURL(for:)`` creates the container.
+    ///
+    /// ```swift
+    /// for group in keyring.identity.applicationGroups {
+    ///     print(group, keyring.containerLocation(for: group)?.path ?? "(not entitled)")
+    /// }
+    /// ```
+    public func containerLocation(for group: GroupIdentifier) -> URL? {
+        guard identity.isEntitled(toApplicationGroup: group) else { return nil }
+        return URL(fileURLWithPath: home.containerDirectory(for: group).string, isDirectory: true)
+    }
+
     /// A storage refusal on the way to a container, with the command that fixes it.
     static func containerFailure(_ error: StorageError, operation: String, sharing: StorageSharing) -> KeyringError {
         let path = error.path

@@ -37,13 +37,11 @@ package enum AtomicFile {
 
         let descriptor: FileDescriptor
         do {
-            try FaultInjection.check(.createTemporary)
-            descriptor = try Syscall.typed {
-                try FileDescriptor.open(
-                    temporary, .writeOnly,
-                    options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                    permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
-            }
+            descriptor = try Syscall.open(
+                temporary, .writeOnly,
+                options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)),
+                step: .createTemporary)
         } catch {
             throw StorageError(.system(error), operation: "create temporary file", path: temporary)
         }
@@ -53,22 +51,19 @@ package enum AtomicFile {
             if !published { try? Syscall.unlink(temporary) }
         }
         do {
-            defer { try? descriptor.close() }
+            defer { Syscall.close(descriptor) }
             try step("set mode of temporary file", temporary) { () throws(Errno) in
                 try Syscall.changeMode(descriptor, to: sharing.fileMode)
             }
             try step("write temporary file", temporary) { () throws(Errno) in
-                try FaultInjection.check(.writeTemporary)
-                _ = try Syscall.typed { try descriptor.writeAll(bytes) }
+                try Syscall.writeAll(descriptor, bytes, step: .writeTemporary)
             }
             try step("sync temporary file", temporary) { () throws(Errno) in
-                try FaultInjection.check(.syncTemporary)
-                try Syscall.sync(descriptor)
+                try Syscall.sync(descriptor, step: .syncTemporary)
             }
         }
         try step("rename temporary file over", target) { () throws(Errno) in
-            try FaultInjection.check(.rename)
-            try Syscall.rename(temporary, to: target)
+            try Syscall.rename(temporary, to: target, step: .rename)
         }
         published = true
         if durability == .full {
@@ -80,9 +75,8 @@ package enum AtomicFile {
     /// - Throws: ``StorageError/Kind/notDurable(_:)``: whatever was renamed is already visible.
     package static func syncDirectory(_ directory: FilePath) throws(StorageError) {
         do {
-            try FaultInjection.check(.syncDirectory)
-            let descriptor = try Syscall.typed { try FileDescriptor.open(directory, .readOnly, options: [.directory, .closeOnExec]) }
-            defer { try? descriptor.close() }
+            let descriptor = try Syscall.open(directory, .readOnly, options: [.directory, .closeOnExec], step: .syncDirectory)
+            defer { Syscall.close(descriptor) }
             try Syscall.sync(descriptor)
         } catch {
             throw StorageError(.notDurable(error), operation: "sync directory", path: directory)

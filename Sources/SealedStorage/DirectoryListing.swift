@@ -1,23 +1,21 @@
 import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// The names in a directory (without "." and ".."), read with `opendir`/`readdir`.
+/// The names in a directory (without "." and ".."), read with `opendir`/`readdir` through ``Syscall``.
 package enum DirectoryListing {
-    /// The entry names of `directory`, sorted; empty when it cannot be read.
+    /// The entry names of `directory`, sorted; empty when it cannot be read. For callers to
+    /// whom an unreadable directory means "nothing to do" (sweeping leftovers); a caller that
+    /// reports what is there should use ``entries(in:)``, which says why it could not look.
     package static func names(in directory: FilePath) -> [String] {
-        guard let stream = directory.withPlatformString({ opendir($0) }) else { return [] }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
+        (try? entries(in: directory)) ?? []
+    }
+
+    /// The entry names of `directory`, sorted.
+    /// - Throws: ``StorageError`` naming the directory when it cannot be listed.
+    package static func entries(in directory: FilePath) throws(StorageError) -> [String] {
+        do {
+            return try Syscall.listDirectory(directory).sorted()
+        } catch {
+            throw StorageError(.system(error), operation: "list directory", path: directory)
         }
-        return names.sorted()
     }
 }

@@ -42,19 +42,20 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     private let readBuffer: UnsafeMutableRawBufferPointer
 
     package init(directory: FilePath) throws(StorageError) {
-        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else {
-            let error = Errno(rawValue: errno)
+        let descriptor: Int32
+        do {
+            descriptor = try Syscall.inotifyInit(flags: Int32(IN_NONBLOCK | IN_CLOEXEC))
+        } catch {
             // EMFILE here is the per-user instance limit, not the descriptor table.
             let hint = error == .tooManyOpenFiles
                 ? "the per-user limit fs.inotify.max_user_instances may be reached; raise it with sysctl"
                 : nil
             throw StorageError(.system(error), operation: "create inotify instance", path: directory, hint: hint)
         }
-        let watch = directory.withPlatformString { inotify_add_watch(descriptor, $0, Self.mask) }
-        guard watch >= 0 else {
-            let error = Errno(rawValue: errno)
-            close(descriptor)
+        do {
+            _ = try Syscall.inotifyAddWatch(descriptor, directory, mask: Self.mask)
+        } catch {
+            Syscall.close(raw: descriptor)
             // ENOSPC from inotify_add_watch is the per-user watch limit, not a full disk.
             let hint = error == .noSpace
                 ? "ENOSPC here means the per-user limit fs.inotify.max_user_watches is reached, not a full disk; raise it with sysctl"
@@ -77,7 +78,7 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
             let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
             source.setEventHandler { [self] in drain(into: sink) }
             // The handler keeps `self` (and so the buffer) alive until the descriptor is closed.
-            source.setCancelHandler { [self] in _ = close(descriptor) }
+            source.setCancelHandler { [self] in Syscall.close(raw: descriptor) }
             state = .started(source)
             source.resume()
         }
@@ -89,7 +90,7 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
             switch state {
             case .ready:
                 // Never started: no source owns the descriptor, so close it here.
-                close(descriptor)
+                Syscall.close(raw: descriptor)
                 return nil
             case .started(let source):
                 return source
@@ -103,10 +104,11 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     /// Reads every queued event and delivers it; runs on `queue`.
     private func drain<Element: Sendable>(into sink: DirectoryWatcher.EventSink<Element>) {
         while true {
-            let count = read(descriptor, readBuffer.baseAddress, readBuffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return }
+            let count: Int
+            do {
+                guard let read = try Syscall.inotifyRead(descriptor, into: readBuffer) else { return }
+                count = read
+            } catch {
                 // The descriptor is unusable: say "rescan" and end rather than spin.
                 sink.deliver(.overflow)
                 sink.finish()

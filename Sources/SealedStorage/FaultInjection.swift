@@ -1,7 +1,7 @@
 import SystemPackage
 import Synchronization
 
-/// A step of a durable write or lock acquisition where a test can inject a fault.
+/// A step of a durable write where a test can inject a fault.
 package enum FaultPoint: String, Sendable, CaseIterable {
     /// Creating the temporary file beside the target.
     case createTemporary = "create-temporary"
@@ -15,6 +15,42 @@ package enum FaultPoint: String, Sendable, CaseIterable {
     case syncDirectory = "sync-directory"
 }
 
+/// A system call wrapped by ``Syscall``; each can be made to fail wherever it is made, not only
+/// at the write steps (a read, a directory listing, an inotify watch).
+package enum SystemCall: String, Sendable, CaseIterable {
+    case open = "call-open"
+    case read = "call-read"
+    case write = "call-write"
+    case sync = "call-fsync"
+    case status = "call-stat"
+    case lock = "call-flock"
+    case rename = "call-rename"
+    case makeDirectory = "call-mkdir"
+    case changeMode = "call-fchmod"
+    case unlink = "call-unlink"
+    case listDirectory = "call-readdir"
+    case inotifyInit = "call-inotify-init"
+    case inotifyAddWatch = "call-inotify-add-watch"
+    case inotifyRead = "call-inotify-read"
+}
+
+/// Where a fault is armed: a write step, or every use of one system call.
+package enum FaultSite: Hashable, Sendable {
+    case step(FaultPoint)
+    case call(SystemCall)
+
+    /// The site named `name` (a ``FaultPoint`` or ``SystemCall`` raw value).
+    init?(name: String) {
+        if let point = FaultPoint(rawValue: name) {
+            self = .step(point)
+        } else if let call = SystemCall(rawValue: name) {
+            self = .call(call)
+        } else {
+            return nil
+        }
+    }
+}
+
 /// What happens at an armed ``FaultPoint``.
 package enum Fault: Sendable, Equatable {
     /// The step fails with this errno, as if the system call had.
@@ -23,12 +59,16 @@ package enum Fault: Sendable, Equatable {
     case terminateProcess
 }
 
-/// The seam through which tests make storage steps fail, modelled on swift-system's mocking:
-/// production code calls ``check(_:)`` before each step; in release builds that is a no-op.
+/// The seam through which tests make storage fail, modelled on swift-system's mocking: every
+/// wrapper in ``Syscall`` calls ``check(_:)`` (and ``check(_:)-(FaultPoint)`` for the write step
+/// it performs, when it performs one) before the real call. In release builds the checks are
+/// empty and the table does not exist.
 ///
-/// Tests arm faults in-process with ``arm(_:at:afterPassing:)``; child processes are armed through
-/// the environment variable `GROUPVAULT_FAULT=<point>:<errno number|terminate>[:<passes>]`
-/// (debug builds only), so a multi-process test can kill a writer at an exact step.
+/// Tests arm faults for a scope with ``withFault(_:at:afterPassing:_:)``, or with
+/// ``arm(_:at:afterPassing:)`` and ``disarmAll()``; child processes are armed through the
+/// environment variable `GROUPVAULT_FAULT=<site>:<errno number|terminate>[:<passes>]` (debug
+/// builds only), where `<site>` is a step (`rename`, `sync-directory`, ...) or a system call
+/// (`call-open`, `call-readdir`, ...), so a multi-process test can kill a writer at an exact step.
 package enum FaultInjection {
     private struct Armed {
         var fault: Fault
@@ -36,12 +76,12 @@ package enum FaultInjection {
     }
 
     #if DEBUG
-    private static let armed = Mutex<[FaultPoint: Armed]>(FaultInjection.fromEnvironment())
+    private static let armed = Mutex<[FaultSite: Armed]>(FaultInjection.fromEnvironment())
 
-    private static func fromEnvironment() -> [FaultPoint: Armed] {
+    private static func fromEnvironment() -> [FaultSite: Armed] {
         guard let value = getenv("GROUPVAULT_FAULT").map({ String(cString: $0) }) else { return [:] }
         let parts = value.split(separator: ":").map(String.init)
-        guard parts.count >= 2, let point = FaultPoint(rawValue: parts[0]) else { return [:] }
+        guard parts.count >= 2, let site = FaultSite(name: parts[0]) else { return [:] }
         let fault: Fault
         if parts[1] == "terminate" {
             fault = .terminateProcess
@@ -51,16 +91,47 @@ package enum FaultInjection {
             return [:]
         }
         let passes = parts.count > 2 ? Int(parts[2]) ?? 0 : 0
-        return [point: Armed(fault: fault, remainingPasses: passes)]
+        return [site: Armed(fault: fault, remainingPasses: passes)]
     }
     #endif
 
-    /// Arms `fault` at `point`: the first `passes` arrivals go through, the next one faults,
-    /// and the fault then disarms itself.
+    /// Arms `fault` at the write step `point`: the first `passes` arrivals go through, the next
+    /// one faults, and the fault then disarms itself.
     package static func arm(_ fault: Fault, at point: FaultPoint, afterPassing passes: Int = 0) {
+        arm(fault, at: .step(point), afterPassing: passes)
+    }
+
+    /// Arms `fault` at every use of the system call `call`, counted as for a step.
+    package static func arm(_ fault: Fault, atCall call: SystemCall, afterPassing passes: Int = 0) {
+        arm(fault, at: .call(call), afterPassing: passes)
+    }
+
+    private static func arm(_ fault: Fault, at site: FaultSite, afterPassing passes: Int) {
         #if DEBUG
-        armed.withLock { $0[point] = Armed(fault: fault, remainingPasses: passes) }
+        armed.withLock { $0[site] = Armed(fault: fault, remainingPasses: passes) }
         #endif
+    }
+
+    /// Runs `body` with `fault` armed at `site`, then restores what was armed there before,
+    /// whether the fault fired or not and however `body` ends.
+    ///
+    /// ```swift
+    /// try FaultInjection.withFault(.fail(.ioError), at: .call(.read)) {
+    ///     XCTAssertThrowsError(try keyring.item(matching: query))
+    /// }
+    /// ```
+    package static func withFault<Result, Failure: Error>(
+        _ fault: Fault, at site: FaultSite, afterPassing passes: Int = 0,
+        _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        #if DEBUG
+        let previous = armed.withLock { table in
+            defer { table[site] = Armed(fault: fault, remainingPasses: passes) }
+            return table[site]
+        }
+        defer { armed.withLock { $0[site] = previous } }
+        #endif
+        return try body()
     }
 
     /// Removes every armed fault.
@@ -70,17 +141,27 @@ package enum FaultInjection {
         #endif
     }
 
-    /// Called by storage code immediately before `point`; throws or exits if a fault is due.
+    /// Called before the write step `point`; throws or exits if a fault is due.
     package static func check(_ point: FaultPoint) throws(Errno) {
+        try check(site: .step(point))
+    }
+
+    /// Called by every ``Syscall`` wrapper before the real call; throws or exits if a fault is due.
+    package static func check(call: SystemCall) throws(Errno) {
+        try check(site: .call(call))
+    }
+
+    @inline(__always)
+    private static func check(site: FaultSite) throws(Errno) {
         #if DEBUG
         let due: Fault? = armed.withLock { table in
-            guard var entry = table[point] else { return nil }
+            guard !table.isEmpty, var entry = table[site] else { return nil }
             if entry.remainingPasses > 0 {
                 entry.remainingPasses -= 1
-                table[point] = entry
+                table[site] = entry
                 return nil
             }
-            table[point] = nil
+            table[site] = nil
             return entry.fault
         }
         switch due {

@@ -1,6 +1,6 @@
 import SystemPackage
 
-/// An exclusive cross-process lock held with `flock(2)` on a dedicated lock file.
+/// An exclusive or shared cross-process lock held with `flock(2)` on a dedicated lock file.
 ///
 /// Why `flock` and a separate file: classic POSIX `fcntl` locks belong to the process and
 /// vanish when *any* descriptor of the file is closed, so a library that opened the data file
@@ -9,58 +9,121 @@ import SystemPackage
 /// `flock` belongs to its open file description, so two threads of one process exclude each
 /// other too. The kernel drops the lock when its holder dies, so a killed writer never wedges
 /// the others.
+///
+/// Lock files live where others may plant files (a group container's `GroupVault/locks`), so:
+/// the file is opened with `O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC` (a FIFO cannot hang the open,
+/// a symbolic link is refused); anything but a regular file with exactly one link, owned as the
+/// sharing mode expects, is refused before it is locked or its mode changed (a hard link to a
+/// private file would otherwise have that file's mode set by `fchmod`); and the wait is bounded:
+/// a lock someone holds forever gives a ``StorageError`` saying so after ``defaultWaitLimit``
+/// instead of hanging every writer, and so every sign-out, behind it.
 package struct FileLock: ~Copyable {
     private let descriptor: FileDescriptor
     /// The lock file.
     package let path: FilePath
 
-    /// Blocks until this process holds the lock at `path`, creating the lock file if needed.
-    package init(exclusiveAt path: FilePath, sharing: FileSharing) throws(StorageError) {
-        try self.init(at: path, sharing: sharing, exclusive: true)
+    /// How long a lock is waited for before giving up. Holders keep a record's lock for one
+    /// atomic write (milliseconds) and the group lock for one reseal, so this is generous.
+    package static let defaultWaitLimit: Duration = .seconds(30)
+
+    /// Waits (at most `waitLimit`) until this process holds the lock at `path`, creating the
+    /// lock file if needed.
+    package init(exclusiveAt path: FilePath, sharing: FileSharing, waitLimit: Duration = FileLock.defaultWaitLimit) throws(StorageError) {
+        try self.init(at: path, sharing: sharing, exclusive: true, waitLimit: waitLimit)
     }
 
-    /// Blocks until this process holds a shared lock at `path`: any number of shared holders
-    /// together, none while someone holds it exclusively.
-    package init(sharedAt path: FilePath, sharing: FileSharing) throws(StorageError) {
-        try self.init(at: path, sharing: sharing, exclusive: false)
+    /// Waits (at most `waitLimit`) until this process holds a shared lock at `path`: any number
+    /// of shared holders together, none while someone holds it exclusively.
+    package init(sharedAt path: FilePath, sharing: FileSharing, waitLimit: Duration = FileLock.defaultWaitLimit) throws(StorageError) {
+        try self.init(at: path, sharing: sharing, exclusive: false, waitLimit: waitLimit)
     }
 
-    private init(at path: FilePath, sharing: FileSharing, exclusive: Bool) throws(StorageError) {
+    private init(at path: FilePath, sharing: FileSharing, exclusive: Bool, waitLimit: Duration) throws(StorageError) {
         let descriptor: FileDescriptor
         do {
             // Read-only is enough for flock, and lets a group member lock a file another member
-            // created. The creator sets the exact mode, whatever its umask, or that other member
-            // could not open the file at all.
-            descriptor = try Syscall.typed {
-                try FileDescriptor.open(
-                    path, .readOnly,
-                    options: [.create, .noFollow, .closeOnExec],
-                    permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
-            }
+            // created. The creator sets the exact mode below, whatever its umask, or that other
+            // member could not open the file at all.
+            descriptor = try Syscall.open(
+                path, .readOnly, options: [.create, .noFollow, .closeOnExec, .nonBlocking],
+                permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
+        } catch .tooManySymbolicLinkLevels {
+            throw StorageError(.symbolicLink, operation: "open lock file", path: path)
         } catch {
             throw StorageError(.system(error), operation: "open lock file", path: path)
         }
-        if let status = try? descriptor.stat(), UInt32(status.userID.rawValue) == Syscall.effectiveUserID,
-           UInt16(status.permissions.rawValue) & 0o7777 != sharing.fileMode {
-            do {
-                try Syscall.changeMode(descriptor, to: sharing.fileMode)
-            } catch {
-                try? descriptor.close()
-                throw StorageError(.system(error), operation: "set mode of lock file", path: path)
-            }
-        }
-        do {
-            if exclusive {
-                try Syscall.lockExclusively(descriptor)
-            } else {
-                try Syscall.lockShared(descriptor)
-            }
+        do throws(StorageError) {
+            try Self.checkAndSetMode(descriptor, path: path, sharing: sharing)
+            try Self.acquire(descriptor, path: path, exclusive: exclusive, waitLimit: waitLimit)
         } catch {
             try? descriptor.close()
-            throw StorageError(.system(error), operation: "lock", path: path)
+            throw error
         }
         self.descriptor = descriptor
         self.path = path
+    }
+
+    /// Refuses what is not a lock file this process may use, then gives one it owns the exact mode.
+    private static func checkAndSetMode(_ descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) {
+        let status: Stat
+        do {
+            status = try Syscall.status(descriptor)
+        } catch {
+            throw StorageError(.system(error), operation: "check lock file", path: path)
+        }
+        guard status.type == .regular else {
+            throw StorageError(.wrongFileType, operation: "open lock file", path: path,
+                               hint: "a lock file must be a regular file (this one is a \(status.type)); remove it and GroupVault recreates it")
+        }
+        guard status.linkCount == 1 else {
+            throw StorageError(.wrongFileType, operation: "open lock file", path: path,
+                               hint: "it has \(status.linkCount) hard links, so it may be another file's other name, whose mode must not be changed; remove it and GroupVault recreates it")
+        }
+        let owner = UInt32(status.userID.rawValue)
+        switch sharing {
+        case .ownerOnly:
+            guard owner == Syscall.effectiveUserID else {
+                throw StorageError(.wrongOwner(owner: owner, expected: Syscall.effectiveUserID), operation: "open lock file", path: path)
+            }
+        case .unixGroup:
+            let group = UInt32(status.groupID.rawValue)
+            guard owner == Syscall.effectiveUserID || Syscall.isMember(ofGroup: group) else {
+                throw StorageError(.outsideSharedGroup(owner: owner, group: group), operation: "open lock file", path: path)
+            }
+        }
+        guard owner == Syscall.effectiveUserID, UInt16(status.permissions.rawValue) & 0o7777 != sharing.fileMode else { return }
+        do {
+            try Syscall.changeMode(descriptor, to: sharing.fileMode)
+        } catch {
+            throw StorageError(.system(error), operation: "set mode of lock file", path: path)
+        }
+    }
+
+    /// Takes the lock without blocking, retrying with a growing pause until `waitLimit` has passed.
+    private static func acquire(_ descriptor: FileDescriptor, path: FilePath, exclusive: Bool, waitLimit: Duration) throws(StorageError) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                if try Syscall.tryLock(descriptor, exclusive: exclusive) { return }
+            } catch {
+                throw StorageError(.system(error), operation: "lock", path: path)
+            }
+            let waited = clock.now - start
+            guard waited < waitLimit else {
+                let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
+                throw StorageError(.system(.wouldBlock), operation: "lock", path: path,
+                                   hint: "locked by another process for \(Self.rounded(seconds)) s; a writer holds it for milliseconds, so its holder is stuck or the file was planted: find the holder with `fuser` or `lsof`, or remove the file")
+            }
+            Syscall.pause(min(pause, waitLimit - waited))
+            pause = min(pause * 2, .milliseconds(50))
+        }
+    }
+
+    private static func rounded(_ seconds: Double) -> String {
+        let tenths = (seconds * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))" : "\(tenths / 10)"
     }
 
     deinit {
@@ -73,9 +136,10 @@ package struct FileLock: ~Copyable {
 package func withExclusiveLock<Result>(
     at lockPath: FilePath,
     sharing: FileSharing,
+    waitLimit: Duration = FileLock.defaultWaitLimit,
     _ body: () throws -> Result
 ) throws -> Result {
-    try withLock(try FileLock(exclusiveAt: lockPath, sharing: sharing), body)
+    try withLock(try FileLock(exclusiveAt: lockPath, sharing: sharing, waitLimit: waitLimit), body)
 }
 
 /// Runs `body` while holding a shared lock at `lockPath` (any number of shared holders at once,
@@ -83,9 +147,10 @@ package func withExclusiveLock<Result>(
 package func withSharedLock<Result>(
     at lockPath: FilePath,
     sharing: FileSharing,
+    waitLimit: Duration = FileLock.defaultWaitLimit,
     _ body: () throws -> Result
 ) throws -> Result {
-    try withLock(try FileLock(sharedAt: lockPath, sharing: sharing), body)
+    try withLock(try FileLock(sharedAt: lockPath, sharing: sharing, waitLimit: waitLimit), body)
 }
 
 private func withLock<Result>(_ lock: consuming FileLock, _ body: () throws -> Result) throws -> Result {

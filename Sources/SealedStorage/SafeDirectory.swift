@@ -65,11 +65,11 @@ package enum SafeDirectory {
 
     private static func setMode(_ path: FilePath, _ mode: UInt16) throws(StorageError) {
         do {
-            let descriptor = try FileDescriptor.open(path, .readOnly, options: [.directory, .noFollow, .closeOnExec])
-            defer { try? descriptor.close() }
+            let descriptor = try Syscall.open(path, .readOnly, options: [.directory, .noFollow, .closeOnExec])
+            defer { Syscall.close(descriptor) }
             try Syscall.changeMode(descriptor, to: mode)
         } catch {
-            throw StorageError(.system(error as? Errno ?? .ioError), operation: "set directory mode", path: path)
+            throw StorageError(.system(error), operation: "set directory mode", path: path)
         }
     }
 }

@@ -11,9 +11,7 @@ package enum SafeFile {
         let descriptor: FileDescriptor
         do {
             // O_NONBLOCK so that a FIFO planted in place of the file cannot hang the reader.
-            descriptor = try Syscall.typed {
-                try FileDescriptor.open(path, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
-            }
+            descriptor = try Syscall.open(path, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
         } catch .noSuchFileOrDirectory {
             return nil
         } catch .tooManySymbolicLinkLevels {
@@ -21,11 +19,11 @@ package enum SafeFile {
         } catch {
             throw StorageError(.system(error), operation: "open", path: path)
         }
-        defer { try? descriptor.close() }
+        defer { Syscall.close(descriptor) }
 
         let status: Stat
         do {
-            status = try descriptor.stat()
+            status = try Syscall.status(descriptor)
         } catch {
             throw StorageError(.system(error), operation: "stat", path: path)
         }
@@ -45,9 +43,10 @@ package enum SafeFile {
                     guard bytes.count <= maximumSize else { break }
                     bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, maximumSize + 1 - bytes.count)))
                 }
+                // withUnsafeMutableBytes rethrows untyped; typed restores the Errno.
                 let count = try Syscall.typed {
-                    try bytes.withUnsafeMutableBytes { buffer in
-                        try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
+                    try bytes.withUnsafeMutableBytes { buffer throws(Errno) in
+                        try Syscall.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
                     }
                 }
                 if count == 0 { break }

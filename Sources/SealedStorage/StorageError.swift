@@ -61,7 +61,7 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
         case .symbolicLink:
             return "\(operation) refused \(path): it is a symbolic link; replace it with a real file or directory"
         case .wrongFileType:
-            return "\(operation) refused \(path): it is not the expected kind of file"
+            return "\(operation) refused \(path): " + (hint ?? "it is not the expected kind of file")
         case .tooLarge(let limit):
             return "\(operation) refused \(path): larger than the \(limit)-byte limit"
         case .wrongOwner(let owner, let expected):

@@ -5,9 +5,14 @@ import Glibc
 import Darwin
 #endif
 
-/// The system calls swift-system does not wrap (fsync, flock, rename, mkdir, fchmod, unlink),
-/// each retried on EINTR and reported as a typed `Errno`. Kept in one file so the platform
-/// imports and the raw C calls stay out of the logic that uses them.
+/// Every system call GroupVault's storage makes, in one place: each is retried on EINTR,
+/// reports a typed `Errno`, and first asks ``FaultInjection`` whether to fail (as swift-system's
+/// mocking seam does inside its own wrappers), so tests can fail any read, open, listing or
+/// watch, not only the write steps. Kept in one file so the platform imports and the raw C
+/// calls stay out of the logic that uses them.
+///
+/// A wrapper that performs a write step (``FaultPoint``) takes it as `step:` and checks it
+/// before the call's own fault: the step names stay what tests and `GROUPVAULT_FAULT` arm.
 package enum Syscall {
     /// The effective user id of this process.
     package static var effectiveUserID: UInt32 { UInt32(geteuid()) }
@@ -31,6 +36,11 @@ package enum Syscall {
         }
     }
 
+    private static func checkFaults(_ call: SystemCall, step: FaultPoint?) throws(Errno) {
+        if let step { try FaultInjection.check(step) }
+        try FaultInjection.check(call: call)
+    }
+
     /// Runs a swift-system call (declared `throws`, though it only throws `Errno`) with a typed error.
     package static func typed<Result>(_ body: () throws -> Result) throws(Errno) -> Result {
         do {
@@ -42,23 +52,113 @@ package enum Syscall {
         }
     }
 
+    // MARK: Descriptors
+
+    /// `open(2)`.
+    package static func open(
+        _ path: FilePath, _ mode: FileDescriptor.AccessMode, options: FileDescriptor.OpenOptions,
+        permissions: FilePermissions? = nil, step: FaultPoint? = nil
+    ) throws(Errno) -> FileDescriptor {
+        try checkFaults(.open, step: step)
+        return try typed { try FileDescriptor.open(path, mode, options: options, permissions: permissions, retryOnInterrupt: true) }
+    }
+
+    /// `close(2)`; its error is of no use to a caller that is done with the descriptor.
+    package static func close(_ descriptor: FileDescriptor) {
+        try? descriptor.close()
+    }
+
+    /// `fstat(2)` of an open descriptor.
+    package static func status(_ descriptor: FileDescriptor) throws(Errno) -> Stat {
+        try checkFaults(.status, step: nil)
+        return try typed { try descriptor.stat(retryOnInterrupt: true) }
+    }
+
+    /// `read(2)` into `buffer`: the number of bytes read, 0 at the end of the file.
+    package static func read(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try checkFaults(.read, step: nil)
+        return try typed { try descriptor.read(into: buffer, retryOnInterrupt: true) }
+    }
+
+    /// Reads from `descriptor` until `buffer` is full or the file ends; the number of bytes read.
+    package static func readAll(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        var total = 0
+        while total < buffer.count {
+            let count = try read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
+            if count == 0 { break }
+            total += count
+        }
+        return total
+    }
+
+    /// `write(2)` until every byte of `bytes` is written.
+    package static func writeAll(_ descriptor: FileDescriptor, _ bytes: [UInt8], step: FaultPoint? = nil) throws(Errno) {
+        try checkFaults(.write, step: step)
+        _ = try typed { try descriptor.writeAll(bytes) }
+    }
+
     /// `fsync(2)`: the file's data and metadata reach stable storage.
-    package static func sync(_ descriptor: FileDescriptor) throws(Errno) {
+    package static func sync(_ descriptor: FileDescriptor, step: FaultPoint? = nil) throws(Errno) {
+        try checkFaults(.sync, step: step)
         try retrying { fsync(descriptor.rawValue) }
     }
 
-    /// `flock(fd, LOCK_EX)`: blocks until this open file description holds the exclusive lock.
-    package static func lockExclusively(_ descriptor: FileDescriptor) throws(Errno) {
-        try retrying { flock(descriptor.rawValue, LOCK_EX) }
+    /// `flock(fd, LOCK_EX | LOCK_NB)` or `LOCK_SH | LOCK_NB`: `true` when this open file
+    /// description now holds the lock, `false` when another holder has it (EWOULDBLOCK).
+    package static func tryLock(_ descriptor: FileDescriptor, exclusive: Bool) throws(Errno) -> Bool {
+        try checkFaults(.lock, step: nil)
+        do {
+            try retrying { flock(descriptor.rawValue, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) }
+            return true
+        } catch .wouldBlock {
+            return false
+        }
     }
 
-    /// `flock(fd, LOCK_SH)`: blocks until this open file description holds a shared lock.
-    package static func lockShared(_ descriptor: FileDescriptor) throws(Errno) {
-        try retrying { flock(descriptor.rawValue, LOCK_SH) }
+    /// `fchmod(2)`: sets the mode regardless of the process umask.
+    package static func changeMode(_ descriptor: FileDescriptor, to mode: UInt16) throws(Errno) {
+        try checkFaults(.changeMode, step: nil)
+        try retrying { fchmod(descriptor.rawValue, mode_t(mode)) }
     }
+
+    // MARK: Relative to a directory descriptor
+
+    /// `openat(2)`: opens `name`, a single path component, inside the directory `directory`,
+    /// whatever has since happened to the path the directory was opened by.
+    package static func open(
+        _ name: String, in directory: FileDescriptor, _ mode: FileDescriptor.AccessMode,
+        options: FileDescriptor.OpenOptions, permissions: FilePermissions? = nil, step: FaultPoint? = nil
+    ) throws(Errno) -> FileDescriptor {
+        try checkFaults(.open, step: step)
+        let flags = mode.rawValue | options.rawValue
+        let permissionBits = permissions?.rawValue ?? 0
+        while true {
+            let descriptor = name.withCString { openat(directory.rawValue, $0, flags, permissionBits) }
+            if descriptor >= 0 { return FileDescriptor(rawValue: descriptor) }
+            if errno == EINTR { continue }
+            throw Errno(rawValue: errno)
+        }
+    }
+
+    /// `renameat(2)` within one directory descriptor.
+    package static func rename(_ source: String, to destination: String, in directory: FileDescriptor, step: FaultPoint? = nil) throws(Errno) {
+        try checkFaults(.rename, step: step)
+        try retrying {
+            source.withCString { from in destination.withCString { to in renameat(directory.rawValue, from, directory.rawValue, to) } }
+        }
+    }
+
+    /// `unlinkat(2)` of a file within a directory descriptor.
+    package static func unlink(_ name: String, in directory: FileDescriptor) throws(Errno) {
+        try checkFaults(.unlink, step: nil)
+        try retrying { name.withCString { unlinkat(directory.rawValue, $0, 0) } }
+    }
+
+    // MARK: Paths
 
     /// `rename(2)`: atomically replaces `destination` with `source` (same file system).
-    package static func rename(_ source: FilePath, to destination: FilePath) throws(Errno) {
+    package static func rename(_ source: FilePath, to destination: FilePath, step: FaultPoint? = nil) throws(Errno) {
+        try checkFaults(.rename, step: step)
         try retrying {
             source.withPlatformString { from in
                 destination.withPlatformString { to in Glibc_or_Darwin_rename(from, to) }
@@ -68,16 +168,13 @@ package enum Syscall {
 
     /// `mkdir(2)` with an exact mode; EEXIST is reported, not hidden.
     package static func makeDirectory(_ path: FilePath, mode: UInt16) throws(Errno) {
+        try checkFaults(.makeDirectory, step: nil)
         try retrying { path.withPlatformString { mkdir($0, mode_t(mode)) } }
-    }
-
-    /// `fchmod(2)`: sets the mode regardless of the process umask.
-    package static func changeMode(_ descriptor: FileDescriptor, to mode: UInt16) throws(Errno) {
-        try retrying { fchmod(descriptor.rawValue, mode_t(mode)) }
     }
 
     /// `unlink(2)`.
     package static func unlink(_ path: FilePath) throws(Errno) {
+        try checkFaults(.unlink, step: nil)
         try retrying { path.withPlatformString { Glibc_or_Darwin_unlink($0) } }
     }
 
@@ -92,13 +189,87 @@ package enum Syscall {
 
     /// `lstat(2)` that reports a missing path as `nil` instead of an error.
     package static func statusIfPresent(_ path: FilePath) throws(Errno) -> Stat? {
+        try checkFaults(.status, step: nil)
         do {
             return try path.stat(followTargetSymlink: false)
         } catch .noSuchFileOrDirectory {
             return nil
         }
     }
+
+    /// The entry names of `directory` (`opendir`/`readdir`, without "." and ".."), unsorted.
+    package static func listDirectory(_ directory: FilePath) throws(Errno) -> [String] {
+        try checkFaults(.listDirectory, step: nil)
+        guard let stream = directory.withPlatformString({ opendir($0) }) else { throw Errno(rawValue: errno) }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while true {
+            // readdir returns nil both at the end and on error; only errno tells them apart.
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { throw Errno(rawValue: errno) }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
+    // MARK: Time
+
+    /// Sleeps for `duration` (`nanosleep`, resumed after a signal).
+    package static func pause(_ duration: Duration) {
+        guard duration > .zero else { return }
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0, errno == EINTR {
+            request = remaining
+        }
+    }
 }
+
+#if os(Linux)
+extension Syscall {
+    // MARK: inotify
+
+    /// `inotify_init1(flags)`: a new inotify instance.
+    package static func inotifyInit(flags: Int32) throws(Errno) -> Int32 {
+        try checkFaults(.inotifyInit, step: nil)
+        let descriptor = inotify_init1(flags)
+        guard descriptor >= 0 else { throw Errno(rawValue: errno) }
+        return descriptor
+    }
+
+    /// `inotify_add_watch(2)`: the watch descriptor.
+    package static func inotifyAddWatch(_ descriptor: Int32, _ path: FilePath, mask: UInt32) throws(Errno) -> Int32 {
+        try checkFaults(.inotifyAddWatch, step: nil)
+        let watch = path.withPlatformString { inotify_add_watch(descriptor, $0, mask) }
+        guard watch >= 0 else { throw Errno(rawValue: errno) }
+        return watch
+    }
+
+    /// `read(2)` of a non-blocking inotify descriptor: the bytes read, or `nil` when nothing is
+    /// queued (EAGAIN).
+    package static func inotifyRead(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
+        try checkFaults(.inotifyRead, step: nil)
+        while true {
+            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
+            throw Errno(rawValue: errno)
+        }
+    }
+
+    /// `close(2)` of a raw descriptor.
+    package static func close(raw descriptor: Int32) {
+        _ = Glibc.close(descriptor)
+    }
+}
+#endif
 
 // The C functions share names with the Swift wrappers above; these aliases say which is meant.
 @inline(__always) private func Glibc_or_Darwin_rename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 {

@@ -49,10 +49,7 @@ extension Vault {
         }
         var expiresMilliseconds: Int64?
         if let expiresAt {
-            guard let milliseconds = BlobFormat.milliseconds(expiresAt) else {
-                throw VaultError(.invalidArgument, "refusing to write \(subject(name)): expiry \(expiresAt) cannot be represented (finite, within ±275,760 years of 1970)")
-            }
-            expiresMilliseconds = milliseconds
+            expiresMilliseconds = try RecordTime.milliseconds(expiresAt, role: "expiry", of: subject(name))
         }
         return try publish(name, operation: "write") { sequence, key, _ in
             let header = BlobHeader(

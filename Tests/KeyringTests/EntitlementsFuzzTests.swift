@@ -127,6 +127,44 @@ final class EntitlementsFuzzTests: XCTestCase {
         check(IdentityFixtures.xmlPlist("<dict><key>keychain-access-groups</key>\(body)</dict>"), "XML arrays nested \(depth) deep")
     }
 
+    /// The attack pass's reproducer: every closing tag hidden in a comment, so a textual depth
+    /// count sees the nesting close at once while the parser sees 16,000 open arrays. Before
+    /// the parser was GroupVault's own, this overflowed the stack of Foundation's XML scanner
+    /// and killed the process (SIGSEGV). Also in Fuzz/Corpus/entitlements.
+    func testNestingHiddenInCommentsIsRefusedNotACrash() {
+        let body = String(repeating: "<array><!--</array>-->", count: 16_000)
+        let data = IdentityFixtures.xmlPlist("<dict><key>keychain-access-groups</key>\(body)</dict>")
+        XCTAssertThrowsError(try Identity(entitlements: data, source: "deep.entitlements", teamID: "ABCDE12345")) { error in
+            let error = error as? KeyringError
+            XCTAssertEqual(error?.status, .invalidParameter, "\(String(describing: error))")
+            XCTAssertTrue(error?.reason.contains("nests deeper than \(PropertyListValue.maximumDepth) levels") ?? false, "\(String(describing: error))")
+        }
+    }
+
+    /// The same hiding place in CDATA: the text `</array>` inside a string is not a closing tag.
+    func testNestingHiddenInCDATAIsRefusedNotACrash() {
+        let body = String(repeating: "<array><string><![CDATA[</array>]]></string>", count: 16_000)
+        check(IdentityFixtures.xmlPlist("<dict><key>k</key>\(body)</dict>"), "arrays whose closing tags are CDATA text")
+    }
+
+    /// A binary plist can hold a NaN date; describing it in the refusal must not trap (Date's
+    /// own description does on NaN).
+    func testNaNDateWhereAStringBelongsIsDescribedNotATrap() {
+        let key = Array("application-identifier".utf8)
+        var data: [UInt8] = Array("bplist00".utf8)
+        data += [0xD1, 0x01, 0x02]                              // object 0 at 8: { 1: 2 }
+        data += [0x5F, 0x10, UInt8(key.count)] + key             // object 1 at 11: the key
+        data += [0x33, 0x7F, 0xF8, 0, 0, 0, 0, 0, 0]             // object 2 at 36: date, NaN
+        let offsetTable = data.count
+        data += [8, 11, 36]
+        data += [0, 0, 0, 0, 0, 0, 1, 1]                         // trailer: offset and ref sizes
+        data += [0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(offsetTable)]
+        XCTAssertThrowsError(try Identity(entitlements: Data(data), source: "nan.entitlements")) { error in
+            let reason = (error as? KeyringError)?.reason ?? "\(error)"
+            XCTAssertTrue(reason.contains("found a date (nan s since 1970)"), reason)
+        }
+    }
+
     func testDeeplyNestedBinaryArraysGiveAnIdentityOrATypedError() {
         check(nestedBinaryArrays(depth: 100_000), "binary arrays nested 100000 deep")
     }

@@ -160,18 +160,40 @@ final class EntitlementsTests: XCTestCase {
         XCTAssertEqual(identity.keychainAccessGroups.map(\.rawValue), ["ABCDE12345.shared"])
     }
 
-    func testTeamIdentifierEntitlementWinsOverTheApplicationIdentifierPrefix() throws {
+    /// The attack pass: an application identifier of another team used to be accepted beside
+    /// the team identifier, putting that team's group among the identity's access groups.
+    func testApplicationIdentifierOfAnotherTeamThanTheTeamIdentifierIsRefused() throws {
         let data = IdentityFixtures.xmlPlist("""
             <dict>
-              <key>application-identifier</key><string>LEGACY0001.com.example.app</string>
+              <key>application-identifier</key><string>ZZZZZ99999.com.example.app</string>
               <key>com.apple.developer.team-identifier</key><string>ABCDE12345</string>
-              <key>\(IdentityFixtures.keychainGroupsKey)</key><array><string>$(TeamIdentifierPrefix)shared</string></array>
             </dict>
             """)
-        let identity = try Identity(entitlements: data, source: "inline")
-        XCTAssertEqual(identity.teamID, "ABCDE12345")
-        XCTAssertEqual(identity.applicationIdentifier?.rawValue, "LEGACY0001.com.example.app")
-        XCTAssertEqual(identity.keychainAccessGroups.map(\.rawValue), ["ABCDE12345.shared"])
+        let error = refusal { try Identity(entitlements: data, source: "inline") }
+        assertReason(error, contains: ["application-identifier", "belongs to team ZZZZZ99999", "the team id is ABCDE12345", "com.apple.developer.team-identifier"])
+    }
+
+    func testApplicationIdentifierOfAnotherTeamThanTheExplicitTeamIDIsRefused() throws {
+        let data = IdentityFixtures.xmlPlist("<dict><key>application-identifier</key><string>ZZZZZ99999.com.example.app</string></dict>")
+        let error = refusal { try Identity(entitlements: data, source: "inline", teamID: "ABCDE12345") }
+        assertReason(error, contains: ["belongs to team ZZZZZ99999", "given by the caller"])
+    }
+
+    func testApplicationIdentifierOfTheSameTeamAsTheTeamIdentifierIsAccepted() throws {
+        let data = IdentityFixtures.xmlPlist("""
+            <dict>
+              <key>application-identifier</key><string>ABCDE12345.com.example.app</string>
+              <key>com.apple.developer.team-identifier</key><string>ABCDE12345</string>
+            </dict>
+            """)
+        XCTAssertEqual(try Identity(entitlements: data, source: "inline").applicationIdentifier?.rawValue, "ABCDE12345.com.example.app")
+    }
+
+    /// The attack pass: 4,000 groups made `vaultcli identity` create 20,000 directories.
+    func testMoreGroupsThanTheLimitUnderOneKeyAreRefused() throws {
+        let groups = (0...EntitlementsFile.maximumGroupsPerKey).map { "group.com.example.g\($0)" }
+        let error = refusal { try Identity(entitlements: IdentityFixtures.entitlements([(IdentityFixtures.appGroupsKey, groups)]), source: "inline") }
+        assertReason(error, contains: [IdentityFixtures.appGroupsKey, "lists \(groups.count) identifiers", "at most \(EntitlementsFile.maximumGroupsPerKey)"])
     }
 
     func testTeamAndBundleIDComeFromTheApplicationIdentifierWhenNothingElseGivesThem() throws {

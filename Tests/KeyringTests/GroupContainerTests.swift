@@ -61,6 +61,15 @@ final class GroupContainerTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("home").path))
     }
 
+    /// Showing an identity reads it, and reading creates nothing (`vaultcli identity` created
+    /// every container of the identity, 20,000 directories for 4,000 groups).
+    func testContainerLocationIsTheContainerPathAndCreatesNothing() throws {
+        let keyring = keyring()
+        XCTAssertEqual(keyring.containerLocation(for: appGroup)?.standardizedFileURL.path, containerPath)
+        XCTAssertNil(keyring.containerLocation(for: GroupIdentifier(rawValue: "group.com.other")!))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("home").path))
+    }
+
     // MARK: Creation
 
     func testContainerIsGroupContainersSlashGroupUnderTheHome() throws {

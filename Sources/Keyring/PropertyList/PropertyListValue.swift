@@ -2,12 +2,14 @@ import Foundation
 
 /// A property list as a plain Swift tree, decoded from XML or binary bytes.
 ///
-/// Why not `PropertyListSerialization`: on Linux it parses with CoreFoundation and then bridges
-/// the objects to Swift, and a corrupted binary property list (a dictionary marker flipped into
-/// a set marker, found by EntitlementsFuzzTests) crashes the process inside that bridging. An
-/// entitlements file is input, so it is decoded with `PropertyListDecoder`, whose parser is
-/// written in Swift and reports malformed bytes as errors, into this tree; and the tree's depth
-/// is bounded so that deeply nested input cannot exhaust the stack.
+/// XML is parsed by ``XMLPropertyListParser``, GroupVault's own bounded parser: Foundation's
+/// XML scanner recurses per element, and nesting hidden from any pre-check inside comments
+/// (`<array><!--</array>-->`, repeated) overflowed its stack. Binary property lists are decoded
+/// with `PropertyListDecoder`, whose binary parser walks objects without recursion and reports
+/// malformed bytes as errors, into this tree, with its depth and value count bounded.
+/// `PropertyListSerialization` is not used: on Linux it bridges CoreFoundation objects to Swift,
+/// and a corrupted binary property list (a dictionary marker flipped into a set marker, found
+/// by EntitlementsFuzzTests) crashed the process inside that bridging.
 enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible {
     case string(String)
     case boolean(Bool)
@@ -29,15 +31,15 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
     /// Parses XML or binary property list bytes.
     /// - Throws: any error for bytes that are not a property list, or nest too deep.
     static func parse(_ data: Data) throws -> PropertyListValue {
-        // The binary parser walks objects without recursion and the decoding below bounds the
-        // depth; the XML parser recurses per nested element, so its depth is checked first.
-        if !data.starts(with: "bplist".utf8) {
-            // Foundation's XML parser traps (fatalError, not a thrown error) on some invalid
-            // UTF-8, e.g. an old 5-byte lead byte inside <integer> (found by libFuzzer). Xcode
-            // writes entitlements as UTF-8, so anything else is refused before it gets there.
+        guard data.starts(with: "bplist".utf8) else {
+            // Checked first so that the refusal says what is wrong with the bytes; Xcode writes
+            // entitlements as UTF-8 (and Foundation's scanner, used before the parser below, once
+            // trapped on an old 5-byte UTF-8 lead byte).
             guard String(data: data, encoding: .utf8) != nil else { throw Refusal.notUTF8 }
-            try checkXMLNesting(data)
+            return try XMLPropertyListParser.parse(data)
         }
+        // The binary parser walks objects without recursion, and init(from:) bounds the depth
+        // and the number of values decoded.
         let decoder = PropertyListDecoder()
         decoder.userInfo[ValueBudget.key] = ValueBudget(remaining: maximumValues)
         return try decoder.decode(PropertyListValue.self, from: data)
@@ -60,34 +62,6 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
         static let tooDeep = Refusal(description: "nests deeper than \(PropertyListValue.maximumDepth) levels")
         static let tooManyValues = Refusal(description: "holds more than \(PropertyListValue.maximumValues) values")
         static let notUTF8 = Refusal(description: "is an XML property list that is not valid UTF-8")
-    }
-
-    /// Refuses XML whose `<array>` and `<dict>` elements nest deeper than ``maximumDepth``,
-    /// before the recursive parser sees it. Conservative: element names inside comments count
-    /// too, which can only refuse a file that no entitlements file resembles.
-    private static func checkXMLNesting(_ data: Data) throws {
-        let bytes = [UInt8](data)
-        let open = UInt8(ascii: "<"), slash = UInt8(ascii: "/"), close = UInt8(ascii: ">")
-        func hasName(_ name: String, at start: Int) -> Bool {
-            let name = Array(name.utf8)
-            guard start + name.count < bytes.count, Array(bytes[start..<(start + name.count)]) == name else { return false }
-            // The name must end here: "<dictionary>" is not "<dict>".
-            let next = bytes[start + name.count]
-            return next == close || next == slash || next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D
-        }
-        var depth = 0
-        var index = 0
-        while let found = bytes[index...].firstIndex(of: open) {
-            index = found + 1
-            guard index < bytes.count else { break }
-            if bytes[index] == slash {
-                if hasName("array", at: index + 1) || hasName("dict", at: index + 1) { depth -= 1 }
-            } else if hasName("array", at: index) || hasName("dict", at: index) {
-                guard let end = bytes[index...].firstIndex(of: close) else { break }
-                if bytes[end - 1] != slash { depth += 1 }
-                if depth > maximumDepth { throw Refusal.tooDeep }
-            }
-        }
     }
 
     private struct Key: CodingKey {
@@ -147,7 +121,8 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
         case .integer(let integer): return "the number \(integer)"
         case .real(let real): return "the number \(real)"
         case .data(let data): return "data (\(data.count) bytes)"
-        case .date(let date): return "the date \(date)"
+        // Not `\(date)`: Date's description traps on a NaN interval, which a binary plist can hold.
+        case .date(let date): return "a date (\(date.timeIntervalSince1970) s since 1970)"
         case .array(let array): return "an array of \(array.count) item\(array.count == 1 ? "" : "s")"
         case .dictionary: return "a dictionary"
         }

@@ -1,0 +1,150 @@
+import SystemPackage
+
+/// A directory opened once, by descriptor, and used for every file in it afterwards.
+///
+/// Why: a path is looked up again on every use, so a process that vetted `.../records` and
+/// later opened `.../records/auth-state.gvr` would follow a symbolic link swapped in for
+/// `records` (or any directory above it) in between. A ``DirectoryHandle`` is opened with
+/// `O_DIRECTORY | O_NOFOLLOW` and vetted once (owner and mode, through `fstat` of the
+/// descriptor, so what is checked is what is used); every file is then opened, renamed and
+/// removed relative to the descriptor (`openat`, `renameat`, `unlinkat`) by a single name that
+/// cannot contain `/`. A directory swapped after the open is not followed: the handle keeps
+/// addressing the directory it vetted. Every file read is itself vetted: a regular file (not
+/// a link, FIFO or device), owned and moded as the sharing mode allows, bounded in size.
+package final class DirectoryHandle: Sendable {
+    /// The directory's descriptor, open for the handle's lifetime.
+    package let descriptor: FileDescriptor
+    /// The path it was opened by; for messages only, never opened again.
+    package let path: FilePath
+    /// What owner and mode the directory and its files must have.
+    package let sharing: FileSharing
+
+    /// Opens and vets the existing directory at `path`.
+    /// - Throws: ``StorageError``: ``StorageError/Kind/symbolicLink`` when `path` is a symbolic
+    ///   link, ``StorageError/Kind/wrongFileType`` when it is not a directory, or the owner and
+    ///   mode refusals of ``SafeDirectory/check(_:sharing:)``.
+    package init(opening path: FilePath, sharing: FileSharing) throws(StorageError) {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try Syscall.open(path, .readOnly, options: [.directory, .noFollow, .closeOnExec])
+        } catch .tooManySymbolicLinkLevels {
+            throw StorageError(.symbolicLink, operation: "open directory", path: path)
+        } catch .notDirectory {
+            let isLink = (try? Syscall.statusIfPresent(path))??.type == .symbolicLink
+            throw StorageError(isLink ? .symbolicLink : .wrongFileType, operation: "open directory", path: path)
+        } catch {
+            throw StorageError(.system(error), operation: "open directory", path: path)
+        }
+        do {
+            let status = try Syscall.status(descriptor)
+            try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "open directory")
+        } catch let error as StorageError {
+            Syscall.close(descriptor)
+            throw error
+        } catch {
+            Syscall.close(descriptor)
+            throw StorageError(.system(error as? Errno ?? .ioError), operation: "open directory", path: path)
+        }
+        self.descriptor = descriptor
+        self.path = path
+        self.sharing = sharing
+    }
+
+    deinit {
+        Syscall.close(descriptor)
+    }
+
+    /// The whole of the file `name` in this directory, or `nil` when there is none.
+    /// - Throws: ``StorageError`` when `name` is a symbolic link, not a regular file, owned or
+    ///   moded outside the sharing mode, larger than `maximumSize`, or cannot be read.
+    package func read(_ name: String, maximumSize: Int) throws(StorageError) -> [UInt8]? {
+        let filePath = try self.filePath(name)
+        let file: FileDescriptor
+        do {
+            // O_NONBLOCK so that a FIFO planted in place of the file cannot hang the reader.
+            file = try Syscall.open(name, in: descriptor, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
+        } catch .noSuchFileOrDirectory {
+            return nil
+        } catch .tooManySymbolicLinkLevels {
+            throw StorageError(.symbolicLink, operation: "read", path: filePath)
+        } catch {
+            throw StorageError(.system(error), operation: "open", path: filePath)
+        }
+        defer { Syscall.close(file) }
+        let status: Stat
+        do {
+            status = try Syscall.status(file)
+        } catch {
+            throw StorageError(.system(error), operation: "stat", path: filePath)
+        }
+        guard status.type == .regular else { throw StorageError(.wrongFileType, operation: "read", path: filePath) }
+        try SafeDirectory.checkOwnerAndMode(status, path: filePath, sharing: sharing, operation: "read")
+        guard status.size <= Int64(maximumSize) else {
+            throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: filePath)
+        }
+        // One byte past the limit, so a file that grew after fstat is caught.
+        var bytes = [UInt8](repeating: 0, count: Int(status.size) + 1)
+        let total: Int
+        do {
+            total = try Syscall.typed {
+                try bytes.withUnsafeMutableBytes { buffer throws(Errno) in try Syscall.readAll(file, into: buffer) }
+            }
+        } catch {
+            throw StorageError(.system(error), operation: "read", path: filePath)
+        }
+        guard total < bytes.count else {
+            // The file grew after fstat: refuse rather than return a prefix of it. Files in
+            // shared storage are replaced by rename, never written in place, so this is not
+            // a writer at work.
+            throw StorageError(.system(.resourceTemporarilyUnavailable), operation: "read", path: filePath,
+                               hint: "the file grew while it was read, which GroupVault's writers never do; retry")
+        }
+        return Array(bytes[..<total])
+    }
+
+    /// Replaces the file `name` in this directory atomically: a temporary file beside it,
+    /// written, `fsync`ed, renamed over it, then the directory `fsync`ed for
+    /// ``Durability/full``; the same steps and fault points as ``AtomicFile``.
+    package func replace(_ name: String, with bytes: [UInt8], durability: Durability) throws(StorageError) {
+        let filePath = try self.filePath(name)
+        let temporary = "." + name + ".tmp-" + SecureRandom.hex(count: 8)
+        let file: FileDescriptor
+        do {
+            file = try Syscall.open(
+                temporary, in: descriptor, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)), step: .createTemporary)
+        } catch {
+            throw StorageError(.system(error), operation: "create temporary file", path: path.appending(temporary))
+        }
+        var published = false
+        defer {
+            if !published { try? Syscall.unlink(temporary, in: descriptor) }
+        }
+        do {
+            defer { Syscall.close(file) }
+            try Syscall.changeMode(file, to: sharing.fileMode)
+            try Syscall.writeAll(file, bytes, step: .writeTemporary)
+            try Syscall.sync(file, step: .syncTemporary)
+            try Syscall.rename(temporary, to: name, in: descriptor, step: .rename)
+        } catch {
+            throw StorageError(.system(error), operation: "replace", path: filePath)
+        }
+        published = true
+        guard durability == .full else { return }
+        do {
+            try FaultInjection.check(.syncDirectory)
+            try Syscall.sync(descriptor)
+        } catch {
+            throw StorageError(.notDurable(error), operation: "sync directory", path: path)
+        }
+    }
+
+    /// Refuses a name that is not a single path component.
+    private func filePath(_ name: String) throws(StorageError) -> FilePath {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
+            throw StorageError(.wrongFileType, operation: "open", path: path.string + "/" + UntrustedText.printable(name),
+                               hint: "a file name in a directory handle must be one path component")
+        }
+        return path.appending(name)
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import GroupVaultTestKit
+import SealedStorage
+import SystemPackage
+import XCTest
+
+/// A directory opened once by descriptor keeps addressing the directory it vetted: a swap of
+/// the path for a symbolic link after the open is not followed, and every file read through
+/// it is vetted itself.
+final class DirectoryHandleTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private var root: FilePath { FilePath(directory.path) }
+    private var records: FilePath { root.appending("records") }
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory(prefix: "groupvault-dirhandle")
+        XCTAssertEqual(mkdir(records.string, 0o700), 0)
+        try FileInspection.write(Array("original".utf8), to: records.appending("state"))
+        XCTAssertEqual(chmod(records.appending("state").string, 0o600), 0)
+    }
+
+    override func tearDown() {
+        directory?.remove()
+        directory = nil
+    }
+
+    /// Moves `records` away and puts a symbolic link to a directory of planted files in its place.
+    private func swapRecordsForALink() throws {
+        XCTAssertEqual(rename(records.string, root.appending("records.vetted").string), 0)
+        let planted = root.appending("planted")
+        XCTAssertEqual(mkdir(planted.string, 0o700), 0)
+        try FileInspection.write(Array("planted".utf8), to: planted.appending("state"))
+        XCTAssertEqual(symlink(planted.string, records.string), 0)
+    }
+
+    /// The attack: a running process followed a directory swapped for a symbolic link after it
+    /// had opened (and checked) it.
+    func testDirectorySwappedForASymbolicLinkAfterOpenIsNotFollowedByReads() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        try swapRecordsForALink()
+
+        XCTAssertEqual(try handle.read("state", maximumSize: 100), Array("original".utf8))
+    }
+
+    func testDirectorySwappedForASymbolicLinkAfterOpenIsNotFollowedByWrites() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        try swapRecordsForALink()
+
+        try handle.replace("state", with: Array("new".utf8), durability: .full)
+
+        XCTAssertEqual(try FileInspection.contents(of: root.appending("records.vetted/state")), Array("new".utf8))
+        XCTAssertEqual(try FileInspection.contents(of: root.appending("planted/state")), Array("planted".utf8))
+    }
+
+    func testSymbolicLinkAtTheDirectoryPathIsRefused() throws {
+        try swapRecordsForALink()
+        XCTAssertThrowsError(try DirectoryHandle(opening: records, sharing: .ownerOnly)) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .symbolicLink)
+        }
+    }
+
+    func testDirectoryOpenToOtherUsersIsRefused() throws {
+        XCTAssertEqual(chmod(records.string, 0o755), 0)
+        XCTAssertThrowsError(try DirectoryHandle(opening: records, sharing: .ownerOnly)) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .insecurePermissions(mode: 0o755))
+        }
+    }
+
+    /// Every file read is vetted, not only the directory (before, only master.key was).
+    func testFileReadableByOtherUsersIsRefused() throws {
+        XCTAssertEqual(chmod(records.appending("state").string, 0o644), 0)
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        XCTAssertThrowsError(try handle.read("state", maximumSize: 100)) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .insecurePermissions(mode: 0o644))
+        }
+    }
+
+    func testSymbolicLinkInPlaceOfAFileIsRefused() throws {
+        XCTAssertEqual(symlink("/etc/hostname", records.appending("linked").string), 0)
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        XCTAssertThrowsError(try handle.read("linked", maximumSize: 100)) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .symbolicLink)
+        }
+    }
+
+    func testMissingFileReadsAsNil() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        XCTAssertNil(try handle.read("absent", maximumSize: 100))
+    }
+
+    func testNameThatIsNotOnePathComponentIsRefused() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        for name in ["../records/state", "a/b", "..", ""] {
+            XCTAssertThrowsError(try handle.read(name, maximumSize: 100), name)
+        }
+    }
+}
