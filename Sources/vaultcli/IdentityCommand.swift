@@ -33,8 +33,8 @@ struct IdentityCommand: ParsableCommand {
             applicationIdentifier: identity.applicationIdentifier?.rawValue,
             home: keyring.home.root.path,
             accessGroups: identity.accessGroups.map(\.rawValue),
-            applicationGroups: try identity.applicationGroups.map { group in
-                .init(group: group.rawValue, container: try keyring.containerURL(for: group)?.path)
+            applicationGroups: identity.applicationGroups.map { group in
+                .init(group: group.rawValue, container: keyring.containerLocation(for: group)?.path)
             })
         try output.emit(report) {
             var summary = Table("FIELD", "VALUE")

@@ -41,6 +41,30 @@ final class GeneralCommandTests: VaultCLITestCase {
         XCTAssertEqual(groups.first?["group"] as? String, group)
     }
 
+    /// Hole 7 of the attack pass: `identity` created every named group's container (20,000
+    /// directories for 4,000 groups). Showing an identity must create nothing.
+    func testIdentityCreatesNoContainerDirectories() throws {
+        let groups = (0..<100).map { "<string>group.com.example.g\($0)</string>" }.joined()
+        let entitlements = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>com.apple.security.application-groups</key><array>\(groups)</array>
+            </dict></plist>
+            """
+        let path = directory.url.appendingPathComponent("Many.entitlements")
+        try Data(entitlements.utf8).write(to: path)
+        var environment = environment
+        environment["GROUPVAULT_ENTITLEMENTS"] = path.path
+        let report = try json(try vaultcli("identity", "--json", environment: environment))
+        let listed = try XCTUnwrap(report["applicationGroups"] as? [[String: Any]])
+        XCTAssertEqual(listed.count, 100)
+        XCTAssertNotNil(listed.first?["container"] as? String, "the container's location is still shown")
+        // No home at all is the best outcome; a home may exist, but holds no container.
+        let home = directory.url.appendingPathComponent("home").path
+        let created = (FileManager.default.subpaths(atPath: home) ?? []).filter { $0.contains("group.com.example.g") }
+        XCTAssertTrue(created.isEmpty, "identity created \(created.count) container paths, e.g. \(created.prefix(3))")
+    }
+
     func testIdentityPrintsAlignedTablesWithHeaders() throws {
         let result = try vaultcli("identity")
         XCTAssertEqual(result.status, 0, result.transcript)
