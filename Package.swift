@@ -4,7 +4,9 @@ import PackageDescription
 // Dependencies are chosen, not accumulated (see README "Dependencies"):
 // - libsodium (system library) for every cryptographic operation;
 // - swift-system for file descriptors, paths and errno values instead of hand-written wrappers;
-// - swift-argument-parser for vaultcli.
+// - swift-argument-parser for vaultcli;
+// - SwiftNIO for GroupMessaging's Unix-socket channel only, so users of Vault or Keyring alone
+//   never build or link it.
 let package = Package(
     name: "GroupVault",
     // Mutex (Synchronization) needs macOS 15 on Apple platforms; Linux has no such floor.
@@ -12,12 +14,14 @@ let package = Package(
     products: [
         .library(name: "Keyring", targets: ["Keyring"]),
         .library(name: "Vault", targets: ["Vault"]),
+        .library(name: "GroupMessaging", targets: ["GroupMessaging"]),
         .library(name: "KeyringTestSupport", targets: ["KeyringTestSupport"]),
         .executable(name: "vaultcli", targets: ["vaultcli"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -45,6 +49,22 @@ let package = Package(
                 "Keyring",
                 "SealedStorage",
                 .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // What GroupMessaging needs from C that Swift cannot call: SO_PEERCRED's struct ucred
+        // (hidden behind _GNU_SOURCE) and the variadic sem_open.
+        .target(name: "CGroupIPC"),
+        // Notifications and a sealed Unix-socket channel between the processes of a group
+        // (docs/MESSAGING.md). The only module that depends on SwiftNIO.
+        .target(
+            name: "GroupMessaging",
+            dependencies: [
+                "Keyring",
+                "SealedStorage",
+                "CGroupIPC",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // For users' own test suites: throw-away homes, inline identities, lock state, user
@@ -84,6 +104,12 @@ let package = Package(
         .executableTarget(
             name: "GroupVaultFixture",
             dependencies: ["Keyring", "Vault", "SealedStorage"]
+        ),
+        // GroupMessaging's child process, apart from GroupVaultFixture so that the Vault and
+        // Keyring tests never link SwiftNIO.
+        .executableTarget(
+            name: "GroupMessagingFixture",
+            dependencies: ["GroupMessaging", "Keyring"]
         ),
         // libFuzzer targets for every parser (README, "Fuzzing"): one callback per parser,
         // shared by the GroupVaultFuzz driver and the corpus replay tests.
@@ -126,6 +152,12 @@ let package = Package(
         .testTarget(
             name: "FuzzCorpusTests",
             dependencies: ["FuzzTargets", "GroupVaultFuzz", "GroupVaultTestKit"]
+        ),
+        .testTarget(
+            name: "GroupMessagingTests",
+            dependencies: [
+                "GroupMessaging", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupMessagingFixture",
+            ]
         ),
         .testTarget(
             name: "vaultcliTests",

@@ -1,0 +1,1 @@
+let channelCommands: [String: FixtureCommand] = [:]
