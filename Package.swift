@@ -109,7 +109,7 @@ let package = Package(
         // Keyring tests never link SwiftNIO.
         .executableTarget(
             name: "GroupMessagingFixture",
-            dependencies: ["GroupMessaging", "Keyring"]
+            dependencies: ["GroupMessaging", "Keyring", "SealedStorage"]
         ),
         // libFuzzer targets for every parser (README, "Fuzzing"): one callback per parser,
         // shared by the GroupVaultFuzz driver and the corpus replay tests.

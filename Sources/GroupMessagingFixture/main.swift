@@ -5,6 +5,8 @@ import Foundation
 // Usage: GroupMessagingFixture <command> [--option value]...
 // Identity: an application group from --group (team ABCDE12345 unless --team), bundle from
 // --bundle; home from GROUPVAULT_HOME. Usage errors exit 64, failures 1.
+// A peer that closes mid-write must show up as a write error, not kill the process.
+signal(SIGPIPE, SIG_IGN)
 let commandLine = Array(CommandLine.arguments.dropFirst())
 let commands = [notificationCommands, channelCommands]
     .reduce(into: [String: FixtureCommand]()) { all, area in all.merge(area) { first, _ in first } }

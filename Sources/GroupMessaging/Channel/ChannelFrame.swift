@@ -10,7 +10,7 @@ public enum ChannelFrame {
     public static let maximumBodyLength = 65_536
 
     /// `body` with its length prefix.
-    static func encode(_ body: [UInt8]) -> [UInt8] {
+    package static func encode(_ body: [UInt8]) -> [UInt8] {
         precondition(!body.isEmpty && body.count <= maximumBodyLength, "a frame body is 1...\(maximumBodyLength) bytes")
         let length = UInt32(body.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + body

@@ -14,7 +14,7 @@ import SealedStorage
 /// Both nonces are in `root`, so keys are new on every connection even if one end reuses a
 /// nonce, and frames recorded on one connection open on no other. Without the group key the
 /// channel key, and so everything after it, is unknown.
-struct ChannelKeys: Sendable {
+package struct ChannelKeys: Sendable {
     static let context: StaticString = "GVchanl1"
     static let label = Array("GroupVault channel v1".utf8)
 
@@ -23,7 +23,7 @@ struct ChannelKeys: Sendable {
     /// Seals frames from the server to the client.
     let serverToClient: SymmetricKey
 
-    init(groupKey: SymmetricKey, group: String, clientHello: ChannelHello, serverHello: ChannelHello) {
+    package init(groupKey: SymmetricKey, group: String, clientHello: ChannelHello, serverHello: ChannelHello) {
         let channel = KeyDerivation.deriveKey(from: groupKey, context: Self.context, id: 1)
         let transcript = Self.label + [0] + Array(group.utf8) + [0] + clientHello.encoded + serverHello.encoded
         let root = KeyedHash.blake2b256(transcript, key: channel)

@@ -9,10 +9,10 @@ import SealedStorage
 /// `"GVM1" | direction (C or S) | counter`, so a frame cannot be moved to the other direction,
 /// and the receiver accepts exactly the next counter: replayed, reordered or dropped frames are
 /// refused.
-struct ChannelSealer: Sendable {
+package struct ChannelSealer: Sendable {
     static let counterLength = 8
     /// Bytes a sealed frame adds to its plaintext.
-    static let overhead = counterLength + XChaCha20Poly1305.tagByteCount
+    package static let overhead = counterLength + XChaCha20Poly1305.tagByteCount
 
     private let sendKey: SymmetricKey
     private let receiveKey: SymmetricKey
@@ -21,14 +21,14 @@ struct ChannelSealer: Sendable {
     private var receiveCounter: UInt64 = 0
 
     /// A sealer for the end playing `role`.
-    init(keys: ChannelKeys, role: ChannelHello.Role) {
+    package init(keys: ChannelKeys, role: ChannelHello.Role) {
         sendDirection = role
         sendKey = role == .client ? keys.clientToServer : keys.serverToClient
         receiveKey = role == .client ? keys.serverToClient : keys.clientToServer
     }
 
     /// The next frame body carrying `plaintext`.
-    mutating func seal(_ plaintext: [UInt8]) -> [UInt8] {
+    package mutating func seal(_ plaintext: [UInt8]) -> [UInt8] {
         let counter = sendCounter
         sendCounter += 1
         let counterBytes = Self.bigEndian(counter)
@@ -42,7 +42,7 @@ struct ChannelSealer: Sendable {
     /// - Throws: ``ChannelProtocolError`` (``ChannelProtocolError/Kind/outOfOrder`` for a
     ///   counter other than the next, ``ChannelProtocolError/Kind/authenticationFailed`` when
     ///   the tag does not verify, ``ChannelProtocolError/Kind/malformedMessage`` when too short).
-    mutating func open(_ body: [UInt8]) throws(ChannelProtocolError) -> [UInt8] {
+    package mutating func open(_ body: [UInt8]) throws(ChannelProtocolError) -> [UInt8] {
         guard body.count >= Self.overhead else {
             throw ChannelProtocolError(.malformedMessage, "a sealed frame is at least \(Self.overhead) bytes, this one \(body.count)")
         }

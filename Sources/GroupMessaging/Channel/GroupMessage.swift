@@ -36,7 +36,7 @@ public struct GroupMessageTypes: Sendable {
     /// Decodes `body` as the type registered under `name`.
     /// - Throws: ``ChannelProtocolError/Kind/unknownMessageType`` for an unregistered name,
     ///   ``ChannelProtocolError/Kind/undecodableMessage`` when the JSON does not fit the type.
-    func decode(name: String, body: [UInt8]) throws(ChannelProtocolError) -> any GroupMessage {
+    package func decode(name: String, body: [UInt8]) throws(ChannelProtocolError) -> any GroupMessage {
         guard let decoder = decoders[name] else {
             throw ChannelProtocolError(.unknownMessageType, "message type \"\(String(name.unicodeScalars.prefix(80)).debugDescription.dropFirst().dropLast())\" is not registered (allowed: \(names.joined(separator: ", ")))")
         }
@@ -50,8 +50,8 @@ public struct GroupMessageTypes: Sendable {
 
 /// The plaintext inside a sealed frame:
 /// `kind (1) | id (8, big endian) | type length (1) | type (UTF-8) | body`.
-struct ChannelEnvelope: Sendable, Equatable {
-    enum Kind: UInt8, Sendable {
+package struct ChannelEnvelope: Sendable, Equatable {
+    package enum Kind: UInt8, Sendable {
         /// First sealed frame each way. From the server, `id` is the client's connection id.
         case ready = 1
         /// A one-way message; `id` is 0.
@@ -70,24 +70,24 @@ struct ChannelEnvelope: Sendable, Equatable {
     /// The most bytes of type name and body one frame can carry.
     static let capacity = ChannelFrame.maximumBodyLength - ChannelSealer.overhead - headerLength
 
-    var kind: Kind
-    var id: UInt64
-    var type: String
-    var body: [UInt8]
+    package var kind: Kind
+    package var id: UInt64
+    package var type: String
+    package var body: [UInt8]
 
-    var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         let typeBytes = Array(type.utf8)
         return [kind.rawValue] + ChannelSealer.bigEndian(id) + [UInt8(typeBytes.count)] + typeBytes + body
     }
 
-    init(kind: Kind, id: UInt64 = 0, type: String = "", body: [UInt8] = []) {
+    package init(kind: Kind, id: UInt64 = 0, type: String = "", body: [UInt8] = []) {
         self.kind = kind
         self.id = id
         self.type = type
         self.body = body
     }
 
-    init(parsing bytes: [UInt8]) throws(ChannelProtocolError) {
+    package init(parsing bytes: [UInt8]) throws(ChannelProtocolError) {
         guard bytes.count >= Self.headerLength else {
             throw ChannelProtocolError(.malformedMessage, "a message is at least \(Self.headerLength) bytes, this one \(bytes.count)")
         }
@@ -109,7 +109,7 @@ struct ChannelEnvelope: Sendable, Equatable {
     }
 
     /// The envelope of `message`, refusing one too large for a frame.
-    static func encoding(_ message: any GroupMessage, kind: Kind, id: UInt64) throws(GroupMessagingError) -> ChannelEnvelope {
+    package static func encoding(_ message: any GroupMessage, kind: Kind, id: UInt64) throws(GroupMessagingError) -> ChannelEnvelope {
         let type = Swift.type(of: message).messageType
         let typeLength = type.utf8.count
         guard (1...255).contains(typeLength) else {
