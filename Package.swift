@@ -116,7 +116,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "Keyring", "Vault", "SealedStorage",
+                "Keyring", "Vault", "SealedStorage", "GroupMessaging",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

@@ -6,15 +6,13 @@
 // Small C shims for GroupMessaging: calls Swift cannot make directly (variadic sem_open) and
 // structures the Swift Glibc module hides behind _GNU_SOURCE (struct ucred).
 
-/// The peer of a connected Unix domain socket as the kernel recorded it at connect(2) time.
+/// The peer of a connected Unix domain socket as the kernel recorded it at connect(2) time:
+/// the layout of Linux's struct ucred, read with getsockopt(SOL_SOCKET, SO_PEERCRED).
 typedef struct {
     pid_t pid;
     uid_t uid;
     gid_t gid;
 } cgroupipc_peer_credentials;
-
-/// getsockopt(SO_PEERCRED) on Linux. Returns 0, or -1 with errno set (ENOTSUP elsewhere).
-int cgroupipc_peer_credentials_of(int fd, cgroupipc_peer_credentials *out);
 
 /// sem_open(name, O_CREAT | (exclusive ? O_EXCL : 0), mode, value); returns NULL with errno set.
 void *cgroupipc_semaphore_create(const char *name, int exclusive, mode_t mode, unsigned int value);

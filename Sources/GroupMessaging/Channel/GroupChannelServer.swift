@@ -142,7 +142,7 @@ public final class GroupChannelServer: Sendable {
     /// Stops listening, closes every connection and removes the socket file.
     public func close() async {
         try? await listener.close().get()
-        for channel in core.channels { try? await channel.close().get() }
+        for channel in core.openChannels { try? await channel.close().get() }
         unlink(name.rawValue)
     }
 }
@@ -154,6 +154,8 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
         var nextID: UInt64 = 1
         var peers: [UInt64: (peer: ChannelPeer, channel: any Channel)] = [:]
         var pending: [UInt64: PeerCredentials] = [:]
+        /// Every open connection, handshake done or not, so that closing the server closes all.
+        var open: [UInt64: any Channel] = [:]
     }
 
     let keyring: Keyring
@@ -171,6 +173,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
 
     var peers: [ChannelPeer] { state.withLock { $0.peers.values.map(\.peer).sorted { $0.id < $1.id } } }
     var channels: [any Channel] { state.withLock { $0.peers.values.map(\.channel) } }
+    var openChannels: [any Channel] { state.withLock { Array($0.open.values) } }
     func channel(_ id: UInt64) -> (any Channel)? { state.withLock { $0.peers[id]?.channel } }
 
     /// Reads the client's credentials, asks the accept hook, then installs the protocol.
@@ -192,6 +195,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
                 let id = state.nextID
                 state.nextID += 1
                 state.pending[id] = credentials
+                state.open[id] = channel
                 return id
             }
             try channel.pipeline.syncOperations.addHandler(
@@ -240,6 +244,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
         let peer: ChannelPeer? = state.withLock { state in
             guard let connectionID else { return nil }
             state.pending.removeValue(forKey: connectionID)
+            state.open.removeValue(forKey: connectionID)
             return state.peers.removeValue(forKey: connectionID)?.peer
         }
         handlers.invalidated(peer, reason)
