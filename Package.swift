@@ -78,6 +78,7 @@ let package = Package(
             dependencies: [
                 "Vault",
                 "Keyring",
+                "GroupMessaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
