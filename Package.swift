@@ -90,13 +90,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "ExampleApp",
-            dependencies: ["Keyring", "Vault", "ExampleAuthState"],
+            dependencies: ["Keyring", "Vault", "GroupMessaging", "ExampleAuthState"],
             path: "Examples/App",
             exclude: ["App.entitlements"]
         ),
         .executableTarget(
             name: "ExampleWidget",
-            dependencies: ["Keyring", "Vault", "ExampleAuthState"],
+            dependencies: ["Keyring", "Vault", "GroupMessaging", "ExampleAuthState"],
             path: "Examples/Widget",
             exclude: ["Widget.entitlements"]
         ),
