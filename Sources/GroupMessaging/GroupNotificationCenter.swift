@@ -83,6 +83,11 @@ public struct GroupNotificationCenter: Sendable {
         }
         var status = stat()
         let isRegular = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+        // open(2) applied the umask: a 0660 file would come out 0640 under the usual 022, and
+        // the other users of a unixGroup home could no longer post. The creator sets it right.
+        if isRegular && status.st_uid == geteuid() && status.st_mode & 0o777 != mode_t(sharing.fileMode) {
+            _ = fchmod(descriptor, mode_t(sharing.fileMode))
+        }
         close(descriptor)
         guard isRegular else {
             throw GroupMessagingError(.system, "post \(name) in \(group): \(path) is not a regular file; remove it")

@@ -29,6 +29,18 @@ final class GroupNotificationTests: XCTestCase {
         XCTAssertEqual(first?.name, "burst")
     }
 
+    func testNotificationFileOfAUnixGroupHomeStaysWritableByTheGroupDespiteUmask() throws {
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let shared = Keyring(identity: sandbox.keyring.identity, home: KeyringHome(root: sandbox.home.url, sharing: .unixGroup))
+        let center = try GroupNotificationCenter(keyring: shared, group: MessagingSandbox.group)
+        try center.post("shared")
+        let path = sandbox.home.url.appendingPathComponent("Group Containers/\(MessagingSandbox.group)/GroupMessaging/notifications/shared").path
+        var status = stat()
+        XCTAssertEqual(stat(path, &status), 0)
+        XCTAssertEqual(status.st_mode & 0o777, 0o660)
+    }
+
     func testIdentityOutsideTheGroupCanNeitherPostNorObserve() throws {
         XCTAssertThrowsError(try GroupNotificationCenter(keyring: sandbox.outsider, group: MessagingSandbox.group)) { error in
             XCTAssertEqual((error as! GroupMessagingError).code, .notEntitled)
