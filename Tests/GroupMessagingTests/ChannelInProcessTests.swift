@@ -114,6 +114,35 @@ final class ChannelInProcessTests: XCTestCase {
         }
     }
 
+    func testOfTwoServersStartingTogetherOnAStaleSocketExactlyOneListens() async throws {
+        let name = try socket()
+        // A stale socket file: bound, then its server gone without removing it.
+        let first = try await GroupChannelServer.start(name, keyring: sandbox.keyring, accepting: GroupMessageTypes())
+        try await first.closeLeavingSocketFile()
+        let keyring = sandbox.keyring
+        let outcomes = await withTaskGroup(of: Result<GroupChannelServer, GroupMessagingError>.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    do {
+                        return .success(try await GroupChannelServer.start(name, keyring: keyring, accepting: GroupMessageTypes()))
+                    } catch let error as GroupMessagingError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(GroupMessagingError(.system, "unexpected \(error)"))
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let servers = outcomes.compactMap { try? $0.get() }
+        XCTAssertEqual(servers.count, 1, "one server listens")
+        let refusals: [GroupMessagingError.Code] = outcomes.compactMap { outcome in
+            if case .failure(let error) = outcome { error.code } else { nil }
+        }
+        XCTAssertEqual(refusals, [.addressInUse])
+        for server in servers { await server.close() }
+    }
+
     func testServerRefusesToRemoveAFileThatIsNotASocket() async throws {
         let name = try socket()
         _ = try sandbox.keyring.containerURL(for: MessagingSandbox.group)

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import SealedStorage
 import Synchronization
+import SystemPackage
 
 /// The listening end of a group's sealed message channel: a Unix domain stream socket in the
 /// group container, served by SwiftNIO.
@@ -91,6 +92,14 @@ public final class GroupChannelServer: Sendable {
         } catch {
             throw error as! GroupMessagingError
         }
+        // Held from the probe until the bind is done: a second server starting at the same
+        // moment waits here, then finds the first one answering instead of removing its file.
+        let startupLock: FileLock
+        do {
+            startupLock = try FileLock(exclusiveAt: FilePath(name.rawValue + ".lock"), sharing: keyring.home.sharing.fileSharing)
+        } catch {
+            throw .storage(error, while: "lock \(name) to start a server")
+        }
         switch SocketFile.occupant(of: name.rawValue) {
         case .nothing: break
         case .staleSocket: unlink(name.rawValue)
@@ -103,14 +112,16 @@ public final class GroupChannelServer: Sendable {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .childChannelInitializer { channel in core.initialize(channel) }
+        let listener: any Channel
         do {
-            let listener = try await bootstrap.bind(unixDomainSocketPath: name.rawValue, cleanupExistingSocketFile: false).get()
-            // The socket gets the group's file mode: who may connect is who may use the container.
-            chmod(name.rawValue, mode_t(keyring.home.sharing.fileSharing.fileMode))
-            return GroupChannelServer(name: name, core: core, listener: listener)
+            listener = try await bootstrap.bind(unixDomainSocketPath: name.rawValue, cleanupExistingSocketFile: false).get()
         } catch {
             throw GroupMessagingError(.system, "bind \(name): \(error)", underlying: error)
         }
+        _ = consume startupLock  // the socket answers now: a server starting next will see it live
+        // The socket gets the group's file mode: who may connect is who may use the container.
+        chmod(name.rawValue, mode_t(keyring.home.sharing.fileSharing.fileMode))
+        return GroupChannelServer(name: name, core: core, listener: listener)
     }
 
     /// The clients connected now, by id.
@@ -137,6 +148,13 @@ public final class GroupChannelServer: Sendable {
         } catch {
             throw GroupMessagingError(.notConnected, "client #\(peer) went away before the message was written", underlying: error)
         }
+    }
+
+    /// Stops listening and closes every connection but leaves the socket file, as a server
+    /// that was killed would: for tests of stale-file handling.
+    package func closeLeavingSocketFile() async throws {
+        try await listener.close().get()
+        for channel in core.openChannels { try? await channel.close().get() }
     }
 
     /// Stops listening, closes every connection and removes the socket file.
