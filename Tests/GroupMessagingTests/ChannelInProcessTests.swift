@@ -143,6 +143,29 @@ final class ChannelInProcessTests: XCTestCase {
         for server in servers { await server.close() }
     }
 
+    func testPeerThatNeverCompletesTheHandshakeIsClosed() async throws {
+        let (invalidations, continuation) = AsyncStream.makeStream(of: String.self)
+        let name = try socket()
+        let server = try await GroupChannelServer.start(
+            name, keyring: sandbox.keyring, accepting: GroupMessageTypes(),
+            handlers: .init(invalidated: { _, reason in continuation.yield(reason) }),
+            handshakeTimeout: .milliseconds(100))
+        // A silent peer: connects, sends nothing.
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(name.rawValue.utf8).prefix($0.count - 1)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(connected, 0)
+        var iterator = invalidations.makeAsyncIterator()
+        let reason = await iterator.next()
+        XCTAssertTrue(reason?.contains("no handshake within") == true, reason ?? "")
+        await server.close()
+    }
+
     func testServerRefusesToRemoveAFileThatIsNotASocket() async throws {
         let name = try socket()
         _ = try sandbox.keyring.containerURL(for: MessagingSandbox.group)

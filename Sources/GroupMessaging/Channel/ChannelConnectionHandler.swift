@@ -40,6 +40,8 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
     private let clientKey: (id: UInt32, key: SymmetricKey)?
     /// The id the server gives this connection once it is established.
     private let serverConnectionID: UInt64
+    /// How long a peer may take to complete the handshake before it is closed.
+    private let handshakeTimeout: TimeAmount
     private var state = State.awaitingHello
     private var reader = ChannelFrameReader()
     private var ownHello: ChannelHello?
@@ -51,15 +53,17 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         role = .client
         clientKey = (keyID, key)
         serverConnectionID = 0
+        handshakeTimeout = .seconds(30)
         self.group = group
         self.delegate = delegate
     }
 
     /// A server end; the connection becomes `connectionID` once the client proves its key.
-    init(serverConnectionID: UInt64, group: String, delegate: any ChannelConnectionDelegate) {
+    init(serverConnectionID: UInt64, group: String, handshakeTimeout: TimeAmount, delegate: any ChannelConnectionDelegate) {
         role = .server
         clientKey = nil
         self.serverConnectionID = serverConnectionID
+        self.handshakeTimeout = handshakeTimeout
         self.group = group
         self.delegate = delegate
     }
@@ -69,6 +73,19 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
             let hello = ChannelHello(role: .client, keyID: clientKey.id, nonce: SecureRandom.bytes(count: ChannelHello.nonceLength))
             ownHello = hello
             writeFrame(hello.encoded, context: context)
+        }
+        // A peer that connects and stays silent must not hold a connection (and its memory)
+        // forever: whoever has not proved the key in time is closed.
+        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let loopBoundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: handshakeTimeout) {
+            let handler = loopBoundSelf.value
+            switch handler.state {
+            case .awaitingHello, .awaitingReady:
+                handler.fail(ChannelProtocolError(.badHandshake, "no handshake within \(handler.handshakeTimeout)"), context: loopBoundContext.value)
+            case .established, .closed:
+                break
+            }
         }
         context.fireChannelActive()
     }

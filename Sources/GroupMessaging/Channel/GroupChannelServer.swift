@@ -78,8 +78,11 @@ public final class GroupChannelServer: Sendable {
     /// - Throws: ``GroupMessagingError``: ``GroupMessagingError/Code/notEntitled``,
     ///   ``GroupMessagingError/Code/keyring`` (no group key), ``GroupMessagingError/Code/addressInUse``,
     ///   ``GroupMessagingError/Code/system`` when binding fails.
+    /// - Parameter handshakeTimeout: how long a new connection may take to prove it holds the
+    ///   group key; a silent or slow peer is closed after it.
     public static func start(
-        _ name: GroupIPCName, keyring: Keyring, accepting types: GroupMessageTypes, handlers: Handlers = Handlers()
+        _ name: GroupIPCName, keyring: Keyring, accepting types: GroupMessageTypes, handlers: Handlers = Handlers(),
+        handshakeTimeout: Duration = .seconds(10)
     ) async throws(GroupMessagingError) -> GroupChannelServer {
         guard name.kind == .socket else {
             throw GroupMessagingError(.invalidName, "\(name) is a \(name.kind.rawValue) name; a channel needs GroupIPCName(.socket, ...)")
@@ -108,7 +111,8 @@ public final class GroupChannelServer: Sendable {
         case .otherFile:
             throw GroupMessagingError(.addressInUse, "\(name) exists and is not a socket; it was left alone: move it away")
         }
-        let core = ServerCore(keyring: keyring, group: name.group, types: types, handlers: handlers)
+        let timeout = TimeAmount.nanoseconds(handshakeTimeout.components.seconds * 1_000_000_000 + handshakeTimeout.components.attoseconds / 1_000_000_000)
+        let core = ServerCore(keyring: keyring, group: name.group, types: types, handlers: handlers, handshakeTimeout: timeout)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .childChannelInitializer { channel in core.initialize(channel) }
@@ -180,9 +184,11 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
     let group: GroupIdentifier
     let types: GroupMessageTypes
     let handlers: GroupChannelServer.Handlers
+    let handshakeTimeout: TimeAmount
     private let state = Mutex(State())
 
-    init(keyring: Keyring, group: GroupIdentifier, types: GroupMessageTypes, handlers: GroupChannelServer.Handlers) {
+    init(keyring: Keyring, group: GroupIdentifier, types: GroupMessageTypes, handlers: GroupChannelServer.Handlers, handshakeTimeout: TimeAmount) {
+        self.handshakeTimeout = handshakeTimeout
         self.keyring = keyring
         self.group = group
         self.types = types
@@ -217,7 +223,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
                 return id
             }
             try channel.pipeline.syncOperations.addHandler(
-                ChannelConnectionHandler(serverConnectionID: id, group: self.group.rawValue, delegate: self))
+                ChannelConnectionHandler(serverConnectionID: id, group: self.group.rawValue, handshakeTimeout: self.handshakeTimeout, delegate: self))
         }
     }
 
