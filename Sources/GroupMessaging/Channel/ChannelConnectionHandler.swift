@@ -91,18 +91,17 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Bytes that arrive after a violation or a goodbye are ignored: the close is under way.
+        if case .closed = state { return }
         var buffer = unwrapInboundIn(data)
-        guard case .closed = state else {
-            do {
-                let frames = try reader.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
-                for frame in frames {
-                    try handle(frame, context: context)
-                    if case .closed = state { return }
-                }
-            } catch {
-                fail(error, context: context)
+        do {
+            let frames = try reader.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
+            for frame in frames {
+                try handle(frame, context: context)
+                if case .closed = state { return }
             }
-            return
+        } catch {
+            fail(error, context: context)
         }
     }
 
