@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "GroupMessagingTests",
             dependencies: [
-                "GroupMessaging", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupMessagingFixture",
+                "GroupMessaging", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupMessagingFixture", "vaultcli",
             ]
         ),
         .testTarget(

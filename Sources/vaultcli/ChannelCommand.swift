@@ -91,14 +91,20 @@ struct ChannelCommand: AsyncParsableCommand {
             let (keyring, name) = try target.socket()
             let client = try GroupChannelClient(name, keyring: keyring, accepting: GroupMessageTypes([ChannelPong.self]))
             client.start()
-            let connection = try await withThrowingTaskGroup(of: UInt64.self) { group in
-                group.addTask { try await client.connected() }
+            // Whichever comes first: a connection, or the timeout closing the client (which
+            // also ends the wait in connected(); that wait does not watch for cancellation).
+            let connection: UInt64? = try await withThrowingTaskGroup(of: UInt64?.self) { group in
+                group.addTask { try? await client.connected() }
                 group.addTask {
                     try await Task.sleep(for: .seconds(timeout))
-                    throw GroupMessagingError(.timedOut, "no server answered on \(name) within \(timeout) s; start one with `vaultcli channel serve`")
+                    await client.close()
+                    return nil
                 }
                 defer { group.cancelAll() }
-                return try await group.next()!
+                return try await group.next() ?? nil
+            }
+            guard let connection else {
+                throw GroupMessagingError(.timedOut, "no server answered on \(name) within \(timeout) s; start one with `vaultcli channel serve`")
             }
             for seq in 1...max(1, count) {
                 let start = ContinuousClock.now

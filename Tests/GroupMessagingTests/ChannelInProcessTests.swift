@@ -166,6 +166,23 @@ final class ChannelInProcessTests: XCTestCase {
         await server.close()
     }
 
+    func testWaitingForAConnectionEndsWhenTheTaskIsCancelled() async throws {
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes())
+        client.start()  // no server: it keeps retrying
+        let wait = Task { () -> GroupMessagingError.Code? in
+            do {
+                _ = try await client.connected()
+                return nil
+            } catch {
+                return (error as? GroupMessagingError)?.code
+            }
+        }
+        wait.cancel()
+        let code = await wait.value
+        XCTAssertEqual(code, .notConnected)
+        await client.close()
+    }
+
     func testServerRefusesToRemoveAFileThatIsNotASocket() async throws {
         let name = try socket()
         _ = try sandbox.keyring.containerURL(for: MessagingSandbox.group)

@@ -86,7 +86,8 @@ public final class GroupChannelClient: Sendable {
     }
 
     /// Waits until a connection is established (or the client is closed), and returns its id.
-    /// - Throws: ``GroupMessagingError/Code/closed`` if the client is closed first.
+    /// - Throws: ``GroupMessagingError/Code/closed`` if the client is closed first,
+    ///   ``GroupMessagingError/Code/notConnected`` if the waiting task is cancelled.
     public func connected() async throws(GroupMessagingError) -> UInt64 {
         try await core.connected()
     }
@@ -128,7 +129,8 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
         var establishedCount = 0
         var nextRequestID: UInt64 = 1
         var pending: [UInt64: CheckedContinuation<ChannelEnvelope, any Error>] = [:]
-        var connectWaiters: [CheckedContinuation<UInt64, any Error>] = []
+        var connectWaiters: [UInt64: CheckedContinuation<UInt64, any Error>] = [:]
+        var nextWaiterID: UInt64 = 0
         var loop: Task<Void, Never>?
     }
 
@@ -191,17 +193,28 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     }
 
     func connected() async throws(GroupMessagingError) -> UInt64 {
+        let waiter = state.withLock { state in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
+        }
         do {
-            return try await withCheckedThrowingContinuation { continuation in
-                state.withLock { state in
-                    if state.closed {
-                        continuation.resume(throwing: GroupMessagingError(.closed, "the client is closed"))
-                    } else if let id = state.connectionID {
-                        continuation.resume(returning: id)
-                    } else {
-                        state.connectWaiters.append(continuation)
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    state.withLock { state in
+                        if state.closed {
+                            continuation.resume(throwing: GroupMessagingError(.closed, "the client is closed"))
+                        } else if let id = state.connectionID {
+                            continuation.resume(returning: id)
+                        } else if Task.isCancelled {
+                            continuation.resume(throwing: GroupMessagingError(.notConnected, "stopped waiting for a connection: the task was cancelled"))
+                        } else {
+                            state.connectWaiters[waiter] = continuation
+                        }
                     }
                 }
+            } onCancel: {
+                let continuation = state.withLock { $0.connectWaiters.removeValue(forKey: waiter) }
+                continuation?.resume(throwing: GroupMessagingError(.notConnected, "stopped waiting for a connection: the task was cancelled"))
             }
         } catch {
             throw error as! GroupMessagingError
@@ -267,13 +280,13 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
             state.closed = true
             defer {
                 state.pending = [:]
-                state.connectWaiters = []
+                state.connectWaiters = [:]
             }
             return (state.channel, state.loop, state.pending, state.connectWaiters)
         }
         let error = GroupMessagingError(.closed, "the client was closed")
         pending.values.forEach { $0.resume(throwing: error) }
-        waiters.forEach { $0.resume(throwing: error) }
+        waiters.values.forEach { $0.resume(throwing: error) }
         try? await channel?.close().get()
         loop?.cancel()
         await loop?.value
@@ -288,10 +301,10 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
             state.channel = channel
             state.connectionID = connectionID
             state.establishedCount += 1
-            defer { state.connectWaiters = [] }
+            defer { state.connectWaiters = [:] }
             return state.connectWaiters
         }
-        waiters.forEach { $0.resume(returning: connectionID) }
+        waiters.values.forEach { $0.resume(returning: connectionID) }
         handlers.connected(connectionID)
     }
 
