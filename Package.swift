@@ -4,7 +4,9 @@ import PackageDescription
 // Dependencies are chosen, not accumulated (see README "Dependencies"):
 // - libsodium (system library) for every cryptographic operation;
 // - swift-system for file descriptors, paths and errno values instead of hand-written wrappers;
-// - swift-argument-parser for vaultcli.
+// - swift-argument-parser for vaultcli;
+// - SwiftNIO for GroupMessaging's Unix-socket channel only, so users of Vault or Keyring alone
+//   never build or link it.
 // The `Security` module is Apple's SecItem API over Keyring, for Linux: code written for Apple
 // platforms keeps its `import Security`. On Apple platforms the real framework owns that name,
 // so the target exists only when the manifest is evaluated elsewhere (docs/ARCHITECTURE.md,
@@ -46,12 +48,14 @@ let package = Package(
     products: [
         .library(name: "Keyring", targets: ["Keyring"]),
         .library(name: "Vault", targets: ["Vault"]),
+        .library(name: "GroupMessaging", targets: ["GroupMessaging"]),
         .library(name: "KeyringTestSupport", targets: ["KeyringTestSupport"]),
         .executable(name: "vaultcli", targets: ["vaultcli"]),
     ] + securityProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -81,6 +85,22 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // What GroupMessaging needs from C that Swift cannot call: SO_PEERCRED's struct ucred
+        // (hidden behind _GNU_SOURCE) and the variadic sem_open.
+        .target(name: "CGroupIPC"),
+        // Notifications and a sealed Unix-socket channel between the processes of a group
+        // (docs/MESSAGING.md). The only module that depends on SwiftNIO.
+        .target(
+            name: "GroupMessaging",
+            dependencies: [
+                "Keyring",
+                "SealedStorage",
+                "CGroupIPC",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // For users' own test suites: throw-away homes, inline identities, lock state, user
         // presence and failure switches, so keychain code can be tested without a signed host app.
         .target(
@@ -94,6 +114,7 @@ let package = Package(
                 "Keyring",
                 // For UntrustedText: every name read from disk is printed through its escaper.
                 "SealedStorage",
+                "GroupMessaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -105,13 +126,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "ExampleApp",
-            dependencies: ["Keyring", "Vault", "ExampleAuthState"],
+            dependencies: ["Keyring", "Vault", "GroupMessaging", "ExampleAuthState"],
             path: "Examples/App",
             exclude: ["App.entitlements"]
         ),
         .executableTarget(
             name: "ExampleWidget",
-            dependencies: ["Keyring", "Vault", "ExampleAuthState"],
+            dependencies: ["Keyring", "Vault", "GroupMessaging", "ExampleAuthState"],
             path: "Examples/Widget",
             exclude: ["Widget.entitlements"]
         ),
@@ -128,6 +149,11 @@ let package = Package(
             path: "Examples/Readme/SealedRecords"
         ),
         .executableTarget(
+            name: "ReadmeMessaging",
+            dependencies: ["Keyring", "GroupMessaging"],
+            path: "Examples/Readme/Messaging"
+        ),
+        .executableTarget(
             name: "ReadmeAppleCompatibility",
             dependencies: security,
             path: "Examples/Readme/AppleCompatibility"
@@ -138,12 +164,18 @@ let package = Package(
             name: "GroupVaultFixture",
             dependencies: ["Keyring", "Vault", "SealedStorage"] + security
         ),
+        // GroupMessaging's child process, apart from GroupVaultFixture so that the Vault and
+        // Keyring tests never link SwiftNIO.
+        .executableTarget(
+            name: "GroupMessagingFixture",
+            dependencies: ["GroupMessaging", "Keyring", "SealedStorage"]
+        ),
         // libFuzzer targets for every parser (README, "Fuzzing"): one callback per parser,
         // shared by the GroupVaultFuzz driver and the corpus replay tests.
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "Keyring", "Vault", "SealedStorage",
+                "Keyring", "Vault", "SealedStorage", "GroupMessaging",
                 .product(name: "SystemPackage", package: "swift-system"),
             ] + security
         ),
@@ -175,6 +207,12 @@ let package = Package(
         .testTarget(
             name: "FuzzCorpusTests",
             dependencies: ["FuzzTargets", "GroupVaultFuzz", "GroupVaultTestKit"]
+        ),
+        .testTarget(
+            name: "GroupMessagingTests",
+            dependencies: [
+                "GroupMessaging", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupMessagingFixture", "vaultcli",
+            ]
         ),
         .testTarget(
             name: "vaultcliTests",

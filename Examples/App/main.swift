@@ -1,4 +1,5 @@
 import Foundation
+import GroupMessaging
 import Keyring
 import Vault
 import ExampleAuthState
@@ -6,7 +7,10 @@ import ExampleAuthState
 // The "main app": owns the real token (in the keychain, in the access group it shares with the
 // widget) and publishes a sealed AuthState into the group container on every change.
 //
-//   ExampleApp sign-in <name> | refresh | sign-out
+//   ExampleApp sign-in <name> | refresh | sign-out | notify
+//
+// After every write it posts AuthState.changedNotification so the widget re-reads the state;
+// `notify` posts it alone (the demo uses it to show that a post proves nothing by itself).
 //
 // Identity and storage come from GROUPVAULT_ENTITLEMENTS, GROUPVAULT_TEAM_ID,
 // GROUPVAULT_BUNDLE_ID and GROUPVAULT_HOME, as for any GroupVault process.
@@ -22,12 +26,13 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let action = arguments.first else { fail("usage: ExampleApp sign-in <name> | refresh | sign-out") }
+guard let action = arguments.first else { fail("usage: ExampleApp sign-in <name> | refresh | sign-out | notify") }
 
 do {
     let keyring = try Keyring.fromEnvironment()
     guard let group = keyring.identity.applicationGroups.first else { fail("the app's entitlements name no application group") }
     let vault = try Vault(keyring: keyring, group: group)
+    let notifications = try GroupNotificationCenter(keyring: keyring, group: group)
     let tokenItem = ItemQuery(service: "api.example.com", account: "session", accessGroup: group)
 
     switch action {
@@ -50,9 +55,13 @@ do {
         _ = try? keyring.delete(matching: tokenItem)
         let header = try vault.write(AuthState(isAuthenticated: false), as: AuthState.recordName)
         say("app: signed out -> sealed \(AuthState.recordName) #\(header.sequence)")
+    case "notify":
+        say("app: posting \(AuthState.changedNotification) without writing anything")
     default:
         fail("unknown action \(action)")
     }
+    // Posted after the sealed write has returned, so a woken widget reads the new state.
+    try notifications.post(AuthState.changedNotification)
 } catch {
     fail("\(error)")
 }

@@ -1,13 +1,17 @@
 import Foundation
+import GroupMessaging
 import Keyring
 import Vault
 import ExampleAuthState
 
 // The "widget": another process with its own identity in the same groups. It never polls: it
-// renders once, then re-renders on each change the Vault reports (inotify on the container).
-// Anything it cannot trust reads as "signed out", and it says why.
+// renders once, then re-renders each time the app posts AuthState.changedNotification (a
+// GroupMessaging notification: a name, no payload). The notification only says "look again":
+// every render re-reads and authenticates the sealed state, which stays the truth, so a post
+// from anyone else in the group changes nothing it shows. Anything it cannot trust reads as
+// "signed out", and it says why.
 //
-//   ExampleWidget [--changes N]      exit after N changes (default: run until killed)
+//   ExampleWidget [--changes N]      exit after N wake-ups (default: run until killed)
 
 /// Writes a line unbuffered, so whoever watches this process (the demo script) sees it at once.
 func say(_ line: String) {
@@ -36,7 +40,8 @@ do {
         exit(1)
     }
     let vault = try Vault(keyring: keyring, group: group)
-    let changes = try vault.changes(to: AuthState.recordName)
+    let changes = try GroupNotificationCenter(keyring: keyring, group: group)
+        .notifications(named: AuthState.changedNotification)
     render(vault)
     say("widget: ready")
     var seen = 0

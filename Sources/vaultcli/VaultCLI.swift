@@ -13,6 +13,8 @@ struct VaultCLI: AsyncParsableCommand {
         KeysCommand.self,
         RecordsCommand.self,
         DoctorCommand.self,
+        NotifyCommand.self,
+        ChannelCommand.self,
     ]
 
     static let configuration = CommandConfiguration(

@@ -18,6 +18,7 @@ final class ReadmeSnippetTests: XCTestCase {
         "Examples/Readme/KeychainItems/main.swift",
         "Examples/Readme/SealedRecords/main.swift",
         "Examples/Readme/AppleCompatibility/main.swift",
+        "Examples/Readme/Messaging/main.swift",
         "Tests/ReadmeSnippetTests/TokenStoreTests.swift",
         "Tests/WrapperStyleKeychain/SecurityReexport.swift",
     ]

@@ -1,0 +1,276 @@
+import CGroupIPC
+import Foundation
+import Keyring
+import NIOCore
+import NIOPosix
+import SealedStorage
+import Synchronization
+import SystemPackage
+
+/// The listening end of a group's sealed message channel: a Unix domain stream socket in the
+/// group container, served by SwiftNIO.
+///
+/// Every client proves it holds the group key before anything it sends is delivered (see
+/// docs/MESSAGING.md for the handshake and the frame format). The server reads each client's
+/// credentials from the kernel (`SO_PEERCRED`) and offers them to ``Handlers/accept`` before the
+/// handshake. Messages are decoded only into the types in the allow-list; an unknown or
+/// malformed message closes that one connection with a reason.
+///
+/// ```swift
+/// let server = try await GroupChannelServer.start(
+///     GroupIPCName(.socket, "sync", in: group, keyring: keyring), keyring: keyring,
+///     accepting: GroupMessageTypes([Refresh.self]),
+///     handlers: .init(message: { message, peer in print(message, peer) }))
+/// try await server.broadcast(Refresh())
+/// ```
+public final class GroupChannelServer: Sendable {
+    /// What the server's owner is told and asked. Every handler is optional; they run on the
+    /// server's event loops, so they should return quickly.
+    public struct Handlers: Sendable {
+        /// Decides on a new connection from the kernel's credentials, before the handshake:
+        /// return `nil` to go on, or a reason to refuse (the connection is closed at once).
+        public var accept: @Sendable (PeerCredentials) -> String?
+        /// A client proved it holds the group key.
+        public var connected: @Sendable (ChannelPeer) -> Void
+        /// A one-way message, in the order the client sent it.
+        public var message: @Sendable (any GroupMessage, ChannelPeer) -> Void
+        /// A request; the returned message is the response. A thrown error goes back to the
+        /// client as a failure with the error's description.
+        public var request: @Sendable (any GroupMessage, ChannelPeer) async throws -> any GroupMessage
+        /// A connection ended: `peer` is `nil` if it never completed the handshake (refused,
+        /// without the key, not speaking the protocol). The reason says why.
+        public var invalidated: @Sendable (ChannelPeer?, String) -> Void
+
+        /// Handlers; omitted ones accept everyone, ignore messages, refuse requests.
+        public init(
+            accept: @escaping @Sendable (PeerCredentials) -> String? = { _ in nil },
+            connected: @escaping @Sendable (ChannelPeer) -> Void = { _ in },
+            message: @escaping @Sendable (any GroupMessage, ChannelPeer) -> Void = { _, _ in },
+            request: @escaping @Sendable (any GroupMessage, ChannelPeer) async throws -> any GroupMessage = { message, _ in
+                throw GroupMessagingError(.invalidMessage, "this server answers no requests (got \(type(of: message).messageType))")
+            },
+            invalidated: @escaping @Sendable (ChannelPeer?, String) -> Void = { _, _ in }
+        ) {
+            self.accept = accept
+            self.connected = connected
+            self.message = message
+            self.request = request
+            self.invalidated = invalidated
+        }
+    }
+
+    /// The socket's name and path.
+    public let name: GroupIPCName
+    private let core: ServerCore
+    private let listener: any Channel
+
+    private init(name: GroupIPCName, core: ServerCore, listener: any Channel) {
+        self.name = name
+        self.core = core
+        self.listener = listener
+    }
+
+    /// Binds `name` (a ``GroupIPCName/Kind/socket`` name) and starts accepting clients.
+    ///
+    /// A socket file already at the path is removed only if connecting to it is refused (its
+    /// server is gone); if a server answers, this throws ``GroupMessagingError/Code/addressInUse``.
+    /// Anything at the path that is not a socket is left alone and refused.
+    /// - Throws: ``GroupMessagingError``: ``GroupMessagingError/Code/notEntitled``,
+    ///   ``GroupMessagingError/Code/keyring`` (no group key), ``GroupMessagingError/Code/addressInUse``,
+    ///   ``GroupMessagingError/Code/system`` when binding fails.
+    /// - Parameter handshakeTimeout: how long a new connection may take to prove it holds the
+    ///   group key; a silent or slow peer is closed after it.
+    public static func start(
+        _ name: GroupIPCName, keyring: Keyring, accepting types: GroupMessageTypes, handlers: Handlers = Handlers(),
+        handshakeTimeout: Duration = .seconds(10)
+    ) async throws(GroupMessagingError) -> GroupChannelServer {
+        guard name.kind == .socket else {
+            throw GroupMessagingError(.invalidName, "\(name) is a \(name.kind.rawValue) name; a channel needs GroupIPCName(.socket, ...)")
+        }
+        do {
+            guard try keyring.containerURL(for: name.group) != nil else { throw GroupIPCName.notEntitled(name.group, keyring: keyring) }
+            _ = try keyring.groupKey(for: name.group)  // creates the keyset on first use
+        } catch let error as KeyringError {
+            throw .keyring(error, while: "start channel server \(name)")
+        } catch {
+            throw error as! GroupMessagingError
+        }
+        // Held from the probe until the bind is done: a second server starting at the same
+        // moment waits here, then finds the first one answering instead of removing its file.
+        let startupLock: FileLock
+        do {
+            startupLock = try FileLock(exclusiveAt: FilePath(name.rawValue + ".lock"), sharing: keyring.home.sharing.fileSharing)
+        } catch {
+            throw .storage(error, while: "lock \(name) to start a server")
+        }
+        switch SocketFile.occupant(of: name.rawValue) {
+        case .nothing: break
+        case .staleSocket: unlink(name.rawValue)
+        case .liveServer:
+            throw GroupMessagingError(.addressInUse, "a server is already answering on \(name); stop it first, or use another name")
+        case .otherFile:
+            throw GroupMessagingError(.addressInUse, "\(name) exists and is not a socket; it was left alone: move it away")
+        }
+        let timeout = TimeAmount.nanoseconds(handshakeTimeout.components.seconds * 1_000_000_000 + handshakeTimeout.components.attoseconds / 1_000_000_000)
+        let core = ServerCore(keyring: keyring, group: name.group, types: types, handlers: handlers, handshakeTimeout: timeout)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelInitializer { channel in core.initialize(channel) }
+        let listener: any Channel
+        do {
+            listener = try await bootstrap.bind(unixDomainSocketPath: name.rawValue, cleanupExistingSocketFile: false).get()
+        } catch {
+            throw GroupMessagingError(.system, "bind \(name): \(error)", underlying: error)
+        }
+        _ = consume startupLock  // the socket answers now: a server starting next will see it live
+        // The socket gets the group's file mode: who may connect is who may use the container.
+        chmod(name.rawValue, mode_t(keyring.home.sharing.fileSharing.fileMode))
+        return GroupChannelServer(name: name, core: core, listener: listener)
+    }
+
+    /// The clients connected now, by id.
+    public var peers: [ChannelPeer] { core.peers }
+
+    /// Sends `message` to every connected client; returns how many it was sent to.
+    @discardableResult
+    public func broadcast(_ message: any GroupMessage) async throws(GroupMessagingError) -> Int {
+        let envelope = try ChannelEnvelope.encoding(message, kind: .message, id: 0)
+        let channels = core.channels
+        for channel in channels { channel.writeAndFlush(envelope, promise: nil) }
+        return channels.count
+    }
+
+    /// Sends `message` to the client with id `peer`.
+    /// - Throws: ``GroupMessagingError/Code/notConnected`` if it is not connected (any more).
+    public func send(_ message: any GroupMessage, to peer: UInt64) async throws(GroupMessagingError) {
+        let envelope = try ChannelEnvelope.encoding(message, kind: .message, id: 0)
+        guard let channel = core.channel(peer) else {
+            throw GroupMessagingError(.notConnected, "client #\(peer) is not connected")
+        }
+        do {
+            try await channel.writeAndFlush(envelope).get()
+        } catch {
+            throw GroupMessagingError(.notConnected, "client #\(peer) went away before the message was written", underlying: error)
+        }
+    }
+
+    /// Stops listening and closes every connection but leaves the socket file, as a server
+    /// that was killed would: for tests of stale-file handling.
+    package func closeLeavingSocketFile() async throws {
+        try await listener.close().get()
+        for channel in core.openChannels { try? await channel.close().get() }
+    }
+
+    /// Stops listening, closes every connection and removes the socket file.
+    public func close() async {
+        try? await listener.close().get()
+        for channel in core.openChannels { try? await channel.close().get() }
+        unlink(name.rawValue)
+    }
+}
+
+/// The server's state shared with its connection handlers.
+final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
+    // @unchecked: mutable state is in `state` (a Mutex); the rest is immutable and Sendable.
+    private struct State {
+        var nextID: UInt64 = 1
+        var peers: [UInt64: (peer: ChannelPeer, channel: any Channel)] = [:]
+        var pending: [UInt64: PeerCredentials] = [:]
+        /// Every open connection, handshake done or not, so that closing the server closes all.
+        var open: [UInt64: any Channel] = [:]
+    }
+
+    let keyring: Keyring
+    let group: GroupIdentifier
+    let types: GroupMessageTypes
+    let handlers: GroupChannelServer.Handlers
+    let handshakeTimeout: TimeAmount
+    private let state = Mutex(State())
+
+    init(keyring: Keyring, group: GroupIdentifier, types: GroupMessageTypes, handlers: GroupChannelServer.Handlers, handshakeTimeout: TimeAmount) {
+        self.handshakeTimeout = handshakeTimeout
+        self.keyring = keyring
+        self.group = group
+        self.types = types
+        self.handlers = handlers
+    }
+
+    var peers: [ChannelPeer] { state.withLock { $0.peers.values.map(\.peer).sorted { $0.id < $1.id } } }
+    var channels: [any Channel] { state.withLock { $0.peers.values.map(\.channel) } }
+    var openChannels: [any Channel] { state.withLock { Array($0.open.values) } }
+    func channel(_ id: UInt64) -> (any Channel)? { state.withLock { $0.peers[id]?.channel } }
+
+    /// Reads the client's credentials, asks the accept hook, then installs the protocol.
+    func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
+        guard let provider = channel as? any SocketOptionProvider else {
+            handlers.invalidated(nil, "refused: the connection has no socket to read SO_PEERCRED from")
+            return channel.eventLoop.makeFailedFuture(GroupMessagingError(.system, "no socket for SO_PEERCRED"))
+        }
+        // struct ucred: what the kernel recorded when the client called connect(2).
+        let credentials: EventLoopFuture<cgroupipc_peer_credentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        return credentials.flatMapThrowing { raw in
+            let credentials = PeerCredentials(pid: raw.pid, uid: raw.uid, gid: raw.gid)
+            if let refusal = self.handlers.accept(credentials) {
+                self.handlers.invalidated(nil, "refused \(credentials) by the accept hook: \(refusal)")
+                throw GroupMessagingError(.protocolViolation, refusal)
+            }
+            let id = self.state.withLock { state in
+                let id = state.nextID
+                state.nextID += 1
+                state.pending[id] = credentials
+                state.open[id] = channel
+                return id
+            }
+            try channel.pipeline.syncOperations.addHandler(
+                ChannelConnectionHandler(serverConnectionID: id, group: self.group.rawValue, handshakeTimeout: self.handshakeTimeout, delegate: self))
+        }
+    }
+
+    func groupKey(id: UInt32) -> SymmetricKey? {
+        try? keyring.key(id: id, in: group).key
+    }
+
+    func established(connectionID: UInt64, channel: any Channel) {
+        let peer: ChannelPeer? = state.withLock { state in
+            guard let credentials = state.pending.removeValue(forKey: connectionID) else { return nil }
+            let peer = ChannelPeer(id: connectionID, credentials: credentials)
+            state.peers[connectionID] = (peer, channel)
+            return peer
+        }
+        if let peer { handlers.connected(peer) }
+    }
+
+    func received(_ envelope: ChannelEnvelope, connectionID: UInt64, channel: any Channel) throws(ChannelProtocolError) {
+        guard let peer = state.withLock({ $0.peers[connectionID]?.peer }) else { return }
+        guard envelope.kind == .message || envelope.kind == .request else {
+            throw ChannelProtocolError(.unexpectedFrame, "a client sent a \(envelope.kind) envelope, which only servers send")
+        }
+        let message = try types.decode(name: envelope.type, body: envelope.body)
+        if envelope.kind == .message {
+            handlers.message(message, peer)
+            return
+        }
+        let request = handlers.request
+        let id = envelope.id
+        Task {
+            let reply: ChannelEnvelope
+            do {
+                reply = try ChannelEnvelope.encoding(try await request(message, peer), kind: .response, id: id)
+            } catch {
+                reply = ChannelEnvelope(kind: .failure, id: id, body: Array(String(describing: error).utf8.prefix(1000)))
+            }
+            channel.writeAndFlush(reply, promise: nil)
+        }
+    }
+
+    func ended(connectionID: UInt64?, reason: String) {
+        let peer: ChannelPeer? = state.withLock { state in
+            guard let connectionID else { return nil }
+            state.pending.removeValue(forKey: connectionID)
+            state.open.removeValue(forKey: connectionID)
+            return state.peers.removeValue(forKey: connectionID)?.peer
+        }
+        handlers.invalidated(peer, reason)
+    }
+}

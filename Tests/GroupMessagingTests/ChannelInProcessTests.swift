@@ -1,0 +1,198 @@
+import Foundation
+import GroupMessaging
+import Synchronization
+import XCTest
+
+struct Ping: GroupMessage {
+    static let messageType = "test.ping"
+    var seq: Int
+}
+
+struct Pong: GroupMessage {
+    static let messageType = "test.pong"
+    var seq: Int
+}
+
+/// Server and client in one process: hooks, handlers and timeouts.
+final class ChannelInProcessTests: XCTestCase {
+    private var sandbox: MessagingSandbox!
+
+    override func setUpWithError() throws { sandbox = try MessagingSandbox() }
+    override func tearDown() { sandbox.remove() }
+
+    private func socket() throws -> GroupIPCName {
+        try GroupIPCName(.socket, "t", in: MessagingSandbox.group, keyring: sandbox.keyring)
+    }
+
+    func testRequestGetsTheHandlersResponse() async throws {
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(request: { message, _ in Pong(seq: (message as! Ping).seq + 1) }))
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        _ = try await client.connected()
+        let response = try await client.request(Ping(seq: 41), timeout: .seconds(60))
+        XCTAssertEqual((response as? Pong)?.seq, 42)
+        await client.close()
+        await server.close()
+    }
+
+    func testRequestWithoutResponseTimesOut() async throws {
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(request: { _, _ in
+                try await Task.sleep(for: .seconds(3600))
+                return Pong(seq: 0)
+            }))
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        _ = try await client.connected()
+        do {
+            _ = try await client.request(Ping(seq: 1), timeout: .milliseconds(50))
+            XCTFail("a request without response must time out")
+        } catch {
+            XCTAssertEqual(error.code, .timedOut)
+        }
+        await client.close()
+        await server.close()
+    }
+
+    func testAcceptHookRefusalClosesTheConnectionBeforeTheHandshake() async throws {
+        let (invalidations, continuation) = AsyncStream.makeStream(of: String.self)
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(
+                accept: { credentials in credentials.uid == getuid() ? "uid \(credentials.uid) is not welcome" : nil },
+                connected: { _ in XCTFail("a refused client must never be connected") },
+                invalidated: { peer, reason in
+                    XCTAssertNil(peer)
+                    continuation.yield(reason)
+                }))
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        var iterator = invalidations.makeAsyncIterator()
+        let reason = await iterator.next()
+        XCTAssertTrue(reason?.contains("is not welcome") == true, reason ?? "")
+        XCTAssertTrue(reason?.contains("pid \(getpid())") == true, "the refusal names the kernel's credentials: \(reason ?? "")")
+        await client.close()
+        await server.close()
+    }
+
+    func testBothEndsAreToldWhenTheOtherGoesAway() async throws {
+        let (serverSide, serverContinuation) = AsyncStream.makeStream(of: String.self)
+        let (clientSide, clientContinuation) = AsyncStream.makeStream(of: String.self)
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(
+                connected: { peer in serverContinuation.yield("connected #\(peer.id)") },
+                invalidated: { peer, _ in serverContinuation.yield(peer.map { "#\($0.id)" } ?? "-") }))
+        let client = try GroupChannelClient(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]),
+            handlers: .init(invalidated: { clientContinuation.yield($0) }))
+        client.start()
+        let id = try await client.connected()
+        var serverIterator = serverSide.makeAsyncIterator()
+        // The client counts as connected on the server's ready; the server on the client's.
+        let connected = await serverIterator.next()
+        XCTAssertEqual(connected, "connected #\(id)")
+        await server.close()
+        var clientIterator = clientSide.makeAsyncIterator()
+        let clientReason = await clientIterator.next()
+        XCTAssertNotNil(clientReason)
+        let serverPeer = await serverIterator.next()
+        XCTAssertEqual(serverPeer, "#\(id)")
+        await client.close()
+    }
+
+    func testSendWithoutConnectionFailsInsteadOfQueueing() async throws {
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        do {
+            try await client.send(Ping(seq: 1))
+            XCTFail("nothing is queued for a later connection")
+        } catch {
+            XCTAssertEqual(error.code, .notConnected)
+        }
+    }
+
+    func testOfTwoServersStartingTogetherOnAStaleSocketExactlyOneListens() async throws {
+        let name = try socket()
+        // A stale socket file: bound, then its server gone without removing it.
+        let first = try await GroupChannelServer.start(name, keyring: sandbox.keyring, accepting: GroupMessageTypes())
+        try await first.closeLeavingSocketFile()
+        let keyring = sandbox.keyring
+        let outcomes = await withTaskGroup(of: Result<GroupChannelServer, GroupMessagingError>.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    do {
+                        return .success(try await GroupChannelServer.start(name, keyring: keyring, accepting: GroupMessageTypes()))
+                    } catch let error as GroupMessagingError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(GroupMessagingError(.system, "unexpected \(error)"))
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let servers = outcomes.compactMap { try? $0.get() }
+        XCTAssertEqual(servers.count, 1, "one server listens")
+        let refusals: [GroupMessagingError.Code] = outcomes.compactMap { outcome in
+            if case .failure(let error) = outcome { error.code } else { nil }
+        }
+        XCTAssertEqual(refusals, [.addressInUse])
+        for server in servers { await server.close() }
+    }
+
+    func testPeerThatNeverCompletesTheHandshakeIsClosed() async throws {
+        let (invalidations, continuation) = AsyncStream.makeStream(of: String.self)
+        let name = try socket()
+        let server = try await GroupChannelServer.start(
+            name, keyring: sandbox.keyring, accepting: GroupMessageTypes(),
+            handlers: .init(invalidated: { _, reason in continuation.yield(reason) }),
+            handshakeTimeout: .milliseconds(100))
+        // A silent peer: connects, sends nothing.
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(name.rawValue.utf8).prefix($0.count - 1)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(connected, 0)
+        var iterator = invalidations.makeAsyncIterator()
+        let reason = await iterator.next()
+        XCTAssertTrue(reason?.contains("no handshake within") == true, reason ?? "")
+        await server.close()
+    }
+
+    func testWaitingForAConnectionEndsWhenTheTaskIsCancelled() async throws {
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes())
+        client.start()  // no server: it keeps retrying
+        let wait = Task { () -> GroupMessagingError.Code? in
+            do {
+                _ = try await client.connected()
+                return nil
+            } catch {
+                return (error as? GroupMessagingError)?.code
+            }
+        }
+        wait.cancel()
+        let code = await wait.value
+        XCTAssertEqual(code, .notConnected)
+        await client.close()
+    }
+
+    func testServerRefusesToRemoveAFileThatIsNotASocket() async throws {
+        let name = try socket()
+        _ = try sandbox.keyring.containerURL(for: MessagingSandbox.group)
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: name.rawValue))
+        do {
+            _ = try await GroupChannelServer.start(name, keyring: sandbox.keyring, accepting: GroupMessageTypes())
+            XCTFail("a regular file at the socket path must be left alone")
+        } catch {
+            XCTAssertEqual(error.code, .addressInUse)
+        }
+        XCTAssertEqual(try String(contentsOfFile: name.rawValue, encoding: .utf8), "keep me")
+    }
+}
