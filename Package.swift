@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "Keyring", targets: ["Keyring"]),
         .library(name: "Vault", targets: ["Vault"]),
         .library(name: "KeyringTestSupport", targets: ["KeyringTestSupport"]),
+        // Two products, not one "GroupStores": GroupDatabase pulls GRDB and SQLite, and an app
+        // that only shares a few settings should not build or link them.
+        .library(name: "SharedDefaults", targets: ["SharedDefaults"]),
         .executable(name: "vaultcli", targets: ["vaultcli"]),
     ],
     dependencies: [
@@ -45,6 +48,15 @@ let package = Package(
                 "Keyring",
                 "SealedStorage",
                 .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // UserDefaults(suiteName:) for a group, sealed: one Vault record per key.
+        .target(
+            name: "SharedDefaults",
+            dependencies: [
+                "Vault",
+                "Keyring",
+                "SealedStorage",
             ]
         ),
         // For users' own test suites: throw-away homes, inline identities, lock state, user
@@ -126,6 +138,10 @@ let package = Package(
         .testTarget(
             name: "FuzzCorpusTests",
             dependencies: ["FuzzTargets", "GroupVaultFuzz", "GroupVaultTestKit"]
+        ),
+        .testTarget(
+            name: "SharedDefaultsTests",
+            dependencies: ["SharedDefaults", "Vault", "Keyring", "GroupVaultTestKit"]
         ),
         .testTarget(
             name: "vaultcliTests",
