@@ -4,7 +4,9 @@ import PackageDescription
 // Dependencies are chosen, not accumulated (see README "Dependencies"):
 // - libsodium (system library) for every cryptographic operation;
 // - swift-system for file descriptors, paths and errno values instead of hand-written wrappers;
-// - swift-argument-parser for vaultcli.
+// - swift-argument-parser for vaultcli;
+// - GRDB for GroupDatabase only (SQLite through the system libsqlite3), so that users of the
+//   other products never build or link it.
 let package = Package(
     name: "GroupVault",
     // Mutex (Synchronization) needs macOS 15 on Apple platforms; Linux has no such floor.
@@ -16,11 +18,13 @@ let package = Package(
         // Two products, not one "GroupStores": GroupDatabase pulls GRDB and SQLite, and an app
         // that only shares a few settings should not build or link them.
         .library(name: "SharedDefaults", targets: ["SharedDefaults"]),
+        .library(name: "GroupDatabase", targets: ["GroupDatabase"]),
         .executable(name: "vaultcli", targets: ["vaultcli"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -57,6 +61,16 @@ let package = Package(
                 "Vault",
                 "Keyring",
                 "SealedStorage",
+            ]
+        ),
+        // A SQLite database in the group container, shared by several processes, through GRDB.
+        .target(
+            name: "GroupDatabase",
+            dependencies: [
+                "Keyring",
+                "SealedStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // For users' own test suites: throw-away homes, inline identities, lock state, user
@@ -96,6 +110,12 @@ let package = Package(
         .executableTarget(
             name: "GroupVaultFixture",
             dependencies: ["Keyring", "Vault", "SealedStorage"]
+        ),
+        // The child process of the SharedDefaults and GroupDatabase multi-process tests: its own
+        // executable so that GroupVaultFixture does not link GRDB.
+        .executableTarget(
+            name: "GroupStoresFixture",
+            dependencies: ["SharedDefaults", "GroupDatabase", "Keyring", "Vault"]
         ),
         // libFuzzer targets for every parser (README, "Fuzzing"): one callback per parser,
         // shared by the GroupVaultFuzz driver and the corpus replay tests.
@@ -141,7 +161,14 @@ let package = Package(
         ),
         .testTarget(
             name: "SharedDefaultsTests",
-            dependencies: ["SharedDefaults", "Vault", "Keyring", "GroupVaultTestKit"]
+            dependencies: ["SharedDefaults", "Vault", "Keyring", "GroupVaultTestKit", "GroupStoresFixture"]
+        ),
+        .testTarget(
+            name: "GroupDatabaseTests",
+            dependencies: [
+                "GroupDatabase", "Keyring", "GroupVaultTestKit", "GroupStoresFixture",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "vaultcliTests",

@@ -33,7 +33,7 @@ extension SharedDefaults {
         }
         let record = cache.naming.recordName(forKey: key)
         let entry = DefaultsEntry(suite: suiteName, key: key, value: value)
-        try cache.withFreshState { (state: inout SuiteCache.State) throws(SharedDefaultsError) in
+        try cache.withLoadedState { (state: inout SuiteCache.State) throws(SharedDefaultsError) in
             let total = state.totalSize - (state.sizes[key] ?? 0) + size
             guard total <= Self.maximumSuiteSize else {
                 throw SharedDefaultsError(.suiteFull, "storing \"\(printable(key))\" would make suite \"\(printable(suiteName))\" \(total) bytes, over the \(Self.maximumSuiteSize)-byte limit; remove keys or keep large data in files")
@@ -74,7 +74,7 @@ extension SharedDefaults {
     public func removeObject(forKey key: String) throws(SharedDefaultsError) {
         try Self.checkKey(key)
         let record = cache.naming.recordName(forKey: key)
-        try cache.withFreshState { (state: inout SuiteCache.State) throws(SharedDefaultsError) in
+        try cache.withLoadedState { (state: inout SuiteCache.State) throws(SharedDefaultsError) in
             // A key this process never saw may still have an entry (refused here, or written
             // by a process whose notification has not arrived): the tombstone is written anyway.
             state.keys[record] = key

@@ -202,6 +202,11 @@ public final class SharedDefaults: Sendable {
         cache.state.withLock { $0.needsReload = true }
     }
 
+    /// The Vault record that holds `key`'s entry (for tests and tools that inspect files).
+    package func recordName(forKey key: String) -> String {
+        cache.naming.recordName(forKey: key)
+    }
+
     // MARK: Registration
 
     /// Sets process-local defaults, returned for keys with no stored value (as in

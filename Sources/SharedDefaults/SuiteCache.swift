@@ -96,6 +96,17 @@ final class SuiteCache: Sendable {
         }
     }
 
+    /// Runs `body` on a state that is loaded, without re-reading the records reported stale:
+    /// for writers, which need only the suite's size, and must not pay for reading every
+    /// other process's writes (the sizes of stale entries are then a little behind, which the
+    /// suite-size limit tolerates by design).
+    func withLoadedState<Result>(_ body: (inout State) throws(SharedDefaultsError) -> Result) throws(SharedDefaultsError) -> Result {
+        try state.withLock { (state: inout State) throws(SharedDefaultsError) -> Result in
+            if !state.loaded || state.needsReload { try refresh(&state) }
+            return try body(&state)
+        }
+    }
+
     /// Loads the suite if needed, then re-reads the records reported stale.
     private func refresh(_ state: inout State) throws(SharedDefaultsError) {
         if !state.loaded || state.needsReload {
