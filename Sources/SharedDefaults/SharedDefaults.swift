@@ -207,6 +207,9 @@ public final class SharedDefaults: Sendable {
         cache.naming.recordName(forKey: key)
     }
 
+    /// How many entries this object has read from disk so far (tests: a warm read reads none).
+    package var entryReadCount: Int { cache.entryReads.load(ordering: .relaxed) }
+
     // MARK: Registration
 
     /// Sets process-local defaults, returned for keys with no stored value (as in

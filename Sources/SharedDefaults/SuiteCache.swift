@@ -70,6 +70,8 @@ final class SuiteCache: Sendable {
     let naming: EntryNaming
     let suite: String
     let state = Mutex(State())
+    /// How many entries this cache has read from disk: tests check that warm reads add none.
+    let entryReads = Atomic<Int>(0)
 
     init(vault: Vault, naming: EntryNaming, suite: String) {
         self.vault = vault
@@ -135,6 +137,7 @@ final class SuiteCache: Sendable {
 
     /// Reads and checks one entry.
     func read(_ record: String) -> Reading {
+        entryReads.add(1, ordering: .relaxed)
         let entry: DefaultsEntry
         do {
             entry = try vault.read(DefaultsEntry.self, name: record)
