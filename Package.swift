@@ -122,7 +122,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "Keyring", "Vault", "SealedStorage",
+                "Keyring", "Vault", "SealedStorage", "SharedDefaults",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

@@ -59,6 +59,7 @@ package struct FuzzTarget: Sendable {
         targets.append(inotifyEvents)
         #endif
         targets.append(groupIdentifier)
+        targets.append(preferencesImport)
         return targets
     }
 
