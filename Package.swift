@@ -84,6 +84,7 @@ let package = Package(
             dependencies: [
                 "Vault",
                 "Keyring",
+                "SharedDefaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -12,6 +12,6 @@ struct VaultCLI: AsyncParsableCommand {
             the options below override them. Secrets are never printed.
             """,
         version: "0.1.0",
-        subcommands: [IdentityCommand.self, LockStateCommand.self, ItemsCommand.self, KeysCommand.self, RecordsCommand.self]
+        subcommands: [IdentityCommand.self, LockStateCommand.self, ItemsCommand.self, KeysCommand.self, RecordsCommand.self, DefaultsCommand.self]
     )
 }
