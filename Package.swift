@@ -96,13 +96,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "ExampleApp",
-            dependencies: ["Keyring", "Vault", "ExampleAuthState"],
+            dependencies: ["Keyring", "Vault", "SharedDefaults", "ExampleAuthState"],
             path: "Examples/App",
             exclude: ["App.entitlements"]
         ),
         .executableTarget(
             name: "ExampleWidget",
-            dependencies: ["Keyring", "Vault", "ExampleAuthState"],
+            dependencies: ["Keyring", "Vault", "SharedDefaults", "ExampleAuthState"],
             path: "Examples/Widget",
             exclude: ["Widget.entitlements"]
         ),

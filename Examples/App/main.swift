@@ -1,12 +1,13 @@
 import Foundation
 import Keyring
+import SharedDefaults
 import Vault
 import ExampleAuthState
 
 // The "main app": owns the real token (in the keychain, in the access group it shares with the
 // widget) and publishes a sealed AuthState into the group container on every change.
 //
-//   ExampleApp sign-in <name> | refresh | sign-out
+//   ExampleApp sign-in <name> | refresh | sign-out | style <light|dark> <refresh seconds>
 //
 // Identity and storage come from GROUPVAULT_ENTITLEMENTS, GROUPVAULT_TEAM_ID,
 // GROUPVAULT_BUNDLE_ID and GROUPVAULT_HOME, as for any GroupVault process.
@@ -22,7 +23,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let action = arguments.first else { fail("usage: ExampleApp sign-in <name> | refresh | sign-out") }
+guard let action = arguments.first else { fail("usage: ExampleApp sign-in <name> | refresh | sign-out | style <light|dark> <seconds>") }
 
 do {
     let keyring = try Keyring.fromEnvironment()
@@ -50,6 +51,15 @@ do {
         _ = try? keyring.delete(matching: tokenItem)
         let header = try vault.write(AuthState(isAuthenticated: false), as: AuthState.recordName)
         say("app: signed out -> sealed \(AuthState.recordName) #\(header.sequence)")
+    case "style":
+        // Display preferences are settings, not secrets: the group's SharedDefaults suite.
+        let rest = Array(arguments.dropFirst())
+        guard rest.count == 2, ["light", "dark"].contains(rest[0]), let seconds = Int(rest[1]), seconds > 0 else {
+            fail("usage: ExampleApp style <light|dark> <refresh seconds>")
+        }
+        let defaults = try SharedDefaults(suiteName: group.rawValue, group: group, keyring: keyring)
+        try defaults.setEncoded(WidgetStyle(theme: rest[0], refreshInterval: seconds), forKey: WidgetStyle.key)
+        say("app: widget style -> \(rest[0]), refresh every \(seconds) s (SharedDefaults \(group))")
     default:
         fail("unknown action \(action)")
     }

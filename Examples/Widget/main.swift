@@ -1,11 +1,13 @@
 import Foundation
 import Keyring
+import SharedDefaults
 import Vault
 import ExampleAuthState
 
 // The "widget": another process with its own identity in the same groups. It never polls: it
 // renders once, then re-renders on each change the Vault reports (inotify on the container).
-// Anything it cannot trust reads as "signed out", and it says why.
+// Anything it cannot trust reads as "signed out", and it says why. Its display preferences
+// (theme, refresh interval) come from the group's SharedDefaults suite, which the app sets.
 //
 //   ExampleWidget [--changes N]      exit after N changes (default: run until killed)
 
@@ -14,15 +16,17 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-func render(_ vault: Vault) {
+func render(_ vault: Vault, _ defaults: SharedDefaults) {
+    let style = (try? defaults.decoded(WidgetStyle.self, forKey: WidgetStyle.key)) ?? nil ?? .standard
+    let shown = " [\(style.theme), every \(style.refreshInterval) s]"
     var refusal: VaultError?
     let state = vault.readIfValid(AuthState.self, name: AuthState.recordName) { refusal = $0 }
     if let state, state.isAuthenticated, let name = state.displayName {
-        say("widget: Hello, \(name)")
+        say("widget: Hello, \(name)\(shown)")
     } else if let refusal, refusal.code != .notFound {
-        say("widget: Sign in (refused the shared state: \(refusal.code))")
+        say("widget: Sign in (refused the shared state: \(refusal.code))\(shown)")
     } else {
-        say("widget: Sign in")
+        say("widget: Sign in\(shown)")
     }
 }
 
@@ -36,12 +40,18 @@ do {
         exit(1)
     }
     let vault = try Vault(keyring: keyring, group: group)
-    let changes = try vault.changes(to: AuthState.recordName)
-    render(vault)
+    let defaults = try SharedDefaults(suiteName: group.rawValue, group: group, keyring: keyring)
+    // One stream of "something changed" from both sources: the auth record and the style.
+    let (changes, continuation) = AsyncStream.makeStream(of: Void.self)
+    let authChanges = try vault.changes(to: AuthState.recordName)
+    let styleChanges = try defaults.changes(forKey: WidgetStyle.key)
+    Task { for await _ in authChanges { continuation.yield() } }
+    Task { for await _ in styleChanges { continuation.yield() } }
+    render(vault, defaults)
     say("widget: ready")
     var seen = 0
     for await _ in changes {
-        render(vault)
+        render(vault, defaults)
         seen += 1
         if let limit, seen >= limit { break }
     }
