@@ -34,7 +34,10 @@ final class CommitSignal: TransactionObserver, Sendable {
     func touch() {
         // A failure only costs observers one notification; the commit itself has succeeded and
         // must not be reported as failed.
-        guard let descriptor = try? FileDescriptor.open(path, .writeOnly, options: [.noFollow, .closeOnExec]) else { return }
+        // Created again (with at most the sharing's mode) if someone removed it.
+        guard let descriptor = try? FileDescriptor.open(
+            path, .writeOnly, options: [.create, .noFollow, .closeOnExec],
+            permissions: FilePermissions(rawValue: CModeT(sharing.fileMode))) else { return }
         try? descriptor.close()
     }
 

@@ -29,9 +29,9 @@ import SystemPackage
 /// - **Several processes at once**: a GRDB `DatabasePool` in WAL mode (readers never block the
 ///   writer, nor it them), IMMEDIATE write transactions (GRDB's default) and a busy timeout
 ///   (``defaultBusyTimeout``), so a writer waits for another process's write instead of failing.
-/// - **Migrations run once** across racing processes: under an exclusive `flock` on
-///   `<name>.sqlite-migrate.lock`, the first opener migrates and the others then find every
-///   migration recorded by GRDB and run none.
+/// - **Migrations run once** across racing processes: opening and migrating happen under an
+///   exclusive `flock` on `<name>.sqlite-open.lock`, so the first opener migrates (and turns the
+///   file into WAL mode) and the others then find every migration recorded by GRDB and run none.
 /// - **A change signal after each commit**: see ``changes()``.
 ///
 /// What it does **not** protect: the contents are **not encrypted at rest**. Anyone who can read
@@ -106,11 +106,32 @@ public final class GroupDatabase: Sendable {
         if case .immediateError = configuration.busyMode {
             configuration.busyMode = .timeout(Self.defaultBusyTimeout)
         }
+        // Opening and migrating happen under an exclusive flock: the first opener turns the
+        // file into WAL mode, which takes an exclusive SQLite lock that does not wait on the
+        // busy timeout (racing openers failed with "database is locked" on
+        // `PRAGMA journal_mode = WAL`), and migrations must run once, not once per racer.
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: file.string, configuration: configuration)
+            pool = try withExclusiveLock(at: directory.appending("\(name).sqlite-open.lock"), sharing: sharing) { () throws -> DatabasePool in
+                let pool: DatabasePool
+                do {
+                    pool = try DatabasePool(path: file.string, configuration: configuration)
+                } catch {
+                    throw GroupDatabaseError(.database, "SQLite could not open database \"\(name)\" of \(group): \(error)", cause: error)
+                }
+                if let migrator {
+                    do {
+                        try migrator.migrate(pool)
+                    } catch {
+                        throw GroupDatabaseError(.database, "migrating database \"\(name)\" of \(group) failed: \(error)", cause: error)
+                    }
+                }
+                return pool
+            }
+        } catch let error as GroupDatabaseError {
+            throw error
         } catch {
-            throw GroupDatabaseError(.database, "SQLite could not open database \"\(name)\" of \(group): \(error)", cause: error)
+            throw GroupDatabaseError(.storage, "could not lock database \"\(name)\" of \(group) for opening: \(error)", cause: error)
         }
         let signal = CommitSignal(path: directory.appending("\(name).sqlite-commit"), sharing: sharing)
         do {
@@ -122,15 +143,6 @@ public final class GroupDatabase: Sendable {
             }
         } catch {
             throw GroupDatabaseError(.storage, "database \"\(name)\" of \(group) has a file this process will not use: \(error)", cause: error)
-        }
-        if let migrator {
-            do {
-                try withExclusiveLock(at: directory.appending("\(name).sqlite-migrate.lock"), sharing: sharing) {
-                    try migrator.migrate(pool)
-                }
-            } catch {
-                throw GroupDatabaseError(.database, "migrating database \"\(name)\" of \(group) failed: \(error)", cause: error)
-            }
         }
         // After the migrations: their commits are this opener's business, not news. From here
         // on every commit of this process touches the signal file.
