@@ -38,6 +38,22 @@ final class SharedDefaultsAPITests: XCTestCase {
         XCTAssertNil(defaults.data(forKey: "text"), "a string is not data")
     }
 
+    func testURLFloatAndDateGettersConvertLikeUserDefaults() throws {
+        let defaults = try sandbox.defaults()
+        let date = Date(timeIntervalSinceReferenceDate: 123.5)
+        try defaults.set(URL(string: "https://example.com")!, forKey: "url")
+        try defaults.set("/tmp/file", forKey: "path")
+        try defaults.set("not a url", forKey: "text")
+        try defaults.set(Float(0.5), forKey: "float")
+        try defaults.set(date, forKey: "date")
+        XCTAssertEqual(defaults.url(forKey: "url"), URL(string: "https://example.com"))
+        XCTAssertEqual(defaults.url(forKey: "path"), URL(fileURLWithPath: "/tmp/file"))
+        XCTAssertNil(defaults.url(forKey: "text"))
+        XCTAssertEqual(defaults.float(forKey: "float"), 0.5)
+        XCTAssertEqual(defaults.date(forKey: "date"), date)
+        XCTAssertNil(defaults.date(forKey: "float"))
+    }
+
     func testCollectionGettersReturnFoundationTypes() throws {
         let defaults = try sandbox.defaults()
         try defaults.set(["a", "b"], forKey: "strings")

@@ -123,6 +123,22 @@ final class SharedDefaultsMultiProcessTests: XCTestCase {
         XCTAssertNil(writer.object(forKey: "plan"), "a refused entry reads as absent")
     }
 
+    func testRefusalsListTheRefusedKeyWithTheVaultReason() throws {
+        let writer = try sandbox.defaults("tamper")
+        try writer.set("pro", forKey: "plan")
+        try writer.set("kept", forKey: "other")
+        let file = try XCTUnwrap(try sandbox.recordFiles().first { $0.lastPathComponent == writer.recordName(forKey: "plan") + ".gvr" })
+        var bytes = [UInt8](try Data(contentsOf: file))
+        bytes[bytes.count - 1] ^= 0x01
+        try Data(bytes).write(to: file)
+        let reader = try sandbox.defaults("tamper")
+        let refusals = try reader.refusals()
+        XCTAssertEqual(refusals.count, 1)
+        XCTAssertEqual(refusals.values.first?.code, .authenticationFailed)
+        XCTAssertEqual(reader.string(forKey: "other"), "kept", "one refused entry does not take the suite down")
+        XCTAssertNil(reader.string(forKey: "plan"))
+    }
+
     private func run(_ arguments: [String]) throws -> String {
         let result = try FixtureProcess.run(arguments, environment: sandbox.childEnvironment, executable: "GroupStoresFixture")
         XCTAssertEqual(result.status, 0, result.errors)
