@@ -7,6 +7,8 @@ import PackageDescription
 // - swift-argument-parser for vaultcli;
 // - SwiftNIO for GroupMessaging's Unix-socket channel only, so users of Vault or Keyring alone
 //   never build or link it.
+// - GRDB for GroupDatabase only (SQLite through the system libsqlite3), so that users of the
+//   other products never build or link it.
 // The `Security` module is Apple's SecItem API over Keyring, for Linux: code written for Apple
 // platforms keeps its `import Security`. On Apple platforms the real framework owns that name,
 // so the target exists only when the manifest is evaluated elsewhere (docs/ARCHITECTURE.md,
@@ -50,12 +52,17 @@ let package = Package(
         .library(name: "Vault", targets: ["Vault"]),
         .library(name: "GroupMessaging", targets: ["GroupMessaging"]),
         .library(name: "KeyringTestSupport", targets: ["KeyringTestSupport"]),
+        // Two products, not one "GroupStores": GroupDatabase pulls GRDB and SQLite, and an app
+        // that only shares a few settings should not build or link them.
+        .library(name: "SharedDefaults", targets: ["SharedDefaults"]),
+        .library(name: "GroupDatabase", targets: ["GroupDatabase"]),
         .executable(name: "vaultcli", targets: ["vaultcli"]),
     ] + securityProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -101,6 +108,25 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // UserDefaults(suiteName:) for a group, sealed: one Vault record per key.
+        .target(
+            name: "SharedDefaults",
+            dependencies: [
+                "Vault",
+                "Keyring",
+                "SealedStorage",
+            ]
+        ),
+        // A SQLite database in the group container, shared by several processes, through GRDB.
+        .target(
+            name: "GroupDatabase",
+            dependencies: [
+                "Keyring",
+                "SealedStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         // For users' own test suites: throw-away homes, inline identities, lock state, user
         // presence and failure switches, so keychain code can be tested without a signed host app.
         .target(
@@ -115,6 +141,7 @@ let package = Package(
                 // For UntrustedText: every name read from disk is printed through its escaper.
                 "SealedStorage",
                 "GroupMessaging",
+                "SharedDefaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -126,13 +153,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "ExampleApp",
-            dependencies: ["Keyring", "Vault", "GroupMessaging", "ExampleAuthState"],
+            dependencies: ["Keyring", "Vault", "GroupMessaging", "SharedDefaults", "ExampleAuthState"],
             path: "Examples/App",
             exclude: ["App.entitlements"]
         ),
         .executableTarget(
             name: "ExampleWidget",
-            dependencies: ["Keyring", "Vault", "GroupMessaging", "ExampleAuthState"],
+            dependencies: ["Keyring", "Vault", "GroupMessaging", "SharedDefaults", "ExampleAuthState"],
             path: "Examples/Widget",
             exclude: ["Widget.entitlements"]
         ),
@@ -147,6 +174,14 @@ let package = Package(
             name: "ReadmeSealedRecords",
             dependencies: ["Keyring", "Vault"],
             path: "Examples/Readme/SealedRecords"
+        ),
+        .executableTarget(
+            name: "ReadmeSharedData",
+            dependencies: [
+                "Keyring", "SharedDefaults", "GroupDatabase",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Examples/Readme/SharedData"
         ),
         .executableTarget(
             name: "ReadmeMessaging",
@@ -170,12 +205,18 @@ let package = Package(
             name: "GroupMessagingFixture",
             dependencies: ["GroupMessaging", "Keyring", "SealedStorage"]
         ),
+        // The child process of the SharedDefaults and GroupDatabase multi-process tests: its own
+        // executable so that GroupVaultFixture does not link GRDB.
+        .executableTarget(
+            name: "GroupStoresFixture",
+            dependencies: ["SharedDefaults", "GroupDatabase", "Keyring", "Vault"]
+        ),
         // libFuzzer targets for every parser (README, "Fuzzing"): one callback per parser,
         // shared by the GroupVaultFuzz driver and the corpus replay tests.
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "Keyring", "Vault", "SealedStorage", "GroupMessaging",
+                "Keyring", "Vault", "SealedStorage", "GroupMessaging", "SharedDefaults",
                 .product(name: "SystemPackage", package: "swift-system"),
             ] + security
         ),
@@ -212,6 +253,17 @@ let package = Package(
             name: "GroupMessagingTests",
             dependencies: [
                 "GroupMessaging", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupMessagingFixture", "vaultcli",
+            ]
+        ),
+        .testTarget(
+            name: "SharedDefaultsTests",
+            dependencies: ["SharedDefaults", "Vault", "Keyring", "GroupVaultTestKit", "GroupStoresFixture"]
+        ),
+        .testTarget(
+            name: "GroupDatabaseTests",
+            dependencies: [
+                "GroupDatabase", "Keyring", "GroupVaultTestKit", "GroupStoresFixture",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

@@ -1,15 +1,16 @@
 import Foundation
 import GroupMessaging
 import Keyring
+import SharedDefaults
 import Vault
 import ExampleAuthState
 
 // The "main app": owns the real token (in the keychain, in the access group it shares with the
 // widget) and publishes a sealed AuthState into the group container on every change.
 //
-//   ExampleApp sign-in <name> | refresh | sign-out | notify
+//   ExampleApp sign-in <name> | refresh | sign-out | notify | style <light|dark> <refresh seconds>
 //
-// After every write it posts AuthState.changedNotification so the widget re-reads the state;
+// After every auth write it posts AuthState.changedNotification so the widget re-reads the state;
 // `notify` posts it alone (the demo uses it to show that a post proves nothing by itself).
 //
 // Identity and storage come from GROUPVAULT_ENTITLEMENTS, GROUPVAULT_TEAM_ID,
@@ -26,7 +27,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let action = arguments.first else { fail("usage: ExampleApp sign-in <name> | refresh | sign-out | notify") }
+guard let action = arguments.first else { fail("usage: ExampleApp sign-in <name> | refresh | sign-out | notify | style <light|dark> <seconds>") }
 
 do {
     let keyring = try Keyring.fromEnvironment()
@@ -57,6 +58,18 @@ do {
         say("app: signed out -> sealed \(AuthState.recordName) #\(header.sequence)")
     case "notify":
         say("app: posting \(AuthState.changedNotification) without writing anything")
+    case "style":
+        // Display preferences are settings, not secrets: the group's SharedDefaults suite.
+        let rest = Array(arguments.dropFirst())
+        guard rest.count == 2, ["light", "dark"].contains(rest[0]), let seconds = Int(rest[1]), seconds > 0 else {
+            fail("usage: ExampleApp style <light|dark> <refresh seconds>")
+        }
+        let defaults = try SharedDefaults(suiteName: group.rawValue, group: group, keyring: keyring)
+        try defaults.setEncoded(WidgetStyle(theme: rest[0], refreshInterval: seconds), forKey: WidgetStyle.key)
+        say("app: widget style -> \(rest[0]), refresh every \(seconds) s (SharedDefaults \(group))")
+        // The widget observes the suite itself; the auth notification is not posted, so the
+        // change wakes it exactly once.
+        exit(0)
     default:
         fail("unknown action \(action)")
     }

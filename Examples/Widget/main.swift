@@ -1,15 +1,17 @@
 import Foundation
 import GroupMessaging
 import Keyring
+import SharedDefaults
 import Vault
 import ExampleAuthState
 
 // The "widget": another process with its own identity in the same groups. It never polls: it
 // renders once, then re-renders each time the app posts AuthState.changedNotification (a
-// GroupMessaging notification: a name, no payload). The notification only says "look again":
-// every render re-reads and authenticates the sealed state, which stays the truth, so a post
-// from anyone else in the group changes nothing it shows. Anything it cannot trust reads as
-// "signed out", and it says why.
+// GroupMessaging notification: a name, no payload) and each time its display preferences change
+// (theme, refresh interval: the group's SharedDefaults suite, which the app sets). The
+// notification only says "look again": every render re-reads and authenticates the sealed state,
+// which stays the truth, so a post from anyone else in the group changes nothing it shows.
+// Anything it cannot trust reads as "signed out", and it says why.
 //
 //   ExampleWidget [--changes N]      exit after N wake-ups (default: run until killed)
 
@@ -18,15 +20,17 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-func render(_ vault: Vault) {
+func render(_ vault: Vault, _ defaults: SharedDefaults) {
+    let style = (try? defaults.decoded(WidgetStyle.self, forKey: WidgetStyle.key)) ?? nil ?? .standard
+    let shown = " [\(style.theme), every \(style.refreshInterval) s]"
     var refusal: VaultError?
     let state = vault.readIfValid(AuthState.self, name: AuthState.recordName) { refusal = $0 }
     if let state, state.isAuthenticated, let name = state.displayName {
-        say("widget: Hello, \(name)")
+        say("widget: Hello, \(name)\(shown)")
     } else if let refusal, refusal.code != .notFound {
-        say("widget: Sign in (refused the shared state: \(refusal.code))")
+        say("widget: Sign in (refused the shared state: \(refusal.code))\(shown)")
     } else {
-        say("widget: Sign in")
+        say("widget: Sign in\(shown)")
     }
 }
 
@@ -40,13 +44,20 @@ do {
         exit(1)
     }
     let vault = try Vault(keyring: keyring, group: group)
-    let changes = try GroupNotificationCenter(keyring: keyring, group: group)
+    let defaults = try SharedDefaults(suiteName: group.rawValue, group: group, keyring: keyring)
+    // One stream of "look again" from both sources: the app's notification after it writes the
+    // auth state, and changes to the style in SharedDefaults.
+    let (changes, continuation) = AsyncStream.makeStream(of: Void.self)
+    let authPosts = try GroupNotificationCenter(keyring: keyring, group: group)
         .notifications(named: AuthState.changedNotification)
-    render(vault)
+    let styleChanges = try defaults.changes(forKey: WidgetStyle.key)
+    Task { for await _ in authPosts { continuation.yield() } }
+    Task { for await _ in styleChanges { continuation.yield() } }
+    render(vault, defaults)
     say("widget: ready")
     var seen = 0
     for await _ in changes {
-        render(vault)
+        render(vault, defaults)
         seen += 1
         if let limit, seen >= limit { break }
     }

@@ -60,6 +60,7 @@ package struct FuzzTarget: Sendable {
         #endif
         targets.append(groupIdentifier)
         targets += [channelFrames, channelSealed]
+        targets.append(preferencesImport)
         return targets
     }
 

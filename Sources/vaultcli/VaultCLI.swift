@@ -15,6 +15,7 @@ struct VaultCLI: AsyncParsableCommand {
         DoctorCommand.self,
         NotifyCommand.self,
         ChannelCommand.self,
+        DefaultsCommand.self,
     ]
 
     static let configuration = CommandConfiguration(

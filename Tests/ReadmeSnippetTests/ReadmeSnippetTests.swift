@@ -19,6 +19,7 @@ final class ReadmeSnippetTests: XCTestCase {
         "Examples/Readme/SealedRecords/main.swift",
         "Examples/Readme/AppleCompatibility/main.swift",
         "Examples/Readme/Messaging/main.swift",
+        "Examples/Readme/SharedData/main.swift",
         "Tests/ReadmeSnippetTests/TokenStoreTests.swift",
         "Tests/WrapperStyleKeychain/SecurityReexport.swift",
     ]

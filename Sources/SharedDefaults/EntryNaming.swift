@@ -1,0 +1,89 @@
+import Foundation
+import Keyring
+import SealedStorage
+
+/// How a suite's keys become Vault record names, without the names telling which keys exist.
+///
+/// Record name: `sd-<suite tag>-<key tag>`, each tag 32 hex digits (128 bits) of
+/// BLAKE2b-256(naming key ‖ domain ‖ length-prefixed suite [‖ length-prefixed key]). So:
+/// - every key is its own record: concurrent writers of different keys never contend for a
+///   record lock and never overwrite each other's keys;
+/// - any key text (any length, any characters) gives a valid record name;
+/// - someone who can read the container but not the keyring learns how many keys a suite has
+///   and when they change, not what they are called: key names such as `hasPremium` or
+///   `lastAccountEmail` can say more than one wants, and an unkeyed hash of a short name is
+///   found by trying candidates.
+///
+/// The naming key is 32 random bytes in a keychain item of the group (service
+/// ``itemService``), created by the first process that needs it. It is not a group key from the
+/// keyset: those rotate and retire, and record names must stay the same across rotation.
+/// BLAKE2b with the key as a fixed-length prefix is a PRF (BLAKE2 has no length extension).
+struct EntryNaming: Sendable {
+    /// The keychain item holding the naming key.
+    static let itemService = "org.groupvault.shared-defaults"
+    static let itemAccount = "record-naming-key"
+    static let keyByteCount = 32
+    /// Every record name of SharedDefaults starts with this.
+    static let recordPrefix = "sd-"
+
+    private let key: [UInt8]
+    /// `sd-<suite tag>-`: the prefix of every record of the suite.
+    let suitePrefix: String
+    private let suiteBytes: [UInt8]
+
+    init(key: [UInt8], suite: String) {
+        self.key = key
+        self.suiteBytes = Array(suite.utf8)
+        self.suitePrefix = Self.recordPrefix + Self.tag(key: key, parts: [Array("suite".utf8), suiteBytes]) + "-"
+    }
+
+    /// The record name of `key` in this suite.
+    func recordName(forKey entryKey: String) -> String {
+        suitePrefix + Self.tag(key: key, parts: [Array("key".utf8), suiteBytes, Array(entryKey.utf8)])
+    }
+
+    /// True when `recordName` belongs to this suite.
+    func owns(_ recordName: String) -> Bool {
+        recordName.hasPrefix(suitePrefix)
+    }
+
+    private static func tag(key: [UInt8], parts: [[UInt8]]) -> String {
+        var input = key
+        for part in parts {
+            // Length prefixes keep ("ab", "c") and ("a", "bc") apart.
+            withUnsafeBytes(of: UInt64(part.count).bigEndian) { input.append(contentsOf: $0) }
+            input.append(contentsOf: part)
+        }
+        return Hex.lowercase(Array(Digest.blake2b256(input).prefix(16)))
+    }
+
+    /// The group's naming key, created in the keychain on first use.
+    ///
+    /// Two processes creating it at once: one add wins, the other gets `duplicateItem` and
+    /// reads the winner's key, so every process names records alike.
+    static func namingKey(keyring: Keyring, group: GroupIdentifier) throws(KeyringError) -> [UInt8] {
+        let query = ItemQuery(service: itemService, account: itemAccount, accessGroup: group)
+        for _ in 0..<2 {
+            do throws(KeyringError) {
+                let item = try keyring.item(matching: query)
+                guard item.secret.count == keyByteCount else {
+                    throw KeyringError(.decode, "the SharedDefaults naming key of \(group) is \(item.secret.count) bytes, not \(keyByteCount); it was altered through the keychain, and without it no suite of the group can be found")
+                }
+                return Array(item.secret)
+            } catch where error.status == .itemNotFound {
+                // Readable while locked, like the group keys: widgets read settings in the background.
+                let item = KeychainItem(
+                    service: itemService, account: itemAccount, accessGroup: group,
+                    secret: Data(SecureRandom.bytes(count: keyByteCount)),
+                    label: "GroupVault SharedDefaults record naming key",
+                    accessibility: .afterFirstUnlock)
+                do throws(KeyringError) {
+                    return Array(try keyring.add(item).secret)
+                } catch where error.status == .duplicateItem {
+                    continue  // another process created it first: read theirs
+                }
+            }
+        }
+        throw KeyringError(.ioError, "the SharedDefaults naming key of \(group) was neither found nor created")
+    }
+}

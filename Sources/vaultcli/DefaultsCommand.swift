@@ -1,0 +1,236 @@
+import ArgumentParser
+import Foundation
+import Keyring
+import SharedDefaults
+
+/// `vaultcli defaults`: list, read, write, delete and import the keys of a SharedDefaults suite.
+///
+/// Values are shown only with `--reveal`: a suite may hold things a person at a shared
+/// terminal should not see. Keys and values are printed as JSON string literals or JSON
+/// values, so a hostile key cannot forge output lines.
+struct DefaultsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "defaults",
+        abstract: "List, read, write, delete and import the keys of a SharedDefaults suite.",
+        discussion: """
+            The suite defaults to the group's name, as SharedDefaults(suiteName: "group.…") uses it.
+            Values use SharedDefaults' sealed JSON form: {"string":"dark"}, {"int":30}, {"bool":true}, ...
+            """,
+        subcommands: [List.self, Read.self, Write.self, Delete.self, Import.self],
+        defaultSubcommand: List.self)
+
+    struct SuiteOptions: ParsableArguments {
+        @OptionGroup var process: ProcessOptions
+        @Option(help: "The application group.") var group: String
+        @Option(help: "The suite (default: the group).") var suite: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func open() throws -> SharedDefaults {
+            let group = try parseGroup(group)
+            let keyring = try process.keyring()
+            do throws(SharedDefaultsError) {
+                return try SharedDefaults(suiteName: suite ?? group.rawValue, group: group, keyring: keyring)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the keys with their types (values with --reveal) and any refused entries; exit 1 if any is refused.")
+        @OptionGroup var options: SuiteOptions
+        @Flag(help: "Show values.") var reveal = false
+
+        func run() throws {
+            let defaults = try options.open()
+            let values = defaults.values()
+            let refusals = try defaults.refusals()
+            if options.json {
+                let keys: [[String: DefaultsJSON]] = values.keys.sorted().map { key in
+                    var row: [String: DefaultsJSON] = ["key": .string(key), "type": .string(values[key]!.typeName)]
+                    if reveal { row["value"] = .value(values[key]!) }
+                    return row
+                }
+                let refused: [[String: DefaultsJSON]] = refusals.keys.sorted().map { key in
+                    ["key": .string(key), "code": .string(refusals[key]!.code.rawValue), "reason": .string(refusals[key]!.reason)]
+                }
+                try printJSON(["suite": .string(defaults.suiteName), "group": .string(defaults.group.rawValue), "keys": .array(keys.map(DefaultsJSON.object)), "refused": .array(refused.map(DefaultsJSON.object))])
+            } else {
+                if values.isEmpty && refusals.isEmpty { print("no keys") }
+                for key in values.keys.sorted() {
+                    print("\(try literal(key))  \(values[key]!.description)" + (reveal ? "  \(try render(values[key]!))" : ""))
+                }
+                for key in refusals.keys.sorted() {
+                    print("\(try literal(key))  refused: \(refusals[key]!)")
+                }
+            }
+            if !refusals.isEmpty { throw ExitCode(1) }
+        }
+    }
+
+    struct Read: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a key's type (its value with --reveal); exit 1 if absent or refused.")
+        @OptionGroup var options: SuiteOptions
+        @Argument(help: "The key.") var key: String
+        @Flag(help: "Show the value.") var reveal = false
+
+        func run() throws {
+            let defaults = try options.open()
+            let value: SharedDefaults.Value?
+            do {
+                value = try defaults.value(forKey: key)
+            } catch {
+                if options.json {
+                    try printJSON(["key": .string(key), "refused": .string(error.vaultError?.code.rawValue ?? error.code.rawValue), "reason": .string(error.reason)])
+                } else {
+                    print("\(try literal(key))  refused: \(error)")
+                }
+                throw ExitCode(1)
+            }
+            guard let value else {
+                if options.json { try printJSON(["key": .string(key), "absent": .bool(true)]) } else { print("\(try literal(key))  absent") }
+                throw ExitCode(1)
+            }
+            if options.json {
+                var object: [String: DefaultsJSON] = ["key": .string(key), "type": .string(value.typeName)]
+                if reveal { object["value"] = .value(value) }
+                try printJSON(object)
+            } else {
+                print(reveal ? try render(value) : value.description)
+            }
+        }
+    }
+
+    struct Write: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Store a value for a key.")
+        @OptionGroup var options: SuiteOptions
+        @Argument(help: "The key.") var key: String
+        @Argument(help: "The value, read as --type says.") var value: String
+        @Option(help: "string, int, real, bool, date (ISO 8601), url, data (base64), or json (SharedDefaults' sealed JSON form).")
+        var type: String = "string"
+
+        func run() throws {
+            let defaults = try options.open()
+            let parsed = try parse(value, as: type)
+            do {
+                try defaults.set(parsed, forKey: key)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            if options.json { try printJSON(["key": .string(key), "type": .string(parsed.typeName), "stored": .bool(true)]) } else { print("stored \(try literal(key)) (\(parsed.description))") }
+        }
+
+        private func parse(_ text: String, as type: String) throws -> SharedDefaults.Value {
+            func invalid() -> ValidationError { ValidationError("\(text.debugDescription) is not a valid \(type)") }
+            switch type {
+            case "string": return .string(text)
+            case "int": guard let value = Int(text) else { throw invalid() }; return .integer(value)
+            case "real": guard let value = Double(text) else { throw invalid() }; return .real(value)
+            case "bool":
+                switch text.lowercased() {
+                case "true", "yes", "1": return .bool(true)
+                case "false", "no", "0": return .bool(false)
+                default: throw invalid()
+                }
+            case "date": guard let value = try? Date(text, strategy: .iso8601) else { throw invalid() }; return .date(value)
+            case "url": guard let value = URL(string: text), value.scheme != nil else { throw invalid() }; return .url(value)
+            case "data": guard let value = Data(base64Encoded: text) else { throw invalid() }; return .data(value)
+            case "json":
+                guard let value = try? JSONDecoder().decode(SharedDefaults.Value.self, from: Data(text.utf8)) else { throw invalid() }
+                return value
+            default: throw ValidationError("--type is one of string, int, real, bool, date, url, data, json")
+            }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a key (a sealed tombstone takes its place).")
+        @OptionGroup var options: SuiteOptions
+        @Argument(help: "The key.") var key: String
+
+        func run() throws {
+            do {
+                try options.open().removeObject(forKey: key)
+            } catch let error as SharedDefaultsError {
+                throw ValidationError(error.description)
+            }
+            if options.json { try printJSON(["key": .string(key), "removed": .bool(true)]) } else { print("removed \(try literal(key))") }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import an Apple-style preferences plist (XML or binary) into the suite, then remove it.",
+            discussion: "Keys the suite already holds keep their values. The file is removed only when every key was imported or kept. Exit 1 when a key was skipped.")
+        @OptionGroup var options: SuiteOptions
+        @Option(help: "The plist (default: ~/Library/Preferences/<suite>.plist).") var file: String?
+        @Flag(name: .customLong("dry-run"), help: "Only list what would move.") var dryRun = false
+
+        func run() throws {
+            let defaults = try options.open()
+            let url = file.map { URL(fileURLWithPath: $0) } ?? SharedDefaults.applePreferencesURL(suiteName: defaults.suiteName)
+            let result: PreferencesImport
+            do {
+                result = try defaults.importPreferences(from: url, dryRun: dryRun)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            if options.json {
+                try printJSON([
+                    "file": .string(url.path), "dryRun": .bool(result.isDryRun), "fileRemoved": .bool(result.fileRemoved),
+                    "moved": .array(result.moved.keys.sorted().map(DefaultsJSON.string)),
+                    "kept": .array(result.kept.map(DefaultsJSON.string)),
+                    "skipped": .object(result.skipped.mapValues(DefaultsJSON.string)),
+                ])
+            } else {
+                let verb = dryRun ? "would move" : "moved"
+                for key in result.moved.keys.sorted() { print("\(verb) \(try literal(key)) (\(result.moved[key]!.description))") }
+                for key in result.kept { print("kept \(try literal(key)) (the suite already holds it)") }
+                for key in result.skipped.keys.sorted() { print("skipped \(try literal(key)): \(result.skipped[key]!)") }
+                if !dryRun { print(result.fileRemoved ? "removed \(url.path)" : "kept \(url.path): some keys were not imported") }
+            }
+            if !result.skipped.isEmpty { throw ExitCode(1) }
+        }
+    }
+}
+
+/// A JSON document to print, built from plain values and suite values (records show has its own
+/// `JSONValue`, which decodes any payload; this one only encodes).
+private indirect enum DefaultsJSON: Encodable {
+    case string(String)
+    case bool(Bool)
+    case value(SharedDefaults.Value)
+    case array([DefaultsJSON])
+    case object([String: DefaultsJSON])
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .value(let value): try container.encode(value)
+        case .array(let values): try container.encode(values)
+        case .object(let values): try container.encode(values)
+        }
+    }
+}
+
+private func encoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+}
+
+private func printJSON(_ object: [String: DefaultsJSON]) throws {
+    print(String(decoding: try encoder().encode(DefaultsJSON.object(object)), as: UTF8.self))
+}
+
+/// A key as a JSON string literal: quotes and control characters escaped.
+private func literal(_ key: String) throws -> String {
+    String(decoding: try encoder().encode(key), as: UTF8.self)
+}
+
+/// A value in its sealed JSON form.
+private func render(_ value: SharedDefaults.Value) throws -> String {
+    String(decoding: try encoder().encode(value), as: UTF8.self)
+}

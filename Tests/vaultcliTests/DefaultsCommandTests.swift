@@ -1,0 +1,77 @@
+import Foundation
+import GroupVaultTestKit
+import XCTest
+
+/// `vaultcli defaults`, run as a user runs it: the built executable in a child process.
+final class DefaultsCommandTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private let group = "group.com.example.notes"
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory(prefix: "vaultcli-defaults")
+        let entitlements = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>com.apple.security.application-groups</key><array><string>\(group)</string></array>
+            </dict></plist>
+            """
+        try Data(entitlements.utf8).write(to: directory.url.appendingPathComponent("App.entitlements"))
+    }
+
+    override func tearDown() { directory.remove() }
+
+    private func vaultcli(_ arguments: String...) throws -> (status: Int32, output: String, errors: String) {
+        try FixtureProcess.run(arguments, environment: [
+            "GROUPVAULT_HOME": directory.url.appendingPathComponent("home").path,
+            "GROUPVAULT_ENTITLEMENTS": directory.url.appendingPathComponent("App.entitlements").path,
+            "GROUPVAULT_TEAM_ID": "ABCDE12345",
+            "GROUPVAULT_BUNDLE_ID": "com.example.notes",
+        ], executable: "vaultcli")
+    }
+
+    func testWriteThenReadShowsTheTypeAndTheValueOnlyWithReveal() throws {
+        XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "theme", "dark").status, 0)
+        let hidden = try vaultcli("defaults", "read", "--group", group, "theme")
+        XCTAssertEqual(hidden.status, 0, hidden.errors)
+        XCTAssertEqual(hidden.output, "string (4 bytes)\n")
+        let revealed = try vaultcli("defaults", "read", "--group", group, "theme", "--reveal")
+        XCTAssertEqual(revealed.output, "{\"string\":\"dark\"}\n")
+    }
+
+    func testListHidesValuesUnlessRevealedAndSpeaksJSON() throws {
+        XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "refresh", "30", "--type", "int").status, 0)
+        let list = try vaultcli("defaults", "list", "--group", group)
+        XCTAssertEqual(list.output, "\"refresh\"  int\n")
+        let json = try vaultcli("defaults", "list", "--group", group, "--json", "--reveal")
+        XCTAssertEqual(json.status, 0, json.errors)
+        XCTAssertEqual(json.output, "{\"group\":\"\(group)\",\"keys\":[{\"key\":\"refresh\",\"type\":\"int\",\"value\":{\"int\":30}}],\"refused\":[],\"suite\":\"\(group)\"}\n")
+    }
+
+    func testDeleteRemovesTheKeyAndReadThenExitsOne() throws {
+        XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "gone", "x").status, 0)
+        XCTAssertEqual(try vaultcli("defaults", "delete", "--group", group, "gone").status, 0)
+        let read = try vaultcli("defaults", "read", "--group", group, "gone", "--json")
+        XCTAssertEqual(read.status, 1)
+        XCTAssertEqual(read.output, "{\"absent\":true,\"key\":\"gone\"}\n")
+    }
+
+    func testAValueThatDoesNotParseAsItsTypeIsRefused() throws {
+        let result = try vaultcli("defaults", "write", "--group", group, "n", "thirty", "--type", "int")
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.errors.contains("not a valid int"), result.errors)
+    }
+
+    func testImportDryRunListsKeysAndImportRemovesThePlist() throws {
+        let plist = directory.url.appendingPathComponent("prefs.plist")
+        try PropertyListSerialization.data(fromPropertyList: ["theme": "dark", "refresh": 30], format: .binary, options: 0).write(to: plist)
+        let dryRun = try vaultcli("defaults", "import", "--group", group, "--file", plist.path, "--dry-run")
+        XCTAssertEqual(dryRun.status, 0, dryRun.errors)
+        XCTAssertEqual(dryRun.output, "would move \"refresh\" (int)\nwould move \"theme\" (string (4 bytes))\n")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: plist.path))
+        let result = try vaultcli("defaults", "import", "--group", group, "--file", plist.path, "--json")
+        XCTAssertEqual(result.status, 0, result.errors)
+        XCTAssertTrue(result.output.contains("\"fileRemoved\":true"), result.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: plist.path))
+        XCTAssertEqual(try vaultcli("defaults", "read", "--group", group, "refresh", "--reveal").output, "{\"int\":30}\n")
+    }
+}
