@@ -88,6 +88,7 @@ struct VaultTestbed {
     }
 
     func remove() {
+        KeyringDatabase.closeAll()
         home.remove()
     }
 
