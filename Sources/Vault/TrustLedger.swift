@@ -91,10 +91,18 @@ package struct TrustLedger: Sendable {
 
     /// The highest sequence a writer must go above: the confirmed or announced one, or the
     /// authentic blob's when that is ahead within ``sequenceWindow``.
-    package func lastSequence(for name: RecordName, onDisk: UInt64) throws(VaultError) -> UInt64 {
-        let row = try row(for: name)
+    package static func lastSequence(row: LedgerTable.Row?, onDisk: UInt64) -> UInt64 {
         let trusted = max(row?.confirmed ?? 0, row?.pending ?? 0)
         return Self.isWithinWindow(onDisk, of: trusted) ? max(trusted, onDisk) : trusted
+    }
+
+    /// Every record name the ledger has a row for, sorted.
+    package func recordNames() throws(VaultError) -> [String] {
+        do {
+            return try table().records()
+        } catch {
+            throw VaultError(keyring: error, while: "list the trust ledger of \(group)")
+        }
     }
 
     // MARK: Readers

@@ -10,7 +10,8 @@ extension Vault {
     ///                              as: "auth-state", expiresAt: token.expiry)
     /// ```
     ///
-    /// Under the record's writer lock: stale temporary files of a killed writer are removed,
+    /// Under the record's writer lock: stale temporary files of a killed writer are removed
+    /// (when its announcement is still in the ledger),
     /// the sequence becomes one more than both the trusted one and the current file's, the
     /// trust ledger durably records that sequence as announced (intent first), the blob is
     /// written to a temporary file, fsynced and renamed over the record (then the directory is
@@ -146,13 +147,20 @@ extension Vault {
         let sharing = keyring.home.sharing.fileSharing
         let path = recordPath(name)
         return try withExclusiveLock(at: lockPath(name), sharing: sharing) { () throws -> RecordHeader in
-                // Nobody else can own a temporary of this record while we hold its lock.
-                AtomicFile.removeStaleTemporaries(for: path)
+                let row = try ledger.row(for: name)
+                // A writer that died between its announcement and its confirmation left the
+                // announcement behind, and maybe a temporary file; nobody else can own one while
+                // we hold the lock. Only then (or without a row: a ledger lost, or written by an
+                // earlier version) is the directory listed, so a write does not cost more the
+                // more records the group holds.
+                if row == nil || row?.pending != nil {
+                    AtomicFile.removeStaleTemporaries(for: path)
+                }
                 let current = Result { () throws(VaultError) in try openRecord(name) }
                 // Only an authentic file counts, and only within the ledger's window: a forged
                 // header must not push sequences up, nor a key holder's forged 2^64-1.
                 let onDisk = (try? current.get())?.header.sequence ?? 0
-                let last = try ledger.lastSequence(for: name, onDisk: onDisk)
+                let last = TrustLedger.lastSequence(row: row, onDisk: onDisk)
                 guard last < UInt64.max else {
                     throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
                 }
