@@ -144,7 +144,9 @@ let package = Package(
             dependencies: [
                 "Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture",
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            // A home of the sealed-JSON layout, read from the source tree by LegacyHomeTests.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
