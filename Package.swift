@@ -3,6 +3,7 @@ import PackageDescription
 
 // Dependencies are chosen, not accumulated (see README "Dependencies"):
 // - libsodium (system library) for every cryptographic operation;
+// - libsqlite3 (system library) for the keyring's store;
 // - swift-system for file descriptors, paths and errno values instead of hand-written wrappers;
 // - swift-argument-parser for vaultcli;
 // - SwiftNIO for GroupMessaging's Unix-socket channel only, so users of Vault or Keyring alone
@@ -70,6 +71,12 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // The keyring's store: the system libsqlite3 (docs/ARCHITECTURE.md says why not GRDB).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "SealedStorage",
             dependencies: [
@@ -81,6 +88,7 @@ let package = Package(
             name: "Keyring",
             dependencies: [
                 "SealedStorage",
+                "CSQLite",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
@@ -281,7 +289,9 @@ let package = Package(
             dependencies: [
                 "Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture",
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            // A home of the sealed-JSON layout, read from the source tree by LegacyHomeTests.
+            exclude: ["Fixtures"]
         ),
     ] + securityTargets,
     swiftLanguageModes: [.v6]

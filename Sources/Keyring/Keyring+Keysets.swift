@@ -1,5 +1,6 @@
 import Foundation
 import SealedStorage
+import SystemPackage
 
 /// Per-group keysets: the symmetric keys that seal an access group's shared data.
 ///
@@ -17,6 +18,9 @@ import SealedStorage
 /// // ... seal with key, record key.id beside the blob ...
 /// let opener = try keyring.key(id: storedID, in: group)
 /// ```
+/// Keysets this process read, per file version (see ``FileVersionCache``).
+private let keysetCache = FileVersionCache<Keyset>()
+
 extension Keyring {
     /// The primary key of `group`'s keyset, created on first use.
     ///
@@ -29,7 +33,7 @@ extension Keyring {
     ///   ``KeyringStatus/decode`` when the keyset file is corrupted or tampered with.
     public func groupKey(for group: GroupIdentifier) throws(KeyringError) -> GroupKey {
         let document = try keysetDocument(for: group, operation: "groupKey(for:)")
-        if let primary = try document.read()?.primary {
+        if let primary = try readKeyset(document)?.primary {
             return try groupKey(primary, in: group)
         }
         let primary = try document.update { (keyset: inout Keyset?) throws(KeyringError) -> Keyset.Entry in
@@ -51,7 +55,7 @@ extension Keyring {
     ///   ``KeyringStatus/decode`` as for ``groupKey(for:)``.
     public func key(id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> GroupKey {
         let document = try keysetDocument(for: group, operation: "key(id:in:)")
-        return try groupKey(try openableEntry(id: id, in: document.read(), group: group), in: group)
+        return try groupKey(try openableEntry(id: id, in: readKeyset(document), group: group), in: group)
     }
 
     /// The bytes of key `id` of `group`, copied out of guarded memory.
@@ -63,7 +67,7 @@ extension Keyring {
     /// - Throws: The same errors as ``key(id:in:)``.
     public func exportKey(id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> Data {
         let document = try keysetDocument(for: group, operation: "exportKey(id:in:)")
-        let entry = try openableEntry(id: id, in: document.read(), group: group)
+        let entry = try openableEntry(id: id, in: readKeyset(document), group: group)
         guard let key = entry.key else { throw Self.retired(entry.descriptor, in: group) }
         return key.withUnsafeBytes { Data($0) }
     }
@@ -117,7 +121,7 @@ extension Keyring {
     /// - Throws: As ``groupKey(for:)``.
     public func keys(in group: GroupIdentifier) throws(KeyringError) -> [KeyDescriptor] {
         let document = try keysetDocument(for: group, operation: "keys(in:)")
-        return try document.read()?.descriptors ?? []
+        return try readKeyset(document)?.descriptors ?? []
     }
 
     // MARK: Checks shared by every keyset operation
@@ -147,6 +151,23 @@ extension Keyring {
     private func groupKey(_ entry: Keyset.Entry, in group: GroupIdentifier) throws(KeyringError) -> GroupKey {
         guard let key = entry.key else { throw Self.retired(entry.descriptor, in: group) }
         return GroupKey(id: entry.descriptor.id, group: group, key: key)
+    }
+
+    /// The keyset, from this process's cache while its file is unchanged (one `lstat`), else
+    /// read, authenticated and decoded. No guarded allocation on a warm read: the cached keys
+    /// are shared.
+    private func readKeyset(_ document: SealedDocument<Keyset>) throws(KeyringError) -> Keyset? {
+        let status = try home.mapStorage("read keyset of \(document.group)") { () throws(StorageError) in try Syscall.typedStatus(document.path) }
+        // A missing or odd file takes the full path, which reports it.
+        guard let status, status.type == .regular else { return try document.read() }
+        // Taken before the read: what is cached is never older than its version. A group
+        // directory swapped for a symbolic link reaches another inode, so it misses and the
+        // full read refuses it.
+        let version = FileVersion(status)
+        if let cached = keysetCache.value(at: document.path, version: version) { return cached }
+        guard let keyset = try document.read() else { return nil }
+        keysetCache.store(keyset, at: document.path, version: version)
+        return keyset
     }
 
     // MARK: Errors and time

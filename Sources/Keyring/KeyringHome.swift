@@ -124,7 +124,37 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The key that seals this home's keyring documents, derived from the master secret
+    /// (`crypto_kdf`, context `GVKEYRNG`, id 1) once per version of `master.key` in a process.
+    package func documentKey() throws(KeyringError) -> SymmetricKey {
+        _ = try masterKey()
+        if let secrets = try cachedSecrets() { return secrets.documents }
+        // The master key file changed between the two looks: derive from what is there now.
+        return KeyDerivation.deriveKey(from: try masterKey(), context: "GVKEYRNG", id: 1)
+    }
+
+    /// The master secret and what is derived from it, as read from one version of the file.
+    private struct Secrets: Sendable {
+        let master: SymmetricKey
+        let documents: SymmetricKey
+    }
+
+    /// Per process: reading `master.key` is an open, a read and a guarded allocation; a warm
+    /// operation needs only an `lstat` to know it is still the same file.
+    private static let secrets = FileVersionCache<Secrets>()
+
+    private func cachedSecrets() throws(KeyringError) -> Secrets? {
+        let status = try mapStorage("read master key") { () throws(StorageError) in try Syscall.typedStatus(masterKeyPath) }
+        guard let status, status.type == .regular else { return nil }
+        return Self.secrets.value(at: masterKeyPath, version: FileVersion(status))
+    }
+
     private func readMasterKey() throws(KeyringError) -> SymmetricKey? {
+        // The version is taken before the read, so what is cached is never older than it.
+        let status = try mapStorage("read master key") { () throws(StorageError) in try Syscall.typedStatus(masterKeyPath) }
+        if let status, status.type == .regular, let cached = Self.secrets.value(at: masterKeyPath, version: FileVersion(status)) {
+            return cached.master
+        }
         let bytes = try mapStorage("read master key") { () throws(StorageError) -> [UInt8]? in
             try SafeFile.checkOwnership(masterKeyPath, sharing: sharing.fileSharing)
             return try SafeFile.readIfPresent(masterKeyPath, maximumSize: 64)
@@ -134,6 +164,10 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         guard let key = try? SymmetricKey(bytes: bytes) else {
             throw KeyringError(.decode, "master key file \(masterKeyPath) is \(bytes.count) bytes, not 32: it is corrupted; restore it from a backup (without it the keychains cannot be opened)")
         }
+        if let status, status.type == .regular {
+            let documents = KeyDerivation.deriveKey(from: key, context: "GVKEYRNG", id: 1)
+            Self.secrets.store(Secrets(master: key, documents: documents), at: masterKeyPath, version: FileVersion(status))
+        }
         return key
     }
 
@@ -141,6 +175,11 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
 
     /// The current emulated lock state; a home that never set one is ``DeviceLockState/unlocked``.
     public func lockState() throws(KeyringError) -> DeviceLockState {
+        // One lstat when the file did not change since this process last read it.
+        let status = try mapStorage("read device lock state") { () throws(StorageError) in try Syscall.typedStatus(lockStatePath) }
+        guard let status else { return .unlocked }
+        let version = FileVersion(status)
+        if status.type == .regular, let cached = Self.lockStates.value(at: lockStatePath, version: version) { return cached }
         let bytes = try mapStorage("read device lock state") { () throws(StorageError) in
             try SafeFile.readIfPresent(lockStatePath, maximumSize: 64)
         }
@@ -149,8 +188,11 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         guard let state = DeviceLockState(rawValue: text) else {
             throw KeyringError(.decode, "device lock state file \(lockStatePath) holds an unknown state; write one of \(DeviceLockState.allCases.map(\.rawValue))")
         }
+        Self.lockStates.store(state, at: lockStatePath, version: version)
         return state
     }
+
+    private static let lockStates = FileVersionCache<DeviceLockState>()
 
     /// Sets the emulated lock state for every process using this home.
     public func setLockState(_ state: DeviceLockState) throws(KeyringError) {

@@ -182,6 +182,6 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
     }
 
     private func storageKey() throws(KeyringError) -> SymmetricKey {
-        KeyDerivation.deriveKey(from: try home.masterKey(), context: "GVKEYRNG", id: 1)
+        try home.documentKey()
     }
 }

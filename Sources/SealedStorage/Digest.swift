@@ -11,3 +11,18 @@ package enum Digest {
         return output
     }
 }
+
+extension Digest {
+    /// Keyed BLAKE2b-256 (`crypto_generichash` with a key): a MAC and a PRF. The keyring uses
+    /// it to tag ledger rows and to bind its database to its home.
+    package static func keyedBLAKE2b256(_ bytes: [UInt8], key: SymmetricKey) -> [UInt8] {
+        Sodium.ensureInitialized()
+        var output = [UInt8](repeating: 0, count: 32)
+        key.withUnsafeBytes { keyBytes in
+            _ = crypto_generichash(
+                &output, output.count, bytes, UInt64(bytes.count),
+                keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes.count)
+        }
+        return output
+    }
+}

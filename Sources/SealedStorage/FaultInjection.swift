@@ -1,7 +1,7 @@
 import SystemPackage
 import Synchronization
 
-/// A step of a durable write where a test can inject a fault.
+/// A step of a durable write, a trust-ledger commit or a lock acquisition where a test can inject a fault.
 package enum FaultPoint: String, Sendable, CaseIterable {
     /// Creating the temporary file beside the target.
     case createTemporary = "create-temporary"
@@ -13,6 +13,11 @@ package enum FaultPoint: String, Sendable, CaseIterable {
     case rename
     /// `fsync` of the directory after the rename.
     case syncDirectory = "sync-directory"
+    /// Committing a Vault write's intent (its new sequence) to the trust ledger, before the
+    /// record file is touched.
+    case ledgerIntent = "ledger-intent"
+    /// Committing that the announced sequence was published, after the rename.
+    case ledgerConfirm = "ledger-confirm"
 }
 
 /// A system call wrapped by ``Syscall``; each can be made to fail wherever it is made, not only

@@ -1,18 +1,25 @@
 import Keyring
 import SealedStorage
+import Synchronization
 
-/// The highest trusted sequence number and blob digest of every record of one group, kept in
-/// the group's keyring (a ``SealedDocument`` of kind `vault-ledger`), not in the container.
+/// What the keyring trusts about each record of one group: the confirmed sequence and blob
+/// digest, and the sequence a writer announced before publishing it. Kept in the keyring's
+/// database (one authenticated row per record, ``LedgerTable``), not in the container.
 ///
 /// Why there: anyone who can write the group container can put an old, validly sealed blob
-/// back. A ledger beside it could be put back just as easily. The keyring directory is
-/// outside the container and the document is sealed under a key derived from the keyring's
-/// master secret, so without the keyring a container-only attacker can neither forge an entry
-/// nor replace it with an older one that verifies (see docs/FORMAT.md, "Trust ledger").
+/// back. A ledger beside it could be put back just as easily. The keyring is outside the
+/// container and its rows are tagged with a key derived from the master secret, so a
+/// container-only attacker can neither forge an entry nor lower one (docs/FORMAT.md, "Trust
+/// ledger").
 ///
-/// Writers record each sequence they publish; readers raise the entry when they accept a
-/// newer authentic record (a writer may have died between publishing and recording). Entries
-/// only ever go up.
+/// Intent first: a writer commits the sequence (and digest) it is about to publish *before*
+/// the record file changes, and confirms it after the rename. So a write whose ledger step
+/// fails publishes nothing, and a published record is always covered by a durable entry.
+/// Readers accept a sequence at or above the confirmed one; the announced one confirms itself
+/// when a reader sees its blob; a newer authentic blob the ledger does not know (a ledger lost
+/// or restored from a backup) raises it, but only within ``sequenceWindow`` of what is
+/// trusted. Entries only ever go up, except that a writer withdraws its own announcement when
+/// it failed before publishing.
 package struct TrustLedger: Sendable {
     /// What is trusted about one record.
     package struct Entry: Codable, Sendable, Equatable {
@@ -27,7 +34,8 @@ package struct TrustLedger: Sendable {
         }
     }
 
-    /// The sealed document's content: one entry per record name.
+    /// The content of the sealed-JSON ledger of earlier versions (`vault-ledger.sealed` in the
+    /// group's keychain directory), read only to import it.
     package struct Content: Codable, Sendable, Equatable {
         package var records: [String: Entry]
 
@@ -36,14 +44,29 @@ package struct TrustLedger: Sendable {
         }
     }
 
-    /// The ``SealedDocument`` kind, also its file stem: `<keychain of group>/vault-ledger.sealed`.
+    /// The sealed document kind of the earlier ledger, also its file stem.
     package static let kind = "vault-ledger"
 
-    /// The sealed document holding the ledger.
-    package let document: SealedDocument<Content>
+    /// How far past the trusted (confirmed or announced) sequence an authentic blob may be and
+    /// still be accepted: 2^32.
+    ///
+    /// Honest writers announce every sequence before publishing it, so a record is never ahead
+    /// of its ledger entry, except after the ledger was lost or restored from a backup; then by
+    /// the number of writes since, far below 2^32. A blob beyond the window can only be forged
+    /// by a holder of the group key (to push the sequence to 2^64-1 and make the record
+    /// unwritable), and is refused as ``VaultError/Code/untrustedSequence``; writers do not
+    /// count it either. So the top of the sequence space is out of reach: at 2^32 per step it
+    /// takes 2^32 forged writes, each read by a reader, to get there (docs/FORMAT.md).
+    package static let sequenceWindow: UInt64 = 1 << 32
+
+    /// The home whose keyring database holds the ledger.
+    package let home: KeyringHome
+    /// The group whose records this ledger covers.
+    package let group: GroupIdentifier
 
     package init(home: KeyringHome, group: GroupIdentifier) {
-        document = SealedDocument(home: home, group: group, kind: Self.kind)
+        self.home = home
+        self.group = group
     }
 
     /// The digest the ledger keeps for `blob`.
@@ -51,69 +74,190 @@ package struct TrustLedger: Sendable {
         Hex.lowercase(Digest.blake2b256(blob))
     }
 
-    /// The trusted entry for `name`, or `nil` if nothing was ever trusted for it. Takes no lock.
+    /// The confirmed entry for `name`, or `nil` if nothing was confirmed for it. One lookup.
     package func entry(for name: RecordName) throws(VaultError) -> Entry? {
+        guard let row = try row(for: name), row.confirmed > 0 else { return nil }
+        return Entry(sequence: row.confirmed, digest: row.confirmedDigest)
+    }
+
+    /// The whole row of `name` (confirmed and announced), or `nil`.
+    package func row(for name: RecordName) throws(VaultError) -> LedgerTable.Row? {
         do {
-            return try document.read()?.records[name.rawValue]
+            return try table().row(name.rawValue)
         } catch {
-            throw VaultError(keyring: error, while: "read the trust ledger of \(document.group)")
+            throw VaultError(keyring: error, while: "read the trust ledger of \(group)")
         }
     }
+
+    /// The highest sequence a writer must go above: the confirmed or announced one, or the
+    /// authentic blob's when that is ahead within ``sequenceWindow``.
+    package static func lastSequence(row: LedgerTable.Row?, onDisk: UInt64) -> UInt64 {
+        let trusted = max(row?.confirmed ?? 0, row?.pending ?? 0)
+        return Self.isWithinWindow(onDisk, of: trusted) ? max(trusted, onDisk) : trusted
+    }
+
+    /// Every record name the ledger has a row for, sorted.
+    package func recordNames() throws(VaultError) -> [String] {
+        do {
+            return try table().records()
+        } catch {
+            throw VaultError(keyring: error, while: "list the trust ledger of \(group)")
+        }
+    }
+
+    // MARK: Readers
 
     /// Checks an authentic blob's sequence against the ledger, and raises the ledger when the
-    /// blob is newer. Lock-free when nothing changes (the common case for a reader).
+    /// blob is newer (or is the announced one). One indexed lookup when nothing changes, the
+    /// common case for a reader.
     ///
-    /// - Throws: ``VaultError/Code/rollback`` when the sequence is below the trusted one,
-    ///   ``VaultError/Code/conflictingContent`` when it equals it with another digest.
+    /// - Throws: ``VaultError/Code/rollback`` when the sequence is below the confirmed one,
+    ///   ``VaultError/Code/conflictingContent`` when it equals the confirmed or announced one
+    ///   with another digest, ``VaultError/Code/untrustedSequence`` beyond the window.
     package func admit(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) {
-        if let trusted = try entry(for: name) {
-            try Self.compare(sequence: sequence, digest: digest, with: trusted, subject: subject)
-            if sequence == trusted.sequence { return }
-        }
-        // Newer than anything trusted: raise the entry under the ledger's lock.
-        let conflict: Entry?
+        let current = try row(for: name)
+        guard case .raise = try Self.judge(current, sequence: sequence, digest: digest, subject: subject) else { return }
+        let verdict: Verdict
         do {
-            conflict = try document.update { (content: inout Content?) throws(KeyringError) -> Entry? in
-                var ledger = content ?? Content()
-                if let trusted = ledger.records[name.rawValue] {
-                    // Equal sequence: another reader raised it first; a different digest is a conflict.
-                    if trusted.sequence == sequence { return trusted.digest == digest ? nil : trusted }
-                    // Higher: a newer record was accepted while this one was being read. The blob
-                    // was current when read, so it is returned; the ledger is never lowered.
-                    if trusted.sequence > sequence { return nil }
+            verdict = try table().update(name.rawValue) { (row: inout LedgerTable.Row?) -> Verdict in
+                // Judged again on the row as it is now: another process may have moved it.
+                let verdict = Self.verdict(row, sequence: sequence, digest: digest, subject: subject)
+                if case .raise = verdict {
+                    var raised = row ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
+                    raised.confirmed = sequence
+                    raised.confirmedDigest = digest
+                    if let pending = raised.pending, pending <= sequence {
+                        raised.pending = nil
+                        raised.pendingDigest = nil
+                    }
+                    row = raised
                 }
-                ledger.records[name.rawValue] = Entry(sequence: sequence, digest: digest)
-                content = ledger
-                return nil
+                return verdict
             }
         } catch {
-            throw VaultError(keyring: error, while: "raise the trust ledger of \(document.group)")
+            throw VaultError(keyring: error, while: "raise the trust ledger of \(group)")
         }
-        if let conflict {
-            try Self.compare(sequence: sequence, digest: digest, with: conflict, subject: subject)
-        }
+        if case .refuse(let error) = verdict { throw error }
     }
 
-    /// Records that the writer, holding the record's writer lock, published `sequence`.
-    package func record(_ name: RecordName, sequence: UInt64, digest: String, durability: Durability) throws(VaultError) {
+    // MARK: Writers (holding the record's writer lock)
+
+    /// Commits, durably, that `sequence` with `digest` is about to be published. Nothing may
+    /// be published if this throws.
+    package func announce(_ name: RecordName, sequence: UInt64, digest: String) throws(VaultError) {
         do {
-            try document.update(durability: durability) { (content: inout Content?) throws(KeyringError) in
-                var ledger = content ?? Content()
-                if let trusted = ledger.records[name.rawValue], trusted.sequence >= sequence { return }
-                ledger.records[name.rawValue] = Entry(sequence: sequence, digest: digest)
-                content = ledger
+            try table().update(name.rawValue, fault: .ledgerIntent) { (row: inout LedgerTable.Row?) in
+                var announced = row ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
+                announced.pending = sequence
+                announced.pendingDigest = digest
+                row = announced
             }
         } catch {
-            throw VaultError(keyring: error, while: "record sequence \(sequence) of \"\(name)\" in the trust ledger of \(document.group) (the record itself was written; readers will raise the ledger when they read it)")
+            throw VaultError(.storage, "record sequence \(sequence) of \"\(name)\" in the trust ledger of \(group) before publishing it failed, so nothing was published (the previous version is still current): \(error)")
         }
     }
 
-    private static func compare(sequence: UInt64, digest: String, with trusted: Entry, subject: String) throws(VaultError) {
-        if sequence < trusted.sequence {
-            throw VaultError(.rollback, "\(subject) has sequence \(sequence), lower than the trusted \(trusted.sequence): an older copy was put back; it was not used (write the record again to replace it)")
+    /// Withdraws the announcement of `sequence` after a failure before the rename. Best
+    /// effort: a stale announcement only means the next writer goes above it.
+    package func withdraw(_ name: RecordName, sequence: UInt64) {
+        _ = try? table().update(name.rawValue) { (row: inout LedgerTable.Row?) in
+            guard var withdrawn = row, withdrawn.pending == sequence else { return }
+            withdrawn.pending = nil
+            withdrawn.pendingDigest = nil
+            row = withdrawn.confirmed == 0 ? nil : withdrawn
         }
-        if sequence == trusted.sequence && digest != trusted.digest {
-            throw VaultError(.conflictingContent, "\(subject) has the trusted sequence \(sequence) but different content: two blobs claim the same version; it was not used (write the record again to replace it)")
+    }
+
+    /// Records that `sequence` was published: it becomes the confirmed entry.
+    package func confirm(_ name: RecordName, sequence: UInt64, digest: String) throws(VaultError) {
+        do {
+            try table().update(name.rawValue, fault: .ledgerConfirm) { (row: inout LedgerTable.Row?) in
+                var confirmed = row ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
+                if confirmed.confirmed < sequence {
+                    confirmed.confirmed = sequence
+                    confirmed.confirmedDigest = digest
+                }
+                if let pending = confirmed.pending, pending <= sequence {
+                    confirmed.pending = nil
+                    confirmed.pendingDigest = nil
+                }
+                row = confirmed
+            }
+        } catch {
+            throw VaultError(keyring: error, while: "confirm sequence \(sequence) of \"\(name)\" in the trust ledger of \(group)")
         }
+    }
+
+    /// Forgets every entry of the group, as if the ledger had been lost. For tests and recovery.
+    package func removeAll() throws(VaultError) {
+        do {
+            try table().removeAll()
+        } catch {
+            throw VaultError(keyring: error, while: "clear the trust ledger of \(group)")
+        }
+    }
+
+    // MARK: Rules
+
+    private enum Verdict {
+        /// Accepted; the ledger stays as it is.
+        case accept
+        /// Accepted; the ledger must be raised to this sequence.
+        case raise
+        /// Refused.
+        case refuse(VaultError)
+    }
+
+    private static func judge(_ row: LedgerTable.Row?, sequence: UInt64, digest: String, subject: String) throws(VaultError) -> Verdict {
+        let verdict = verdict(row, sequence: sequence, digest: digest, subject: subject)
+        if case .refuse(let error) = verdict { throw error }
+        return verdict
+    }
+
+    private static func verdict(_ row: LedgerTable.Row?, sequence: UInt64, digest: String, subject: String) -> Verdict {
+        let confirmed = row?.confirmed ?? 0
+        if sequence < confirmed {
+            return .refuse(VaultError(.rollback, "\(subject) has sequence \(sequence), lower than the trusted \(confirmed): an older copy was put back; it was not used (write the record again to replace it)"))
+        }
+        if sequence == confirmed, confirmed > 0 {
+            return digest == row?.confirmedDigest ? .accept : .refuse(conflict(subject, sequence))
+        }
+        if let pending = row?.pending, sequence == pending {
+            // The announced version, published by a writer that has not confirmed it (yet).
+            return digest == row?.pendingDigest ? .raise : .refuse(conflict(subject, sequence))
+        }
+        let trusted = max(confirmed, row?.pending ?? 0)
+        guard isWithinWindow(sequence, of: trusted) else {
+            return .refuse(VaultError(.untrustedSequence, "\(subject) has sequence \(sequence), more than 2^32 past the trusted \(trusted): no writer can have got there; it was sealed with the group key by someone trying to exhaust the sequence space, and was not used (write the record again to replace it)"))
+        }
+        return .raise
+    }
+
+    private static func conflict(_ subject: String, _ sequence: UInt64) -> VaultError {
+        VaultError(.conflictingContent, "\(subject) has the trusted sequence \(sequence) but different content: two blobs claim the same version; it was not used (write the record again to replace it)")
+    }
+
+    private static func isWithinWindow(_ sequence: UInt64, of trusted: UInt64) -> Bool {
+        sequence <= trusted || sequence - trusted <= sequenceWindow
+    }
+
+    // MARK: The table, and the import of the earlier layout
+
+    /// Groups whose sealed-JSON ledger this process already imported (or found imported).
+    private static let imported = Mutex<Set<String>>([])
+
+    /// The group's rows; on first use in a process, imports the group's sealed-JSON ledger of
+    /// earlier versions if the database has not imported it yet (the old file is kept).
+    private func table() throws(KeyringError) -> LedgerTable {
+        let table = try LedgerTable(home: home, group: group)
+        let key = "\(table.database.path)\u{0}\(group.rawValue)"
+        guard !Self.imported.withLock({ $0.contains(key) }) else { return table }
+        let legacy = SealedDocument<Content>(home: home, group: group, kind: Self.kind)
+        try table.importOnce { () throws(KeyringError) in
+            let content = try legacy.read()
+            return (content?.records ?? [:]).mapValues { (sequence: $0.sequence, digest: $0.digest) }
+        }
+        _ = Self.imported.withLock { $0.insert(key) }
+        return table
     }
 }

@@ -9,12 +9,7 @@ extension Vault {
     ///
     /// - Throws: ``VaultError/Code/keyring`` when the ledger cannot be read.
     public func recordsMissingFromDisk() throws(VaultError) -> [String] {
-        let trusted: [String]
-        do {
-            trusted = try ledger.document.read()?.records.keys.sorted() ?? []
-        } catch {
-            throw VaultError(keyring: error, while: "read the trust ledger of \(group)")
-        }
+        let trusted = try ledger.recordNames()
         return trusted.filter { name in
             guard let recordName = try? RecordName(validating: name) else { return false }
             do {

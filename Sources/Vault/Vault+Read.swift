@@ -92,7 +92,7 @@ extension Vault {
     /// as it is now; if it changed, the read starts over. A planted old blob does not change,
     /// and is refused. The retries are bounded so that a file flipped back and forth cannot
     /// keep a reader busy.
-    private func openTrustedRecord(_ name: RecordName) throws(VaultError) -> OpenedRecord {
+    package func openTrustedRecord(_ name: RecordName) throws(VaultError) -> OpenedRecord {
         var retries = 0
         while true {
             let record = try openRecord(name)

@@ -10,13 +10,17 @@ extension Vault {
     ///                              as: "auth-state", expiresAt: token.expiry)
     /// ```
     ///
-    /// Under the record's writer lock: stale temporary files of a killed writer are removed,
-    /// the sequence becomes one more than both the trusted one and the current file's, the blob
-    /// is written to a temporary file, fsynced and renamed over the record (then the directory
-    /// is fsynced for ``WriteDurability/full``), and the trust ledger records the new sequence.
-    /// Any failure up to the rename, a failed file fsync included, leaves the previous record in
-    /// place and no temporary file behind. A failure after the rename (the directory fsync, the
-    /// ledger) is ``VaultError/Code/notDurable``: the new version is already what readers see.
+    /// Under the record's writer lock: stale temporary files of a killed writer are removed
+    /// (when its announcement is still in the ledger),
+    /// the sequence becomes one more than both the trusted one and the current file's, the
+    /// trust ledger durably records that sequence as announced (intent first), the blob is
+    /// written to a temporary file, fsynced and renamed over the record (then the directory is
+    /// fsynced for ``WriteDurability/full``), and the ledger confirms the sequence.
+    /// Any failure up to the rename, a failed ledger announcement or file fsync included,
+    /// leaves the previous record in place and no temporary file behind, and is
+    /// ``VaultError/Code/storage``. A failure after the rename (the directory fsync, the
+    /// confirmation) is ``VaultError/Code/notDurable``: the new version is already what
+    /// readers see, and the ledger already refuses the versions before it.
     ///
     /// - Parameter expiresAt: after this time (plus the clock-skew allowance) readers refuse
     ///   the record as ``VaultError/Code/expired``; `nil` for no expiry.
@@ -97,7 +101,8 @@ extension Vault {
     ///
     /// Lock order: the group lock (shared; `holdingGroupLock` when ``resealAll()`` already holds
     /// it exclusively), then the keyring's keyset lock if the key must be created, then the
-    /// record's writer lock, then the ledger's lock.
+    /// record's writer lock, then the keyring database's write transaction (never held while
+    /// waiting for a lock file).
     @discardableResult
     package func publish(
         _ name: RecordName,
@@ -139,30 +144,45 @@ extension Vault {
         let sharing = keyring.home.sharing.fileSharing
         let path = recordPath(name)
         return try withExclusiveLock(at: lockPath(name), sharing: sharing) { () throws -> RecordHeader in
-                // Nobody else can own a temporary of this record while we hold its lock.
-                AtomicFile.removeStaleTemporaries(for: path)
-                let trusted = try ledger.entry(for: name)?.sequence ?? 0
+                let row = try ledger.row(for: name)
+                // A writer that died between its announcement and its confirmation left the
+                // announcement behind, and maybe a temporary file; nobody else can own one while
+                // we hold the lock. Only then (or without a row: a ledger lost, or written by an
+                // earlier version) is the directory listed, so a write does not cost more the
+                // more records the group holds.
+                if row == nil || row?.pending != nil {
+                    AtomicFile.removeStaleTemporaries(for: path)
+                }
                 let current = Result { () throws(VaultError) in try openRecord(name) }
-                // Only an authentic file counts: a forged header must not push sequences up.
+                // Only an authentic file counts, and only within the ledger's window: a forged
+                // header must not push sequences up, nor a key holder's forged 2^64-1.
                 let onDisk = (try? current.get())?.header.sequence ?? 0
-                let last = max(trusted, onDisk)
+                let last = TrustLedger.lastSequence(row: row, onDisk: onDisk)
                 guard last < UInt64.max else {
-                    throw VaultError(.storage, "\(subject(name)) has used every sequence number; it cannot be written again")
+                    throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
                 }
                 let (header, plaintext) = try make(last + 1, key, current)
                 let blob = BlobFormat.seal(header: header, plaintext: plaintext, key: key.key, group: group, name: name)
+                let digest = TrustLedger.digest(of: blob)
+                // Intent first (docs/FORMAT.md, "Crash between the two"): the sequence is durable
+                // in the ledger before the record can be observed. If this fails, nothing is published.
+                try ledger.announce(name, sequence: header.sequence, digest: digest)
                 var lateFailure: StorageError?
                 do throws(StorageError) {
                     try AtomicFile.replace(path, with: blob, sharing: sharing, durability: durability.storageDurability)
                 } catch {
-                    guard case .notDurable = error.kind else { throw error }
-                    lateFailure = error  // published: the ledger must still learn of it
+                    guard case .notDurable = error.kind else {
+                        // Not published: withdraw the announcement so the ledger stays as it was.
+                        ledger.withdraw(name, sequence: header.sequence)
+                        throw error
+                    }
+                    lateFailure = error  // published: it must still be confirmed
                 }
                 let published = "\(operation) \(subject(name)) published sequence \(header.sequence), which readers see"
                 do {
-                    try ledger.record(name, sequence: header.sequence, digest: TrustLedger.digest(of: blob), durability: durability.storageDurability)
+                    try ledger.confirm(name, sequence: header.sequence, digest: digest)
                 } catch {
-                    throw VaultError(.notDurable, "\(published), but the trust ledger could not record it (readers record it when they read it; writing again retries): \(error)")
+                    throw VaultError(.notDurable, "\(published), but the trust ledger could not confirm it (it was announced first, so readers accept it and confirm it when they read it; writing again also does): \(error)")
                 }
                 if let lateFailure {
                     throw VaultError(.notDurable, "\(published), but \(lateFailure)")

@@ -33,6 +33,9 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unsupportedSchema = Code(rawValue: "unsupportedSchema")
         /// The record's sequence is lower than one already trusted: an old file was put back.
         public static let rollback = Code(rawValue: "rollback")
+        /// The record's sequence is further past the trusted one (more than 2^32) than any
+        /// writer can have gone: a blob forged with the group key to exhaust the sequence space.
+        public static let untrustedSequence = Code(rawValue: "untrustedSequence")
         /// The same sequence as a trusted record, with different content.
         public static let conflictingContent = Code(rawValue: "conflictingContent")
         /// The record was deleted by its writer (a sealed tombstone is in its place).
@@ -50,8 +53,8 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A file operation failed (I/O error, disk full, permissions, symbolic link).
         public static let storage = Code(rawValue: "storage")
         /// The write was published (readers see the new version), but a step that makes it last
-        /// did not complete: the directory fsync (it may not survive a power loss) or recording
-        /// its sequence in the trust ledger. Writing again completes it.
+        /// did not complete: the directory fsync (it may not survive a power loss) or confirming
+        /// its announced sequence in the trust ledger. Writing again completes it.
         public static let notDurable = Code(rawValue: "notDurable")
         /// An argument is out of range (e.g. a negative clock-skew allowance, a date that
         /// cannot be represented in a blob header).

@@ -197,12 +197,11 @@ struct RecordsCommand: ParsableCommand {
                 try vault.reseal(name)
                 count = 1
             } else {
-                // resealAll(), not a loop of reseal(_:): it holds the group lock exclusively, so a
-                // writer that fetched the old key finishes first and no record is left behind
-                // under it. It reports no progress yet; the display shows that work is under way.
+                // resealAll(progress:), not a loop of reseal(_:): its barrier on the group lock
+                // makes a writer that fetched the old key finish first, so no record is left
+                // behind under it; it holds each record's writers off for that record only.
                 let progress = ProgressDisplay("resealing", json: output.json)
-                progress.update(done: 0, total: try vault.list().count)
-                count = try vault.resealAll()
+                count = try vault.resealAll { progress.update(done: $0.completed, total: $0.total) }
                 progress.finish()
             }
             try output.emit(Report(resealed: count)) {

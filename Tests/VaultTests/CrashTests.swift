@@ -73,6 +73,10 @@ final class CrashTests: XCTestCase {
 
     // MARK: Death at each step of a write
 
+    func testDeathBeforeCommittingTheLedgerIntentLeavesThePreviousVersion() throws {
+        try assertWriterDies(at: .ledgerIntent, leaving: .previous, temporaryFiles: 0)
+    }
+
     func testDeathBeforeCreatingTheTemporaryFileLeavesThePreviousVersion() throws {
         try assertWriterDies(at: .createTemporary, leaving: .previous, temporaryFiles: 0)
     }
@@ -93,9 +97,15 @@ final class CrashTests: XCTestCase {
         try assertWriterDies(at: .syncDirectory, leaving: .new, temporaryFiles: 0)
     }
 
+    func testDeathBeforeConfirmingInTheLedgerLeavesTheNewVersion() throws {
+        try assertWriterDies(at: .ledgerConfirm, leaving: .new, temporaryFiles: 0)
+    }
+
     func testEveryFaultPointIsCoveredByATest() {
-        // The five tests above, one per step; a new step must get its own.
-        XCTAssertEqual(Set(FaultPoint.allCases), [.createTemporary, .writeTemporary, .syncTemporary, .rename, .syncDirectory])
+        // The seven tests above, one per step; a new step must get its own.
+        XCTAssertEqual(
+            Set(FaultPoint.allCases),
+            [.ledgerIntent, .createTemporary, .writeTemporary, .syncTemporary, .rename, .syncDirectory, .ledgerConfirm])
     }
 
     // MARK: Helpers

@@ -30,6 +30,27 @@ final class MultiProcessVaultTests: XCTestCase {
         XCTAssertEqual(try testbed.currentSequence(), 30, "the final sequence counts every write")
     }
 
+    /// Every write of every process commits twice to the one keyring database: none of those
+    /// commits may be lost, whichever record they are for.
+    func testConcurrentWriterProcessesOfDifferentRecordsLoseNoLedgerEntry() throws {
+        let writers = try (0..<4).map { index in
+            try testbed.start("vault-write", ["--writer", "w\(index)", "--name", "record-\(index)", "--count", "10"])
+        }
+        for writer in writers {
+            XCTAssertEqual(writer.wait(), 0, writer.standardError)
+        }
+
+        let vault = testbed.vault
+        XCTAssertEqual(try vault.ledger.recordNames(), (0..<4).map { "record-\($0)" })
+        for index in 0..<4 {
+            let name = try RecordName(validating: "record-\(index)")
+            let row = try XCTUnwrap(vault.ledger.row(for: name))
+            XCTAssertEqual(row.confirmed, 10, "record-\(index)")
+            XCTAssertNil(row.pending, "record-\(index)")
+            XCTAssertEqual(try vault.read(CounterRecord.self, name: name.rawValue), CounterRecord(writer: "w\(index)", counter: 10))
+        }
+    }
+
     func testReaderProcessesSeeOnlyWholeAuthenticRecordsInOrderWhileWritersRun() async throws {
         // Readers first, so they are reading before, during and after the writes.
         let readers = try (1...2).map { _ in
@@ -88,6 +109,7 @@ struct VaultTestbed {
     }
 
     func remove() {
+        KeyringDatabase.closeAll()
         home.remove()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Keyring
 import SealedStorage
 import SystemPackage
 import Vault
@@ -119,6 +120,11 @@ final class VaultDurabilityTests: XCTestCase {
         let leftover = URL(fileURLWithPath: vault.recordsDirectory.string)
             .appendingPathComponent(AtomicFile.temporaryPrefix(for: FilePath(sandbox.recordURL("auth-state", in: vault).path)) + "0123456789abcdef")
         try Data([1, 2, 3]).write(to: leftover)
+        // What a writer killed after its announcement leaves in the ledger with its temporary file.
+        try LedgerTable(home: sandbox.home, group: VaultSandbox.group).update("auth-state") { row in
+            row?.pending = 2
+            row?.pendingDigest = String(repeating: "0", count: 64)
+        }
 
         try vault.write(AuthState.signedOut, as: "auth-state")
 

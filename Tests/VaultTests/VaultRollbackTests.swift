@@ -44,7 +44,7 @@ final class VaultRollbackTests: XCTestCase {
         try vault.write(AuthState.signedOut, as: "auth-state")
         let newer = try sandbox.blob("auth-state", in: vault)
         // As if the writer had died between publishing and recording: the ledger knows nothing.
-        try FileManager.default.removeItem(atPath: vault.ledger.document.path.string)
+        try vault.ledger.removeAll()
 
         XCTAssertEqual(try sandbox.vault().read(AuthState.self, name: "auth-state"), AuthState.signedOut)
         try sandbox.place(older, as: "auth-state", in: vault)
@@ -71,7 +71,7 @@ final class VaultRollbackTests: XCTestCase {
         let first = try sandbox.blob("auth-state", in: vault)
         // Lose both the file and the ledger, so the next write reuses sequence 1.
         try FileManager.default.removeItem(at: sandbox.recordURL("auth-state", in: vault))
-        try FileManager.default.removeItem(atPath: vault.ledger.document.path.string)
+        try vault.ledger.removeAll()
         XCTAssertEqual(try vault.write(AuthState.signedOut, as: "auth-state").sequence, 1)
 
         try sandbox.place(first, as: "auth-state", in: vault)
@@ -85,7 +85,7 @@ final class VaultRollbackTests: XCTestCase {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let latest = try vault.write(AuthState.signedOut, as: "auth-state")
-        try FileManager.default.removeItem(atPath: vault.ledger.document.path.string)
+        try vault.ledger.removeAll()
 
         let next = try vault.write(AuthState.signedIn, as: "auth-state")
 

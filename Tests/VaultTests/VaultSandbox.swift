@@ -94,7 +94,11 @@ struct VaultSandbox {
         try FileManager.default.contentsOfDirectory(atPath: vault.recordsDirectory.string).sorted()
     }
 
-    func remove() { directory.remove() }
+    /// Deletes the home; this process's connection to its keyring database is closed first.
+    func remove() {
+        KeyringDatabase.closeAll()
+        directory.remove()
+    }
 }
 
 /// Asserts that `body` throws a `VaultError` with `code` (and returns no value).

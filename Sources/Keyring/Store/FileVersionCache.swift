@@ -1,0 +1,58 @@
+import SealedStorage
+import Synchronization
+import SystemPackage
+
+/// What identifies one version of a file without reading it: device, inode, size, and the
+/// modification and status-change times to the nanosecond.
+///
+/// Every keyring file is replaced by rename (a new inode) or changed in place (a new ctime,
+/// which the kernel sets and no one can set back), and `chmod`/`chown` change the ctime too; so
+/// an equal version means the bytes, owner and mode are those seen when it was cached.
+struct FileVersion: Hashable, Sendable {
+    private let device: UInt64
+    private let inode: UInt64
+    private let size: Int64
+    private let modified: Int64
+    private let changed: Int64
+
+    init(_ status: Stat) {
+        device = UInt64(truncatingIfNeeded: status.deviceID.rawValue)
+        inode = UInt64(truncatingIfNeeded: status.inode.rawValue)
+        size = status.size
+        modified = Int64(status.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(status.st_mtim.tv_nsec)
+        changed = Int64(status.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(status.st_ctim.tv_nsec)
+    }
+}
+
+/// Decoded keyring files kept per process, each valid for one ``FileVersion`` of its file, so a
+/// warm read costs one `lstat` instead of a read, an AEAD open, a JSON decode and the guarded
+/// allocations of the keys it holds.
+///
+/// Callers take the version *before* reading the file: the content stored is then at least as
+/// new as its version, and a newer file has another version, so nothing stale is ever returned.
+/// Bounded: past ``capacity`` entries (many homes, e.g. in tests) it starts over.
+final class FileVersionCache<Value: Sendable>: Sendable {
+    /// The most entries kept.
+    let capacity: Int
+    private let entries = Mutex<[FilePath: (version: FileVersion, value: Value)]>([:])
+
+    init(capacity: Int = 64) {
+        self.capacity = capacity
+    }
+
+    /// The value cached for `path` at exactly `version`.
+    func value(at path: FilePath, version: FileVersion) -> Value? {
+        entries.withLock { table in
+            guard let entry = table[path], entry.version == version else { return nil }
+            return entry.value
+        }
+    }
+
+    /// Keeps `value` as the content of `path` at `version`.
+    func store(_ value: Value, at path: FilePath, version: FileVersion) {
+        entries.withLock { table in
+            if table.count >= capacity, table[path] == nil { table.removeAll(keepingCapacity: true) }
+            table[path] = (version, value)
+        }
+    }
+}

@@ -1,0 +1,283 @@
+import CSQLite
+import SealedStorage
+import Synchronization
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The keyring's SQLite database: `Keychains/keyring.db`, one per home.
+///
+/// One per home rather than per access group because operations span groups (a search of every
+/// group an identity has, a move between groups) and must be one transaction; and because a
+/// process then keeps one connection, one set of prepared statements and one WAL, whatever
+/// the number of groups. Access control between groups is not a file-permission matter here:
+/// every process of the home can read every file of `Keychains/` anyway; groups are enforced by
+/// the entitlement checks and by binding each row to its group cryptographically.
+///
+/// Settings (docs/STORAGE.md): WAL journal, `synchronous=FULL` (a commit that returned survives
+/// a power loss), a busy timeout instead of failing at once under concurrency, and
+/// `BEGIN IMMEDIATE` for every write, so two writers never both read and then both fail to
+/// upgrade. The file is created by this code with the home's file mode before SQLite opens it;
+/// SQLite gives its `-wal` and `-shm` files the database file's mode.
+///
+/// The database is bound to its home: the `meta` row `home` holds a keyed BLAKE2b tag computed
+/// with a key derived from the home's master secret, so a database file copied from another
+/// home (or made by hand) is refused on open with a reason.
+///
+/// A process opens each home's database once and keeps it (``shared(for:)``): the connection,
+/// its prepared statements and the keys derived from the master secret live as long as the
+/// process. Every use goes through one mutex; SQLite's own locks order the processes.
+package final class KeyringDatabase: Sendable {
+    /// The file name inside `Keychains/`.
+    package static let fileName = "keyring.db"
+    /// The layout of the tables; a database with another number is refused, never guessed at.
+    package static let schemaVersion: Int64 = 1
+    /// How long a statement waits for another process's write transaction before failing.
+    package static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    /// The database file.
+    package let path: FilePath
+    /// Tags ledger rows (keyed BLAKE2b); derived once from the master secret.
+    package let ledgerKey: SymmetricKey
+    // Guarded by `lock`: every use of the connection is inside `lock.withLock`.
+    nonisolated(unsafe) private let connection: SQLiteConnection
+    private let lock = ConnectionLock()
+
+    private static let opened = Mutex<[FilePath: KeyringDatabase]>([:])
+
+    /// The database of `home`, opened (and created, with the home's file mode) on first use in
+    /// this process and kept for the process's lifetime.
+    ///
+    /// - Throws: ``KeyringStatus/decode`` for a file that is not a database, is corrupted or
+    ///   truncated, belongs to another home, or has an unknown schema (each with its reason);
+    ///   ``KeyringStatus/ioError`` and the other storage statuses when it cannot be opened.
+    package static func shared(for home: KeyringHome) throws(KeyringError) -> KeyringDatabase {
+        let path = home.keychainsDirectory.appending(fileName)
+        if let database = opened.withLock({ $0[path] }) { return database }
+        let database = try KeyringDatabase(home: home, path: path)
+        return opened.withLock { table in
+            // Two threads may have opened it at once: keep the first, so every caller shares one.
+            if let existing = table[path] { return existing }
+            table[path] = database
+            return database
+        }
+    }
+
+    /// Forgets every database this process opened, so the next use opens the file anew. For
+    /// tests that replace or damage the file behind an open connection.
+    package static func closeAll() {
+        opened.withLock { $0.removeAll() }
+    }
+
+    private init(home: KeyringHome, path: FilePath) throws(KeyringError) {
+        self.path = path
+        try home.prepareKeychains()
+        let master = try home.masterKey()
+        ledgerKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 4)
+        let bindingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 3)
+        try Self.createIfAbsent(path, sharing: home.sharing)
+        try home.mapStorage("open the keyring database") { () throws(StorageError) in
+            try SafeFile.checkOwnership(path, sharing: home.sharing.fileSharing)
+        }
+        let opened: SQLiteConnection
+        do {
+            opened = try SQLiteConnection(openingExisting: path.string)
+            try opened.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)")
+            // Before touching anything else: a file that is not a database fails here.
+            let mode = try opened.query("PRAGMA journal_mode = WAL") { $0.text(0) }.first ?? ""
+            guard mode.lowercased() == "wal" else {
+                throw SQLiteConnection.Failure(code: SQLITE_ERROR, message: "journal mode is \(mode), not wal", operation: "enable WAL")
+            }
+            try opened.execute("PRAGMA synchronous = FULL")
+            try opened.execute("BEGIN IMMEDIATE")
+            do {
+                try Self.createSchema(in: opened, binding: Self.bindingTag(bindingKey), path: path)
+                try opened.execute("COMMIT")
+            } catch {
+                try? opened.execute("ROLLBACK")
+                throw error
+            }
+        } catch let failure as SQLiteConnection.Failure {
+            throw Self.error(failure, path: path)
+        } catch let error as KeyringError {
+            throw error
+        } catch {
+            throw KeyringError(.ioError, "open the keyring database \(path): \(error)")
+        }
+        connection = opened
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` ... `COMMIT`), rolled back if
+    /// `body` throws or the commit fails. A commit that returned is durable.
+    package func write<Result>(
+        _ operation: String,
+        _ body: (borrowing Transaction) throws(KeyringError) -> Result
+    ) throws(KeyringError) -> Result {
+        try lock.withLock { () throws(KeyringError) -> Result in
+            do throws(SQLiteConnection.Failure) {
+                try connection.execute("BEGIN IMMEDIATE")
+            } catch {
+                throw Self.error(error, path: path, while: operation)
+            }
+            do {
+                let result = try body(Transaction(connection: connection, path: path, operation: operation))
+                try connection.execute("COMMIT")
+                return result
+            } catch let failure as SQLiteConnection.Failure {
+                try? connection.execute("ROLLBACK")
+                throw Self.error(failure, path: path, while: operation)
+            } catch let error as KeyringError {
+                try? connection.execute("ROLLBACK")
+                throw error
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw KeyringError(.ioError, "\(operation): \(error)")
+            }
+        }
+    }
+
+    /// Runs `body` for reading. Each statement sees one committed state; use ``write(_:_:)``
+    /// when several reads must agree.
+    package func read<Result>(
+        _ operation: String,
+        _ body: (borrowing Transaction) throws(KeyringError) -> Result
+    ) throws(KeyringError) -> Result {
+        try lock.withLock { () throws(KeyringError) -> Result in
+            try body(Transaction(connection: connection, path: path, operation: operation))
+        }
+    }
+
+    /// The connection while ``KeyringDatabase/write(_:_:)`` or ``KeyringDatabase/read(_:_:)``
+    /// holds it: statements with bound values, failures mapped to ``KeyringError``.
+    package struct Transaction: ~Copyable {
+        fileprivate let connection: SQLiteConnection
+        fileprivate let path: FilePath
+        fileprivate let operation: String
+
+        /// Runs a statement that returns no rows; returns how many rows it changed.
+        @discardableResult
+        func run(_ sql: String, _ values: [SQLiteConnection.Value] = []) throws(KeyringError) -> Int {
+            do {
+                try connection.run(sql, values)
+                return connection.changes
+            } catch {
+                throw KeyringDatabase.error(error, path: path, while: operation)
+            }
+        }
+
+        /// Runs a query and maps each row.
+        func query<Row>(_ sql: String, _ values: [SQLiteConnection.Value] = [], _ map: (SQLiteConnection.RowReader) -> Row) throws(KeyringError) -> [Row] {
+            do {
+                return try connection.query(sql, values, map)
+            } catch {
+                throw KeyringDatabase.error(error, path: path, while: operation)
+            }
+        }
+
+        /// Fails like the disk would at a ``FaultPoint`` armed by a test (debug builds only).
+        package func checkFault(_ point: FaultPoint) throws(KeyringError) {
+            do {
+                try FaultInjection.check(point)
+            } catch {
+                throw KeyringError(storage: StorageError(.system(error), operation: point.rawValue, path: path), while: operation)
+            }
+        }
+    }
+
+    // MARK: Opening
+
+    private static func createIfAbsent(_ path: FilePath, sharing: StorageSharing) throws(KeyringError) {
+        let mode = sharing.fileSharing.fileMode
+        let descriptor = open(path.string, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
+        if descriptor < 0 {
+            let code = errno
+            if code == EEXIST { return }
+            throw KeyringError(storage: StorageError(.system(Errno(rawValue: code)), operation: "create", path: path), while: "create the keyring database")
+        }
+        // open() applied the umask; the mode must be exactly the home's.
+        _ = fchmod(descriptor, mode_t(mode))
+        _ = fsync(descriptor)
+        close(descriptor)
+        _ = try? AtomicFile.syncDirectory(path.removingLastComponent())
+    }
+
+    private static func createSchema(in connection: SQLiteConnection, binding: [UInt8], path: FilePath) throws {
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS ledger (
+                access_group TEXT NOT NULL,
+                record TEXT NOT NULL,
+                confirmed INTEGER NOT NULL,
+                confirmed_digest TEXT NOT NULL,
+                pending INTEGER,
+                pending_digest TEXT,
+                tag BLOB NOT NULL,
+                PRIMARY KEY (access_group, record)
+            ) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS imports (access_group TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (access_group, kind)) WITHOUT ROWID;
+            """)
+        let tags = try connection.query("SELECT value FROM meta WHERE name = 'home'") { $0.blob(0) }
+        guard let tag = tags.first else {
+            // A new database: bind it to this home and record the schema.
+            try connection.run("INSERT INTO meta (name, value) VALUES ('home', ?)", [.blob(binding)])
+            try connection.run("INSERT INTO meta (name, value) VALUES ('schema', ?)", [.integer(schemaVersion)])
+            return
+        }
+        guard tag.count == binding.count, zip(tag, binding).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+            throw KeyringError(.decode, "keyring database \(path) belongs to another home (its binding does not verify under this home's master key); it was not used: put back this home's own keyring.db, or move it away to start an empty one")
+        }
+        let version = try connection.query("SELECT value FROM meta WHERE name = 'schema'") { $0.integer(0) }.first
+        guard version == schemaVersion else {
+            throw KeyringError(.decode, "keyring database \(path) has schema \(version.map(String.init) ?? "none"); this GroupVault reads schema \(schemaVersion): it was not used (a newer GroupVault wrote it, or it is damaged)")
+        }
+    }
+
+    private static func bindingTag(_ key: SymmetricKey) -> [UInt8] {
+        Digest.keyedBLAKE2b256(Array("GroupVault keyring database".utf8), key: key)
+    }
+
+    /// Maps a SQLite failure to the status a device would report, with a reason to act on.
+    fileprivate static func error(_ failure: SQLiteConnection.Failure, path: FilePath, while operation: String? = nil) -> KeyringError {
+        let doing = operation.map { "\($0): " } ?? ""
+        switch failure.primaryCode {
+        case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_FORMAT:
+            return KeyringError(.decode, "\(doing)keyring database \(path) is damaged or is not a SQLite database (\(failure)); it was not used and will not be overwritten: restore it from a backup, or move it away to start over")
+        case SQLITE_FULL:
+            return KeyringError(.ioError, "\(doing)keyring database \(path): the disk is full (\(failure)); free disk space and try again")
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return KeyringError(.ioError, "\(doing)keyring database \(path) stayed locked by another process for \(busyTimeoutMilliseconds / 1000) s (\(failure)); try again")
+        case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN:
+            return KeyringError(.writePermission, "\(doing)keyring database \(path) cannot be opened for writing (\(failure)); check its owner and mode")
+        default:
+            return KeyringError(.ioError, "\(doing)keyring database \(path): \(failure)")
+        }
+    }
+}
+
+/// A plain mutex whose critical section may return anything: `Synchronization.Mutex` demands a
+/// `sending` result, which a generic transaction body cannot promise.
+private final class ConnectionLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}

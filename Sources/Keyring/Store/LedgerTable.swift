@@ -1,0 +1,173 @@
+import SealedStorage
+
+/// The Vault's trust ledger as rows of the keyring database: one row per (group, record),
+/// point-looked-up through its primary key, so reading or writing one record's entry costs the
+/// same whatever the number of records.
+///
+/// A row holds the confirmed sequence and digest (the newest version known to be published)
+/// and, while a write is in flight, the pending sequence and digest that writer announced
+/// before publishing (docs/FORMAT.md, "Trust ledger"). Each row carries a keyed BLAKE2b tag
+/// over all of that and its identity, with a key derived from the master secret: someone who
+/// can write the database file but lacks the master secret cannot forge or alter a row, nor
+/// move one to another record; they can delete rows or put back older ones (SECURITY.md).
+///
+/// The rules (what readers accept, what writers record) belong to the Vault; this type only
+/// stores rows, authenticates them and runs each change in one transaction.
+package struct LedgerTable: Sendable {
+    /// One record's row.
+    package struct Row: Sendable, Equatable {
+        /// The highest sequence known to be published; 0 before the first confirmation.
+        package var confirmed: UInt64
+        /// Lowercase hex BLAKE2b-256 of the blob that carried ``confirmed`` ("" for 0).
+        package var confirmedDigest: String
+        /// The sequence a writer announced and may have published, or `nil`.
+        package var pending: UInt64?
+        /// The digest of the blob announced with ``pending``.
+        package var pendingDigest: String?
+
+        package init(confirmed: UInt64, confirmedDigest: String, pending: UInt64? = nil, pendingDigest: String? = nil) {
+            self.confirmed = confirmed
+            self.confirmedDigest = confirmedDigest
+            self.pending = pending
+            self.pendingDigest = pendingDigest
+        }
+    }
+
+    package let database: KeyringDatabase
+    package let group: GroupIdentifier
+
+    /// The ledger rows of `group` in `home`'s database.
+    package init(home: KeyringHome, group: GroupIdentifier) throws(KeyringError) {
+        database = try KeyringDatabase.shared(for: home)
+        self.group = group
+    }
+
+    /// The row of `record`, or `nil`. One indexed lookup, no transaction.
+    /// - Throws: ``KeyringStatus/decode`` when the row's tag does not verify.
+    package func row(_ record: String) throws(KeyringError) -> Row? {
+        try database.read("read the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Row? in
+            try fetch(record, in: transaction)
+        }
+    }
+
+    /// Reads the row of `record` inside a write transaction, lets `body` change it (`nil`
+    /// deletes it), writes it back if it changed, and commits durably. `fault` names the test
+    /// seam checked just before the commit.
+    package func update<Result>(
+        _ record: String,
+        fault: FaultPoint? = nil,
+        _ body: (inout Row?) -> Result
+    ) throws(KeyringError) -> Result {
+        try database.write("update the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Result in
+            let original = try fetch(record, in: transaction)
+            var row = original
+            let result = body(&row)
+            if row != original {
+                if let row {
+                    try transaction.run(
+                        """
+                        INSERT INTO ledger (access_group, record, confirmed, confirmed_digest, pending, pending_digest, tag)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (access_group, record) DO UPDATE SET
+                            confirmed = excluded.confirmed, confirmed_digest = excluded.confirmed_digest,
+                            pending = excluded.pending, pending_digest = excluded.pending_digest, tag = excluded.tag
+                        """,
+                        [
+                            .text(group.rawValue), .text(record),
+                            .integer(Int64(bitPattern: row.confirmed)), .text(row.confirmedDigest),
+                            row.pending.map { .integer(Int64(bitPattern: $0)) } ?? .null,
+                            row.pendingDigest.map { .text($0) } ?? .null,
+                            .blob(tag(record, row)),
+                        ])
+                } else {
+                    try transaction.run("DELETE FROM ledger WHERE access_group = ? AND record = ?", [.text(group.rawValue), .text(record)])
+                }
+            }
+            if let fault { try transaction.checkFault(fault) }
+            return result
+        }
+    }
+
+    /// Deletes every row of the group: the ledger forgets what it trusted (as if lost).
+    package func removeAll() throws(KeyringError) {
+        try database.write("clear the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            _ = try transaction.run("DELETE FROM ledger WHERE access_group = ?", [.text(group.rawValue)])
+        }
+    }
+
+    /// Every record name with a row, sorted.
+    package func records() throws(KeyringError) -> [String] {
+        try database.read("list the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [String] in
+            try transaction.query("SELECT record FROM ledger WHERE access_group = ? ORDER BY record", [.text(group.rawValue)]) { $0.text(0) }
+        }
+    }
+
+    /// Imports rows from a ledger of the sealed-JSON layout in one transaction, once per group:
+    /// `entries` is read only when the group has not been imported yet. Existing rows are kept
+    /// where they are ahead. Returns whether an import ran.
+    @discardableResult
+    package func importOnce(_ entries: () throws(KeyringError) -> [String: (sequence: UInt64, digest: String)]) throws(KeyringError) -> Bool {
+        let marker: [SQLiteConnection.Value] = [.text(group.rawValue), .text("vault-ledger")]
+        let done = try database.read("check the trust ledger import of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Bool in
+            try !transaction.query("SELECT 1 FROM imports WHERE access_group = ? AND kind = ?", marker) { _ in () }.isEmpty
+        }
+        guard !done else { return false }
+        let legacy = try entries()
+        return try database.write("import the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Bool in
+            // Another process may have imported between the check and this transaction.
+            guard try transaction.query("SELECT 1 FROM imports WHERE access_group = ? AND kind = ?", marker, { _ in () }).isEmpty else { return false }
+            for (record, entry) in legacy {
+                if let existing = try fetch(record, in: transaction), existing.confirmed >= entry.sequence { continue }
+                let row = Row(confirmed: entry.sequence, confirmedDigest: entry.digest)
+                try transaction.run(
+                    "INSERT OR REPLACE INTO ledger (access_group, record, confirmed, confirmed_digest, pending, pending_digest, tag) VALUES (?, ?, ?, ?, NULL, NULL, ?)",
+                    [.text(group.rawValue), .text(record), .integer(Int64(bitPattern: row.confirmed)), .text(row.confirmedDigest), .blob(tag(record, row))])
+            }
+            try transaction.run("INSERT INTO imports (access_group, kind) VALUES (?, ?)", marker)
+            return true
+        }
+    }
+
+    private func fetch(_ record: String, in transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Row? {
+        let rows = try transaction.query(
+            "SELECT confirmed, confirmed_digest, pending, pending_digest, tag FROM ledger WHERE access_group = ? AND record = ?",
+            [.text(group.rawValue), .text(record)]
+        ) { reader in
+            (
+                Row(
+                    confirmed: UInt64(bitPattern: reader.integer(0)),
+                    confirmedDigest: reader.text(1),
+                    pending: reader.isNull(2) ? nil : UInt64(bitPattern: reader.integer(2)),
+                    pendingDigest: reader.isNull(3) ? nil : reader.text(3)),
+                reader.blob(4)
+            )
+        }
+        guard let (row, stored) = rows.first else { return nil }
+        let expected = tag(record, row)
+        guard stored.count == expected.count, zip(stored, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+            throw KeyringError(.decode, "the trust ledger row of \"\(GroupIdentifier.printable(record))\" in \(group) fails authentication (keyring database \(database.path) was altered, or the row was copied from another record); it was not used: restore the database from a backup")
+        }
+        return row
+    }
+
+    /// The row's tag: keyed BLAKE2b over its identity and every field, each length-prefixed.
+    private func tag(_ record: String, _ row: Row) -> [UInt8] {
+        var message = Array("GroupVault ledger row 1".utf8)
+        func append(_ bytes: [UInt8]) {
+            withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { message.append(contentsOf: $0) }
+            message.append(contentsOf: bytes)
+        }
+        func append(_ number: UInt64?) {
+            message.append(number == nil ? 0 : 1)
+            withUnsafeBytes(of: (number ?? 0).bigEndian) { message.append(contentsOf: $0) }
+        }
+        append(Array(group.rawValue.utf8))
+        append(Array(record.utf8))
+        append(row.confirmed)
+        append(Array(row.confirmedDigest.utf8))
+        append(row.pending)
+        append(Array((row.pendingDigest ?? "").utf8))
+        message.append(row.pendingDigest == nil ? 0 : 1)
+        return Digest.keyedBLAKE2b256(message, key: database.ledgerKey)
+    }
+}

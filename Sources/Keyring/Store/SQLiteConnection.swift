@@ -1,0 +1,140 @@
+import CSQLite
+
+/// One connection to a SQLite database file, with the few operations the keyring's store needs:
+/// statements prepared once and reused, typed binding, and errors that name what failed.
+///
+/// Not thread-safe by itself: ``KeyringDatabase`` serializes every use behind a mutex (the
+/// connection is opened `SQLITE_OPEN_NOMUTEX`, so SQLite does not lock twice).
+final class SQLiteConnection {
+    /// A failed SQLite call: the result code and SQLite's message (which never holds bound
+    /// values: the store binds every value, it never formats one into SQL).
+    struct Failure: Error, CustomStringConvertible {
+        /// The extended result code, e.g. `SQLITE_FULL` (13) or `SQLITE_CORRUPT` (11).
+        let code: Int32
+        /// What SQLite said.
+        let message: String
+        /// What was being done.
+        let operation: String
+
+        /// The primary result code (the low byte of the extended one).
+        var primaryCode: Int32 { code & 0xff }
+
+        var description: String { "\(operation): \(message) (SQLite code \(code))" }
+    }
+
+    private let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens (without creating) the database at `path`. The caller creates the file with the
+    /// right mode first: SQLite gives its -wal and -shm files the database file's mode.
+    init(openingExisting path: String) throws(Failure) {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let handle { sqlite3_close_v2(handle) }
+            throw Failure(code: result, message: message, operation: "open database")
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs SQL without results (schema, pragmas, transaction control).
+    func execute(_ sql: String) throws(Failure) {
+        let result = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard result == SQLITE_OK else { throw failure(result, "execute \(sql.prefix(60))") }
+    }
+
+    /// The integer a single-value query (such as `PRAGMA data_version`) returns.
+    func integer(_ sql: String) throws(Failure) -> Int64 {
+        try query(sql) { row in row.integer(0) }.first ?? 0
+    }
+
+    /// Runs a statement (prepared once per connection) with `values` bound in order, and maps
+    /// each result row.
+    func query<Row>(_ sql: String, _ values: [Value] = [], _ map: (RowReader) -> Row) throws(Failure) -> [Row] {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        try bind(values, to: statement, sql: sql)
+        var rows: [Row] = []
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { return rows }
+            guard result == SQLITE_ROW else { throw failure(result, "run \(sql.prefix(60))") }
+            rows.append(map(RowReader(statement: statement)))
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ sql: String, _ values: [Value] = []) throws(Failure) {
+        _ = try query(sql, values) { _ in () }
+    }
+
+    /// How many rows the last statement changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// A value to bind.
+    enum Value {
+        case integer(Int64)
+        case text(String)
+        case blob([UInt8])
+        case null
+    }
+
+    /// Reads the columns of the current row.
+    struct RowReader {
+        let statement: OpaquePointer
+
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+        func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+        func text(_ column: Int32) -> String {
+            guard let pointer = sqlite3_column_text(statement, column) else { return "" }
+            return String(cString: pointer)
+        }
+        func blob(_ column: Int32) -> [UInt8] {
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+        }
+    }
+
+    private func prepared(_ sql: String) throws(Failure) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard result == SQLITE_OK, let statement else { throw failure(result, "prepare \(sql.prefix(60))") }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func bind(_ values: [Value], to statement: OpaquePointer, sql: String) throws(Failure) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let result: Int32
+            switch value {
+            case .integer(let number): result = sqlite3_bind_int64(statement, index, number)
+            case .text(let string): result = sqlite3_bind_text(statement, index, string, -1, groupvault_sqlite_transient())
+            case .blob(let bytes):
+                result = bytes.withUnsafeBytes { buffer in
+                    // A zero-length blob still needs a non-null pointer, or SQLite stores NULL.
+                    sqlite3_bind_blob(statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), groupvault_sqlite_transient())
+                }
+            case .null: result = sqlite3_bind_null(statement, index)
+            }
+            guard result == SQLITE_OK else { throw failure(result, "bind value \(index) of \(sql.prefix(60))") }
+        }
+    }
+
+    private func failure(_ code: Int32, _ operation: String) -> Failure {
+        Failure(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), operation: operation)
+    }
+}

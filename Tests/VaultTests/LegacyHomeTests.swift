@@ -1,0 +1,85 @@
+import Foundation
+import GroupVaultTestKit
+import Keyring
+import Vault
+import XCTest
+
+/// A home written by the sealed-JSON code before the keyring database (Fixtures/legacy-home,
+/// see its README) opens with every item, key, record and trust-ledger entry; the ledger is
+/// imported into the database and the old files are kept.
+final class LegacyHomeTests: XCTestCase {
+    private static let group = GroupIdentifier(rawValue: "group.com.example.shared")!
+    private static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures").appendingPathComponent("legacy-home")
+
+    private var directory: TemporaryDirectory!
+    private var keyring: Keyring!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory(prefix: "legacy-home")
+        let root = directory.url.appendingPathComponent("home")
+        try FileManager.default.copyItem(at: Self.fixture, to: root)
+        try Self.giveHomeModes(root)
+        keyring = Keyring(
+            identity: Identity(teamID: "ABCDE12345", bundleID: "com.example.tests", applicationGroups: [Self.group]),
+            home: KeyringHome(root: root))
+    }
+
+    override func tearDown() {
+        KeyringDatabase.closeAll()
+        directory.remove()
+    }
+
+    /// Git keeps no modes: a home's are 0700 for directories and 0600 for files.
+    private static func giveHomeModes(_ root: URL) throws {
+        let manager = FileManager.default
+        try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.path)
+        for case let path as String in manager.enumerator(atPath: root.path)! {
+            let url = root.appendingPathComponent(path)
+            var isDirectory: ObjCBool = false
+            _ = manager.fileExists(atPath: url.path, isDirectory: &isDirectory)
+            try manager.setAttributes([.posixPermissions: isDirectory.boolValue ? 0o700 : 0o600], ofItemAtPath: url.path)
+        }
+    }
+
+    func testEveryItemIsFound() throws {
+        let items = try keyring.items(matching: ItemQuery(service: "api", accessGroup: Self.group))
+
+        XCTAssertEqual(items.compactMap(\.account), ["item-0", "item-1", "item-2"])
+        XCTAssertEqual(items.map(\.secret), ["item-0", "item-1", "item-2"].map { Data($0.utf8) })
+    }
+
+    func testEveryKeyIsFound() throws {
+        XCTAssertEqual(try keyring.keys(in: Self.group).map(\.id), [1, 2])
+        XCTAssertEqual(try keyring.groupKey(for: Self.group).id, 2)
+    }
+
+    func testEveryRecordReads() throws {
+        let vault = try Vault(keyring: keyring, group: Self.group)
+
+        XCTAssertEqual(try vault.read(CounterRecord.self, name: "state"), CounterRecord(writer: "fixture", counter: 3))
+        XCTAssertEqual(try vault.read(CounterRecord.self, name: "other"), CounterRecord(writer: "fixture", counter: 1))
+    }
+
+    func testEveryLedgerEntryIsImported() throws {
+        let vault = try Vault(keyring: keyring, group: Self.group)
+
+        XCTAssertEqual(try vault.ledger.recordNames(), ["other", "state"])
+        XCTAssertEqual(try vault.ledger.entry(for: RecordName(validating: "state"))?.sequence, 3)
+        XCTAssertEqual(try vault.ledger.entry(for: RecordName(validating: "other"))?.sequence, 1)
+    }
+
+    func testTheNextWriteContinuesTheImportedSequence() throws {
+        let vault = try Vault(keyring: keyring, group: Self.group)
+
+        XCTAssertEqual(try vault.write(CounterRecord(writer: "test", counter: 4), as: "state").sequence, 4)
+    }
+
+    func testTheOldLedgerFileIsKept() throws {
+        let vault = try Vault(keyring: keyring, group: Self.group)
+        _ = try vault.ledger.recordNames()
+
+        let old = keyring.home.root.appendingPathComponent("Keychains").appendingPathComponent(Self.group.rawValue).appendingPathComponent("vault-ledger.sealed")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: old.path))
+    }
+}
