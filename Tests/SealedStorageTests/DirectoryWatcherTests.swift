@@ -130,7 +130,7 @@ final class DirectoryWatcherTests: XCTestCase {
     // MARK: Descriptors
 
     func testCancellingTheConsumerClosesTheDescriptor() async throws {
-        let before = InotifyDescriptors.open()
+        let before = await InotifyDescriptors.settled()
         let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
         let opened = InotifyDescriptors.open().subtracting(before)
         XCTAssertEqual(opened.count, 1, "one inotify descriptor per stream")
@@ -142,7 +142,7 @@ final class DirectoryWatcherTests: XCTestCase {
     }
 
     func testDroppingTheStreamClosesTheDescriptor() async throws {
-        let before = InotifyDescriptors.open()
+        let before = await InotifyDescriptors.settled()
         var stream: AsyncStream<DirectoryWatcher.Event>? = try DirectoryWatcher(directory: directory).events()
         let opened = InotifyDescriptors.open().subtracting(before)
         XCTAssertEqual(opened.count, 1, "one inotify descriptor per stream")
@@ -155,7 +155,7 @@ final class DirectoryWatcherTests: XCTestCase {
     }
 
     func testDeletedDirectoryClosesTheDescriptor() async throws {
-        let before = InotifyDescriptors.open()
+        let before = await InotifyDescriptors.settled()
         let recorder = EventRecorder(try DirectoryWatcher(directory: directory).events())
         let opened = InotifyDescriptors.open().subtracting(before)
         XCTAssertEqual(opened.count, 1)
@@ -321,6 +321,15 @@ final class EventRecorder<Element: Sendable>: Sendable {
 
 /// The inotify descriptors of this process, read from /proc/self/fd.
 enum InotifyDescriptors {
+    /// The inotify descriptors open once those of earlier tests have closed (their watchers
+    /// close them on a queue, so one may still be open when the next test starts). Without the
+    /// wait, such a descriptor could close and its number be reused by the watcher under test,
+    /// which a set difference would then not count as opened (seen under ThreadSanitizer).
+    static func settled() async -> Set<Int32> {
+        _ = await waitUntilClosed(open(), timeout: .seconds(5))
+        return open()
+    }
+
     static func open() -> Set<Int32> {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return Set(entries.compactMap { entry in
