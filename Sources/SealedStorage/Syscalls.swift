@@ -154,6 +154,53 @@ package enum Syscall {
         try retrying { name.withCString { unlinkat(directory.rawValue, $0, 0) } }
     }
 
+    /// `fstatat(2)` of `name` in `directory` without following a symbolic link, or `nil`
+    /// when there is no such entry.
+    package static func statusIfPresent(_ name: String, in directory: FileDescriptor) throws(Errno) -> Stat? {
+        try checkFaults(.status, step: nil)
+        do {
+            return try Stat(FilePath(name), relativeTo: directory, flags: .symlinkNoFollow)
+        } catch .noSuchFileOrDirectory {
+            return nil
+        }
+    }
+
+    /// The entry names of the open directory `directory` (without "." and ".."), unsorted.
+    /// Reads through a duplicate of the descriptor, so `directory` stays open and usable.
+    package static func listDirectory(_ directory: FileDescriptor) throws(Errno) -> [String] {
+        try checkFaults(.listDirectory, step: nil)
+        let duplicate = fcntl(directory.rawValue, F_DUPFD_CLOEXEC, 0)
+        guard duplicate >= 0 else { throw Errno(rawValue: errno) }
+        guard let stream = fdopendir(duplicate) else {
+            let code = errno
+            _ = Glibc_or_Darwin_close(duplicate)
+            throw Errno(rawValue: code)
+        }
+        // closedir closes the duplicate; the duplicate shares the offset with `directory`, so
+        // rewind first: an earlier listing through another duplicate left it at the end.
+        defer { closedir(stream) }
+        rewinddir(stream)
+        return try names { readdir(stream) }
+    }
+
+    /// The names `next` (a `readdir` of one open stream; DIR's type differs between
+    /// platforms) gives until its end, without "." and "..".
+    private static func names(_ next: () -> UnsafeMutablePointer<dirent>?) throws(Errno) -> [String] {
+        var names: [String] = []
+        while true {
+            // readdir returns nil both at the end and on error; only errno tells them apart.
+            errno = 0
+            guard let entry = next() else {
+                if errno != 0 { throw Errno(rawValue: errno) }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
     // MARK: Paths
 
     /// `rename(2)`: atomically replaces `destination` with `source` (same file system).
@@ -202,19 +249,7 @@ package enum Syscall {
         try checkFaults(.listDirectory, step: nil)
         guard let stream = directory.withPlatformString({ opendir($0) }) else { throw Errno(rawValue: errno) }
         defer { closedir(stream) }
-        var names: [String] = []
-        while true {
-            // readdir returns nil both at the end and on error; only errno tells them apart.
-            errno = 0
-            guard let entry = readdir(stream) else {
-                if errno != 0 { throw Errno(rawValue: errno) }
-                return names
-            }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
+        return try names { readdir(stream) }
     }
 
     // MARK: Time
@@ -278,4 +313,8 @@ extension Syscall {
 
 @inline(__always) private func Glibc_or_Darwin_unlink(_ path: UnsafePointer<CChar>) -> Int32 {
     unlink(path)
+}
+
+@inline(__always) private func Glibc_or_Darwin_close(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
 }
