@@ -166,20 +166,23 @@ package enum Syscall {
     }
 
     /// The entry names of the open directory `directory` (without "." and ".."), unsorted.
-    /// Reads through a duplicate of the descriptor, so `directory` stays open and usable.
+    ///
+    /// Reads through a new open file description of the same directory (`openat(fd, ".")`),
+    /// not a `dup`: a duplicate would share its read offset with every other listing of
+    /// `directory`, so two threads listing at once would each see part of the entries.
     package static func listDirectory(_ directory: FileDescriptor) throws(Errno) -> [String] {
         try checkFaults(.listDirectory, step: nil)
-        let duplicate = fcntl(directory.rawValue, F_DUPFD_CLOEXEC, 0)
-        guard duplicate >= 0 else { throw Errno(rawValue: errno) }
-        guard let stream = fdopendir(duplicate) else {
+        var own: Int32
+        repeat {
+            own = openat(directory.rawValue, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        } while own < 0 && errno == EINTR
+        guard own >= 0 else { throw Errno(rawValue: errno) }
+        guard let stream = fdopendir(own) else {
             let code = errno
-            _ = Glibc_or_Darwin_close(duplicate)
+            _ = Glibc_or_Darwin_close(own)
             throw Errno(rawValue: code)
         }
-        // closedir closes the duplicate; the duplicate shares the offset with `directory`, so
-        // rewind first: an earlier listing through another duplicate left it at the end.
-        defer { closedir(stream) }
-        rewinddir(stream)
+        defer { closedir(stream) }  // closes `own`
         return try names { readdir(stream) }
     }
 
