@@ -100,6 +100,29 @@ final class VaultSwappedDirectoryTests: XCTestCase {
         XCTAssertEqual(try vault.verifyAll().passed, 1)
     }
 
+    func testWriteAfterTheRecordsDirectoryIsRemovedRecreatesIt() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        try FileManager.default.removeItem(atPath: vault.recordsDirectory.string)
+
+        try vault.write(AuthState.signedOut, as: "auth-state")
+
+        XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), ["auth-state.gvr"])
+        XCTAssertEqual(try sandbox.vault().read(AuthState.self, name: "auth-state"), .signedOut)
+    }
+
+    func testWriteAfterTheRecordsDirectoryIsRemovedAndReplacedByALinkIsRefusedNotFollowed() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        try FileManager.default.removeItem(atPath: vault.recordsDirectory.string)
+        try FileManager.default.createSymbolicLink(atPath: vault.recordsDirectory.string, withDestinationPath: elsewhere.path)
+
+        XCTAssertThrowsError(try vault.write(AuthState.signedOut, as: "auth-state")) { error in
+            XCTAssertEqual((error as? VaultError)?.code, .storage, "\(error)")
+        }
+        XCTAssertEqual(try attackerFiles(), [], "nothing was written through the link")
+    }
+
     func testVaultOpenedAfterTheSwapRefusesTheLink() throws {
         _ = try sandbox.vault()
         _ = try swapForLink(try sandbox.vault().recordsDirectory.string)
