@@ -102,7 +102,8 @@ package enum AtomicFile {
     /// The random suffix of a temporary name: 8 random bytes as 16 lowercase hex digits.
     private static let suffixLength = 16
 
-    private static func isTemporary(_ name: String, prefix: String) -> Bool {
+    /// Whether `name` is a temporary file of the target whose prefix is `prefix`.
+    package static func isTemporary(_ name: String, prefix: String) -> Bool {
         guard name.hasPrefix(prefix) else { return false }
         let suffix = name.utf8.dropFirst(prefix.utf8.count)
         return suffix.count == suffixLength && suffix.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }

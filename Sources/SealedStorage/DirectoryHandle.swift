@@ -57,7 +57,12 @@ package final class DirectoryHandle: Sendable {
     /// The whole of the file `name` in this directory, or `nil` when there is none.
     /// - Throws: ``StorageError`` when `name` is a symbolic link, not a regular file, owned or
     ///   moded outside the sharing mode, larger than `maximumSize`, or cannot be read.
-    package func read(_ name: String, maximumSize: Int) throws(StorageError) -> [UInt8]? {
+    ///
+    /// `forbiddenModeBits` are the permission bits the file must not have; by default the
+    /// sharing mode's ``FileSharing/forbiddenBits``. A caller whose files are authenticated
+    /// (sealed records) may forbid only the write bits: reading such a file tells nobody
+    /// anything, changing it in place is what must be impossible.
+    package func read(_ name: String, maximumSize: Int, forbiddenModeBits: UInt16? = nil) throws(StorageError) -> [UInt8]? {
         let filePath = try self.filePath(name)
         let file: FileDescriptor
         do {
@@ -78,7 +83,8 @@ package final class DirectoryHandle: Sendable {
             throw StorageError(.system(error), operation: "stat", path: filePath)
         }
         guard status.type == .regular else { throw StorageError(.wrongFileType, operation: "read", path: filePath) }
-        try SafeDirectory.checkOwnerAndMode(status, path: filePath, sharing: sharing, operation: "read")
+        try SafeDirectory.checkOwnerAndMode(status, path: filePath, sharing: sharing, operation: "read",
+                                            forbiddenBits: forbiddenModeBits ?? sharing.forbiddenBits)
         guard status.size <= Int64(maximumSize) else {
             throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: filePath)
         }
@@ -107,7 +113,8 @@ package final class DirectoryHandle: Sendable {
     /// ``Durability/full``; the same steps and fault points as ``AtomicFile``.
     package func replace(_ name: String, with bytes: [UInt8], durability: Durability) throws(StorageError) {
         let filePath = try self.filePath(name)
-        let temporary = "." + name + ".tmp-" + SecureRandom.hex(count: 8)
+        // Named as AtomicFile names its temporaries, so either sweeps the other's leftovers.
+        let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: 8)
         let file: FileDescriptor
         do {
             file = try Syscall.open(
@@ -121,10 +128,15 @@ package final class DirectoryHandle: Sendable {
             if !published { try? Syscall.unlink(temporary, in: descriptor) }
         }
         do {
-            defer { Syscall.close(file) }
-            try Syscall.changeMode(file, to: sharing.fileMode)
-            try Syscall.writeAll(file, bytes, step: .writeTemporary)
-            try Syscall.sync(file, step: .syncTemporary)
+            do {
+                // Closed before the rename, as AtomicFile does: a close after it would be one
+                // more IN_CLOSE_WRITE, now under the record's name, and observers would see
+                // every write twice.
+                defer { Syscall.close(file) }
+                try Syscall.changeMode(file, to: sharing.fileMode)
+                try Syscall.writeAll(file, bytes, step: .writeTemporary)
+                try Syscall.sync(file, step: .syncTemporary)
+            }
             try Syscall.rename(temporary, to: name, in: descriptor, step: .rename)
         } catch {
             throw StorageError(.system(error), operation: "replace", path: filePath)
@@ -137,6 +149,39 @@ package final class DirectoryHandle: Sendable {
         } catch {
             throw StorageError(.notDurable(error), operation: "sync directory", path: path)
         }
+    }
+
+    /// The entry names of this directory, sorted (hidden ones and temporaries included).
+    /// - Throws: ``StorageError`` naming the directory when it cannot be listed.
+    package func names() throws(StorageError) -> [String] {
+        do {
+            return try Syscall.listDirectory(descriptor).sorted()
+        } catch {
+            throw StorageError(.system(error), operation: "list directory", path: path)
+        }
+    }
+
+    /// `lstat` of the entry `name`, relative to the descriptor, or `nil` when there is none.
+    package func status(of name: String) throws(StorageError) -> Stat? {
+        let filePath = try self.filePath(name)
+        do {
+            return try Syscall.statusIfPresent(name, in: descriptor)
+        } catch {
+            throw StorageError(.system(error), operation: "stat", path: filePath)
+        }
+    }
+
+    /// Removes temporary files that a killed ``replace(_:with:durability:)`` of `name` left
+    /// behind. Call only while holding the writer lock for `name`: then no live writer owns
+    /// such a file. Returns how many were removed.
+    @discardableResult
+    package func removeStaleTemporaries(for name: String) -> Int {
+        let prefix = AtomicFile.temporaryPrefix(for: FilePath(name))
+        var removed = 0
+        for entry in (try? names()) ?? [] where AtomicFile.isTemporary(entry, prefix: prefix) {
+            if (try? Syscall.unlink(entry, in: descriptor)) != nil { removed += 1 }
+        }
+        return removed
     }
 
     /// Refuses a name that is not a single path component.

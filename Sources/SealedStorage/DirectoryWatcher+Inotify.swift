@@ -35,8 +35,21 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     /// or the kernel answers EINVAL; 16 KiB takes dozens of events per system call.
     static let readBufferSize = 16 * 1024
 
+    /// What the second watch, on the directory's parent, asks for: the directory's own name
+    /// removed or moved away. The directory's *_SELF events are not enough: the kernel sends
+    /// IN_DELETE_SELF only once the last reference to the directory is gone, and a process
+    /// that holds it open by descriptor (a ``DirectoryHandle``, as a Vault does) keeps one.
+    static let parentMask: UInt32 = UInt32(IN_DELETE | IN_MOVED_FROM) | UInt32(IN_ONLYDIR | IN_DONT_FOLLOW)
+
+    /// The parent's watch descriptor and the watched directory's name in it.
+    package struct ParentWatch: Equatable, Sendable {
+        package var watch: Int32
+        package var name: String
+    }
+
     private let descriptor: Int32
     private let directory: FilePath
+    private let parentWatch: ParentWatch?
     private let queue: DispatchQueue
     private let state = Mutex(State.ready)
     private let readBuffer: UnsafeMutableRawBufferPointer
@@ -62,8 +75,19 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
                 : nil
             throw StorageError(.system(error), operation: "watch directory", path: directory, hint: hint)
         }
+        var parentWatch: ParentWatch?
+        let parent = directory.removingLastComponent()
+        if let name = directory.lastComponent?.string, parent != directory, !parent.isEmpty {
+            do {
+                parentWatch = ParentWatch(watch: try Syscall.inotifyAddWatch(descriptor, parent, mask: Self.parentMask), name: name)
+            } catch {
+                Syscall.close(raw: descriptor)
+                throw StorageError(.system(error), operation: "watch directory", path: parent)
+            }
+        }
         self.descriptor = descriptor
         self.directory = directory
+        self.parentWatch = parentWatch
         self.queue = DispatchQueue(label: "GroupVault.DirectoryWatcher")
         self.readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: MemoryLayout<inotify_event>.alignment)
     }
@@ -115,7 +139,7 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
                 return
             }
             if count == 0 { return }
-            let parsed = Self.parse(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]))
+            let parsed = Self.parse(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]), parentWatch: parentWatch)
             for event in parsed.events { sink.deliver(event) }
             if parsed.directoryGone {
                 sink.deliver(.overflow)
@@ -138,10 +162,12 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     /// Every field is read with `loadUnaligned` at an offset checked against the buffer, and a
     /// record whose name would run past the end stops the parse, so a short or malformed buffer
     /// yields fewer events, never an out-of-bounds read.
-    package static func parse(_ bytes: UnsafeRawBufferPointer) -> ParsedEvents {
+    /// Events of `parentWatch` say only whether the watched directory's name went away.
+    package static func parse(_ bytes: UnsafeRawBufferPointer, parentWatch: ParentWatch? = nil) -> ParsedEvents {
         var result = ParsedEvents()
         var offset = 0
         while bytes.count - offset >= headerSize {
+            let watch = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
             let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
             let nameLength = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
             guard nameLength <= bytes.count - offset - headerSize else { break }
@@ -156,6 +182,12 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
             }
             if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED) != 0 {
                 result.directoryGone = true
+                continue
+            }
+            if let parentWatch, watch == parentWatch.watch {
+                if mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0, name == parentWatch.name {
+                    result.directoryGone = true
+                }
                 continue
             }
             // Subdirectories are not records of anything this watcher serves.

@@ -38,15 +38,45 @@ package struct FileLock: ~Copyable {
         try self.init(at: path, sharing: sharing, exclusive: false, waitLimit: waitLimit)
     }
 
+    /// Waits (at most `waitLimit`) until this process holds the lock file `name` in
+    /// `directory`, opened relative to the directory's descriptor (`openat`), so a directory
+    /// swapped for a symbolic link after `directory` was opened is not followed.
+    package init(exclusiveIn directory: DirectoryHandle, name: String, waitLimit: Duration = FileLock.defaultWaitLimit) throws(StorageError) {
+        try self.init(in: directory, name: name, exclusive: true, waitLimit: waitLimit)
+    }
+
+    /// The shared counterpart of ``init(exclusiveIn:name:waitLimit:)``.
+    package init(sharedIn directory: DirectoryHandle, name: String, waitLimit: Duration = FileLock.defaultWaitLimit) throws(StorageError) {
+        try self.init(in: directory, name: name, exclusive: false, waitLimit: waitLimit)
+    }
+
+    private init(in directory: DirectoryHandle, name: String, exclusive: Bool, waitLimit: Duration) throws(StorageError) {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
+            throw StorageError(.wrongFileType, operation: "open lock file", path: directory.path.string + "/" + UntrustedText.printable(name),
+                               hint: "a lock file name must be one path component")
+        }
+        try self.init(at: directory.path.appending(name), sharing: directory.sharing, exclusive: exclusive, waitLimit: waitLimit) { options, permissions throws(Errno) in
+            try Syscall.open(name, in: directory.descriptor, .readOnly, options: options, permissions: permissions)
+        }
+    }
+
     private init(at path: FilePath, sharing: FileSharing, exclusive: Bool, waitLimit: Duration) throws(StorageError) {
+        try self.init(at: path, sharing: sharing, exclusive: exclusive, waitLimit: waitLimit) { options, permissions throws(Errno) in
+            try Syscall.open(path, .readOnly, options: options, permissions: permissions)
+        }
+    }
+
+    /// `path` names the file in messages; `open` opens it (by path or relative to a directory).
+    private init(
+        at path: FilePath, sharing: FileSharing, exclusive: Bool, waitLimit: Duration,
+        open: (FileDescriptor.OpenOptions, FilePermissions) throws(Errno) -> FileDescriptor
+    ) throws(StorageError) {
         let descriptor: FileDescriptor
         do {
             // Read-only is enough for flock, and lets a group member lock a file another member
             // created. The creator sets the exact mode below, whatever its umask, or that other
             // member could not open the file at all.
-            descriptor = try Syscall.open(
-                path, .readOnly, options: [.create, .noFollow, .closeOnExec, .nonBlocking],
-                permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
+            descriptor = try open([.create, .noFollow, .closeOnExec, .nonBlocking], FilePermissions(rawValue: CModeT(sharing.fileMode)))
         } catch .tooManySymbolicLinkLevels {
             throw StorageError(.symbolicLink, operation: "open lock file", path: path)
         } catch {
@@ -151,6 +181,26 @@ package func withSharedLock<Result>(
     _ body: () throws -> Result
 ) throws -> Result {
     try withLock(try FileLock(sharedAt: lockPath, sharing: sharing, waitLimit: waitLimit), body)
+}
+
+/// Runs `body` while holding the exclusive lock file `name` in `directory`.
+package func withExclusiveLock<Result>(
+    in directory: DirectoryHandle,
+    name: String,
+    waitLimit: Duration = FileLock.defaultWaitLimit,
+    _ body: () throws -> Result
+) throws -> Result {
+    try withLock(try FileLock(exclusiveIn: directory, name: name, waitLimit: waitLimit), body)
+}
+
+/// Runs `body` while holding a shared lock on the lock file `name` in `directory`.
+package func withSharedLock<Result>(
+    in directory: DirectoryHandle,
+    name: String,
+    waitLimit: Duration = FileLock.defaultWaitLimit,
+    _ body: () throws -> Result
+) throws -> Result {
+    try withLock(try FileLock(sharedIn: directory, name: name, waitLimit: waitLimit), body)
 }
 
 private func withLock<Result>(_ lock: consuming FileLock, _ body: () throws -> Result) throws -> Result {

@@ -41,7 +41,9 @@ package enum SafeDirectory {
         try checkOwnerAndMode(status, path: path, sharing: sharing, operation: "check directory")
     }
 
-    static func checkOwnerAndMode(_ status: Stat, path: FilePath, sharing: FileSharing, operation: String) throws(StorageError) {
+    static func checkOwnerAndMode(
+        _ status: Stat, path: FilePath, sharing: FileSharing, operation: String, forbiddenBits: UInt16? = nil
+    ) throws(StorageError) {
         let owner = UInt32(status.userID.rawValue)
         let group = UInt32(status.groupID.rawValue)
         switch sharing {
@@ -57,7 +59,7 @@ package enum SafeDirectory {
             }
         }
         let mode = UInt16(status.permissions.rawValue) & 0o777
-        guard mode & sharing.forbiddenBits == 0 else {
+        guard mode & (forbiddenBits ?? sharing.forbiddenBits) == 0 else {
             throw StorageError(.insecurePermissions(mode: mode), operation: operation, path: path)
         }
     }

@@ -154,6 +154,56 @@ package enum Syscall {
         try retrying { name.withCString { unlinkat(directory.rawValue, $0, 0) } }
     }
 
+    /// `fstatat(2)` of `name` in `directory` without following a symbolic link, or `nil`
+    /// when there is no such entry.
+    package static func statusIfPresent(_ name: String, in directory: FileDescriptor) throws(Errno) -> Stat? {
+        try checkFaults(.status, step: nil)
+        do {
+            return try Stat(FilePath(name), relativeTo: directory, flags: .symlinkNoFollow)
+        } catch .noSuchFileOrDirectory {
+            return nil
+        }
+    }
+
+    /// The entry names of the open directory `directory` (without "." and ".."), unsorted.
+    ///
+    /// Reads through a new open file description of the same directory (`openat(fd, ".")`),
+    /// not a `dup`: a duplicate would share its read offset with every other listing of
+    /// `directory`, so two threads listing at once would each see part of the entries.
+    package static func listDirectory(_ directory: FileDescriptor) throws(Errno) -> [String] {
+        try checkFaults(.listDirectory, step: nil)
+        var own: Int32
+        repeat {
+            own = openat(directory.rawValue, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        } while own < 0 && errno == EINTR
+        guard own >= 0 else { throw Errno(rawValue: errno) }
+        guard let stream = fdopendir(own) else {
+            let code = errno
+            _ = Glibc_or_Darwin_close(own)
+            throw Errno(rawValue: code)
+        }
+        defer { closedir(stream) }  // closes `own`
+        return try names { readdir(stream) }
+    }
+
+    /// The names `next` (a `readdir` of one open stream; DIR's type differs between
+    /// platforms) gives until its end, without "." and "..".
+    private static func names(_ next: () -> UnsafeMutablePointer<dirent>?) throws(Errno) -> [String] {
+        var names: [String] = []
+        while true {
+            // readdir returns nil both at the end and on error; only errno tells them apart.
+            errno = 0
+            guard let entry = next() else {
+                if errno != 0 { throw Errno(rawValue: errno) }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
     // MARK: Paths
 
     /// `rename(2)`: atomically replaces `destination` with `source` (same file system).
@@ -202,19 +252,7 @@ package enum Syscall {
         try checkFaults(.listDirectory, step: nil)
         guard let stream = directory.withPlatformString({ opendir($0) }) else { throw Errno(rawValue: errno) }
         defer { closedir(stream) }
-        var names: [String] = []
-        while true {
-            // readdir returns nil both at the end and on error; only errno tells them apart.
-            errno = 0
-            guard let entry = readdir(stream) else {
-                if errno != 0 { throw Errno(rawValue: errno) }
-                return names
-            }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
+        return try names { readdir(stream) }
     }
 
     // MARK: Time
@@ -278,4 +316,8 @@ extension Syscall {
 
 @inline(__always) private func Glibc_or_Darwin_unlink(_ path: UnsafePointer<CChar>) -> Int32 {
     unlink(path)
+}
+
+@inline(__always) private func Glibc_or_Darwin_close(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
 }

@@ -1,5 +1,4 @@
 import SealedStorage
-import SystemPackage
 
 extension Vault {
     /// Every record file with its size and header, read without decrypting anything.
@@ -12,22 +11,21 @@ extension Vault {
     /// parsed is listed with the typed reason. Sorted by name.
     /// - Throws: ``VaultError/Code/storage`` if the records directory cannot be used.
     public func list() throws(VaultError) -> [RecordListing] {
-        let sharing = keyring.home.sharing.fileSharing
+        let names: [String]
         do {
-            try SafeDirectory.check(recordsDirectory, sharing: sharing)
+            names = try records.names()
         } catch {
             throw VaultError(storage: error, while: "list the records of \(group)")
         }
         let suffix = ".\(Self.recordFileExtension)"
         var listings: [RecordListing] = []
-        for file in DirectoryListing.names(in: recordsDirectory) where file.hasSuffix(suffix) && !file.hasPrefix(".") {
+        for file in names where file.hasSuffix(suffix) && !file.hasPrefix(".") {
             let stem = String(file.dropLast(suffix.count))
-            let path = recordsDirectory.appending(file)
             let name: RecordName
             do {
                 name = try RecordName(validating: stem)
             } catch {
-                listings.append(RecordListing(name: stem, size: Self.size(of: path), header: .failure(error)))
+                listings.append(RecordListing(name: stem, size: size(of: file), header: .failure(error)))
                 continue
             }
             do {
@@ -36,14 +34,14 @@ extension Vault {
                 let header = Result { () throws(VaultError) in try BlobHeader.parse(blob, subject: subject(name)).recordHeader }
                 listings.append(RecordListing(name: stem, size: blob.count, header: header))
             } catch {
-                listings.append(RecordListing(name: stem, size: Self.size(of: path), header: .failure(error)))
+                listings.append(RecordListing(name: stem, size: size(of: file), header: .failure(error)))
             }
         }
         return listings
     }
 
-    private static func size(of path: FilePath) -> Int {
-        guard let status = try? Syscall.statusIfPresent(path) else { return 0 }
+    private func size(of file: String) -> Int {
+        guard let status = try? records.status(of: file) else { return 0 }
         return Int(status.size)
     }
 }

@@ -13,7 +13,7 @@ extension Vault {
         return trusted.filter { name in
             guard let recordName = try? RecordName(validating: name) else { return false }
             do {
-                return try Syscall.statusIfPresent(recordPath(recordName)) == nil
+                return try records.status(of: recordFileName(recordName)) == nil
             } catch {
                 return false  // present but not inspectable: list() and read() report that
             }

@@ -123,11 +123,16 @@ extension Vault {
         return OpenedRecord(header: header, plaintext: plaintext, digest: TrustLedger.digest(of: blob))
     }
 
-    /// The bytes of the record file, bounded in size and never through a symbolic link, or
-    /// `nil` when there is no file.
+    /// The bytes of the record file, read relative to the records directory opened with the
+    /// vault, bounded in size, never through a symbolic link, and only from a regular file
+    /// owned and moded as the sharing mode requires; `nil` when there is no file.
     package func readBlob(_ name: RecordName) throws(VaultError) -> [UInt8]? {
         do {
-            return try SafeFile.readIfPresent(recordPath(name), maximumSize: BlobFormat.maximumBlobSize)
+            // Only write bits for others are refused: a record is authenticated, so reading it
+            // tells nobody anything; changing it in place is what must be impossible.
+            let sharing = keyring.home.sharing.fileSharing
+            return try records.read(recordFileName(name), maximumSize: BlobFormat.maximumBlobSize,
+                                    forbiddenModeBits: sharing.forbiddenBits & 0o222)
         } catch {
             if case .tooLarge = error.kind {
                 throw VaultError(.malformed, "\(subject(name)) is larger than any record blob (\(BlobFormat.maximumBlobSize) bytes); it was not read")

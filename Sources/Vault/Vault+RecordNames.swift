@@ -9,13 +9,14 @@ extension Vault {
     /// by reads would. A name here is only a candidate: ``read(_:name:)`` decides trust.
     /// - Throws: ``VaultError/Code/storage`` if the records directory cannot be used.
     package func recordNames(withPrefix prefix: String) throws(VaultError) -> [String] {
+        let names: [String]
         do {
-            try SafeDirectory.check(recordsDirectory, sharing: keyring.home.sharing.fileSharing)
+            names = try records.names()
         } catch {
             throw VaultError(storage: error, while: "list the records of \(group)")
         }
         let suffix = ".\(Self.recordFileExtension)"
-        return DirectoryListing.names(in: recordsDirectory)
+        return names
             .filter { $0.hasPrefix(prefix) && $0.hasSuffix(suffix) }
             .map { String($0.dropLast(suffix.count)) }
             .filter { RecordName.problem(with: $0) == nil }

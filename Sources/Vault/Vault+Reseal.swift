@@ -68,13 +68,10 @@ extension Vault {
     /// record names are skipped: no reader can ask for them, so no key is needed to read them.
     @discardableResult
     public func resealAll(progress: ((VaultProgress) -> Void)?) throws(VaultError) -> Int {
-        let sharing = keyring.home.sharing.fileSharing
         let primary: GroupKey
         do {
-            try SafeDirectory.ensure(recordsDirectory, sharing: sharing)
-            try SafeDirectory.ensure(locksDirectory, sharing: sharing)
             // The barrier: held only while fetching the primary key.
-            primary = try withExclusiveLock(at: groupLockPath, sharing: sharing) { try keyring.groupKey(for: group) }
+            primary = try withExclusiveLock(in: try locks, name: Self.groupLockName) { try keyring.groupKey(for: group) }
         } catch {
             throw VaultError(any: error, while: "reseal the records of \(group)")
         }
@@ -116,14 +113,14 @@ extension Vault {
     /// - Throws: ``VaultError/Code/storage`` or ``VaultError/Code/keyring`` only when the
     ///   records directory or the ledger cannot be read at all; a bad record is a finding.
     public func verifyAll(progress: ((VaultProgress) -> Void)? = nil) throws(VaultError) -> VerificationReport {
-        let sharing = keyring.home.sharing.fileSharing
+        let names: [String]
         do {
-            try SafeDirectory.check(recordsDirectory, sharing: sharing)
+            names = try records.names()
         } catch {
             throw VaultError(storage: error, while: "verify the records of \(group)")
         }
         let suffix = ".\(Self.recordFileExtension)"
-        let files = DirectoryListing.names(in: recordsDirectory)
+        let files = names
             .filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }
             .map { String($0.dropLast(suffix.count)) }
             .sorted()

@@ -110,18 +110,16 @@ extension Vault {
         holdingGroupLock: Bool = false,
         _ make: (_ sequence: UInt64, _ key: GroupKey, _ current: Result<OpenedRecord, VaultError>) throws(VaultError) -> (BlobHeader, [UInt8])
     ) throws(VaultError) -> RecordHeader {
-        let sharing = keyring.home.sharing.fileSharing
         do {
-            // Re-vetted on every write: a directory swapped for a symbolic link is refused.
-            try SafeDirectory.ensure(recordsDirectory, sharing: sharing)
-            try SafeDirectory.ensure(locksDirectory, sharing: sharing)
+            // The records and locks directories are the ones opened (and vetted) with the
+            // vault: a directory swapped for a symbolic link since then is not followed.
             // The primary key is fetched under the group lock and used before releasing it, so a
             // resealAll() that returned has resealed everything any writer could still seal with
             // an older key: retiring that key cannot strand a record.
             if holdingGroupLock {
                 return try publishHoldingGroupLock(name, operation: operation, make)
             }
-            return try withSharedLock(at: groupLockPath, sharing: sharing) {
+            return try withSharedLock(in: try locks, name: Self.groupLockName) {
                 try publishHoldingGroupLock(name, operation: operation, make)
             }
         } catch {
@@ -141,9 +139,10 @@ extension Vault {
         } catch {
             throw VaultError(keyring: error, while: "\(operation) \(subject(name))")
         }
-        let sharing = keyring.home.sharing.fileSharing
-        let path = recordPath(name)
-        return try withExclusiveLock(at: lockPath(name), sharing: sharing) { () throws -> RecordHeader in
+        let fileName = recordFileName(name)
+        // One handle for the whole write: the temporary, the rename and the sweep are in one directory.
+        let records = try self.records
+        return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> RecordHeader in
                 let row = try ledger.row(for: name)
                 // A writer that died between its announcement and its confirmation left the
                 // announcement behind, and maybe a temporary file; nobody else can own one while
@@ -151,7 +150,7 @@ extension Vault {
                 // earlier version) is the directory listed, so a write does not cost more the
                 // more records the group holds.
                 if row == nil || row?.pending != nil {
-                    AtomicFile.removeStaleTemporaries(for: path)
+                    records.removeStaleTemporaries(for: fileName)
                 }
                 let current = Result { () throws(VaultError) in try openRecord(name) }
                 // Only an authentic file counts, and only within the ledger's window: a forged
@@ -169,7 +168,7 @@ extension Vault {
                 try ledger.announce(name, sequence: header.sequence, digest: digest)
                 var lateFailure: StorageError?
                 do throws(StorageError) {
-                    try AtomicFile.replace(path, with: blob, sharing: sharing, durability: durability.storageDurability)
+                    try records.replace(fileName, with: blob, durability: durability.storageDurability)
                 } catch {
                     guard case .notDurable = error.kind else {
                         // Not published: withdraw the announcement so the ledger stays as it was.

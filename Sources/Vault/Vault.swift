@@ -55,6 +55,20 @@ public struct Vault: Sendable {
     private let nonceSource: @Sendable () -> XChaCha20Poly1305.Nonce
     private let container: FilePath
     package let ledger: TrustLedger
+    /// `GroupVault/records` and `GroupVault/locks`, opened once when the vault was opened.
+    private let directories: VaultDirectories
+
+    /// `GroupVault/records` as opened with the vault: every record file is read, replaced,
+    /// listed and inspected relative to its descriptor, never by path again, so a directory
+    /// swapped for a symbolic link afterwards is not followed (SECURITY.md).
+    package var records: DirectoryHandle {
+        get throws(StorageError) { try directories.records() }
+    }
+
+    /// `GroupVault/locks` as opened with the vault: lock files are opened relative to it.
+    package var locks: DirectoryHandle {
+        get throws(StorageError) { try directories.locks() }
+    }
 
     /// Opens the vault of `group` for `keyring`'s identity, creating the container's
     /// `GroupVault` directories on first use.
@@ -128,9 +142,7 @@ public struct Vault: Sendable {
         // first write, and so that a misconfigured directory is reported here, not mid-write.
         let sharing = keyring.home.sharing.fileSharing
         do {
-            try SafeDirectory.ensure(vaultDirectory, sharing: sharing)
-            try SafeDirectory.ensure(recordsDirectory, sharing: sharing)
-            try SafeDirectory.ensure(locksDirectory, sharing: sharing)
+            self.directories = try VaultDirectories(vaultDirectory: self.container.appending("GroupVault"), sharing: sharing)
         } catch {
             throw VaultError(storage: error, while: "prepare the vault directories of \(group)")
         }
@@ -147,19 +159,33 @@ public struct Vault: Sendable {
     /// The extension of record files.
     package static let recordFileExtension = "gvr"
 
-    /// The record file of `name`.
+    /// The record file of `name`, for messages and tests: the vault itself opens
+    /// ``recordFileName(_:)`` relative to ``records``.
     package func recordPath(_ name: RecordName) -> FilePath {
-        recordsDirectory.appending("\(name.rawValue).\(Self.recordFileExtension)")
+        recordsDirectory.appending(recordFileName(name))
     }
 
-    /// The group-wide lock: writers hold it shared from fetching the primary key until their
-    /// rename, ``resealAll()`` holds it exclusively. Record names never start with a dot, so
-    /// this file cannot collide with a record's lock.
-    package var groupLockPath: FilePath { locksDirectory.appending(".group.lock") }
+    /// The file name of the record `name` in the records directory: `<name>.gvr`.
+    package func recordFileName(_ name: RecordName) -> String {
+        "\(name.rawValue).\(Self.recordFileExtension)"
+    }
 
-    /// The writer lock of `name`.
+    /// The file name of the group-wide lock in the locks directory: writers hold it shared
+    /// from fetching the primary key until their rename, ``resealAll()`` holds it exclusively.
+    /// Record names never start with a dot, so this file cannot collide with a record's lock.
+    package static let groupLockName = ".group.lock"
+
+    /// The group-wide lock's path, for messages and tests.
+    package var groupLockPath: FilePath { locksDirectory.appending(Self.groupLockName) }
+
+    /// The file name of the writer lock of `name` in the locks directory.
+    package func lockName(_ name: RecordName) -> String {
+        "\(name.rawValue).lock"
+    }
+
+    /// The writer lock of `name`, for messages and tests.
     package func lockPath(_ name: RecordName) -> FilePath {
-        locksDirectory.appending("\(name.rawValue).lock")
+        locksDirectory.appending(lockName(name))
     }
 
     // MARK: Shared pieces

@@ -5,6 +5,8 @@ import Darwin
 #endif
 import GroupVaultTestKit
 import SealedStorage
+import Foundation
+import Synchronization
 import SystemPackage
 import XCTest
 
@@ -97,5 +99,58 @@ final class DirectoryHandleTests: XCTestCase {
         for name in ["../records/state", "a/b", "..", ""] {
             XCTAssertThrowsError(try handle.read(name, maximumSize: 100), name)
         }
+    }
+
+    func testListingAfterTheSwapListsTheDirectoryThatWasOpenedEveryTime() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        try FileInspection.write(Array("second".utf8), to: records.appending("second"))
+        try swapRecordsForALink()
+
+        // Twice: each listing starts at the first entry, whatever an earlier one left behind.
+        XCTAssertEqual(try handle.names(), ["second", "state"])
+        XCTAssertEqual(try handle.names(), ["second", "state"])
+    }
+
+    func testConcurrentListingsOfOneHandleEachSeeEveryEntry() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        let expected = (["state"] + (0..<200).map { "file-\($0)" }).sorted()
+        for name in expected where name != "state" {
+            try FileInspection.write([1], to: records.appending(name))
+        }
+
+        let listings = Mutex<[[String]]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let names = (try? handle.names()) ?? []
+            listings.withLock { $0.append(names) }
+        }
+
+        XCTAssertEqual(listings.withLock { $0 }, Array(repeating: expected, count: 8))
+    }
+
+    func testStatusAfterTheSwapIsOfTheFileInTheDirectoryThatWasOpened() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        try swapRecordsForALink()
+
+        XCTAssertEqual(try handle.status(of: "state")?.size, Int64("original".utf8.count))
+        XCTAssertNil(try handle.status(of: "absent"))
+    }
+
+    func testLockFileIsCreatedInTheDirectoryThatWasOpened() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        try swapRecordsForALink()
+
+        try withExclusiveLock(in: handle, name: "state.lock") {}
+
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appending("records.vetted/state.lock").string))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appending("planted/state.lock").string))
+    }
+
+    func testStaleTemporariesOfOneFileAreSweptAndNothingElse() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        try FileInspection.write([1], to: records.appending(".state.tmp-0123456789abcdef"))
+        try FileInspection.write([1], to: records.appending(".other.tmp-0123456789abcdef"))
+
+        XCTAssertEqual(handle.removeStaleTemporaries(for: "state"), 1)
+        XCTAssertEqual(try handle.names(), [".other.tmp-0123456789abcdef", "state"])
     }
 }

@@ -140,6 +140,29 @@ final class VaultRefusalTests: XCTestCase {
         assertRefused(.storage) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
     }
 
+    func testRecordFileWritableByOthersIsRefusedAsStorage() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o622], ofItemAtPath: sandbox.recordURL("auth-state", in: vault).path)
+
+        assertRefused(.storage) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+    }
+
+    func testRecordFileReadableByOthersIsStillRead() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+
+        // Sealed and authenticated: reading it tells nobody anything, so read bits are no refusal.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: sandbox.recordURL("auth-state", in: vault).path)
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), .signedIn)
+    }
+
     func testReadBeforeTheFirstUnlockIsAKeyringRefusal() throws {
         let sandbox = try VaultSandbox()
         defer { sandbox.remove() }
