@@ -15,6 +15,8 @@ struct Options {
     var quick = false
     /// Group sizes (records, items) the per-group figures are measured at.
     var sizes = [10, 1_000, 10_000]
+    /// Suite sizes (keys) the SharedDefaults figures are measured at.
+    var defaultsSizes = [10, 5_000]
     /// Records in the group `verify` and `reseal` run over.
     var records = 10_000
     /// Timed rounds per figure when its budget allows.
@@ -50,6 +52,7 @@ struct Options {
         if remaining.contains("--quick") {
             quick = true
             sizes = [10, 100, 1_000]
+            defaultsSizes = [10, 500]
             records = 1_000
             rounds = 30
             warmup = 2

@@ -55,6 +55,10 @@ func measure(_ options: Options, executables: Executables) throws -> Outcome {
         for index in throughput.sections.indices { throughput.sections[index].notes.insert(shortfall, at: 0) }
     }
     outcome.append(throughput)
+
+    progress("messaging: notifications and channel round trips...")
+    outcome.append(try MessagingFigures(root: root, executables: executables, options: options).measure())
+    outcome.append(try DefaultsFigures(root: root, options: options).measure(sizes: options.defaultsSizes))
     return outcome
 }
 
