@@ -36,9 +36,11 @@ final class MessagingFigures {
     private let executables: Executables
     private let options: Options
 
+    /// Works under `root`, which must be short: the channel's socket path, inside the keyring
+    /// home's group container, must fit `sun_path` (108 bytes).
     init(root: URL, executables: Executables, options: Options) throws {
         self.root = root
-        home = root.appendingPathComponent("messaging-home", isDirectory: true)
+        home = root.appendingPathComponent("home", isDirectory: true)
         keyring = BenchHome.keyring(root: home)
         self.executables = executables
         self.options = options
@@ -137,9 +139,9 @@ final class MessagingFigures {
         defer { try? blocking { await client.close() } }
         _ = try blocking { try await client.connected() }
 
-        let echo = try NIOEcho(path: root.appendingPathComponent("nio-echo.sock").path)
+        let echo = try NIOEcho(path: root.appendingPathComponent("nio.sock").path)
         defer { echo.close() }
-        let cPath = root.appendingPathComponent("c-echo.sock").path
+        let cPath = root.appendingPathComponent("c.sock").path
         guard let cEcho = floor_echo_start(cPath) else { throw BenchmarkFailure("the C echo did not start: errno \(errno)") }
         defer { floor_echo_stop(cEcho) }
 
