@@ -14,12 +14,15 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "GroupVault", path: ".."),
+        // The unsealed SwiftNIO echo beside the channel round trip: the same event loops and
+        // framing GroupMessaging uses, without sealing (the version GroupVault itself requires).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(name: "CLibsodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "BenchSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The floors: each GroupVault figure's least possible cost, in plain C.
-        .target(name: "Floors", dependencies: ["CLibsodium", "CSQLite"]),
+        .target(name: "Floors", dependencies: ["CLibsodium", "BenchSQLite"], linkerSettings: [.linkedLibrary("pthread")]),
         // What the benchmark and its child processes share: the record type and the home.
         .target(
             name: "BenchModel",
@@ -34,6 +37,10 @@ let package = Package(
                 "Floors", "BenchModel",
                 .product(name: "Keyring", package: "GroupVault"),
                 .product(name: "Vault", package: "GroupVault"),
+                .product(name: "GroupMessaging", package: "GroupVault"),
+                .product(name: "SharedDefaults", package: "GroupVault"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Child processes the benchmark starts, each a real program of its own.
@@ -42,6 +49,15 @@ let package = Package(
             dependencies: [
                 "BenchModel",
                 .product(name: "Vault", package: "GroupVault"),
+            ]
+        ),
+        // The other end of the notification figure: answers each "ping" with a "pong". A program
+        // of its own so the cold-read child links no messaging code.
+        .executableTarget(
+            name: "NotificationEcho",
+            dependencies: [
+                "BenchModel",
+                .product(name: "GroupMessaging", package: "GroupVault"),
             ]
         ),
         .executableTarget(name: "HelloSwift"),

@@ -1,6 +1,6 @@
 /// The command line, parsed by hand: a few options do not justify a dependency.
 ///
-///     GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--sizes 10,1000,10000] [--records N]
+///     GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults] [--sizes 10,1000,10000] [--records N]
 ///                          [--rounds N] [--warmup N] [--budget SECONDS]
 ///                          [--population-budget SECONDS] [--throughput-budget SECONDS]
 struct Options {
@@ -15,6 +15,19 @@ struct Options {
     var quick = false
     /// Group sizes (records, items) the per-group figures are measured at.
     var sizes = [10, 1_000, 10_000]
+    /// The groups of figures a run measures.
+    enum FigureGroup: String, CaseIterable {
+        /// Vault and Keyring figures, the cold read, verify and reseal.
+        case storage
+        /// Notifications and the channel.
+        case messaging
+        /// SharedDefaults.
+        case defaults
+    }
+    /// Which groups of figures to measure (`--figures`); all of them unless told.
+    var figures = Set(FigureGroup.allCases)
+    /// Suite sizes (keys) the SharedDefaults figures are measured at.
+    var defaultsSizes = [10, 5_000]
     /// Records in the group `verify` and `reseal` run over.
     var records = 10_000
     /// Timed rounds per figure when its budget allows.
@@ -38,7 +51,7 @@ struct Options {
     var coldRounds = 60
 
     static let usage = """
-        usage: GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--sizes 10,1000,10000] [--records N]
+        usage: GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults] [--sizes 10,1000,10000] [--records N]
                                                     [--rounds N] [--warmup N] [--budget SECONDS]
                                                     [--population-budget SECONDS] [--throughput-budget SECONDS]
         """
@@ -50,6 +63,7 @@ struct Options {
         if remaining.contains("--quick") {
             quick = true
             sizes = [10, 100, 1_000]
+            defaultsSizes = [10, 500]
             records = 1_000
             rounds = 30
             warmup = 2
@@ -81,6 +95,12 @@ struct Options {
                     throw BenchmarkFailure("--sizes needs positive integers separated by commas\n\(Self.usage)")
                 }
                 sizes = parsed.compactMap { $0 }.sorted()
+            case "--figures":
+                let parsed = value.split(separator: ",").map { FigureGroup(rawValue: String($0)) }
+                guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else {
+                    throw BenchmarkFailure("--figures needs some of \(FigureGroup.allCases.map(\.rawValue).joined(separator: ",")), separated by commas\n\(Self.usage)")
+                }
+                figures = Set(parsed.compactMap { $0 })
             case "--records": records = try positive(flag, value)
             case "--rounds": rounds = try positive(flag, value)
             case "--warmup":

@@ -15,6 +15,27 @@ func measure(_ options: Options, executables: Executables) throws -> Outcome {
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: root) }
 
+    var outcome = Outcome()
+    if options.figures.contains(.storage) {
+        outcome.append(try measureStorage(root: root, options, executables: executables))
+    }
+    if options.figures.contains(.messaging) {
+        progress("messaging: notifications and channel round trips...")
+        // A root of its own, short enough for the channel's socket path to fit sun_path.
+        let messagingRoot = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gvb-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: messagingRoot, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: messagingRoot) }
+        outcome.append(try MessagingFigures(root: messagingRoot, executables: executables, options: options).measure())
+    }
+    if options.figures.contains(.defaults) {
+        outcome.append(try DefaultsFigures(root: root, options: options).measure(sizes: options.defaultsSizes))
+    }
+    return outcome
+}
+
+/// The storage figures: Vault and Keyring at each group size, the cold read, verify and reseal.
+func measureStorage(root: URL, _ options: Options, executables: Executables) throws -> Outcome {
     let vault = try VaultFigures(root: root, options: options)
     let keyring = try KeyringFigures(root: root, options: options)
     var outcome = Outcome()
@@ -57,6 +78,7 @@ func measure(_ options: Options, executables: Executables) throws -> Outcome {
     outcome.append(throughput)
     return outcome
 }
+
 
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))

@@ -80,4 +80,19 @@ const char *floor_database_error(floor_database *database);
 /// Finalizes the statements and closes the database.
 void floor_database_close(floor_database *database);
 
+/// The channel round trip's floor: a plain, unencrypted echo over a Unix domain stream socket
+/// (AF_UNIX, SOCK_STREAM), served by a thread that writes back every byte it reads.
+typedef struct floor_echo floor_echo;
+
+/// Binds `path` (which must not exist), starts the echo thread and connects a client to it.
+/// Returns NULL on failure, with errno set.
+floor_echo *floor_echo_start(const char *path);
+
+/// One round trip: writes a 4-byte length and `length` bytes (the framing the channel and the
+/// SwiftNIO echo use) and reads back as many. Returns 0, or -1.
+int floor_echo_round_trip(floor_echo *echo, size_t length);
+
+/// Closes the client, which ends the echo thread, joins it and removes the socket file.
+void floor_echo_stop(floor_echo *echo);
+
 #endif

@@ -1,0 +1,306 @@
+import BenchModel
+import Floors
+import Foundation
+import GroupMessaging
+import Keyring
+import NIOCore
+import NIOPosix
+
+/// The request of the channel figure: `padding` sets its size.
+struct BenchPing: GroupMessage {
+    static let messageType = "bench.ping"
+    var sequence: Int
+    var padding: String
+}
+
+/// The response: the same padding back, so a round trip carries the size both ways, as an echo does.
+struct BenchPong: GroupMessage {
+    static let messageType = "bench.pong"
+    var sequence: Int
+    var padding: String
+}
+
+/// A notification iterator the rounds share; only one round runs at a time.
+private final class WakeUps: @unchecked Sendable {
+    var pongs: AsyncStream<GroupNotification>.Iterator
+    init(_ pongs: AsyncStream<GroupNotification>) { self.pongs = pongs.makeAsyncIterator() }
+}
+
+/// GroupMessaging's figures: notification post-to-wake across processes, and the sealed channel's
+/// round trip and one-way rate beside an unsealed SwiftNIO echo and a plain C echo over the same
+/// kind of socket, interleaved.
+final class MessagingFigures {
+    private let root: URL
+    private let home: URL
+    private let keyring: Keyring
+    private let executables: Executables
+    private let options: Options
+
+    /// Works under `root`, which must be short: the channel's socket path, inside the keyring
+    /// home's group container, must fit `sun_path` (108 bytes).
+    init(root: URL, executables: Executables, options: Options) throws {
+        self.root = root
+        home = root.appendingPathComponent("home", isDirectory: true)
+        keyring = BenchHome.keyring(root: home)
+        self.executables = executables
+        self.options = options
+    }
+
+    func measure() throws -> Outcome {
+        var outcome = Outcome()
+        outcome.append(try notificationFigure())
+        outcome.append(try channelFigures())
+        return outcome
+    }
+
+    // MARK: Notifications
+
+    private func notificationFigure() throws -> Outcome {
+        let center = try GroupNotificationCenter(keyring: keyring, group: BenchHome.group)
+        let ready = try center.notifications(named: "ready")
+        let wakeUps = WakeUps(try center.notifications(named: "pong"))
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: executables.path("NotificationEcho"))
+        child.arguments = [home.path]
+        // The child exits when this pipe closes, so it never outlives the benchmark.
+        let lifeline = Pipe()
+        child.standardInput = lifeline
+        try child.run()
+        defer {
+            try? lifeline.fileHandleForWriting.close()
+            child.waitUntilExit()
+        }
+        try blocking {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    var iterator = ready.makeAsyncIterator()
+                    _ = await iterator.next()
+                }
+                tasks.addTask {
+                    try await Task.sleep(for: .seconds(30))
+                    throw BenchmarkFailure("NotificationEcho did not post \"ready\" within 30 s")
+                }
+                try await tasks.next()
+                tasks.cancelAll()
+            }
+        }
+
+        let label = "post-to-wake, across processes (half a ping-pong)"
+        let results = try interleave([
+            Contender(label: label, role: .groupVault) {
+                // A ping-pong never coalesces: each side waits for the other's post, so each half
+                // is one post and one wake-up in another process.
+                let roundTrip = try blocking {
+                    try await timed {
+                        try center.post("ping")
+                        guard await wakeUps.pongs.next() != nil else {
+                            throw BenchmarkFailure("the notification stream ended")
+                        }
+                    }
+                }
+                return Measurement(microseconds: roundTrip / 2)
+            },
+        ], options.schedule)
+        let samples = result(label, in: results).times
+        var outcome = Outcome()
+        outcome.sections.append(Section(
+            title: "Notification post-to-wake, across processes",
+            notes: [
+                "This process posts `ping`; a `NotificationEcho` child process of the same group, observing `ping`, posts `pong` "
+                    + "when woken; this process waits for `pong`. Half of that round trip is one `post` to the wake-up of an observer "
+                    + "in another process. No floor: the figure is checked against an absolute target.",
+            ],
+            table: timeTable(results)))
+        let limit = 5_000.0
+        outcome.checks.append(TargetCheck(
+            figure: "notification post-to-wake p99, across processes",
+            measured: "p99 \(microseconds(samples.p99)) µs (median \(microseconds(samples.median)) µs, n \(samples.count))",
+            target: "p99 < 5 ms",
+            verdict: samples.p99 < limit ? .met : .missed(factor: samples.p99 / limit)))
+        return outcome
+    }
+
+    // MARK: Channel
+
+    private func channelFigures() throws -> Outcome {
+        let socket = try GroupIPCName(.socket, "bench", in: BenchHome.group, keyring: keyring)
+        let keyring = self.keyring
+        let server = try blocking {
+            try await GroupChannelServer.start(
+                socket, keyring: keyring, accepting: GroupMessageTypes([BenchPing.self]),
+                handlers: .init(request: { message, _ in
+                    guard let ping = message as? BenchPing else { throw BenchmarkFailure("unexpected \(type(of: message))") }
+                    return BenchPong(sequence: ping.sequence, padding: ping.padding)
+                }))
+        }
+        defer { try? blocking { await server.close() } }
+        let client = try GroupChannelClient(socket, keyring: keyring, accepting: GroupMessageTypes([BenchPong.self]))
+        client.start()
+        defer { try? blocking { await client.close() } }
+        _ = try blocking { try await client.connected() }
+
+        let echo = try NIOEcho(path: root.appendingPathComponent("nio.sock").path)
+        defer { echo.close() }
+        let cPath = root.appendingPathComponent("c.sock").path
+        guard let cEcho = floor_echo_start(cPath) else { throw BenchmarkFailure("the C echo did not start: errno \(errno)") }
+        defer { floor_echo_stop(cEcho) }
+
+        var outcome = Outcome()
+        // 16 bytes of padding: a small message. 64,000: near the 64 KiB frame limit, so each frame
+        // spans many reads.
+        for padding in [16, 64_000] {
+            let ping = BenchPing(sequence: 1, padding: String(repeating: "p", count: padding))
+            // The echoes carry what a sealed frame body carries besides the seal: the envelope
+            // header (10 bytes), the type name and the message's JSON.
+            let frameBody = try JSONEncoder().encode(ping).count + 10 + BenchPing.messageType.utf8.count
+            let sealed = "sealed channel request/response, \(count(padding)) B padding"
+            let unsealed = "SwiftNIO echo, unsealed, \(count(frameBody)) B frames"
+            let plain = "C echo over AF_UNIX SOCK_STREAM, \(count(frameBody)) B frames"
+            let results = try interleave([
+                Contender(label: sealed, role: .groupVault) {
+                    Measurement(microseconds: try blocking {
+                        try await timed {
+                            let answer = try await client.request(ping, timeout: .seconds(30))
+                            guard (answer as? BenchPong)?.padding.utf8.count == padding else {
+                                throw BenchmarkFailure("the channel answered \(type(of: answer)) of the wrong size")
+                            }
+                        }
+                    })
+                },
+                Contender(label: unsealed, role: .reference(lessWork: "no handshake keys, no sealing, no Codable")) {
+                    Measurement(microseconds: try blocking { try await timed { try await echo.roundTrip(frameBody) } })
+                },
+                Contender(label: plain, role: .floor) {
+                    try .timing {
+                        guard floor_echo_round_trip(cEcho, frameBody) == 0 else { throw BenchmarkFailure("C echo failed: errno \(errno)") }
+                    }
+                },
+            ], options.schedule)
+            outcome.sections.append(Section(
+                title: "Channel round trip, \(count(padding)) B padding",
+                notes: [
+                    "A `GroupChannelClient` sends a `BenchPing` request to a `GroupChannelServer` in this process over the "
+                        + "group container's Unix socket and waits for the `BenchPong` response carrying the same padding back: "
+                        + "each way, one sealed frame (XChaCha20-Poly1305, counter in the additional data) and JSON decoding "
+                        + "into an allowed type. The SwiftNIO echo writes one length-prefixed frame of the same size over a Unix "
+                        + "socket to an echo handler on the same event loops and waits for it back, without sealing or Codable: "
+                        + "the issue's denominator. The floor is the same round trip in C, a client and a server thread on "
+                        + "blocking sockets.",
+                ],
+                table: timeTable(results)))
+            let ratio = result(sealed, in: results).times.median / result(unsealed, in: results).times.median
+            outcome.checks.append(.ratio(
+                "channel round trip, \(count(padding)) B padding", ratio: ratio, limit: 2,
+                measured: ratioText(results, sealed, unsealed, floorName: "SwiftNIO echo")
+                    + "; p99 \(microseconds(result(sealed, in: results).times.p99)) µs",
+                target: "≤ 2× unsealed SwiftNIO echo"))
+        }
+        outcome.append(try rateFigure(client: client))
+        return outcome
+    }
+
+    /// One-way messages per second: a burst of small sends, then a request, which the server
+    /// answers only after every earlier message of the connection.
+    private func rateFigure(client: GroupChannelClient) throws -> Outcome {
+        let messages = options.quick ? 2_000 : 20_000
+        let ping = BenchPing(sequence: 0, padding: String(repeating: "p", count: 16))
+        var rates: [Double] = []
+        let passes = options.quick ? 2 : 5
+        for _ in 0..<passes {
+            let seconds = try blocking {
+                try await timed {
+                    for _ in 0..<messages { try await client.send(ping) }
+                    _ = try await client.request(ping, timeout: .seconds(120))
+                }
+            } / 1e6
+            rates.append(Double(messages) / seconds)
+        }
+        let samples = Samples(rates)
+        var table = Table(header: ["Operation", "Kind", "passes", "Median messages/s", "Slowest pass messages/s"])
+        table.rows.append([
+            "`GroupChannelClient.send`, 16 B padding, \(count(messages)) per pass, then one request", "GroupVault",
+            "\(samples.count)", String(format: "%.0f", samples.median), String(format: "%.0f", samples.sorted[0]),
+        ])
+        var outcome = Outcome()
+        outcome.sections.append(Section(
+            title: "Channel one-way messages per second",
+            notes: [
+                "Each pass sends \(count(messages)) small one-way messages without waiting, then one request, answered "
+                    + "after all of them (a connection delivers in order): messages over the pass's wall time. No target in the issue.",
+            ],
+            table: table))
+        return outcome
+    }
+}
+
+/// Counts echoed bytes until a round trip's worth has come back. Touched only on its channel's
+/// event loop, which NIO's handler rules guarantee and the compiler cannot see.
+private final class EchoClientHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    private var expected = 0
+    private var received = 0
+    private var promise: EventLoopPromise<Void>?
+
+    func expect(_ count: Int, _ promise: EventLoopPromise<Void>) {
+        expected = count
+        received = 0
+        self.promise = promise
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        received += unwrapInboundIn(data).readableBytes
+        if received >= expected {
+            promise?.succeed(())
+            promise = nil
+        }
+    }
+}
+
+/// Writes back whatever it reads.
+private final class EchoServerHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.writeAndFlush(data, promise: nil)
+    }
+}
+
+/// A SwiftNIO echo server and client over a Unix socket at `path`, on the event loops
+/// GroupMessaging uses: the channel's round trip without sealing, handshake or Codable.
+private final class NIOEcho: Sendable {
+    private let server: any Channel
+    private let client: any Channel
+    private let handler = EchoClientHandler()
+
+    init(path: String) throws {
+        let handler = self.handler
+        server = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(EchoServerHandler()) }
+            }
+            .bind(unixDomainSocketPath: path).wait()
+        client = try ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+            }
+            .connect(unixDomainSocketPath: path).wait()
+    }
+
+    /// One length-prefixed frame of `length` bytes out and back.
+    func roundTrip(_ length: Int) async throws {
+        var buffer = client.allocator.buffer(capacity: length + 4)
+        buffer.writeInteger(UInt32(length))
+        buffer.writeRepeatingByte(0x61, count: length)
+        let promise = client.eventLoop.makePromise(of: Void.self)
+        let handler = self.handler
+        client.eventLoop.execute { handler.expect(length + 4, promise) }
+        try await client.writeAndFlush(buffer).get()
+        try await promise.futureResult.get()
+    }
+
+    func close() {
+        try? client.close().wait()
+        try? server.close().wait()
+    }
+}

@@ -1,0 +1,31 @@
+import BenchModel
+import Foundation
+import GroupMessaging
+
+// The far end of the notification figure, a process of its own as an observing widget is:
+//
+//   NotificationEcho HOME    posts "ready" once observing, then answers every "ping" with a
+//                            "pong" until its standard input closes or it is killed
+//
+// A ping-pong never coalesces (each side waits for the other's post), so half a round trip is
+// one post-to-wake across processes.
+
+guard CommandLine.arguments.count == 2 else {
+    FileHandle.standardError.write(Data("usage: NotificationEcho HOME\n".utf8))
+    exit(2)
+}
+do {
+    let keyring = BenchHome.keyring(root: URL(fileURLWithPath: CommandLine.arguments[1]))
+    let center = try GroupNotificationCenter(keyring: keyring, group: BenchHome.group)
+    let pings = try center.notifications(named: "ping")
+    // The parent dies without killing us (a crash, say): end with its pipe rather than linger.
+    Thread.detachNewThread {
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        exit(0)
+    }
+    try center.post("ready")
+    for await _ in pings { try center.post("pong") }
+} catch {
+    FileHandle.standardError.write(Data("NotificationEcho: \(error)\n".utf8))
+    exit(1)
+}
