@@ -43,9 +43,16 @@ package final class KeyringDatabase: Sendable {
     package let path: FilePath
     /// Tags ledger rows (keyed BLAKE2b); derived once from the master secret.
     package let ledgerKey: SymmetricKey
+    /// Seals item rows (XChaCha20-Poly1305); derived once from the master secret.
+    let itemSealingKey: SymmetricKey
+    /// Keys the BLAKE2b lookup hashes of item attributes; derived once from the master secret.
+    let itemLookupKey: SymmetricKey
     // Guarded by `lock`: every use of the connection is inside `lock.withLock`.
     nonisolated(unsafe) private let connection: SQLiteConnection
     private let lock = ConnectionLock()
+    /// The access groups whose items of the sealed-JSON layout this process knows to be
+    /// imported (or absent), so the check costs one look per group and process.
+    let itemImportsChecked = Mutex<Set<GroupIdentifier>>([])
 
     private static let opened = Mutex<[FilePath: KeyringDatabase]>([:])
 
@@ -79,6 +86,8 @@ package final class KeyringDatabase: Sendable {
         let master = try home.masterKey()
         ledgerKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 4)
         let bindingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 3)
+        itemSealingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 5)
+        itemLookupKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 6)
         try Self.createIfAbsent(path, sharing: home.sharing)
         try home.mapStorage("open the keyring database") { () throws(StorageError) in
             try SafeFile.checkOwnership(path, sharing: home.sharing.fileSharing)
@@ -153,6 +162,23 @@ package final class KeyringDatabase: Sendable {
         }
     }
 
+    /// Runs `body` in a read transaction (`BEGIN` ... `COMMIT`): every statement in it sees
+    /// the same committed state, as of its first read, and no writer waits for it (WAL).
+    package func snapshot<Result>(
+        _ operation: String,
+        _ body: (borrowing Transaction) throws(KeyringError) -> Result
+    ) throws(KeyringError) -> Result {
+        try lock.withLock { () throws(KeyringError) -> Result in
+            do throws(SQLiteConnection.Failure) {
+                try connection.execute("BEGIN")
+            } catch {
+                throw Self.error(error, path: path, while: operation)
+            }
+            defer { try? connection.execute("COMMIT") }
+            return try body(Transaction(connection: connection, path: path, operation: operation))
+        }
+    }
+
     /// The connection while ``KeyringDatabase/write(_:_:)`` or ``KeyringDatabase/read(_:_:)``
     /// holds it: statements with bound values, failures mapped to ``KeyringError``.
     package struct Transaction: ~Copyable {
@@ -220,6 +246,22 @@ package final class KeyringDatabase: Sendable {
                 tag BLOB NOT NULL,
                 PRIMARY KEY (access_group, record)
             ) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS items (
+                id INTEGER PRIMARY KEY,
+                access_group TEXT NOT NULL,
+                item_class TEXT NOT NULL,
+                key_hash BLOB NOT NULL,
+                service_hash BLOB NOT NULL,
+                account_hash BLOB NOT NULL,
+                server_hash BLOB NOT NULL,
+                reference_hash BLOB NOT NULL,
+                sealed BLOB NOT NULL
+            );
+            CREATE UNIQUE INDEX IF NOT EXISTS items_by_key ON items (access_group, key_hash);
+            CREATE INDEX IF NOT EXISTS items_by_service ON items (access_group, item_class, service_hash);
+            CREATE INDEX IF NOT EXISTS items_by_account ON items (access_group, item_class, account_hash);
+            CREATE INDEX IF NOT EXISTS items_by_server ON items (access_group, item_class, server_hash);
+            CREATE INDEX IF NOT EXISTS items_by_reference ON items (reference_hash);
             CREATE TABLE IF NOT EXISTS imports (access_group TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (access_group, kind)) WITHOUT ROWID;
             """)
         let tags = try connection.query("SELECT value FROM meta WHERE name = 'home'") { $0.blob(0) }
