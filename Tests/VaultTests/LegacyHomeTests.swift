@@ -86,6 +86,16 @@ final class LegacyHomeTests: XCTestCase {
         XCTAssertEqual(try keyring.groupKey(for: Self.group).id, 2)
     }
 
+    func testTheOldKeysetFileIsKeptUnchangedAfterARotation() throws {
+        let old = keyring.home.root.appendingPathComponent("Keychains").appendingPathComponent(Self.group.rawValue).appendingPathComponent("keyset.sealed")
+        let before = try Data(contentsOf: old)
+
+        XCTAssertEqual(try keyring.rotateKey(in: Self.group).id, 3, "ids continue after the imported keys")
+
+        XCTAssertEqual(try Data(contentsOf: old), before)
+        XCTAssertEqual(try keyring.keys(in: Self.group).map(\.id), [1, 2, 3])
+    }
+
     func testEveryRecordReads() throws {
         let vault = try Vault(keyring: keyring, group: Self.group)
 
