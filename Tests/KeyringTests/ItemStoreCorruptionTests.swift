@@ -107,6 +107,26 @@ final class ItemStoreCorruptionTests: XCTestCase {
         }
     }
 
+    func testARowMovedToAnotherGroupIsDecode() throws {
+        try KeyringDatabase.shared(for: home.home).write("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            _ = try transaction.run("UPDATE items SET access_group = ? WHERE access_group = ?", [.text(ItemTestHome.appGroup.rawValue), .text(ItemTestHome.shared.rawValue)])
+        }
+        XCTAssertThrowsError(try keyring.items(matching: ItemQuery(accessGroup: ItemTestHome.appGroup))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode)
+        }
+    }
+
+    func testARowWithAnAlteredLookupHashIsDecode() throws {
+        // Another row's account hash: a lookup by that account would find this row.
+        try KeyringDatabase.shared(for: home.home).write("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            _ = try transaction.run(
+                "UPDATE items SET account_hash = (SELECT account_hash FROM items ORDER BY id DESC LIMIT 1) WHERE id = (SELECT min(id) FROM items)")
+        }
+        XCTAssertThrowsError(try keyring.items(matching: ItemQuery(service: "api", account: "b"))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode)
+        }
+    }
+
     func testTheDecodeReasonNamesTheDatabaseAndWhatToDo() throws {
         try replaceRow(with: Array(try rowBytes().dropLast()))
         XCTAssertThrowsError(try keyring.items(matching: ItemQuery(accessGroup: ItemTestHome.shared))) { error in
