@@ -391,11 +391,15 @@ struct Hashes: Sendable, Equatable {
 }
 
 extension KeyringDatabase {
-    /// Deletes every item of every group in one transaction, whatever the lock state: for
-    /// harnesses (the SecItem fuzz target) where each input starts from an empty keychain.
+    /// Deletes every item of every group in one transaction, whatever the lock state, and
+    /// forgets that any group's items were imported (an earlier layout's `items.sealed` is
+    /// imported again on next use): for harnesses (the fuzz targets) where each input starts
+    /// from an empty keychain.
     package func removeAllItems() throws(KeyringError) {
         try write("remove every item") { (transaction: borrowing Transaction) throws(KeyringError) in
             _ = try transaction.run("DELETE FROM items")
+            _ = try transaction.run("DELETE FROM imports WHERE kind = 'items'")
         }
+        itemImportsChecked.withLock { $0.removeAll() }
     }
 }
