@@ -62,6 +62,7 @@ enum SealedDocumentChecks {
         let home = try sharedHome()
         let isFile = input.starts(with: magic)
         let file = isFile ? input : seal(input, kind: "items", key: home.documentKey)
+        try emptyKeychain(home)
         try write(file, to: home.itemsPath)
 
         var items: [KeychainItem] = []
@@ -100,6 +101,16 @@ enum SealedDocumentChecks {
         let nonce = try! XChaCha20Poly1305.Nonce(bytes: [UInt8](repeating: 0x5A, count: XChaCha20Poly1305.nonceByteCount))  // 24 bytes
         let additionalData = magic + [1] + Array(kind.utf8) + [0] + Array(group.rawValue.utf8)
         return magic + [1] + nonce.bytes + XChaCha20Poly1305.seal(plaintext, using: key, nonce: nonce, authenticating: additionalData)
+    }
+
+    /// No item and no record of an import: the next read imports the items file afresh, so each
+    /// input's answer depends on that input alone.
+    private static func emptyKeychain(_ home: Home) throws(FuzzFinding) {
+        do {
+            try KeyringDatabase.shared(for: home.keyring.home).removeAllItems()
+        } catch {
+            throw FuzzFinding("cannot empty the keychain: \(error)")
+        }
     }
 
     private static func write(_ bytes: [UInt8], to path: FilePath) throws(FuzzFinding) {
@@ -141,12 +152,9 @@ enum SealedDocumentChecks {
         let internet = KeychainItem(
             .internetPassword, account: "ada", accessGroup: group, secret: Data("pw".utf8),
             server: "example.com", protocol: "htps", port: 443, path: "/login")
-        let stored = [try home.keyring.add(generic), try home.keyring.add(internet)]
-        // The file as the keyring itself wrote it, under the fixed master key.
-        guard let libraryFile = try SafeFile.readIfPresent(home.itemsPath, maximumSize: 1 << 20) else {
-            throw FuzzFinding("the keyring wrote no items file")
-        }
         try? FileManager.default.removeItem(atPath: home.itemsPath.string)
+        try emptyKeychain(home)
+        let stored = [try home.keyring.add(generic), try home.keyring.add(internet)]
 
         struct Layout: Encodable {
             var version: Int
@@ -158,6 +166,9 @@ enum SealedDocumentChecks {
             encoder.dateEncodingStrategy = .secondsSince1970
             return Array(try encoder.encode(Layout(version: version, items: items)))
         }
+        // An items file of the earlier layout holding the items as the keyring stored them,
+        // under the fixed master key (the keyring itself now only imports such files).
+        let libraryFile = seal(try json(1, stored), kind: "items", key: home.documentKey)
         var foreign = stored[0]
         foreign.accessGroup = GroupIdentifier(rawValue: "ABCDE12345.com.example.other")
         var twin = stored[1]

@@ -75,8 +75,6 @@ enum SecItemChecks {
 
     struct Home: Sendable {
         let keyring: Keyring
-        /// The items files an input can create, removed before each input.
-        let itemsPaths: [FilePath]
     }
 
     static func sharedHome() throws(FuzzFinding) -> Home {
@@ -90,8 +88,7 @@ enum SecItemChecks {
                 // The master key is created here, once, not inside the first input's run.
                 _ = try home.masterKey()
                 return Home(
-                    keyring: Keyring(identity: identity, home: home),
-                    itemsPaths: identity.accessGroups.map { home.keychainDirectory(for: $0).appending("items.sealed") })
+                    keyring: Keyring(identity: identity, home: home))
             }
         } catch {
             throw FuzzFinding("cannot set up the keyring home: \(error)")
@@ -101,7 +98,11 @@ enum SecItemChecks {
     static func check(_ input: [UInt8]) throws(FuzzFinding) -> FuzzOutcome {
         let home = try sharedHome()
         // Every input starts from an empty keychain, so its outcome depends on it alone.
-        for path in home.itemsPaths { try? Syscall.unlink(path) }
+        do {
+            try KeyringDatabase.shared(for: home.keyring.home).removeAllItems()
+        } catch {
+            throw FuzzFinding("cannot empty the keychain: \(error)")
+        }
         var reader = FuzzInput(input)
         let environment = reader.byte()
         let lockState = lockStates[Int(environment) % lockStates.count]

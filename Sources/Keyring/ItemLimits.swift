@@ -2,8 +2,7 @@ import Foundation
 
 /// The size and range limits every stored item obeys, checked before anything is written.
 ///
-/// The limits keep one group's sealed items file far below ``SealedDocument/maximumSize`` for
-/// realistic item counts, and a reason names the attribute and the limit so a caller knows
+/// The limits keep one item's row small, and a reason names the attribute and the limit so a caller knows
 /// what to shorten; it never quotes the value (it could be secret).
 enum ItemLimits {
     /// The valid TCP/UDP port numbers (`kSecAttrPort`).

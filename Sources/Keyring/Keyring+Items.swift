@@ -23,7 +23,7 @@ extension Keyring {
     ///   has none); ``KeyringStatus/dataTooLarge`` / ``KeyringStatus/invalidParameter`` beyond
     ///   the limits; ``KeyringStatus/interactionNotAllowed`` if the item's accessibility class
     ///   is not usable in the current lock state; ``KeyringStatus/decode`` if the group's items
-    ///   file is corrupted (it is left as it is).
+    ///   of the earlier sealed-JSON layout cannot be imported (the file is left as it is).
     @discardableResult
     public func add(_ item: KeychainItem) throws(KeyringError) -> KeychainItem {
         let operation = "add \(item.itemClass.noun)"
@@ -37,14 +37,7 @@ extension Keyring {
         stored.creationDate = now
         stored.modificationDate = now
         stored.persistentReference = Data(SecureRandom.bytes(count: 16))
-        let key = stored.primaryKey
-        try ItemStore(home: home).withLockedGroups([group]) { (contents: inout [GroupIdentifier: [KeychainItem]]) throws(KeyringError) in
-            let existing = contents[group] ?? []
-            guard !existing.contains(where: { $0.primaryKey == key }) else {
-                throw KeyringError(.duplicateItem, "\(operation): an item with the same primary key exists (\(key)); update it, or delete it first")
-            }
-            contents[group] = existing + [stored]
-        }
+        try ItemTable(home: home).add(stored, to: group, operation: operation)
         return stored
     }
 
@@ -60,12 +53,12 @@ extension Keyring {
     ///   ``KeyringStatus/interactionNotAllowed`` if a match is not usable in the current lock
     ///   state; ``KeyringStatus/userCanceled`` / ``KeyringStatus/authenticationFailed`` when
     ///   the prompt is refused; ``KeyringStatus/invalidParameter`` for a count limit below 1;
-    ///   ``KeyringStatus/decode`` if a searched group's items file is corrupted.
+    ///   ``KeyringStatus/decode`` if an item row it opens is corrupted (docs/STORAGE.md, "Items").
     public func items(matching query: ItemQuery, limit: MatchLimit = .all, includingSecrets: Bool = true) throws(KeyringError) -> [KeychainItem] {
         let operation = "search \(query.itemClass.noun)s"
         let maximum = try Self.maximumCount(limit, operation: operation)
         let scope = try searchScope(for: query, operation: operation)
-        let matches = try ItemStore(home: home).items(in: scope).flatMap { $0.items.filter(query.matches) }
+        let matches = try ItemTable(home: home).items(matching: query, in: scope, operation: operation)
         guard !matches.isEmpty else { return [] }
         try requireAccess(to: matches.map(\.accessibility), in: try home.lockState(), operation: operation)
         let selected = Array(matches.prefix(maximum))
@@ -100,11 +93,11 @@ extension Keyring {
 
     /// Applies `changes` to every item matching `query` and returns how many changed.
     ///
-    /// All matches change together or none does: every group involved is locked for the whole
-    /// operation, and if writing one group fails, the groups already written are restored. ``KeychainItem/modificationDate`` moves forward (strictly, even if the clock
+    /// All matches change together or none does: the whole change, across every group involved,
+    /// is one database transaction. ``KeychainItem/modificationDate`` moves forward (strictly, even if the clock
     /// did not); ``KeychainItem/creationDate`` and the persistent reference never change.
-    /// Setting ``ItemChanges/accessGroup`` moves the items: the target group is written first
-    /// and the source second, so a crash in between leaves a duplicate, never a loss.
+    /// Setting ``ItemChanges/accessGroup`` moves the items, in that same transaction: a failure
+    /// or a crash at any step leaves every item where it was, once.
     /// Changing an item protected by user presence does not prompt: only returning its secret does.
     ///
     /// - Throws: ``KeyringStatus/itemNotFound`` when nothing matches;
@@ -124,36 +117,17 @@ extension Keyring {
         if let target, !identity.isEntitled(toAccessGroup: target) {
             throw identity.missingEntitlement(for: target, operation: "move \(query.itemClass.noun)s")
         }
-        // The target goes last: it is locked innermost and therefore written first.
-        let lockOrder = scope.filter { $0 != target } + (target.map { [$0] } ?? [])
-        return try ItemStore(home: home).withLockedGroups(lockOrder) { (contents: inout [GroupIdentifier: [KeychainItem]]) throws(KeyringError) -> Int in
-            let matches = scope.flatMap { (contents[$0] ?? []).filter(query.matches) }
+        let targets = target.map { [$0] } ?? []
+        return try ItemTable(home: home).change(matching: query, in: scope, movingTo: targets, operation: operation) { (matches: [ItemTable.Row]) throws(KeyringError) -> (result: Int, changes: [ItemTable.Change]) in
             guard !matches.isEmpty else {
                 throw KeyringError(.itemNotFound, "\(operation): nothing matched: searched for \(query.summary(searching: scope))")
             }
             let state = try home.lockState()
-            try requireAccess(to: matches.map(\.accessibility), in: state, operation: operation)
+            try requireAccess(to: matches.map(\.item.accessibility), in: state, operation: operation)
             if let newClass = changes.accessibility { try requireAccess(to: [newClass], in: state, operation: operation) }
 
             let now = Self.currentTime()
-            var next = contents
-            var moved: [KeychainItem] = []
-            for group in scope {
-                var kept: [KeychainItem] = []
-                for item in contents[group] ?? [] {
-                    guard query.matches(item) else {
-                        kept.append(item)
-                        continue
-                    }
-                    let changed = item.applying(changes, at: now)
-                    if changed.accessGroup == group { kept.append(changed) } else { moved.append(changed) }
-                }
-                next[group] = kept
-            }
-            if let target { next[target, default: []] += moved }
-            try Self.requireUniqueKeys(in: next, operation: operation)
-            contents = next
-            return matches.count
+            return (matches.count, matches.map { row in .replace(row, with: row.item.applying(changes, at: now)) })
         }
     }
 
@@ -164,21 +138,17 @@ extension Keyring {
     /// - Throws: ``KeyringStatus/itemNotFound`` when nothing matches;
     ///   ``KeyringStatus/interactionNotAllowed`` if a match is not usable in the current lock
     ///   state (nothing is deleted); ``KeyringStatus/missingEntitlement`` for a group the
-    ///   identity does not have; ``KeyringStatus/decode`` for a corrupted items file.
+    ///   identity does not have; ``KeyringStatus/decode`` for a corrupted item row.
     @discardableResult
     public func delete(matching query: ItemQuery) throws(KeyringError) -> Int {
         let operation = "delete \(query.itemClass.noun)s"
         let scope = try searchScope(for: query, operation: operation)
-        return try ItemStore(home: home).withLockedGroups(scope) { (contents: inout [GroupIdentifier: [KeychainItem]]) throws(KeyringError) -> Int in
-            let matches = scope.flatMap { (contents[$0] ?? []).filter(query.matches) }
+        return try ItemTable(home: home).change(matching: query, in: scope, operation: operation) { (matches: [ItemTable.Row]) throws(KeyringError) -> (result: Int, changes: [ItemTable.Change]) in
             guard !matches.isEmpty else {
                 throw KeyringError(.itemNotFound, "\(operation): nothing matched: searched for \(query.summary(searching: scope))")
             }
-            try requireAccess(to: matches.map(\.accessibility), in: try home.lockState(), operation: operation)
-            for group in scope {
-                contents[group] = (contents[group] ?? []).filter { !query.matches($0) }
-            }
-            return matches.count
+            try requireAccess(to: matches.map(\.item.accessibility), in: try home.lockState(), operation: operation)
+            return (matches.count, matches.map { .delete($0) })
         }
     }
 
@@ -218,15 +188,6 @@ extension Keyring {
         guard let refused = classes.first(where: { !$0.permitsAccess(in: state) }) else { return }
         let usable = DeviceLockState.allCases.filter(refused.permitsAccess(in:)).map(\.rawValue)
         throw KeyringError(.interactionNotAllowed, "\(operation): the device lock state is \(state), and an item's accessibility \(refused) (\(refused.rawValue)) allows access only when \(usable.joined(separator: " or ")); use afterFirstUnlock (ck) for items needed while locked, or unlock with KeyringHome.setLockState(.unlocked)")
-    }
-
-    private static func requireUniqueKeys(in contents: [GroupIdentifier: [KeychainItem]], operation: String) throws(KeyringError) {
-        var keys = Set<ItemPrimaryKey>()
-        for items in contents.values {
-            for item in items where !keys.insert(item.primaryKey).inserted {
-                throw KeyringError(.duplicateItem, "\(operation): the changes would give two items the same primary key (\(item.primaryKey)); nothing was changed")
-            }
-        }
     }
 
     private static func maximumCount(_ limit: MatchLimit, operation: String) throws(KeyringError) -> Int {

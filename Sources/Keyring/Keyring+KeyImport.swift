@@ -11,8 +11,8 @@ extension Keyring {
     /// - A retired id gets its bytes back and becomes active again.
     /// - An id that already holds exactly these bytes is left as it is (importing twice is safe).
     ///
-    /// Runs under the keyset's cross-process lock; the result passes the same invariant checks
-    /// as any keyset read from disk.
+    /// Runs in one write transaction; the result passes the same invariant checks as any
+    /// keyset read from the database.
     ///
     /// - Returns: The imported key's descriptor.
     /// - Throws: ``KeyringError`` with ``KeyringStatus/invalidParameter`` when `bytes` is not 32
@@ -30,11 +30,8 @@ extension Keyring {
         } catch {
             throw KeyringError(.allocationFailed, "importKey(_:id:in:): no guarded memory for the key (\(error))")
         }
-        // keys(in:) runs the entitlement and lock-state checks every keyset operation runs
-        // (they are private to Keyring+Keysets.swift), before the keyset is touched.
-        _ = try keys(in: group)
-        let document = SealedDocument<Keyset>(home: home, group: group, kind: Keyset.documentKind)
-        return try document.update { (keyset: inout Keyset?) throws(KeyringError) -> KeyDescriptor in
+        let table = try keysetTable(for: group, operation: "importKey(_:id:in:)")
+        return try table.update(group) { (keyset: inout Keyset?) throws(KeyringError) -> KeyDescriptor in
             let current = keyset ?? Keyset()
             if let existing = current.entry(id: id), let existingKey = existing.key {
                 guard existingKey.constantTimeEquals(key) else {
@@ -54,24 +51,14 @@ extension Keyring {
 
     /// `keyset` with `entry` in place of the entry of the same id, or added.
     ///
-    /// Keyset's entries can only be changed inside Keyset.swift; until it has an insertion
-    /// method, the new keyset is built through its Codable form, which also runs the decoder's
-    /// invariant checks (unique ids, one primary, bytes exactly for unretired keys). The
-    /// intermediate JSON holds key bytes and is zeroed before it is released.
+    /// The result runs the keyset's invariant checks (unique ids, one primary, bytes exactly
+    /// for unretired keys).
     private static func keyset(_ keyset: Keyset, replacingOrAdding entry: Keyset.Entry, group: GroupIdentifier) throws(KeyringError) -> Keyset {
-        do {
-            let entries = keyset.entries.filter { $0.descriptor.id != entry.descriptor.id } + [entry]
-            var json = try JSONEncoder().encode(ImportedKeyset(version: Keyset.currentVersion, keys: entries))
-            defer { json.resetBytes(in: json.startIndex..<json.endIndex) }
-            return try JSONDecoder().decode(Keyset.self, from: json)
-        } catch {
-            throw KeyringError(.decode, "importKey(_:id:in:): the keyset of \(group) with the imported key is not valid: \(error)")
+        let entries = keyset.entries.filter { $0.descriptor.id != entry.descriptor.id } + [entry]
+        let (result, problem) = Keyset.validated(entries)
+        guard let result else {
+            throw KeyringError(.decode, "importKey(_:id:in:): the keyset of \(group) with the imported key is not valid: \(problem ?? "")")
         }
-    }
-
-    /// The Codable shape of ``Keyset`` (docs/FORMAT.md, "Keyset").
-    private struct ImportedKeyset: Encodable {
-        var version: Int
-        var keys: [Keyset.Entry]
+        return result
     }
 }

@@ -4,8 +4,8 @@ import SystemPackage
 
 /// Per-group keysets: the symmetric keys that seal an access group's shared data.
 ///
-/// Each access group has one keyset, stored as a sealed document (`keyset.sealed` in the group's
-/// keychain directory). Exactly one key is primary and seals new data; keys rotated out stay
+/// Each access group has one keyset, stored one row per key in the keyring database
+/// (``KeysetTable``, docs/STORAGE.md). Exactly one key is primary and seals new data; keys rotated out stay
 /// active for opening until they are retired, which erases their bytes. Ids count up from 1 and
 /// are never reused.
 ///
@@ -18,25 +18,22 @@ import SystemPackage
 /// // ... seal with key, record key.id beside the blob ...
 /// let opener = try keyring.key(id: storedID, in: group)
 /// ```
-/// Keysets this process read, per file version (see ``FileVersionCache``).
-private let keysetCache = FileVersionCache<Keyset>()
-
 extension Keyring {
     /// The primary key of `group`'s keyset, created on first use.
     ///
-    /// The keyset is read without a lock first; only if it has no key does this take the
-    /// cross-process lock, and it creates key 1 only if the keyset is still empty then. So any
+    /// The keyset is read without a transaction first; only if it has no key does this start a
+    /// write transaction, and it creates key 1 only if the keyset is still empty then. So any
     /// number of processes starting at once end up with one key, and all of them return it.
     ///
     /// - Throws: ``KeyringError`` with ``KeyringStatus/missingEntitlement`` when the identity is not
     ///   entitled to `group`, ``KeyringStatus/interactionNotAllowed`` before the first unlock,
     ///   ``KeyringStatus/decode`` when the keyset file is corrupted or tampered with.
     public func groupKey(for group: GroupIdentifier) throws(KeyringError) -> GroupKey {
-        let document = try keysetDocument(for: group, operation: "groupKey(for:)")
-        if let primary = try readKeyset(document)?.primary {
+        let table = try keysetTable(for: group, operation: "groupKey(for:)")
+        if let primary = try table.keyset(of: group)?.primary {
             return try groupKey(primary, in: group)
         }
-        let primary = try document.update { (keyset: inout Keyset?) throws(KeyringError) -> Keyset.Entry in
+        let primary = try table.update(group) { (keyset: inout Keyset?) throws(KeyringError) -> Keyset.Entry in
             // Another process may have created the key between the read and the lock.
             if let existing = keyset?.primary { return existing }
             var created = keyset ?? Keyset()
@@ -54,8 +51,8 @@ extension Keyring {
     ///   ``KeyringStatus/missingEntitlement``, ``KeyringStatus/interactionNotAllowed`` and
     ///   ``KeyringStatus/decode`` as for ``groupKey(for:)``.
     public func key(id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> GroupKey {
-        let document = try keysetDocument(for: group, operation: "key(id:in:)")
-        return try groupKey(try openableEntry(id: id, in: readKeyset(document), group: group), in: group)
+        let table = try keysetTable(for: group, operation: "key(id:in:)")
+        return try groupKey(try openableEntry(id: id, in: table.keyset(of: group), group: group), in: group)
     }
 
     /// The bytes of key `id` of `group`, copied out of guarded memory.
@@ -66,8 +63,8 @@ extension Keyring {
     ///
     /// - Throws: The same errors as ``key(id:in:)``.
     public func exportKey(id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> Data {
-        let document = try keysetDocument(for: group, operation: "exportKey(id:in:)")
-        let entry = try openableEntry(id: id, in: readKeyset(document), group: group)
+        let table = try keysetTable(for: group, operation: "exportKey(id:in:)")
+        let entry = try openableEntry(id: id, in: table.keyset(of: group), group: group)
         guard let key = entry.key else { throw Self.retired(entry.descriptor, in: group) }
         return key.withUnsafeBytes { Data($0) }
     }
@@ -75,14 +72,14 @@ extension Keyring {
     /// Adds a new primary key to `group`'s keyset; the previous primary becomes active, so data
     /// sealed with it can still be opened. On a keyset that does not exist yet, creates key 1.
     ///
-    /// Runs under the keyset's cross-process lock: concurrent rotations from any processes each
-    /// add exactly one key.
+    /// Runs in one write transaction: concurrent rotations from any processes each add exactly
+    /// one key.
     /// - Returns: The new primary key's descriptor.
     /// - Throws: As ``groupKey(for:)``.
     @discardableResult
     public func rotateKey(in group: GroupIdentifier) throws(KeyringError) -> KeyDescriptor {
-        let document = try keysetDocument(for: group, operation: "rotateKey(in:)")
-        return try document.update { (keyset: inout Keyset?) throws(KeyringError) -> KeyDescriptor in
+        let table = try keysetTable(for: group, operation: "rotateKey(in:)")
+        return try table.update(group) { (keyset: inout Keyset?) throws(KeyringError) -> KeyDescriptor in
             var rotated = keyset ?? Keyset()
             guard let entry = rotated.rotate(now: Self.keysetTimestamp()) else { throw Self.idsExhausted(in: group) }
             keyset = rotated
@@ -100,8 +97,8 @@ extension Keyring {
     ///   (rotate first, so another key seals new data), ``KeyringStatus/itemNotFound`` for an
     ///   unknown id, and otherwise as ``groupKey(for:)``.
     public func retireKey(id: UInt32, in group: GroupIdentifier) throws(KeyringError) {
-        let document = try keysetDocument(for: group, operation: "retireKey(id:in:)")
-        try document.update { (keyset: inout Keyset?) throws(KeyringError) in
+        let table = try keysetTable(for: group, operation: "retireKey(id:in:)")
+        try table.update(group) { (keyset: inout Keyset?) throws(KeyringError) in
             guard var changed = keyset, let entry = changed.entry(id: id) else {
                 throw Self.unknownKey(id, in: group, keyset: keyset)
             }
@@ -120,14 +117,14 @@ extension Keyring {
     ///
     /// - Throws: As ``groupKey(for:)``.
     public func keys(in group: GroupIdentifier) throws(KeyringError) -> [KeyDescriptor] {
-        let document = try keysetDocument(for: group, operation: "keys(in:)")
-        return try readKeyset(document)?.descriptors ?? []
+        let table = try keysetTable(for: group, operation: "keys(in:)")
+        return try table.keyset(of: group)?.descriptors ?? []
     }
 
     // MARK: Checks shared by every keyset operation
 
-    /// The sealed keyset document of `group`, after checking the entitlement and the lock state.
-    private func keysetDocument(for group: GroupIdentifier, operation: String) throws(KeyringError) -> SealedDocument<Keyset> {
+    /// The keyset table, after checking the entitlement to `group` and the lock state.
+    func keysetTable(for group: GroupIdentifier, operation: String) throws(KeyringError) -> KeysetTable {
         guard identity.isEntitled(toAccessGroup: group) else {
             throw identity.missingEntitlement(for: group, operation: operation)
         }
@@ -138,7 +135,7 @@ extension Keyring {
                 .interactionNotAllowed,
                 "\(operation): group keys of \(group) are usable only after the first unlock, and the device of \(home) is in state \(state); unlock it once (KeyringHome.setLockState(.unlocked))")
         }
-        return SealedDocument(home: home, group: group, kind: Keyset.documentKind)
+        return try KeysetTable(home: home)
     }
 
     /// The entry `id` if it exists and is not retired.
@@ -151,23 +148,6 @@ extension Keyring {
     private func groupKey(_ entry: Keyset.Entry, in group: GroupIdentifier) throws(KeyringError) -> GroupKey {
         guard let key = entry.key else { throw Self.retired(entry.descriptor, in: group) }
         return GroupKey(id: entry.descriptor.id, group: group, key: key)
-    }
-
-    /// The keyset, from this process's cache while its file is unchanged (one `lstat`), else
-    /// read, authenticated and decoded. No guarded allocation on a warm read: the cached keys
-    /// are shared.
-    private func readKeyset(_ document: SealedDocument<Keyset>) throws(KeyringError) -> Keyset? {
-        let status = try home.mapStorage("read keyset of \(document.group)") { () throws(StorageError) in try Syscall.typedStatus(document.path) }
-        // A missing or odd file takes the full path, which reports it.
-        guard let status, status.type == .regular else { return try document.read() }
-        // Taken before the read: what is cached is never older than its version. A group
-        // directory swapped for a symbolic link reaches another inode, so it misses and the
-        // full read refuses it.
-        let version = FileVersion(status)
-        if let cached = keysetCache.value(at: document.path, version: version) { return cached }
-        guard let keyset = try document.read() else { return nil }
-        keysetCache.store(keyset, at: document.path, version: version)
-        return keyset
     }
 
     // MARK: Errors and time
@@ -193,8 +173,8 @@ extension Keyring {
         KeyringError(.dataTooLarge, "the keyset of \(group) has used every key id up to \(UInt32.max); start a new keyset for the group")
     }
 
-    /// Now, truncated to whole seconds: the sealed JSON stores seconds, so a descriptor that is
-    /// returned equals the one read back later.
+    /// Now, truncated to whole seconds: a descriptor that is returned equals the one read back
+    /// later, from a row or from the sealed JSON of the earlier layout.
     private static func keysetTimestamp() -> Date {
         Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }

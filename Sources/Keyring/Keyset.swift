@@ -4,15 +4,18 @@ import SealedStorage
 /// The stored form of one access group's keyset: numbered 256-bit keys, exactly one of them
 /// primary (seals new data), the others active (open old data) or retired (bytes erased).
 ///
-/// It is the content of the sealed document of kind ``documentKind`` in the group's keychain
-/// directory, so the key bytes are encrypted at rest under a key derived from the home's master
-/// secret, and the file is bound to its group. In memory the bytes live only in
-/// ``SymmetricKey`` (guarded pages); `description` and `dump` show ids and statuses only.
+/// It is stored one row per key in the keyring database (``KeysetTable``), each key's bytes
+/// sealed under a key derived from the home's master secret and bound to its group and id; its
+/// JSON form is that of the earlier layout's `keyset.sealed`, read only to import it. In memory
+/// the bytes live only in ``SymmetricKey`` (guarded pages); `description` and `dump` show ids
+/// and statuses only.
 ///
-/// Decoding checks the invariants (unique ids, one primary, bytes present exactly for keys
-/// that are not retired) so a keyset that violates them is reported as corrupted, never used.
+/// Decoding and ``validated(_:)`` check the invariants (unique ids, one primary, bytes present
+/// exactly for keys that are not retired) so a keyset that violates them is reported as
+/// corrupted, never used.
 package struct Keyset: Sendable, Equatable, Codable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The sealed document kind, which is also the file name stem (`keyset.sealed`).
+    /// The earlier layout's sealed document kind and file name stem (`keyset.sealed`), also the
+    /// name of its import in the database's `imports` table.
     package static let documentKind = "keyset"
     /// The version of this JSON shape; others are refused rather than misread.
     package static let currentVersion = 1
@@ -104,6 +107,15 @@ package struct Keyset: Sendable, Equatable, Codable, CustomStringConvertible, Cu
         if let problem = problem {
             throw DecodingError.dataCorruptedError(forKey: .keys, in: container, debugDescription: problem)
         }
+    }
+
+    /// A keyset of `entries` (any order), or `nil` with the reason when they break the
+    /// keyset's rules (unique non-zero ids, exactly one primary, bytes exactly for unretired keys).
+    package static func validated(_ entries: [Entry]) -> (keyset: Keyset?, problem: String?) {
+        var keyset = Keyset()
+        keyset.entries = entries.sorted { $0.descriptor.id < $1.descriptor.id }
+        if let problem = keyset.problem { return (nil, problem) }
+        return (keyset, nil)
     }
 
     package func encode(to encoder: any Encoder) throws {

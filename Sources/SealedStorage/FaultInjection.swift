@@ -18,6 +18,11 @@ package enum FaultPoint: String, Sendable, CaseIterable {
     case ledgerIntent = "ledger-intent"
     /// Committing that the announced sequence was published, after the rename.
     case ledgerConfirm = "ledger-confirm"
+    /// Inside a keyring item transaction, after its first row change and before the next (a
+    /// move: after the item is written to its target group, before it leaves its source).
+    case itemStep = "item-step"
+    /// Committing a keyring item transaction, after every row change.
+    case itemCommit = "item-commit"
 }
 
 /// A system call wrapped by ``Syscall``; each can be made to fail wherever it is made, not only

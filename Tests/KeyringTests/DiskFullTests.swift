@@ -1,11 +1,11 @@
 import Foundation
 import GroupVaultTestKit
-import Keyring
+@testable import Keyring
 import SealedStorage
 import XCTest
 
-/// A full disk (ENOSPC injected at a storage step) fails the write with errSecIO and a reason
-/// that says so, and leaves what was stored before, and no temporary file, behind.
+/// A full disk (ENOSPC injected into a keyring database transaction) fails the write with
+/// errSecIO and a reason that says so, and leaves what was stored before, and no partial row, behind.
 final class DiskFullTests: XCTestCase {
     private var home: ItemTestHome!
 
@@ -23,7 +23,12 @@ final class DiskFullTests: XCTestCase {
 
     private var keyring: Keyring { home.keyring() }
 
-    private var groupDirectory: URL { home.itemsFile(ItemTestHome.shared).deletingLastPathComponent() }
+    /// How many item rows the database holds, matched or not.
+    private func rowCount() throws -> Int64 {
+        try KeyringDatabase.shared(for: home.home).read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Int64 in
+            try transaction.query("SELECT count(*) FROM items") { $0.integer(0) }.first ?? -1
+        }
+    }
 
     private func storedSecrets() throws -> [Data] {
         try keyring.items(matching: ItemQuery(service: "api")).map(\.secret)
@@ -38,25 +43,24 @@ final class DiskFullTests: XCTestCase {
     }
 
     func testAddOnAFullDiskIsIOErrorSayingTheDiskIsFull() {
-        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
+        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
         assertDiskFullError { try keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8))) }
     }
 
     func testAddOnAFullDiskKeepsTheEarlierItems() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
+        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
         _ = try? keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
         XCTAssertEqual(try storedSecrets(), [Data("first".utf8), Data("second".utf8)])
     }
 
-    func testAddOnAFullDiskLeavesNoTemporaryFile() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
+    func testAddOnAFullDiskLeavesNoPartialRow() throws {
+        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
         _ = try? keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
-        let names = try FileManager.default.contentsOfDirectory(atPath: groupDirectory.path).sorted()
-        XCTAssertEqual(names, ["items.lock", "items.sealed"])
+        XCTAssertEqual(try rowCount(), 2)
     }
 
     func testUpdateOnAFullDiskKeepsTheOldSecret() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
+        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
         var changes = ItemChanges()
         changes.secret = Data("replacement".utf8)
         assertDiskFullError { try keyring.update(matching: ItemQuery(service: "api", account: "a"), with: changes) }
@@ -64,13 +68,13 @@ final class DiskFullTests: XCTestCase {
     }
 
     func testDeleteOnAFullDiskDeletesNothing() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
+        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
         assertDiskFullError { try keyring.delete(matching: ItemQuery(service: "api")) }
         XCTAssertEqual(try storedSecrets(), [Data("first".utf8), Data("second".utf8)])
     }
 
-    func testAFailedSyncBeforeTheRenameKeepsTheEarlierItems() throws {
-        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
+    func testAFailedCommitKeepsTheEarlierItems() throws {
+        FaultInjection.arm(.fail(.ioError), at: .itemCommit)
         XCTAssertThrowsError(try keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))) { error in
             XCTAssertEqual((error as? KeyringError)?.status, .ioError)
         }
@@ -78,26 +82,26 @@ final class DiskFullTests: XCTestCase {
     }
 
     func testAnAddAfterSpaceIsFreedSucceeds() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
+        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
         _ = try? keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
         try keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
         XCTAssertEqual(try storedSecrets(), [Data("first".utf8), Data("second".utf8), Data("third".utf8)])
     }
 
     func testAMoveThatFailsWritingTheTargetLeavesTheItemInTheSource() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
+        // Failing right after the item is written to the target, before it leaves the source.
+        FaultInjection.arm(.fail(.noSpace), at: .itemStep)
         var changes = ItemChanges()
         changes.accessGroup = ItemTestHome.appGroup
         assertDiskFullError { try keyring.update(matching: ItemQuery(service: "api", account: "a"), with: changes) }
         XCTAssertEqual(try keyring.items(matching: ItemQuery(service: "api", account: "a")).map(\.accessGroup), [ItemTestHome.shared])
     }
 
-    /// A reported failure changes nothing: the target, written first, is restored. (A crash
-    /// between the two writes leaves a duplicate, never a loss: ItemMultiProcessTests kills a
-    /// mover at every step.)
+    /// A reported failure changes nothing: the move is one transaction, rolled back whole. (A
+    /// crash at any step never loses the item: ItemMultiProcessTests kills a mover at every step.)
     func testAMoveThatFailsWritingTheSourceIsUndoneInTheTarget() throws {
-        // The target is written first; the second write (the source) fails.
-        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary, afterPassing: 1)
+        // Both rows are written; the commit fails.
+        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
         var changes = ItemChanges()
         changes.accessGroup = ItemTestHome.appGroup
         assertDiskFullError { try keyring.update(matching: ItemQuery(service: "api", account: "a"), with: changes) }

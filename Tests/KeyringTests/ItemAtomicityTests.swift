@@ -1,6 +1,6 @@
 import Foundation
 import GroupVaultTestKit
-import Keyring
+@testable import Keyring
 import SealedStorage
 import XCTest
 
@@ -26,8 +26,8 @@ final class ItemAtomicityTests: XCTestCase {
     func testADeleteAcrossGroupsThatFailsHalfwayChangesNothing() throws {
         let keyring = home.keyring()
         try addInBothGroups(keyring)
-        // The first group's file is written, the second's rename fails.
-        FaultInjection.arm(.fail(.noSpace), at: .rename, afterPassing: 1)
+        // Both groups' rows are deleted inside the transaction; its commit fails.
+        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
 
         XCTAssertThrowsError(try keyring.delete(matching: ItemQuery(service: "api"))) { error in
             XCTAssertEqual((error as? KeyringError)?.status, .ioError)
@@ -43,7 +43,7 @@ final class ItemAtomicityTests: XCTestCase {
         try addInBothGroups(keyring)
         var changes = ItemChanges()
         changes.secret = Data("new".utf8)
-        FaultInjection.arm(.fail(.ioError), at: .syncTemporary, afterPassing: 1)
+        FaultInjection.arm(.fail(.ioError), at: .itemCommit)
 
         XCTAssertThrowsError(try keyring.update(matching: ItemQuery(service: "api"), with: changes))
 
@@ -74,6 +74,8 @@ final class ItemAtomicityTests: XCTestCase {
         XCTAssertGreaterThan(searches, 0)
     }
 
+    /// Keyring items no longer sync a directory (SQLite's commit is the durable point); a
+    /// directory sync failing elsewhere in the home must still not fail an add.
     func testAFailedDirectorySyncAfterTheRenameStillCountsAsAdded() throws {
         let keyring = home.keyring()
         try keyring.add(KeychainItem(service: "warm-up", secret: Data("x".utf8)))
@@ -85,14 +87,15 @@ final class ItemAtomicityTests: XCTestCase {
         XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "api", account: "a")).secret, Data("one".utf8))
     }
 
-    func testReadingThroughASymbolicLinkForAGroupDirectoryIsRefused() throws {
+    func testReadingThroughASymbolicLinkForTheKeyringDatabaseIsRefused() throws {
         let keyring = home.keyring()
         try keyring.add(KeychainItem(service: "api", accessGroup: ItemTestHome.shared, secret: Data("one".utf8)))
-        let keychains = home.home.root.appendingPathComponent("Keychains")
-        let real = keychains.appendingPathComponent(ItemTestHome.shared.rawValue)
-        let elsewhere = home.directory.url.appendingPathComponent("elsewhere")
+        let real = home.home.root.appendingPathComponent("Keychains").appendingPathComponent("keyring.db")
+        let elsewhere = home.directory.url.appendingPathComponent("elsewhere.db")
         try FileManager.default.moveItem(at: real, to: elsewhere)
         try FileManager.default.createSymbolicLink(at: real, withDestinationURL: elsewhere)
+        // This process opened the real file already; a new process would find the link.
+        KeyringDatabase.closeAll()
 
         XCTAssertThrowsError(try keyring.items(matching: ItemQuery(service: "api", accessGroup: ItemTestHome.shared))) { error in
             XCTAssertEqual((error as? KeyringError)?.status, .notAvailable, "\(error)")

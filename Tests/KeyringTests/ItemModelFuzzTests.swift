@@ -1,6 +1,6 @@
 import Foundation
 import GroupVaultTestKit
-// @testable for ItemStore: the whole store is compared after every step, including the items
+// @testable for ItemTable: the whole store is compared after every step, including the items
 // the current lock state hides from the public API.
 @testable import Keyring
 import XCTest
@@ -409,7 +409,7 @@ private struct FuzzRun {
 
     /// Every stored item, read from the sealed files whatever the lock state, and the model's.
     func storedAndModelled() throws -> ([ModelItem], [ModelItem]) {
-        let store = ItemStore(home: keyring.home)
+        let store = try ItemTable(home: keyring.home)
         let stored = try FuzzOperation.groups.flatMap { try store.items(in: $0) }.map(ModelItem.init)
         return (stored, model.all)
     }

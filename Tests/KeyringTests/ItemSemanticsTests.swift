@@ -431,8 +431,9 @@ struct ItemTestHome {
     }
 
     /// The sealed items file of `group`.
-    func itemsFile(_ group: GroupIdentifier) -> URL {
-        home.root.appendingPathComponent("Keychains").appendingPathComponent(group.rawValue).appendingPathComponent("items.sealed")
+    /// The keyring database holding every group's items.
+    var databaseFile: URL {
+        home.root.appendingPathComponent("Keychains").appendingPathComponent("keyring.db")
     }
 
     func remove() { directory.remove() }

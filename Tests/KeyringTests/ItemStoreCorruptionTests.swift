@@ -1,10 +1,11 @@
 import Foundation
 import GroupVaultTestKit
-import Keyring
+@testable import Keyring
 import XCTest
 
-/// A damaged items file is refused as `errSecDecode`: never parsed into items, and never
-/// overwritten by a later write (so what is left can still be recovered from it).
+/// A damaged item row of the keyring database is refused as `errSecDecode`: never parsed into
+/// an item, and never overwritten by a later write (so what is left can still be recovered).
+/// A damaged row fails the operations that would read it; rows beside it stay usable.
 final class ItemStoreCorruptionTests: XCTestCase {
     private var home: ItemTestHome!
     private var rng = SeededGenerator()
@@ -21,21 +22,29 @@ final class ItemStoreCorruptionTests: XCTestCase {
     }
 
     private var keyring: Keyring { home.keyring() }
-    private var file: URL { home.itemsFile(ItemTestHome.shared) }
 
-    private func replaceFile(with bytes: [UInt8]) throws {
-        try Data(bytes).write(to: file)
+    /// The sealed bytes of the first item of `group` (account "a" in the shared group).
+    private func rowBytes(_ group: GroupIdentifier = ItemTestHome.shared) throws -> [UInt8] {
+        try KeyringDatabase.shared(for: home.home).read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [UInt8] in
+            try transaction.query("SELECT sealed FROM items WHERE access_group = ? ORDER BY id LIMIT 1", [.text(group.rawValue)]) { $0.blob(0) }.first ?? []
+        }
     }
 
-    private func fileBytes() throws -> [UInt8] {
-        Array(try Data(contentsOf: file))
+    /// Replaces the sealed bytes of the first item of the shared group, as an attacker or a
+    /// damaged disk could.
+    private func replaceRow(with bytes: [UInt8]) throws {
+        try KeyringDatabase.shared(for: home.home).write("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            _ = try transaction.run(
+                "UPDATE items SET sealed = ? WHERE id = (SELECT min(id) FROM items WHERE access_group = ?)",
+                [.blob(bytes), .text(ItemTestHome.shared.rawValue)])
+        }
     }
 
     /// Reading must fail with errSecDecode: no items, wrong or right, come back.
     private func assertReadIsDecode(_ context: @autoclosure () -> String, file: StaticString = #filePath, line: UInt = #line) {
         do {
             let items = try keyring.items(matching: ItemQuery(accessGroup: ItemTestHome.shared))
-            XCTFail("\(context()): read \(items.count) items from a damaged file; \(rng.describe)", file: file, line: line)
+            XCTFail("\(context()): read \(items.count) items from a damaged row; \(rng.describe)", file: file, line: line)
         } catch {
             // items(matching:) has typed throws: every error here is a KeyringError.
             XCTAssertEqual(error.status, .decode, "\(context()): \(error); \(rng.describe)", file: file, line: line)
@@ -45,93 +54,125 @@ final class ItemStoreCorruptionTests: XCTestCase {
     func testRandomBytesAreDecode() throws {
         for round in 0..<50 {
             let count = Int.random(in: 0...600, using: &rng)
-            try replaceFile(with: rng.bytes(count: count))
+            try replaceRow(with: rng.bytes(count: count))
             assertReadIsDecode("round \(round), \(count) random bytes")
         }
     }
 
     func testRandomBytesAfterAValidHeaderAreDecode() throws {
-        let header = Array(try fileBytes().prefix(5))
+        let header = Array(try rowBytes().prefix(5))
         for round in 0..<50 {
-            try replaceFile(with: header + rng.bytes(count: Int.random(in: 0...600, using: &rng)))
+            try replaceRow(with: header + rng.bytes(count: Int.random(in: 0...600, using: &rng)))
             assertReadIsDecode("round \(round), valid magic and version then random bytes")
         }
     }
 
     func testEveryTruncationIsDecode() throws {
-        let original = try fileBytes()
+        let original = try rowBytes()
         for length in 0..<original.count {
-            try replaceFile(with: Array(original.prefix(length)))
+            try replaceRow(with: Array(original.prefix(length)))
             assertReadIsDecode("truncated to \(length) of \(original.count) bytes")
         }
     }
 
     func testBitFlipsAtSeededPositionsAreDecode() throws {
-        let original = try fileBytes()
+        let original = try rowBytes()
         for round in 0..<200 {
             var damaged = original
             let position = Int.random(in: 0..<original.count, using: &rng)
             damaged[position] ^= 1 << UInt8.random(in: 0...7, using: &rng)
-            try replaceFile(with: damaged)
+            try replaceRow(with: damaged)
             assertReadIsDecode("round \(round), bit flipped at byte \(position) of \(original.count)")
         }
     }
 
-    func testAFileCopiedFromAnotherGroupIsDecode() throws {
+    func testARowCopiedFromAnotherGroupIsDecode() throws {
         try keyring.add(KeychainItem(service: "api", account: "elsewhere", accessGroup: ItemTestHome.appGroup, secret: Data("x".utf8)))
-        try replaceFile(with: Array(try Data(contentsOf: home.itemsFile(ItemTestHome.appGroup))))
-        assertReadIsDecode("items file of \(ItemTestHome.appGroup) copied over \(ItemTestHome.shared)")
+        try replaceRow(with: try rowBytes(ItemTestHome.appGroup))
+        assertReadIsDecode("item row of \(ItemTestHome.appGroup) copied over one of \(ItemTestHome.shared)")
+    }
+
+    func testARowCopiedOverAnotherRowOfTheSameGroupIsDecode() throws {
+        let second = try KeyringDatabase.shared(for: home.home).read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [UInt8] in
+            try transaction.query("SELECT sealed FROM items WHERE access_group = ? ORDER BY id DESC LIMIT 1", [.text(ItemTestHome.shared.rawValue)]) { $0.blob(0) }.first ?? []
+        }
+        try replaceRow(with: second)
+        assertReadIsDecode("the sealed item of account b copied over the row of account a")
     }
 
     func testASearchOfEveryGroupFailsWhenOneGroupIsDamaged() throws {
-        try replaceFile(with: Array(try fileBytes().dropLast()))
+        try replaceRow(with: Array(try rowBytes().dropLast()))
         XCTAssertThrowsError(try keyring.items(matching: ItemQuery(service: "api"))) { error in
             XCTAssertEqual((error as? KeyringError)?.status, .decode)
         }
     }
 
-    func testTheDecodeReasonNamesTheFileAndWhatToDo() throws {
-        try replaceFile(with: Array(try fileBytes().dropLast()))
+    func testARowMovedToAnotherGroupIsDecode() throws {
+        try KeyringDatabase.shared(for: home.home).write("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            _ = try transaction.run("UPDATE items SET access_group = ? WHERE access_group = ?", [.text(ItemTestHome.appGroup.rawValue), .text(ItemTestHome.shared.rawValue)])
+        }
+        XCTAssertThrowsError(try keyring.items(matching: ItemQuery(accessGroup: ItemTestHome.appGroup))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode)
+        }
+    }
+
+    func testARowWithAnAlteredLookupHashIsDecode() throws {
+        // Another row's account hash: a lookup by that account would find this row.
+        try KeyringDatabase.shared(for: home.home).write("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            _ = try transaction.run(
+                "UPDATE items SET account_hash = (SELECT account_hash FROM items ORDER BY id DESC LIMIT 1) WHERE id = (SELECT min(id) FROM items)")
+        }
+        XCTAssertThrowsError(try keyring.items(matching: ItemQuery(service: "api", account: "b"))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode)
+        }
+    }
+
+    func testTheDecodeReasonNamesTheDatabaseAndWhatToDo() throws {
+        try replaceRow(with: Array(try rowBytes().dropLast()))
         XCTAssertThrowsError(try keyring.items(matching: ItemQuery(accessGroup: ItemTestHome.shared))) { error in
             let reason = (error as? KeyringError)?.reason ?? ""
-            XCTAssertTrue(reason.contains("items.sealed"), reason)
+            XCTAssertTrue(reason.contains("keyring.db"), reason)
             XCTAssertTrue(reason.contains("backup"), reason)
         }
     }
 
-    func testAFailedAddLeavesTheDamagedFileUnchanged() throws {
-        var damaged = try fileBytes()
+    /// Each item is its own row now: an add beside a damaged row works, and never replaces it,
+    /// not even an add with the damaged item's primary key.
+    func testAnAddLeavesTheDamagedRowUnchanged() throws {
+        var damaged = try rowBytes()
         damaged[damaged.count / 2] ^= 0x40
-        try replaceFile(with: damaged)
-        XCTAssertThrowsError(try keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))) { error in
-            XCTAssertEqual((error as? KeyringError)?.status, .decode)
+        try replaceRow(with: damaged)
+        try keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
+        XCTAssertThrowsError(try keyring.add(KeychainItem(service: "api", account: "a", secret: Data("again".utf8)))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .duplicateItem)
         }
-        XCTAssertEqual(try fileBytes(), damaged)
+        XCTAssertEqual(try rowBytes(), damaged)
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "api", account: "c")).secret, Data("third".utf8))
     }
 
-    func testAFailedUpdateLeavesTheDamagedFileUnchanged() throws {
-        let damaged = Array(try fileBytes().dropLast(3))
-        try replaceFile(with: damaged)
+    func testAFailedUpdateLeavesTheDamagedRowUnchanged() throws {
+        let damaged = Array(try rowBytes().dropLast(3))
+        try replaceRow(with: damaged)
         var changes = ItemChanges()
         changes.label = "new"
         XCTAssertThrowsError(try keyring.update(matching: ItemQuery(accessGroup: ItemTestHome.shared), with: changes)) { error in
             XCTAssertEqual((error as? KeyringError)?.status, .decode)
         }
-        XCTAssertEqual(try fileBytes(), damaged)
+        XCTAssertEqual(try rowBytes(), damaged)
     }
 
-    func testAFailedDeleteLeavesTheDamagedFileUnchanged() throws {
+    func testAFailedDeleteLeavesTheDamagedRowUnchanged() throws {
         let damaged = rng.bytes(count: 300)
-        try replaceFile(with: damaged)
+        try replaceRow(with: damaged)
         XCTAssertThrowsError(try keyring.delete(matching: ItemQuery(accessGroup: ItemTestHome.shared))) { error in
             XCTAssertEqual((error as? KeyringError)?.status, .decode, rng.describe)
         }
-        XCTAssertEqual(try fileBytes(), damaged, rng.describe)
+        XCTAssertEqual(try rowBytes(), damaged, rng.describe)
     }
 
     func testADamagedGroupBlocksAnUpdateOfOtherGroupsInTheSameCall() throws {
         try keyring.add(KeychainItem(service: "api", account: "a", accessGroup: ItemTestHome.appGroup, secret: Data("x".utf8)))
-        try replaceFile(with: Array(try fileBytes().dropLast()))
+        try replaceRow(with: Array(try rowBytes().dropLast()))
         var changes = ItemChanges()
         changes.label = "new"
         XCTAssertThrowsError(try keyring.update(matching: ItemQuery(service: "api"), with: changes)) { error in

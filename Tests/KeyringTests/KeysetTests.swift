@@ -1,6 +1,6 @@
 import Foundation
 import GroupVaultTestKit
-import Keyring
+@testable import Keyring
 import SealedStorage
 import XCTest
 
@@ -105,8 +105,10 @@ final class KeysetTests: XCTestCase {
         XCTAssertEqual(keys.map(\.id), [1, 2])
         XCTAssertEqual(keys.map(\.status), [.retired, .primary])
         XCTAssertNotNil(keys[0].retiredAt)
-        let stored = try XCTUnwrap(try scenario.document().read())
-        XCTAssertNil(stored.entry(id: 1)?.key, "a retired key's bytes are gone from the keyset file")
+        let stored = try XCTUnwrap(try scenario.storedKeyset())
+        XCTAssertNil(stored.entry(id: 1)?.key, "a retired key's bytes are gone from the keyset")
+        // Its row seals nothing: version, nonce and tag only.
+        XCTAssertEqual(try scenario.sealedKeyRow(id: 1).count, 1 + 24 + 16)
     }
 
     func testRetiredIdsAreNeverReused() throws {
@@ -202,7 +204,7 @@ final class KeysetTests: XCTestCase {
             XCTAssertEqual(error.status, .missingEntitlement, "\(name): \(error)")
             XCTAssertTrue(error.reason.contains(scenario.group.rawValue), "\(name): \(error.reason)")
         }
-        XCTAssertNil(try scenario.document().read(), "a refused caller created no keyset")
+        XCTAssertNil(try scenario.storedKeyset(), "a refused caller created no keyset")
     }
 
     func testBeforeFirstUnlockEveryOperationIsRefused() throws {
@@ -232,7 +234,7 @@ final class KeysetTests: XCTestCase {
         let key = try scenario.app.groupKey(for: scenario.group)
         try scenario.app.rotateKey(in: scenario.group)
         let exported = try scenario.app.exportKey(id: key.id, in: scenario.group)
-        let stored = try XCTUnwrap(try scenario.document().read())
+        let stored = try XCTUnwrap(try scenario.storedKeyset())
         let entry = try XCTUnwrap(stored.entry(id: key.id))
         let forms = [
             Data(exported).map { String(format: "%02x", $0) }.joined(),
@@ -265,26 +267,23 @@ final class KeysetTests: XCTestCase {
 
     func testTamperedKeysetIsReportedAsDecodeAndNotOverwritten() throws {
         _ = try scenario.app.groupKey(for: scenario.group)
-        let path = scenario.document().path.string
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        var bytes = try scenario.sealedKeyRow(id: 1)
         bytes[bytes.count - 1] ^= 0x01
-        try bytes.write(to: URL(fileURLWithPath: path))
+        try scenario.replaceSealedKeyRow(id: 1, with: bytes)
 
         let reading = try keyringError { try scenario.app.groupKey(for: scenario.group) }
         let rotating = try keyringError { try scenario.app.rotateKey(in: scenario.group) }
 
         XCTAssertEqual(reading.status, .decode, reading.description)
         XCTAssertEqual(rotating.status, .decode, rotating.description)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes, "the tampered file is left for inspection, not overwritten")
+        XCTAssertTrue(reading.reason.contains("keyring.db"), reading.reason)
+        XCTAssertEqual(try scenario.sealedKeyRow(id: 1), bytes, "the tampered row is left for inspection, not overwritten")
     }
 
     func testKeysetCopiedFromAnotherGroupIsRefused() throws {
         _ = try scenario.app.groupKey(for: scenario.group)
-        try scenario.app.rotateKey(in: scenario.teamGroup)  // creates the other group's directory
-        let source = scenario.document().path.string
-        let target = scenario.document(for: scenario.teamGroup).path.string
-        try FileManager.default.removeItem(atPath: target)
-        try FileManager.default.copyItem(atPath: source, toPath: target)
+        try scenario.app.rotateKey(in: scenario.teamGroup)  // the other group's key 1
+        try scenario.replaceSealedKeyRow(id: 1, in: scenario.teamGroup, with: try scenario.sealedKeyRow(id: 1))
 
         let error = try keyringError { try scenario.app.groupKey(for: scenario.teamGroup) }
 
@@ -314,9 +313,45 @@ struct KeysetScenario {
             home: home)
     }
 
-    /// The sealed keyset document of `group` (the shared group by default).
-    func document(for group: GroupIdentifier? = nil) -> SealedDocument<Keyset> {
-        SealedDocument(home: home, group: group ?? self.group, kind: Keyset.documentKind)
+    /// The keyset of `group` (the shared group by default) as the keyring database holds it.
+    func storedKeyset(for group: GroupIdentifier? = nil) throws -> Keyset? {
+        try KeysetTable(home: home).keyset(of: group ?? self.group)
+    }
+
+    /// The sealed column of key `id`'s row in the keyring database.
+    func sealedKeyRow(id: UInt32, in group: GroupIdentifier? = nil) throws -> [UInt8] {
+        let group = group ?? self.group
+        return try KeyringDatabase.shared(for: home).read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [UInt8] in
+            try transaction.query("SELECT sealed FROM keys WHERE access_group = ? AND id = ?", [.text(group.rawValue), .integer(Int64(id))]) { $0.blob(0) }.first ?? []
+        }
+    }
+
+    /// Overwrites the sealed column of key `id`'s row, as an attacker or a damaged disk could.
+    func replaceSealedKeyRow(id: UInt32, in group: GroupIdentifier? = nil, with bytes: [UInt8]) throws {
+        let group = group ?? self.group
+        try KeyringDatabase.shared(for: home).write("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            _ = try transaction.run("UPDATE keys SET sealed = ? WHERE access_group = ? AND id = ?", [.blob(bytes), .text(group.rawValue), .integer(Int64(id))])
+        }
+    }
+
+    /// Every row of the shared group's keyset, to put back later.
+    func keyRows() throws -> [[SQLiteConnection.Value]] {
+        try KeyringDatabase.shared(for: home).read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [[SQLiteConnection.Value]] in
+            try transaction.query("SELECT access_group, id, status, created_at, retired_at, sealed FROM keys WHERE access_group = ?", [.text(group.rawValue)]) { row in
+                [.text(row.text(0)), .integer(row.integer(1)), .text(row.text(2)), .real(row.double(3)),
+                 row.isNull(4) ? .null : .real(row.double(4)), .blob(row.blob(5))]
+            }
+        }
+    }
+
+    /// Replaces the shared group's keyset rows with `rows`, as a restored backup would.
+    func putBack(_ rows: [[SQLiteConnection.Value]]) throws {
+        try KeyringDatabase.shared(for: home).write("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            _ = try transaction.run("DELETE FROM keys WHERE access_group = ?", [.text(group.rawValue)])
+            for row in rows {
+                _ = try transaction.run("INSERT INTO keys (access_group, id, status, created_at, retired_at, sealed) VALUES (?, ?, ?, ?, ?, ?)", row)
+            }
+        }
     }
 
     /// Every keyset operation on the shared group, by name.

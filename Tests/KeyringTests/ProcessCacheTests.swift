@@ -1,10 +1,11 @@
 import Foundation
 import GroupVaultTestKit
-import Keyring
+@testable import Keyring
 import XCTest
 
 /// A process keeps the master secret, keysets and the lock state it read, for as long as their
-/// files do not change; a change by any process, or a file put back, is read again.
+/// files (for keysets: the keyring database, by `PRAGMA data_version`) do not change; a change by
+/// any process, or a file or row put back, is read again.
 final class ProcessCacheTests: XCTestCase {
     private var scenario: KeysetScenario!
 
@@ -14,10 +15,6 @@ final class ProcessCacheTests: XCTestCase {
 
     override func tearDown() {
         scenario.remove()
-    }
-
-    private var keysetFile: URL {
-        scenario.home.root.appendingPathComponent("Keychains").appendingPathComponent(scenario.group.rawValue).appendingPathComponent("keyset.sealed")
     }
 
     func testAKeyRotatedByAnotherProcessIsSeenByTheNextRead() throws {
@@ -33,23 +30,23 @@ final class ProcessCacheTests: XCTestCase {
         XCTAssertEqual(try scenario.app.groupKey(for: scenario.group).id, 2)
     }
 
-    func testAKeysetFilePutBackFromBeforeIsReadAsItIsNow() throws {
+    func testAKeysetPutBackFromBeforeIsReadAsItIsNow() throws {
         _ = try scenario.app.groupKey(for: scenario.group)
-        let before = try Data(contentsOf: keysetFile)
+        let before = try scenario.keyRows()
         try scenario.app.rotateKey(in: scenario.group)
         XCTAssertEqual(try scenario.app.keys(in: scenario.group).map(\.id), [1, 2])
 
-        try before.write(to: keysetFile)
+        try scenario.putBack(before)
 
         XCTAssertEqual(try scenario.app.keys(in: scenario.group).map(\.id), [1])
     }
 
     func testADamagedKeysetIsRefusedEvenAfterItWasCached() throws {
         _ = try scenario.app.groupKey(for: scenario.group)
-        var bytes = try Data(contentsOf: keysetFile)
+        var bytes = try scenario.sealedKeyRow(id: 1)
         bytes[bytes.count - 1] ^= 0x01
 
-        try bytes.write(to: keysetFile)
+        try scenario.replaceSealedKeyRow(id: 1, with: bytes)
 
         XCTAssertThrowsError(try scenario.app.keys(in: scenario.group)) { error in
             XCTAssertEqual((error as? KeyringError)?.status, .decode)

@@ -1,6 +1,6 @@
 import Foundation
 import GroupVaultTestKit
-import Keyring
+@testable import Keyring
 import XCTest
 
 /// A home that cannot be written or is not what it should be gives a clear error, not a crash.
@@ -61,27 +61,30 @@ final class UnwritableHomeTests: XCTestCase {
         }
     }
 
-    func testAGroupDirectoryThatIsASymbolicLinkIsNotAvailable() throws {
+    func testAKeyringDatabaseThatIsASymbolicLinkIsNotAvailable() throws {
         let home = try ItemTestHome()
         defer { home.remove() }
         try home.keyring().add(KeychainItem(service: "api", accessGroup: ItemTestHome.shared, secret: Data("s".utf8)))
-        let elsewhere = directory.url.appendingPathComponent("elsewhere")
-        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        let link = home.itemsFile(ItemTestHome.appGroup).deletingLastPathComponent()
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: elsewhere)
-        assertClearError(.notAvailable, naming: ItemTestHome.appGroup.rawValue) {
+        let file = home.databaseFile
+        let elsewhere = directory.url.appendingPathComponent("elsewhere.db")
+        try FileManager.default.moveItem(at: file, to: elsewhere)
+        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: elsewhere)
+        // This process opened the real file already; a new process would find the link.
+        KeyringDatabase.closeAll()
+        assertClearError(.notAvailable, naming: "keyring.db") {
             try home.keyring().add(KeychainItem(service: "api", accessGroup: ItemTestHome.appGroup, secret: Data("s".utf8)))
         }
     }
 
-    func testAnItemsFileThatIsADirectoryIsNotAvailable() throws {
+    func testAKeyringDatabaseThatIsADirectoryIsNotAvailable() throws {
         let home = try ItemTestHome()
         defer { home.remove() }
         try home.keyring().add(KeychainItem(service: "api", secret: Data("s".utf8)))
-        let file = home.itemsFile(ItemTestHome.shared)
-        try FileManager.default.removeItem(at: file)
+        let file = home.databaseFile
+        KeyringDatabase.closeAll()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
         try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
-        assertClearError(.notAvailable, naming: "items.sealed") {
+        assertClearError(.notAvailable, naming: "keyring.db") {
             _ = try home.keyring().items(matching: ItemQuery(service: "api"))
         }
     }

@@ -102,9 +102,10 @@ final class CrashTests: XCTestCase {
     }
 
     func testEveryFaultPointIsCoveredByATest() {
-        // The seven tests above, one per step; a new step must get its own.
+        // The seven tests above, one per step of a Vault write; a new step must get its own.
+        // The keyring's item steps are killed at in ItemMultiProcessTests.
         XCTAssertEqual(
-            Set(FaultPoint.allCases),
+            Set(FaultPoint.allCases).subtracting([.itemStep, .itemCommit]),
             [.ledgerIntent, .createTemporary, .writeTemporary, .syncTemporary, .rename, .syncDirectory, .ledgerConfirm])
     }
 

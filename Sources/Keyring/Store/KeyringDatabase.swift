@@ -41,11 +41,26 @@ package final class KeyringDatabase: Sendable {
 
     /// The database file.
     package let path: FilePath
+    /// The master secret the keys below were derived from.
+    private let master: SymmetricKey
     /// Tags ledger rows (keyed BLAKE2b); derived once from the master secret.
     package let ledgerKey: SymmetricKey
+    /// Seals item rows (XChaCha20-Poly1305); derived once from the master secret.
+    let itemSealingKey: SymmetricKey
+    /// Keys the BLAKE2b lookup hashes of item attributes; derived once from the master secret.
+    let itemLookupKey: SymmetricKey
     // Guarded by `lock`: every use of the connection is inside `lock.withLock`.
     nonisolated(unsafe) private let connection: SQLiteConnection
     private let lock = ConnectionLock()
+    /// The access groups whose items of the sealed-JSON layout this process knows to be
+    /// imported (or absent), so the check costs one look per group and process.
+    let itemImportsChecked = Mutex<Set<GroupIdentifier>>([])
+    /// The same for keysets.
+    let keysetImportsChecked = Mutex<Set<GroupIdentifier>>([])
+    /// Keysets read by this process, each valid for one ``changeStamp``.
+    let keysets = Mutex<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
+    /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.
+    nonisolated(unsafe) private var localCommits: UInt64 = 0
 
     private static let opened = Mutex<[FilePath: KeyringDatabase]>([:])
 
@@ -57,11 +72,15 @@ package final class KeyringDatabase: Sendable {
     ///   ``KeyringStatus/ioError`` and the other storage statuses when it cannot be opened.
     package static func shared(for home: KeyringHome) throws(KeyringError) -> KeyringDatabase {
         let path = home.keychainsDirectory.appending(fileName)
-        if let database = opened.withLock({ $0[path] }) { return database }
-        let database = try KeyringDatabase(home: home, path: path)
+        // One lstat while master.key is unchanged. A replaced master secret must not be served
+        // from keys derived from the old one: the database is opened anew, and its binding to
+        // the home then decides.
+        let master = try home.masterKey()
+        if let database = opened.withLock({ $0[path] }), database.master.constantTimeEquals(master) { return database }
+        let database = try KeyringDatabase(home: home, path: path, master: master)
         return opened.withLock { table in
             // Two threads may have opened it at once: keep the first, so every caller shares one.
-            if let existing = table[path] { return existing }
+            if let existing = table[path], existing.master.constantTimeEquals(master) { return existing }
             table[path] = database
             return database
         }
@@ -73,12 +92,14 @@ package final class KeyringDatabase: Sendable {
         opened.withLock { $0.removeAll() }
     }
 
-    private init(home: KeyringHome, path: FilePath) throws(KeyringError) {
+    private init(home: KeyringHome, path: FilePath, master: SymmetricKey) throws(KeyringError) {
         self.path = path
+        self.master = master
         try home.prepareKeychains()
-        let master = try home.masterKey()
         ledgerKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 4)
         let bindingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 3)
+        itemSealingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 5)
+        itemLookupKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 6)
         try Self.createIfAbsent(path, sharing: home.sharing)
         try home.mapStorage("open the keyring database") { () throws(StorageError) in
             try SafeFile.checkOwnership(path, sharing: home.sharing.fileSharing)
@@ -127,6 +148,7 @@ package final class KeyringDatabase: Sendable {
             }
             do {
                 let result = try body(Transaction(connection: connection, path: path, operation: operation))
+                localCommits &+= 1
                 try connection.execute("COMMIT")
                 return result
             } catch let failure as SQLiteConnection.Failure {
@@ -150,6 +172,43 @@ package final class KeyringDatabase: Sendable {
     ) throws(KeyringError) -> Result {
         try lock.withLock { () throws(KeyringError) -> Result in
             try body(Transaction(connection: connection, path: path, operation: operation))
+        }
+    }
+
+    /// Runs `body` in a read transaction (`BEGIN` ... `COMMIT`): every statement in it sees
+    /// the same committed state, as of its first read, and no writer waits for it (WAL).
+    package func snapshot<Result>(
+        _ operation: String,
+        _ body: (borrowing Transaction) throws(KeyringError) -> Result
+    ) throws(KeyringError) -> Result {
+        try lock.withLock { () throws(KeyringError) -> Result in
+            do throws(SQLiteConnection.Failure) {
+                try connection.execute("BEGIN")
+            } catch {
+                throw Self.error(error, path: path, while: operation)
+            }
+            defer { try? connection.execute("COMMIT") }
+            return try body(Transaction(connection: connection, path: path, operation: operation))
+        }
+    }
+
+    /// Identifies one committed state of the database as this process sees it: another
+    /// connection's commit changes `PRAGMA data_version`, this process's own commits the local
+    /// counter. Equal stamps mean nothing was committed in between; reading it costs no I/O
+    /// beyond what SQLite keeps in shared memory.
+    package struct ChangeStamp: Equatable, Sendable {
+        let dataVersion: Int64
+        let localCommits: UInt64
+    }
+
+    /// The current ``ChangeStamp``.
+    package func changeStamp() throws(KeyringError) -> ChangeStamp {
+        try lock.withLock { () throws(KeyringError) -> ChangeStamp in
+            do throws(SQLiteConnection.Failure) {
+                return ChangeStamp(dataVersion: try connection.integer("PRAGMA data_version"), localCommits: localCommits)
+            } catch {
+                throw Self.error(error, path: path, while: "check the keyring database for changes")
+            }
         }
     }
 
@@ -219,6 +278,31 @@ package final class KeyringDatabase: Sendable {
                 pending_digest TEXT,
                 tag BLOB NOT NULL,
                 PRIMARY KEY (access_group, record)
+            ) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS items (
+                id INTEGER PRIMARY KEY,
+                access_group TEXT NOT NULL,
+                item_class TEXT NOT NULL,
+                key_hash BLOB NOT NULL,
+                service_hash BLOB NOT NULL,
+                account_hash BLOB NOT NULL,
+                server_hash BLOB NOT NULL,
+                reference_hash BLOB NOT NULL,
+                sealed BLOB NOT NULL
+            );
+            CREATE UNIQUE INDEX IF NOT EXISTS items_by_key ON items (access_group, key_hash);
+            CREATE INDEX IF NOT EXISTS items_by_service ON items (access_group, item_class, service_hash);
+            CREATE INDEX IF NOT EXISTS items_by_account ON items (access_group, item_class, account_hash);
+            CREATE INDEX IF NOT EXISTS items_by_server ON items (access_group, item_class, server_hash);
+            CREATE INDEX IF NOT EXISTS items_by_reference ON items (reference_hash);
+            CREATE TABLE IF NOT EXISTS keys (
+                access_group TEXT NOT NULL,
+                id INTEGER NOT NULL,
+                status TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                retired_at REAL,
+                sealed BLOB NOT NULL,
+                PRIMARY KEY (access_group, id)
             ) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS imports (access_group TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (access_group, kind)) WITHOUT ROWID;
             """)

@@ -85,6 +85,7 @@ final class SQLiteConnection {
     /// A value to bind.
     enum Value {
         case integer(Int64)
+        case real(Double)
         case text(String)
         case blob([UInt8])
         case null
@@ -96,6 +97,7 @@ final class SQLiteConnection {
 
         func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
         func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+        func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
         func text(_ column: Int32) -> String {
             guard let pointer = sqlite3_column_text(statement, column) else { return "" }
             return String(cString: pointer)
@@ -122,6 +124,7 @@ final class SQLiteConnection {
             let result: Int32
             switch value {
             case .integer(let number): result = sqlite3_bind_int64(statement, index, number)
+            case .real(let number): result = sqlite3_bind_double(statement, index, number)
             case .text(let string): result = sqlite3_bind_text(statement, index, string, -1, groupvault_sqlite_transient())
             case .blob(let bytes):
                 result = bytes.withUnsafeBytes { buffer in

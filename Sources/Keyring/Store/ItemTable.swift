@@ -1,0 +1,405 @@
+import Foundation
+import SealedStorage
+
+/// The keychain items of every access group as rows of the keyring database: one row per item,
+/// its attributes and secret sealed in the row, found through keyed hashes of the attributes
+/// Apple matches on, so finding, adding or changing one item costs the same whatever the number
+/// of items in its group.
+///
+/// A row (docs/STORAGE.md, "Items"):
+///
+/// ```
+/// id             insertion order (an item keeps it when updated in place; a moved item gets a new one)
+/// access_group   the group, in the clear (the entitlement check needs it; it is not secret)
+/// item_class     genp | inet
+/// key_hash       keyed BLAKE2b of the primary key (unique per group)
+/// service_hash, account_hash, server_hash, reference_hash
+///                keyed BLAKE2b of one attribute each, indexed
+/// sealed         0x01 | nonce (24 bytes) | XChaCha20-Poly1305 of the item's JSON (attributes and secret)
+/// additional data = "GVIT" | 0x01 | group | class | every hash above, each length-prefixed
+/// ```
+///
+/// The hashes are keyed with a key derived from the master secret and include the group, so
+/// they reveal neither the attributes nor whether two groups hold an item with the same one.
+/// Every column but `id` is in the additional data: a row moved to another group, given
+/// another row's hashes or altered in any byte fails authentication and is refused as
+/// ``KeyringStatus/decode``, never used.
+///
+/// Queries that give a service, account, server or persistent reference (compared byte for
+/// byte) are answered from an index; others (case-insensitive ones, or ones giving only a
+/// label, say) open every row of the searched groups' class.
+struct ItemTable: Sendable {
+    /// A stored item and its row.
+    struct Row: Sendable {
+        let id: Int64
+        let item: KeychainItem
+    }
+
+    /// What a change does to one matched row.
+    enum Change: Sendable {
+        /// The row now holds this item; if its group differs, the item moves there (a new row).
+        case replace(Row, with: KeychainItem)
+        /// The row is deleted.
+        case delete(Row)
+    }
+
+    private static var formatVersion: UInt8 { 1 }
+    private static var headerSize: Int { 1 + XChaCha20Poly1305.nonceByteCount }
+
+    let database: KeyringDatabase
+
+    let home: KeyringHome
+
+    init(home: KeyringHome) throws(KeyringError) {
+        database = try KeyringDatabase.shared(for: home)
+        self.home = home
+    }
+
+    // MARK: Import of the sealed-JSON layout
+
+    /// Imports the items of every group of `groups` that still has an `items.sealed` of the
+    /// sealed-JSON layout and was not imported yet: each group in one transaction, which also
+    /// records the import, so it runs once. The old file is kept (it is never written again).
+    ///
+    /// - Throws: ``KeyringStatus/decode`` for an old file that is damaged or inconsistent
+    ///   (nothing of that group is imported; the file stays for recovery).
+    func importLegacyItems(of groups: [GroupIdentifier]) throws(KeyringError) {
+        for group in groups where !database.itemImportsChecked.withLock({ $0.contains(group) }) {
+            let marker: [SQLiteConnection.Value] = [.text(group.rawValue), .text("items")]
+            let done = try database.read("check the item import of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Bool in
+                try !transaction.query("SELECT 1 FROM imports WHERE access_group = ? AND kind = ?", marker) { _ in () }.isEmpty
+            }
+            if !done, let legacy = try SealedDocument<StoredItems>(home: home, group: group, kind: "items").read() {
+                let items = try Self.validated(legacy, of: group, home: home)
+                try database.write("import the items of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+                    // Another process may have imported between the check and this transaction.
+                    guard try transaction.query("SELECT 1 FROM imports WHERE access_group = ? AND kind = ?", marker, { _ in () }).isEmpty else { return }
+                    for item in items {
+                        let hashes = Hashes(item, in: group, key: database.itemLookupKey)
+                        guard try rowID(withKey: hashes.key, in: group, transaction) == nil else { continue }
+                        try insert(item, hashes: hashes, in: group, transaction)
+                    }
+                    try transaction.run("INSERT INTO imports (access_group, kind) VALUES (?, ?)", marker)
+                }
+            }
+            database.itemImportsChecked.withLock { _ = $0.insert(group) }
+        }
+    }
+
+    /// The old file's content, checked as the sealed-JSON code checked it: its layout version,
+    /// every item in this group, unique persistent references and primary keys.
+    private static func validated(_ stored: StoredItems, of group: GroupIdentifier, home: KeyringHome) throws(KeyringError) -> [KeychainItem] {
+        func refuse(_ detail: String) -> KeyringError {
+            KeyringError(.decode, "items file \(home.keychainDirectory(for: group).appending("items.sealed")) \(detail); it was not imported and will not be overwritten: restore it from a backup or move it away to start over")
+        }
+        guard stored.version == StoredItems.currentVersion else {
+            throw refuse("has item layout version \(stored.version); this GroupVault reads version \(StoredItems.currentVersion)")
+        }
+        var keys = Set<ItemPrimaryKey>()
+        var references = Set<Data>()
+        for item in stored.items {
+            guard item.accessGroup == group else { throw refuse("holds an item of access group \(item.accessGroup?.rawValue ?? "none")") }
+            guard let reference = item.persistentReference, references.insert(reference).inserted else {
+                throw refuse("holds an item without a unique persistent reference")
+            }
+            guard keys.insert(item.primaryKey).inserted else { throw refuse("holds two items with one primary key (\(item.primaryKey))") }
+        }
+        return stored.items
+    }
+
+    // MARK: Operations
+
+    /// Inserts `item` (its access group set) in one durable transaction.
+    /// - Throws: ``KeyringStatus/duplicateItem`` when its group holds an item with its primary key.
+    func add(_ item: KeychainItem, to group: GroupIdentifier, operation: String) throws(KeyringError) {
+        try importLegacyItems(of: [group])
+        try database.write(operation) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            let hashes = Hashes(item, in: group, key: database.itemLookupKey)
+            guard try rowID(withKey: hashes.key, in: group, transaction) == nil else {
+                throw KeyringError(.duplicateItem, "\(operation): an item with the same primary key exists (\(item.primaryKey)); update it, or delete it first")
+            }
+            try insert(item, hashes: hashes, in: group, transaction)
+            try transaction.checkFault(.itemCommit)
+        }
+    }
+
+    /// The items of `groups` matching `query`, group by group in the order given and in
+    /// insertion order within each, read as one consistent state of the database (an item
+    /// being moved between two of the groups is seen exactly once).
+    func items(matching query: ItemQuery, in groups: [GroupIdentifier], operation: String) throws(KeyringError) -> [KeychainItem] {
+        try importLegacyItems(of: groups)
+        return try database.snapshot(operation) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [KeychainItem] in
+            var found: [KeychainItem] = []
+            for group in groups {
+                for row in try rows(matching: query, in: group, transaction) { found.append(row.item) }
+            }
+            return found
+        }
+    }
+
+    /// Every item of `group`, in insertion order.
+    func items(in group: GroupIdentifier) throws(KeyringError) -> [KeychainItem] {
+        try importLegacyItems(of: [group])
+        return try database.snapshot("read the items of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [KeychainItem] in
+            try rows(matching: nil, in: group, transaction).map(\.item)
+        }
+    }
+
+    /// Finds the rows of `groups` matching `query` and applies what `body` decides, all in one
+    /// durable transaction: every change is made or none is (a failure, or `body` throwing,
+    /// rolls everything back). A move writes the item to its target group before removing it
+    /// from its source, inside that transaction.
+    ///
+    /// `targets` names the groups items may move to, so their earlier items are imported first.
+    ///
+    /// - Throws: ``KeyringStatus/duplicateItem`` if the changes would give two items of a group
+    ///   one primary key (nothing is changed).
+    func change<Result>(
+        matching query: ItemQuery,
+        in groups: [GroupIdentifier],
+        movingTo targets: [GroupIdentifier] = [],
+        operation: String,
+        _ body: ([Row]) throws(KeyringError) -> (result: Result, changes: [Change])
+    ) throws(KeyringError) -> Result {
+        try importLegacyItems(of: groups + targets)
+        return try database.write(operation) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Result in
+            var matched: [Row] = []
+            for group in groups { matched += try rows(matching: query, in: group, transaction) }
+            let (result, changes) = try body(matched)
+            try apply(changes, operation: operation, transaction)
+            try transaction.checkFault(.itemCommit)
+            return result
+        }
+    }
+
+    // MARK: Rows
+
+    private func apply(_ changes: [Change], operation: String, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) {
+        let touched = Set(changes.map { change in
+            switch change {
+            case .replace(let row, _), .delete(let row): row.id
+            }
+        })
+        // Every resulting primary key must be unique in its group: among the changed items, and
+        // against every row the change leaves alone.
+        var keys = Set<[UInt8]>()
+        var replacements: [(row: Row, item: KeychainItem, group: GroupIdentifier, hashes: Hashes)] = []
+        for case .replace(let row, let item) in changes {
+            guard let group = item.accessGroup ?? row.item.accessGroup else { continue }
+            let hashes = Hashes(item, in: group, key: database.itemLookupKey)
+            guard keys.insert(Array(group.rawValue.utf8) + [0] + hashes.key).inserted else {
+                throw KeyringError(.duplicateItem, "\(operation): the changes would give two items the same primary key (\(item.primaryKey)); nothing was changed")
+            }
+            if let existing = try rowID(withKey: hashes.key, in: group, transaction), !touched.contains(existing) {
+                throw KeyringError(.duplicateItem, "\(operation): the changes would give two items the same primary key (\(item.primaryKey)); nothing was changed")
+            }
+            replacements.append((row, item, group, hashes))
+        }
+        for case .delete(let row) in changes {
+            try transaction.run("DELETE FROM items WHERE id = ?", [.integer(row.id)])
+        }
+        // Moves: written to the target first, removed from the source second (one transaction;
+        // the order only matters to the fault seam between the two).
+        let moves = replacements.filter { $0.group != $0.row.item.accessGroup }
+        for move in moves {
+            try insert(move.item, hashes: move.hashes, in: move.group, transaction)
+        }
+        if !moves.isEmpty { try transaction.checkFault(.itemStep) }
+        for move in moves {
+            try transaction.run("DELETE FROM items WHERE id = ?", [.integer(move.row.id)])
+        }
+        for replacement in replacements where replacement.group == replacement.row.item.accessGroup {
+            // In place: the item keeps its position in insertion order.
+            let hashes = replacement.hashes
+            try transaction.run(
+                """
+                UPDATE items SET item_class = ?, key_hash = ?, service_hash = ?, account_hash = ?, server_hash = ?,
+                    reference_hash = ?, sealed = ? WHERE id = ?
+                """,
+                [
+                    .text(replacement.item.itemClass.rawValue), .blob(hashes.key), .blob(hashes.service), .blob(hashes.account),
+                    .blob(hashes.server), .blob(hashes.reference),
+                    .blob(try seal(replacement.item, hashes: hashes, in: replacement.group)), .integer(replacement.row.id),
+                ])
+        }
+    }
+
+    private func insert(_ item: KeychainItem, hashes: Hashes, in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) {
+        try transaction.run(
+            """
+            INSERT INTO items (access_group, item_class, key_hash, service_hash, account_hash, server_hash, reference_hash, sealed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(group.rawValue), .text(item.itemClass.rawValue), .blob(hashes.key), .blob(hashes.service),
+                .blob(hashes.account), .blob(hashes.server), .blob(hashes.reference), .blob(try seal(item, hashes: hashes, in: group)),
+            ])
+    }
+
+    private func rowID(withKey key: [UInt8], in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Int64? {
+        try transaction.query("SELECT id FROM items WHERE access_group = ? AND key_hash = ?", [.text(group.rawValue), .blob(key)]) { $0.integer(0) }.first
+    }
+
+    /// The rows of `group` matching `query`, in insertion order: narrowed through an index by
+    /// every attribute the query compares byte for byte, then opened and matched in full.
+    /// A `nil` query matches every row of the group.
+    private func rows(matching query: ItemQuery?, in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [Row] {
+        var sql = "SELECT id, item_class, key_hash, service_hash, account_hash, server_hash, reference_hash, sealed FROM items WHERE access_group = ?"
+        var values: [SQLiteConnection.Value] = [.text(group.rawValue)]
+        let key = database.itemLookupKey
+        if let query {
+            sql += " AND item_class = ?"
+            values.append(.text(query.itemClass.rawValue))
+        }
+        if let query, let reference = query.persistentReference {
+            sql += " AND reference_hash = ?"
+            values.append(.blob(Hashes.attribute("reference", Array(reference), in: group, key: key)))
+        }
+        if let query, !query.caseInsensitive {
+            // Absent in the item and "" in the query are the same value (ItemMatching), and
+            // both hash the same.
+            if let service = query.service {
+                sql += " AND service_hash = ?"
+                values.append(.blob(Hashes.attribute("service", Array(service.utf8), in: group, key: key)))
+            }
+            if let account = query.account {
+                sql += " AND account_hash = ?"
+                values.append(.blob(Hashes.attribute("account", Array(account.utf8), in: group, key: key)))
+            }
+            if let server = query.server {
+                sql += " AND server_hash = ?"
+                values.append(.blob(Hashes.attribute("server", Array(server.utf8), in: group, key: key)))
+            }
+        }
+        sql += " ORDER BY id"
+        let stored = try transaction.query(sql, values) { reader in
+            (id: reader.integer(0), itemClass: reader.text(1),
+             hashes: Hashes(key: reader.blob(2), service: reader.blob(3), account: reader.blob(4), server: reader.blob(5), reference: reader.blob(6)),
+             sealed: reader.blob(7))
+        }
+        var matched: [Row] = []
+        for row in stored {
+            let item = try open(row.sealed, id: row.id, itemClass: row.itemClass, hashes: row.hashes, in: group)
+            if query?.matches(item) ?? true { matched.append(Row(id: row.id, item: item)) }
+        }
+        return matched
+    }
+
+    // MARK: Sealing
+
+    private func seal(_ item: KeychainItem, hashes: Hashes, in group: GroupIdentifier) throws(KeyringError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Seconds since 1970, as Keyring.currentTime() expects for an exact round trip.
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let plaintext: [UInt8]
+        do {
+            plaintext = Array(try encoder.encode(item))
+        } catch {
+            throw KeyringError(.invalidParameter, "store \(item.primaryKey): the item does not encode (\(error))")
+        }
+        let nonce = XChaCha20Poly1305.Nonce.random()
+        return [Self.formatVersion] + nonce.bytes
+            + XChaCha20Poly1305.seal(plaintext, using: database.itemSealingKey, nonce: nonce,
+                                     authenticating: Self.additionalData(group: group, itemClass: item.itemClass.rawValue, hashes: hashes))
+    }
+
+    private func open(_ sealed: [UInt8], id: Int64, itemClass: String, hashes: Hashes, in group: GroupIdentifier) throws(KeyringError) -> KeychainItem {
+        let refuse = { (detail: String) in
+            KeyringError(.decode, "item row \(id) of \(group) in keyring database \(database.path) \(detail); it was not used and will not be overwritten: restore the database from a backup, or delete the item to start over")
+        }
+        guard sealed.count >= Self.headerSize + XChaCha20Poly1305.tagByteCount else { throw refuse("is truncated (\(sealed.count) bytes)") }
+        guard sealed[0] == Self.formatVersion else { throw refuse("has unsupported format version \(sealed[0])") }
+        let nonce = try! XChaCha20Poly1305.Nonce(bytes: sealed[1..<Self.headerSize])  // 24 bytes: the length was checked above
+        let plaintext: [UInt8]
+        do {
+            plaintext = try XChaCha20Poly1305.open(Array(sealed[Self.headerSize...]), using: database.itemSealingKey, nonce: nonce,
+                                                   authenticating: Self.additionalData(group: group, itemClass: itemClass, hashes: hashes))
+        } catch {
+            throw refuse("fails authentication (altered, or moved from another row or group)")
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let item: KeychainItem
+        do {
+            item = try decoder.decode(KeychainItem.self, from: Data(plaintext))
+        } catch {
+            throw refuse("authenticated but does not decode as an item")
+        }
+        // Authenticated content is still checked for consistency, so a bug in an older writer
+        // cannot make an item claim another group or key than its row.
+        guard item.accessGroup == group, item.itemClass.rawValue == itemClass,
+              Hashes(item, in: group, key: database.itemLookupKey) == hashes else {
+            throw refuse("holds an item that does not belong to its row")
+        }
+        return item
+    }
+
+    private static func additionalData(group: GroupIdentifier, itemClass: String, hashes: Hashes) -> [UInt8] {
+        var data = Array("GVIT".utf8) + [formatVersion]
+        for field in [Array(group.rawValue.utf8), Array(itemClass.utf8), hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference] {
+            withUnsafeBytes(of: UInt32(field.count).bigEndian) { data.append(contentsOf: $0) }
+            data.append(contentsOf: field)
+        }
+        return data
+    }
+}
+
+extension ItemTable {
+/// The keyed hashes of one item's row: its primary key and the attributes looked up by.
+struct Hashes: Sendable, Equatable {
+    let key: [UInt8]
+    let service: [UInt8]
+    let account: [UInt8]
+    let server: [UInt8]
+    let reference: [UInt8]
+
+    init(key: [UInt8], service: [UInt8], account: [UInt8], server: [UInt8], reference: [UInt8]) {
+        self.key = key
+        self.service = service
+        self.account = account
+        self.server = server
+        self.reference = reference
+    }
+
+    init(_ item: KeychainItem, in group: GroupIdentifier, key lookupKey: SymmetricKey) {
+        let primary = item.primaryKey
+        var message: [UInt8] = [primary.isSynchronizable ? 1 : 0]
+        withUnsafeBytes(of: Int64(primary.port).bigEndian) { message.append(contentsOf: $0) }
+        for field in [primary.itemClass.rawValue, primary.service, primary.account, primary.server, primary.protocol, primary.path, primary.authenticationType, primary.securityDomain] {
+            // Length-prefixed, so ("ab", "c") and ("a", "bc") differ.
+            withUnsafeBytes(of: UInt32(field.utf8.count).bigEndian) { message.append(contentsOf: $0) }
+            message.append(contentsOf: field.utf8)
+        }
+        key = Self.attribute("primary key", message, in: group, key: lookupKey)
+        service = Self.attribute("service", Array((item.service ?? "").utf8), in: group, key: lookupKey)
+        account = Self.attribute("account", Array((item.account ?? "").utf8), in: group, key: lookupKey)
+        server = Self.attribute("server", Array((item.server ?? "").utf8), in: group, key: lookupKey)
+        reference = Self.attribute("reference", Array(item.persistentReference ?? Data()), in: group, key: lookupKey)
+    }
+
+    /// Keyed BLAKE2b-256 of one attribute's value in one group.
+    static func attribute(_ name: String, _ value: [UInt8], in group: GroupIdentifier, key: SymmetricKey) -> [UInt8] {
+        var message = Array("GroupVault item attribute 1".utf8)
+        for field in [Array(group.rawValue.utf8), Array(name.utf8), value] {
+            withUnsafeBytes(of: UInt32(field.count).bigEndian) { message.append(contentsOf: $0) }
+            message.append(contentsOf: field)
+        }
+        return Digest.keyedBLAKE2b256(message, key: key)
+    }
+}
+}
+
+extension KeyringDatabase {
+    /// Deletes every item of every group in one transaction, whatever the lock state, and
+    /// forgets that any group's items were imported (an earlier layout's `items.sealed` is
+    /// imported again on next use): for harnesses (the fuzz targets) where each input starts
+    /// from an empty keychain.
+    package func removeAllItems() throws(KeyringError) {
+        try write("remove every item") { (transaction: borrowing Transaction) throws(KeyringError) in
+            _ = try transaction.run("DELETE FROM items")
+            _ = try transaction.run("DELETE FROM imports WHERE kind = 'items'")
+        }
+        itemImportsChecked.withLock { $0.removeAll() }
+    }
+}
