@@ -8,7 +8,10 @@ import SystemPackage
 /// ```
 /// <root>/Keychains/master.key            32-byte master secret, mode 0600
 /// <root>/Keychains/device-lock-state     beforeFirstUnlock | locked | unlocked
-/// <root>/Keychains/<access group>/       sealed items, keyset, and their lock files
+/// <root>/Keychains/keyring.db            the keyring database: items, keysets, trust ledger
+///                                        (with its -wal and -shm files)
+/// <root>/Keychains/<access group>/       only in homes made before the database: the sealed
+///                                        files it imports once, then keeps unchanged
 /// <root>/Group Containers/<app group>/   the shared containers
 /// ```
 public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
