@@ -191,7 +191,9 @@ extension Keyring {
     private func requireAccess(to classes: [Accessibility], in state: DeviceLockState, operation: String) throws(KeyringError) {
         guard let refused = classes.first(where: { !$0.permitsAccess(in: state) }) else { return }
         let usable = DeviceLockState.allCases.filter(refused.permitsAccess(in:)).map(\.rawValue)
-        throw KeyringError(.interactionNotAllowed, "\(operation): the device lock state is \(state), and an item's accessibility \(refused) (\(refused.rawValue)) allows access only when \(usable.joined(separator: " or ")); use afterFirstUnlock (ck) for items needed while locked, or unlock with KeyringHome.setLockState(.unlocked)")
+        // A home with a passphrase is unlocked with it; an emulated state is set.
+        let unlock = (try? home.isPassphraseProtected()) == true ? "`vaultcli unlock` (the home has a passphrase)" : "KeyringHome.setLockState(.unlocked)"
+        throw KeyringError(.interactionNotAllowed, "\(operation): the device lock state is \(state), and an item's accessibility \(refused) (\(refused.rawValue)) allows access only when \(usable.joined(separator: " or ")); use afterFirstUnlock (ck) for items needed while locked, or unlock with \(unlock)")
     }
 
     private static func maximumCount(_ limit: MatchLimit, operation: String) throws(KeyringError) -> Int {

@@ -11,7 +11,12 @@ import SystemPackage
 /// Layout (see docs/STORAGE.md):
 /// ```
 /// <root>/Keychains/master.key            32-byte master secret, mode 0600
-/// <root>/Keychains/device-lock-state     beforeFirstUnlock | locked | unlocked
+/// <root>/Keychains/passphrase.wrapped    passphrase mode only (MasterKeyWrapping.swift): the
+///                                        unlock key under an Argon2id-derived key
+/// <root>/Keychains/master.key.sealed     passphrase mode only, instead of master.key: the
+///                                        master secret sealed under the unlock key
+/// <root>/Keychains/device-lock-state     beforeFirstUnlock | locked | unlocked (emulated; not
+///                                        read in passphrase mode, whose state is the machine's)
 /// <root>/Keychains/keyring.db            the keyring database: items, keysets, trust ledger
 ///                                        (with its -wal and -shm files)
 /// <root>/Keychains/<access group>/       only in homes made before the database: the sealed
@@ -112,6 +117,8 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// starting at once agree on one secret and neither can read a half-written file.
     package func masterKey() throws(KeyringError) -> SymmetricKey {
         try prepareKeychains()
+        // Passphrase mode (MasterKeyWrapping.swift): the secret is only in the runtime directory.
+        if try isPassphraseProtected() { return try runtimeMasterKey() }
         if let existing = try readMasterKey() { return existing }
         do {
             return try withExclusiveLock(at: keychainsDirectory.appending(".master.key.lock"), sharing: sharing.fileSharing) {
@@ -180,8 +187,11 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Device lock state
 
-    /// The current emulated lock state; a home that never set one is ``DeviceLockState/unlocked``.
+    /// The current lock state: in passphrase mode the machine's (derived from the runtime
+    /// directory, see MasterKeyWrapping.swift); otherwise the emulated one, and a home that
+    /// never set one is ``DeviceLockState/unlocked``.
     public func lockState() throws(KeyringError) -> DeviceLockState {
+        if try isPassphraseProtected() { return try machineLockState() }
         // One lstat when the file did not change since this process last read it.
         let status = try mapStorage("read device lock state") { () throws(StorageError) in try Syscall.typedStatus(lockStatePath) }
         guard let status else { return .unlocked }
@@ -202,7 +212,13 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     private static let lockStates = FileVersionCache<DeviceLockState>()
 
     /// Sets the emulated lock state for every process using this home.
+    ///
+    /// - Throws: ``KeyringStatus/invalidParameter`` in passphrase mode, where the state is the
+    ///   machine's: only `unlock` (with the passphrase) and `lock` change it.
     public func setLockState(_ state: DeviceLockState) throws(KeyringError) {
+        if try isPassphraseProtected() {
+            throw KeyringError(.invalidParameter, "the keyring home \(rootPath) is protected by a passphrase: its lock state is the machine's, changed only by `vaultcli unlock` and `vaultcli lock`")
+        }
         try prepareKeychains()
         try mapStorage("write device lock state") { () throws(StorageError) in
             try AtomicFile.replace(lockStatePath, with: Array((state.rawValue + "\n").utf8), sharing: sharing.fileSharing, durability: .full)

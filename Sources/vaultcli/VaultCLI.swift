@@ -9,6 +9,9 @@ struct VaultCLI: AsyncParsableCommand {
     static let commands: [any ParsableCommand.Type] = [
         IdentityCommand.self,
         LockStateCommand.self,
+        PassphraseCommand.self,
+        UnlockCommand.self,
+        LockCommand.self,
         ItemsCommand.self,
         KeysCommand.self,
         RecordsCommand.self,

@@ -19,9 +19,18 @@ import SealedStorage
 /// key_hash       keyed BLAKE2b of the primary key (unique per group)
 /// service_hash, account_hash, server_hash, reference_hash
 ///                keyed BLAKE2b of one attribute each, indexed
-/// sealed         0x01 | nonce (24 bytes) | XChaCha20-Poly1305 of the item's JSON (attributes and secret)
-/// additional data = "GVIT" | 0x01 | group | class | every hash above, each length-prefixed
+/// sealed         format | nonce (24 bytes) | XChaCha20-Poly1305 of the item's JSON (attributes and secret)
+/// additional data = "GVIT" | format | group | class | every hash above, each length-prefixed
 /// ```
+///
+/// Format 1 is sealed under a key derived from the master secret. Format 2, used only in
+/// passphrase mode (MasterKeyWrapping.swift) and only for the classes usable solely while
+/// unlocked (`WhenUnlocked`, `WhenUnlockedThisDeviceOnly`, `WhenPasscodeSetThisDeviceOnly`), is
+/// sealed under a key derived from the unlock key, which is on the machine in the clear only
+/// between `unlock` and `lock`: while locked such a row cannot be opened at all, and any
+/// operation that would have to open one is refused as ``KeyringStatus/interactionNotAllowed``
+/// (its attributes are sealed too, so whether it matches cannot be known; the uniform
+/// lock-state rule of Keyring+Items.swift refuses such a match anyway).
 ///
 /// The hashes are keyed with a key derived from the master secret and include the group, so
 /// they reveal neither the attributes nor whether two groups hold an item with the same one.
@@ -47,16 +56,24 @@ struct ItemTable: Sendable {
         case delete(Row)
     }
 
+    /// Rows sealed under the master secret.
     private static var formatVersion: UInt8 { 1 }
+    /// Rows sealed under the unlock key (passphrase mode, `WhenUnlocked` classes).
+    private static var unlockKeyFormat: UInt8 { 2 }
     private static var headerSize: Int { 1 + XChaCha20Poly1305.nonceByteCount }
 
     let database: KeyringDatabase
 
     let home: KeyringHome
 
+    /// How this operation seals and opens rows of the `WhenUnlocked` classes: read once per
+    /// operation, since another process may lock or unlock between two.
+    let whenUnlocked: KeyringHome.WhenUnlockedSealing
+
     init(home: KeyringHome) throws(KeyringError) {
         database = try KeyringDatabase.shared(for: home)
         self.home = home
+        whenUnlocked = try home.whenUnlockedSealing()
     }
 
     // MARK: Import of the sealed-JSON layout
@@ -173,6 +190,37 @@ struct ItemTable: Sendable {
             try apply(changes, operation: operation, transaction)
             try transaction.checkFault(.itemCommit)
             return result
+        }
+    }
+
+    /// Reseals every row of a `WhenUnlocked` class still under the master secret (format 1)
+    /// under the unlock key (format 2), in one durable transaction: what putting a home in
+    /// passphrase mode does to the rows made before. Rows already resealed are left alone, so
+    /// this is repeated safely (every unlock does it, completing an interrupted `passphrase set`).
+    ///
+    /// - Throws: ``KeyringStatus/interactionNotAllowed`` unless the home is unlocked in
+    ///   passphrase mode; ``KeyringStatus/decode`` for a row that fails authentication.
+    func resealWhenUnlockedRows() throws(KeyringError) {
+        guard case .unlockKey = whenUnlocked else {
+            throw KeyringError(.interactionNotAllowed, "reseal the items usable only while unlocked: the home \(home.rootPath) is not unlocked in passphrase mode")
+        }
+        try database.write("reseal the items usable only while unlocked") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            let stored = try transaction.query(
+                "SELECT id, access_group, item_class, key_hash, service_hash, account_hash, server_hash, reference_hash, sealed FROM items WHERE substr(sealed, 1, 1) = ? ORDER BY id",
+                [.blob([Self.formatVersion])]
+            ) { reader in
+                (id: reader.integer(0), group: reader.text(1), itemClass: reader.text(2),
+                 hashes: Hashes(key: reader.blob(3), service: reader.blob(4), account: reader.blob(5), server: reader.blob(6), reference: reader.blob(7)),
+                 sealed: reader.blob(8))
+            }
+            for row in stored {
+                guard let group = GroupIdentifier(rawValue: row.group) else {
+                    throw KeyringError(.decode, "item row \(row.id) in keyring database \(database.path) names an invalid access group; restore the database from a backup")
+                }
+                let item = try open(row.sealed, id: row.id, itemClass: row.itemClass, hashes: row.hashes, in: group)
+                guard Self.needsUnlockKey(item.accessibility) else { continue }
+                try transaction.run("UPDATE items SET sealed = ? WHERE id = ?", [.blob(try seal(item, hashes: row.hashes, in: group)), .integer(row.id)])
+            }
         }
     }
 
@@ -302,10 +350,30 @@ struct ItemTable: Sendable {
         } catch {
             throw KeyringError(.invalidParameter, "store \(item.primaryKey): the item does not encode (\(error))")
         }
+        let (format, key) = try sealingKey(for: item)
         let nonce = XChaCha20Poly1305.Nonce.random()
-        return [Self.formatVersion] + nonce.bytes
-            + XChaCha20Poly1305.seal(plaintext, using: database.itemSealingKey, nonce: nonce,
-                                     authenticating: Self.additionalData(group: group, itemClass: item.itemClass.rawValue, hashes: hashes))
+        return [format] + nonce.bytes
+            + XChaCha20Poly1305.seal(plaintext, using: key, nonce: nonce,
+                                     authenticating: Self.additionalData(format: format, group: group, itemClass: item.itemClass.rawValue, hashes: hashes))
+    }
+
+    /// The format and key a row of `item` is sealed with (see the type's documentation).
+    private func sealingKey(for item: KeychainItem) throws(KeyringError) -> (format: UInt8, key: SymmetricKey) {
+        guard Self.needsUnlockKey(item.accessibility) else { return (Self.formatVersion, database.itemSealingKey) }
+        switch whenUnlocked {
+        case .masterSecret:
+            return (Self.formatVersion, database.itemSealingKey)
+        case .unlockKey(let key):
+            return (Self.unlockKeyFormat, key)
+        case .unavailable:
+            throw KeyringError(.interactionNotAllowed, "store \(item.primaryKey): its accessibility \(item.accessibility) (\(item.accessibility.rawValue)) is sealed under the unlock key, which exists only while the home is unlocked; run `vaultcli unlock`")
+        }
+    }
+
+    /// The classes whose rows are sealed under the unlock key in passphrase mode: those usable
+    /// only while unlocked.
+    static func needsUnlockKey(_ accessibility: Accessibility) -> Bool {
+        !accessibility.permitsAccess(in: .locked)
     }
 
     private func open(_ sealed: [UInt8], id: Int64, itemClass: String, hashes: Hashes, in group: GroupIdentifier) throws(KeyringError) -> KeychainItem {
@@ -313,12 +381,25 @@ struct ItemTable: Sendable {
             KeyringError(.decode, "item row \(id) of \(group) in keyring database \(database.path) \(detail); it was not used and will not be overwritten: restore the database from a backup, or delete the item to start over")
         }
         guard sealed.count >= Self.headerSize + XChaCha20Poly1305.tagByteCount else { throw refuse("is truncated (\(sealed.count) bytes)") }
-        guard sealed[0] == Self.formatVersion else { throw refuse("has unsupported format version \(sealed[0])") }
+        let format = sealed[0]
+        let key: SymmetricKey
+        switch (format, whenUnlocked) {
+        case (Self.formatVersion, _):
+            key = database.itemSealingKey
+        case (Self.unlockKeyFormat, .unlockKey(let unlockKey)):
+            key = unlockKey
+        case (Self.unlockKeyFormat, .unavailable):
+            throw KeyringError(.interactionNotAllowed, "item row \(id) of \(group) is of a class usable only while unlocked, sealed under the unlock key, and the home is locked: the key is not on this machine until `vaultcli unlock`")
+        case (Self.unlockKeyFormat, .masterSecret):
+            throw refuse("is sealed under an unlock key, but this home has no passphrase (Keychains/passphrase.wrapped is missing)")
+        default:
+            throw refuse("has unsupported format version \(format)")
+        }
         let nonce = try! XChaCha20Poly1305.Nonce(bytes: sealed[1..<Self.headerSize])  // 24 bytes: the length was checked above
         let plaintext: [UInt8]
         do {
-            plaintext = try XChaCha20Poly1305.open(Array(sealed[Self.headerSize...]), using: database.itemSealingKey, nonce: nonce,
-                                                   authenticating: Self.additionalData(group: group, itemClass: itemClass, hashes: hashes))
+            plaintext = try XChaCha20Poly1305.open(Array(sealed[Self.headerSize...]), using: key, nonce: nonce,
+                                                   authenticating: Self.additionalData(format: format, group: group, itemClass: itemClass, hashes: hashes))
         } catch {
             throw refuse("fails authentication (altered, or moved from another row or group)")
         }
@@ -336,11 +417,16 @@ struct ItemTable: Sendable {
               Hashes(item, in: group, key: database.itemLookupKey) == hashes else {
             throw refuse("holds an item that does not belong to its row")
         }
+        // A row under the unlock key must be of a class that needs it: otherwise a row moved
+        // between formats could make a WhenUnlocked-only secret readable while locked.
+        guard format == Self.formatVersion || Self.needsUnlockKey(item.accessibility) else {
+            throw refuse("is sealed under the unlock key but its class \(item.accessibility) is usable while locked")
+        }
         return item
     }
 
-    private static func additionalData(group: GroupIdentifier, itemClass: String, hashes: Hashes) -> [UInt8] {
-        var data = Array("GVIT".utf8) + [formatVersion]
+    static func additionalData(format: UInt8, group: GroupIdentifier, itemClass: String, hashes: Hashes) -> [UInt8] {
+        var data = Array("GVIT".utf8) + [format]
         for field in [Array(group.rawValue.utf8), Array(itemClass.utf8), hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference] {
             withUnsafeBytes(of: UInt32(field.count).bigEndian) { data.append(contentsOf: $0) }
             data.append(contentsOf: field)

@@ -1,0 +1,403 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SealedStorage
+import SystemPackage
+
+/// Passphrase mode: a home whose secrets exist on disk only under a passphrase, and whose lock
+/// state is a state of the machine rather than a file anyone may rewrite.
+///
+/// Two secrets, because the two lock states that matter need two lifetimes:
+///
+/// - the **unlock key** (32 random bytes) seals `WhenUnlocked`-class item rows (through a key
+///   derived from it: `crypto_kdf`, context `GVUNLOCK`, id 2). In the clear it exists only
+///   between `unlock` and `lock`;
+/// - the **master secret** (the one a home without a passphrase keeps in `master.key`) seals
+///   everything else: the database binding, the ledger, group keys, `AfterFirstUnlock` and
+///   `Always` rows. In the clear it exists from the first unlock until logout or reboot, which
+///   is what `AfterFirstUnlock` promises.
+///
+/// On disk, in `Keychains/`:
+///
+/// - `passphrase.wrapped`: the unlock key under an Argon2id-derived key
+///   (``PassphraseWrappedKey``: salt and parameters stored and authenticated). Its presence puts
+///   the home in passphrase mode; `passphrase change` and a parameter upgrade rewrite only it.
+/// - `master.key.sealed`: the master secret, XChaCha20-Poly1305-sealed under a key derived from
+///   the unlock key (`GVUNLOCK`, id 1): `0x01 | nonce (24) | sealed secret and tag (48)`, the
+///   additional data `"GVMK" | 0x01`.
+///
+/// In the per-user runtime directory, `$XDG_RUNTIME_DIR/groupvault/` (a tmpfs the system
+/// empties at logout and reboot, checked to be ours and private), two files per home, named
+/// after ``KeyringHome/homeIdentifier``, each mode 0600:
+///
+/// - `<id>.master`: the master secret, written by `unlock`, kept by `lock`;
+/// - `<id>.unlock`: the unlock key, written by `unlock`, removed by `lock`.
+///
+/// The state is derived from them: no `<id>.master` is ``DeviceLockState/beforeFirstUnlock``
+/// (nothing at all can be opened: the master secret exists only sealed); `<id>.master` without
+/// `<id>.unlock` is ``DeviceLockState/locked``; both is ``DeviceLockState/unlocked``. While
+/// locked, a `WhenUnlocked` row cannot be decrypted by anyone, this library or a process reading
+/// the files itself: its key is not on the machine in the clear (ItemTable, format 2).
+extension KeyringHome {
+    /// The wrapped unlock key; its presence puts the home in passphrase mode.
+    package var wrappedUnlockKeyPath: FilePath { keychainsDirectory.appending("passphrase.wrapped") }
+
+    /// The master secret sealed under the unlock key.
+    package var sealedMasterKeyPath: FilePath { keychainsDirectory.appending("master.key.sealed") }
+
+    /// The Argon2id cost of new wraps, and the level `unlock` upgrades weaker wraps to.
+    /// libsodium's `MODERATE` limits; never lowered for tests (they pass their own parameters).
+    package static let currentPassphraseParameters = PassphraseWrappedKey.Parameters.moderate
+
+    /// Names this home's files in the runtime directory: the first 16 bytes of the BLAKE2b
+    /// digest of the root path, in hexadecimal. A moved home is a new identifier (unlock again).
+    public var homeIdentifier: String {
+        Hex.lowercase(Digest.blake2b256(Array(rootPath.string.utf8)).prefix(16))
+    }
+
+    /// Whether this home is in passphrase mode (`Keychains/passphrase.wrapped` exists).
+    public func isPassphraseProtected() throws(KeyringError) -> Bool {
+        let status = try mapStorage("look for the wrapped unlock key") { () throws(StorageError) in
+            try Syscall.typedStatus(wrappedUnlockKeyPath)
+        }
+        return status != nil
+    }
+
+    // MARK: Runtime directory
+
+    /// This home's files in the per-user runtime directory.
+    package struct RuntimeFiles: Sendable {
+        /// `$XDG_RUNTIME_DIR/groupvault`.
+        package let directory: FilePath
+        /// The master secret: present from the first unlock until logout or reboot.
+        package let master: FilePath
+        /// The unlock key: present between `unlock` and `lock`.
+        package let unlockKey: FilePath
+    }
+
+    /// The runtime files, after checking `XDG_RUNTIME_DIR`: set, absolute, a real directory
+    /// owned by this user with mode 0700. Anything else could be a directory another user
+    /// prepared or can read, so no unwrapped secret is written there or read from there.
+    package func runtimeFiles(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(KeyringError) -> RuntimeFiles {
+        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else {
+            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR is not set: a home with a passphrase keeps its unlocked keys in the per-user runtime directory (a tmpfs emptied at logout); run in a login session, or set XDG_RUNTIME_DIR to a directory you own with mode 0700")
+        }
+        guard runtime.hasPrefix("/") else {
+            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR is \"\(GroupIdentifier.printable(runtime))\", not an absolute path: set it to a directory you own with mode 0700")
+        }
+        let base = FilePath(runtime)
+        let status = try mapStorage("check XDG_RUNTIME_DIR") { () throws(StorageError) in try Syscall.typedStatus(base) }
+        guard let status, status.type == .directory else {
+            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) is not a directory (missing, or a symbolic link): set it to a directory you own with mode 0700")
+        }
+        let owner = UInt32(status.userID.rawValue)
+        guard owner == Syscall.effectiveUserID else {
+            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) belongs to user \(owner), not to you (\(Syscall.effectiveUserID)): no unlocked key is kept there")
+        }
+        let mode = UInt16(status.permissions.rawValue) & 0o777
+        guard mode == 0o700 else {
+            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) has mode \(String(mode, radix: 8)), not 700: no unlocked key is kept where others may look (chmod 700 \(base))")
+        }
+        let directory = base.appending("groupvault")
+        try mapStorage("prepare the runtime directory") { () throws(StorageError) in
+            try SafeDirectory.ensure(directory, sharing: .ownerOnly)
+        }
+        return RuntimeFiles(
+            directory: directory,
+            master: directory.appending("\(homeIdentifier).master"),
+            unlockKey: directory.appending("\(homeIdentifier).unlock"))
+    }
+
+    // MARK: Derived state and keys
+
+    /// The lock state of a home in passphrase mode, read from the runtime directory.
+    package func machineLockState() throws(KeyringError) -> DeviceLockState {
+        let files = try runtimeFiles()
+        let (master, unlockKey) = try mapStorage("read the runtime lock state") { () throws(StorageError) in
+            (try Syscall.typedStatus(files.master), try Syscall.typedStatus(files.unlockKey))
+        }
+        guard master != nil else { return .beforeFirstUnlock }
+        return unlockKey == nil ? .locked : .unlocked
+    }
+
+    /// The master secret of a home in passphrase mode, from the runtime directory.
+    ///
+    /// - Throws: ``KeyringStatus/interactionNotAllowed`` before the first unlock since boot:
+    ///   the secret exists only sealed, so nothing, not even an `Always` item, can be opened.
+    package func runtimeMasterKey() throws(KeyringError) -> SymmetricKey {
+        let files = try runtimeFiles()
+        guard let key = try readRuntimeKey(files.master, named: "unlocked master secret") else {
+            throw KeyringError(.interactionNotAllowed, "the keyring home \(rootPath) is protected by a passphrase and was not unlocked since boot (or login): run `vaultcli unlock`")
+        }
+        return key
+    }
+
+    /// How `WhenUnlocked`-class item rows are sealed in this home, as of now.
+    package enum WhenUnlockedSealing: Sendable {
+        /// No passphrase: under the master secret, like every other row (format 1).
+        case masterSecret
+        /// Passphrase mode, unlocked: under this key, derived from the unlock key (format 2).
+        case unlockKey(SymmetricKey)
+        /// Passphrase mode, locked or before the first unlock: the key is not on the machine.
+        case unavailable
+    }
+
+    /// Reads the unlock key from the runtime directory when the home is in passphrase mode.
+    package func whenUnlockedSealing() throws(KeyringError) -> WhenUnlockedSealing {
+        guard try isPassphraseProtected() else { return .masterSecret }
+        guard let unlockKey = try readRuntimeKey(try runtimeFiles().unlockKey, named: "unlock key") else { return .unavailable }
+        return .unlockKey(Self.itemKey(from: unlockKey))
+    }
+
+    // MARK: Passphrase operations
+
+    /// Puts the home in passphrase mode under `passphrase` and leaves it unlocked: a new unlock
+    /// key is wrapped, the master secret sealed under it, every `WhenUnlocked` row resealed
+    /// under it, and `master.key` removed (SECURITY.md says what unlinking does not erase).
+    ///
+    /// Crash-safe order: the sealed master secret, then the runtime files, then the wrapped
+    /// unlock key (from here on the home is in passphrase mode), then the rows, then
+    /// `master.key`. An interruption after the wrapped key is finished by the next ``unlock(passphrase:parameters:)``.
+    ///
+    /// - Throws: ``KeyringStatus/duplicateItem`` when a passphrase is already set (use
+    ///   ``changePassphrase(from:to:parameters:)``); ``KeyringStatus/invalidParameter`` for a
+    ///   `unixGroup` home, whose members are different users with separate runtime directories;
+    ///   ``KeyringStatus/notAvailable`` when `XDG_RUNTIME_DIR` is unusable (nothing changed).
+    package func setPassphrase(_ passphrase: SecureBytes, parameters: PassphraseWrappedKey.Parameters = currentPassphraseParameters) throws(KeyringError) {
+        guard sharing == .ownerOnly else {
+            throw KeyringError(.invalidParameter, "passphrase mode needs an ownerOnly home: the members of a unixGroup home are different users, each with their own runtime directory, so one user's unlock would not unlock the others")
+        }
+        guard try !isPassphraseProtected() else { throw Self.alreadySet(rootPath) }
+        // Checked before anything changes, so an unusable runtime directory changes nothing.
+        let files = try runtimeFiles()
+        let master = try masterKey()
+        try withMasterKeyLock { () throws(KeyringError) in
+            guard try !isPassphraseProtected() else { throw Self.alreadySet(rootPath) }
+            let unlockKey = SymmetricKey()
+            let wrapped = try wrap(unlockKey, passphrase: passphrase, parameters: parameters)
+            try mapStorage("write the sealed master secret") { () throws(StorageError) in
+                try AtomicFile.replace(sealedMasterKeyPath, with: Self.sealMaster(master, under: unlockKey), sharing: .ownerOnly, durability: .full)
+            }
+            try writeRuntimeKeys(master: master, unlockKey: unlockKey, to: files)
+            try mapStorage("write the wrapped unlock key") { () throws(StorageError) in
+                try AtomicFile.replace(wrappedUnlockKeyPath, with: wrapped.encoded, sharing: .ownerOnly, durability: .full)
+            }
+        }
+        try finishPassphraseMode()
+    }
+
+    /// Rewraps the unlock key under `new`. The unlock key, the master secret and every item are
+    /// unchanged, so an unlocked home stays unlocked.
+    ///
+    /// - Throws: ``KeyringStatus/authenticationFailed`` when `old` is wrong (nothing changed);
+    ///   ``KeyringStatus/itemNotFound`` when no passphrase is set.
+    package func changePassphrase(from old: SecureBytes, to new: SecureBytes, parameters: PassphraseWrappedKey.Parameters = currentPassphraseParameters) throws(KeyringError) {
+        try withMasterKeyLock { () throws(KeyringError) in
+            let unlockKey = try unwrap(try readWrappedUnlockKey(), passphrase: old)
+            let rewrapped = try wrap(unlockKey, passphrase: new, parameters: parameters)
+            try mapStorage("write the wrapped unlock key") { () throws(StorageError) in
+                try AtomicFile.replace(wrappedUnlockKeyPath, with: rewrapped.encoded, sharing: .ownerOnly, durability: .full)
+            }
+        }
+    }
+
+    /// Unwraps the unlock key and the master secret into the runtime directory, so the home is
+    /// unlocked until ``lock()``, logout or reboot. Rewraps first when the stored Argon2id cost
+    /// is below `parameters` in passes or memory; returns whether it did.
+    ///
+    /// A wrong passphrase costs one full Argon2id derivation with the stored parameters before
+    /// it is refused: that cost is the bounded delay between guesses (no sleep is added).
+    ///
+    /// - Throws: ``KeyringStatus/authenticationFailed`` for a wrong passphrase (nothing changed);
+    ///   ``KeyringStatus/itemNotFound`` when no passphrase is set; ``KeyringStatus/notAvailable``
+    ///   when `XDG_RUNTIME_DIR` is unusable; ``KeyringStatus/decode`` for a damaged
+    ///   `passphrase.wrapped` or `master.key.sealed`.
+    @discardableResult
+    package func unlock(passphrase: SecureBytes, parameters: PassphraseWrappedKey.Parameters = currentPassphraseParameters) throws(KeyringError) -> Bool {
+        let files = try runtimeFiles()
+        let upgraded = try withMasterKeyLock { () throws(KeyringError) -> Bool in
+            let wrapped = try readWrappedUnlockKey()
+            let unlockKey = try unwrap(wrapped, passphrase: passphrase)
+            let master = try openSealedMaster(with: unlockKey)
+            let upgrade = wrapped.needsUpgrade(to: parameters)
+            if upgrade {
+                let rewrapped = try wrap(unlockKey, passphrase: passphrase, parameters: parameters)
+                try mapStorage("upgrade the wrapped unlock key") { () throws(StorageError) in
+                    try AtomicFile.replace(wrappedUnlockKeyPath, with: rewrapped.encoded, sharing: .ownerOnly, durability: .full)
+                }
+            }
+            try writeRuntimeKeys(master: master, unlockKey: unlockKey, to: files)
+            return upgrade
+        }
+        try finishPassphraseMode()
+        return upgraded
+    }
+
+    /// Locks the home: the unlock key leaves the runtime directory, so `WhenUnlocked` rows
+    /// cannot be decrypted until the next unlock. The master secret stays (after first unlock).
+    ///
+    /// - Throws: ``KeyringStatus/itemNotFound`` when no passphrase is set.
+    package func lock() throws(KeyringError) {
+        guard try isPassphraseProtected() else { throw Self.noPassphrase(rootPath) }
+        let files = try runtimeFiles()
+        try mapStorage("remove the unlock key") { () throws(StorageError) in
+            try Self.removeIfPresent(files.unlockKey)
+        }
+    }
+
+    /// The Argon2id parameters stored in `passphrase.wrapped`.
+    package func storedPassphraseParameters() throws(KeyringError) -> PassphraseWrappedKey.Parameters {
+        try readWrappedUnlockKey().parameters
+    }
+
+    // MARK: Parts
+
+    /// What `setPassphrase` does after the mode is on, repeated by every unlock so an
+    /// interrupted `set` completes: `WhenUnlocked` rows still under the master secret are
+    /// resealed under the unlock key, then a leftover `master.key` is removed.
+    private func finishPassphraseMode() throws(KeyringError) {
+        try ItemTable(home: self).resealWhenUnlockedRows()
+        try mapStorage("remove the plain master key") { () throws(StorageError) in
+            if try Self.removeIfPresent(masterKeyPath) { try AtomicFile.syncDirectory(keychainsDirectory) }
+        }
+    }
+
+    private func withMasterKeyLock<Result>(_ body: () throws(KeyringError) -> Result) throws(KeyringError) -> Result {
+        try prepareKeychains()
+        do {
+            return try withExclusiveLock(at: keychainsDirectory.appending(".master.key.lock"), sharing: sharing.fileSharing) {
+                try body()
+            }
+        } catch let error as KeyringError {
+            throw error
+        } catch let error as StorageError {
+            throw KeyringError(storage: error, while: "lock the master key")
+        } catch {
+            throw KeyringError(.ioError, "lock the master key failed: \(error)")
+        }
+    }
+
+    /// Unlinks `path`; returns whether there was something to unlink.
+    @discardableResult
+    private static func removeIfPresent(_ path: FilePath) throws(StorageError) -> Bool {
+        do throws(Errno) {
+            try Syscall.unlink(path)
+            return true
+        } catch {
+            guard error == .noSuchFileOrDirectory else { throw StorageError(.system(error), operation: "unlink", path: path) }
+            return false
+        }
+    }
+
+    private static func noPassphrase(_ root: FilePath) -> KeyringError {
+        KeyringError(.itemNotFound, "the keyring home \(root) has no passphrase: set one with `vaultcli passphrase set`")
+    }
+
+    private static func alreadySet(_ root: FilePath) -> KeyringError {
+        KeyringError(.duplicateItem, "the keyring home \(root) already has a passphrase: use `vaultcli passphrase change`")
+    }
+
+    /// A 32-byte key from the runtime directory, checked to be ours and private first; `nil`
+    /// when the file is absent.
+    private func readRuntimeKey(_ path: FilePath, named name: String) throws(KeyringError) -> SymmetricKey? {
+        let bytes = try mapStorage("read the \(name)") { () throws(StorageError) -> [UInt8]? in
+            guard try Syscall.typedStatus(path) != nil else { return nil }
+            try SafeFile.checkOwnership(path, sharing: .ownerOnly)
+            return try SafeFile.readIfPresent(path, maximumSize: 64)
+        }
+        guard var bytes else { return nil }
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        guard let key = try? SymmetricKey(bytes: bytes) else {
+            throw KeyringError(.decode, "the \(name) \(path) is \(bytes.count) bytes, not 32: run `vaultcli unlock` again")
+        }
+        return key
+    }
+
+    private func readWrappedUnlockKey() throws(KeyringError) -> PassphraseWrappedKey {
+        let bytes = try mapStorage("read the wrapped unlock key") { () throws(StorageError) -> [UInt8]? in
+            guard try Syscall.typedStatus(wrappedUnlockKeyPath) != nil else { return nil }
+            try SafeFile.checkOwnership(wrappedUnlockKeyPath, sharing: .ownerOnly)
+            return try SafeFile.readIfPresent(wrappedUnlockKeyPath, maximumSize: 4096)
+        }
+        guard let bytes else { throw Self.noPassphrase(rootPath) }
+        do {
+            return try PassphraseWrappedKey(decoding: bytes)
+        } catch {
+            throw KeyringError(.decode, "the wrapped unlock key \(wrappedUnlockKeyPath) is unusable: \(error); restore it from a backup")
+        }
+    }
+
+    private static let sealedMasterFormat: UInt8 = 1
+
+    private static func sealMaster(_ master: SymmetricKey, under unlockKey: SymmetricKey) -> [UInt8] {
+        var plaintext = master.exportedBytes()
+        defer { for index in plaintext.indices { plaintext[index] = 0 } }
+        let nonce = XChaCha20Poly1305.Nonce.random()
+        let key = KeyDerivation.deriveKey(from: unlockKey, context: "GVUNLOCK", id: 1)
+        return [sealedMasterFormat] + nonce.bytes
+            + XChaCha20Poly1305.seal(plaintext, using: key, nonce: nonce, authenticating: Array("GVMK".utf8) + [sealedMasterFormat])
+    }
+
+    private func openSealedMaster(with unlockKey: SymmetricKey) throws(KeyringError) -> SymmetricKey {
+        let refuse = { (detail: String) in
+            KeyringError(.decode, "the sealed master secret \(sealedMasterKeyPath) \(detail): restore Keychains/ from a backup")
+        }
+        let bytes = try mapStorage("read the sealed master secret") { () throws(StorageError) -> [UInt8]? in
+            guard try Syscall.typedStatus(sealedMasterKeyPath) != nil else { return nil }
+            try SafeFile.checkOwnership(sealedMasterKeyPath, sharing: .ownerOnly)
+            return try SafeFile.readIfPresent(sealedMasterKeyPath, maximumSize: 4096)
+        }
+        guard let bytes else { throw refuse("is missing") }
+        let expected = 1 + XChaCha20Poly1305.nonceByteCount + SymmetricKey.byteCount + XChaCha20Poly1305.tagByteCount
+        guard bytes.count == expected, bytes[0] == Self.sealedMasterFormat else { throw refuse("is \(bytes.count) bytes or an unknown format") }
+        let nonce = try! XChaCha20Poly1305.Nonce(bytes: bytes[1..<(1 + XChaCha20Poly1305.nonceByteCount)])  // size checked above
+        let key = KeyDerivation.deriveKey(from: unlockKey, context: "GVUNLOCK", id: 1)
+        guard var plaintext = try? XChaCha20Poly1305.open(Array(bytes[(1 + XChaCha20Poly1305.nonceByteCount)...]), using: key, nonce: nonce,
+                                                           authenticating: Array("GVMK".utf8) + [Self.sealedMasterFormat])
+        else { throw refuse("fails authentication (altered, or from another home)") }
+        defer { for index in plaintext.indices { plaintext[index] = 0 } }
+        return try! SymmetricKey(bytes: plaintext)  // 32 bytes: the size was checked above
+    }
+
+    /// The key that seals `WhenUnlocked` rows, derived from the unlock key.
+    private static func itemKey(from unlockKey: SymmetricKey) -> SymmetricKey {
+        KeyDerivation.deriveKey(from: unlockKey, context: "GVUNLOCK", id: 2)
+    }
+
+    private func wrap(_ key: SymmetricKey, passphrase: SecureBytes, parameters: PassphraseWrappedKey.Parameters) throws(KeyringError) -> PassphraseWrappedKey {
+        do {
+            return try PassphraseWrappedKey.wrap(key, passphrase: passphrase, parameters: parameters)
+        } catch {
+            throw KeyringError(error == .derivationFailed ? .allocationFailed : .invalidParameter, "wrap the unlock key: \(error)")
+        }
+    }
+
+    private func unwrap(_ wrapped: PassphraseWrappedKey, passphrase: SecureBytes) throws(KeyringError) -> SymmetricKey {
+        do {
+            return try wrapped.unwrap(passphrase: passphrase)
+        } catch .wrongPassphrase {
+            throw KeyringError(.authenticationFailed, "refused: the passphrase is wrong (or \(wrappedUnlockKeyPath) was altered); nothing was changed")
+        } catch {
+            throw KeyringError(.allocationFailed, "unwrap the unlock key: \(error)")
+        }
+    }
+
+    private func writeRuntimeKeys(master: SymmetricKey, unlockKey: SymmetricKey, to files: RuntimeFiles) throws(KeyringError) {
+        var masterBytes = master.exportedBytes()
+        var unlockBytes = unlockKey.exportedBytes()
+        defer {
+            for index in masterBytes.indices { masterBytes[index] = 0 }
+            for index in unlockBytes.indices { unlockBytes[index] = 0 }
+        }
+        // A tmpfs: a directory fsync buys nothing, but no file may ever be seen half-written.
+        // The master secret first, so "unlocked" never appears without "unlocked since boot".
+        try mapStorage("write the unlocked keys") { () throws(StorageError) in
+            try AtomicFile.replace(files.master, with: masterBytes, sharing: .ownerOnly, durability: .atomic)
+            try AtomicFile.replace(files.unlockKey, with: unlockBytes, sharing: .ownerOnly, durability: .atomic)
+        }
+    }
+}

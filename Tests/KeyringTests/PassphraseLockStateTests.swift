@@ -1,0 +1,133 @@
+import Foundation
+import GroupVaultTestKit
+@testable import Keyring
+import SealedStorage
+import XCTest
+
+/// Passphrase mode inside one process: what the rows and files are, which the cross-process
+/// tests (vaultcliTests/PassphraseModeTests) cannot see. Uses libsodium's minimum Argon2id
+/// cost, passed as a parameter: the production default is never changed for tests.
+final class PassphraseLockStateTests: XCTestCase {
+    private var home: ItemTestHome!
+    private var savedRuntimeDirectory: String?
+    private let passphrase = SecureBytes(copying: Array("correct horse battery staple".utf8))
+
+    override func setUpWithError() throws {
+        home = try ItemTestHome()
+        let runtime = home.directory.url.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        // runtimeFiles() reads the process environment; restored in tearDown.
+        savedRuntimeDirectory = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]
+        setenv("XDG_RUNTIME_DIR", runtime.path, 1)
+    }
+
+    override func tearDown() {
+        if let savedRuntimeDirectory { setenv("XDG_RUNTIME_DIR", savedRuntimeDirectory, 1) } else { unsetenv("XDG_RUNTIME_DIR") }
+        home.remove()
+    }
+
+    private var keyring: Keyring { home.keyring() }
+
+    private func add(_ account: String, _ accessibility: Accessibility) throws {
+        try keyring.add(KeychainItem(service: "lock", account: account, secret: Data("secret-\(account)".utf8), accessibility: accessibility))
+    }
+
+    /// The lookup hashes of the row of `account`.
+    private func hashes(_ account: String) throws -> ItemTable.Hashes {
+        ItemTable.Hashes(
+            KeychainItem(service: "lock", account: account, accessGroup: ItemTestHome.shared, secret: Data()),
+            in: ItemTestHome.shared, key: try KeyringDatabase.shared(for: home.home).itemLookupKey)
+    }
+
+    /// The sealed bytes of the row of `account`.
+    private func row(_ account: String) throws -> [UInt8] {
+        let key = try hashes(account).key
+        let stored = try KeyringDatabase.shared(for: home.home).read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [[UInt8]] in
+            try transaction.query("SELECT sealed FROM items WHERE key_hash = ?", [.blob(key)]) { $0.blob(0) }
+        }
+        return try XCTUnwrap(stored.first, "no row for \(account)")
+    }
+
+    private func format(of account: String) throws -> UInt8 {
+        try XCTUnwrap(try row(account).first)
+    }
+
+    func testRowsOfWhenUnlockedClassesAreResealedUnderTheUnlockKeyWhenThePassphraseIsSet() throws {
+        try add("when-unlocked", .whenUnlocked)
+        try add("after-first-unlock", .afterFirstUnlock)
+        XCTAssertEqual(try format(of: "when-unlocked"), 1)
+
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+
+        XCTAssertEqual(try format(of: "when-unlocked"), 2, "sealed under the unlock key")
+        XCTAssertEqual(try format(of: "after-first-unlock"), 1, "still under the master secret")
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "lock", account: "when-unlocked")).secret, Data("secret-when-unlocked".utf8))
+    }
+
+    func testWhileLockedAWhenUnlockedRowOpensWithNoKeyDerivedFromTheMasterSecret() throws {
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        try add("when-unlocked", .whenUnlocked)
+        try home.home.lock()
+        XCTAssertEqual(try home.home.lockState(), .locked)
+
+        let sealed = try row("when-unlocked")
+        XCTAssertEqual(sealed.first, 2)
+        // Everything on the machine in the clear while locked is the master secret (in the
+        // runtime directory): no key derived from it, under any id the keyring uses, opens the row.
+        let master = try home.home.runtimeMasterKey()
+        let nonce = try XChaCha20Poly1305.Nonce(bytes: sealed[1..<25])
+        let rowHashes = try hashes("when-unlocked")
+        let candidates = (1...8).map { KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: $0) }
+            + (1...8).map { KeyDerivation.deriveKey(from: master, context: "GVUNLOCK", id: $0) } + [master]
+        for (index, key) in candidates.enumerated() {
+            for format: UInt8 in [1, 2] {
+                let additionalData = ItemTable.additionalData(format: format, group: ItemTestHome.shared, itemClass: "genp", hashes: rowHashes)
+                XCTAssertThrowsError(try XChaCha20Poly1305.open(Array(sealed[25...]), using: key, nonce: nonce, authenticating: additionalData),
+                                     "candidate key \(index) opened the row")
+            }
+        }
+        XCTAssertThrowsError(try keyring.item(matching: ItemQuery(service: "lock", account: "when-unlocked"))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .interactionNotAllowed)
+        }
+    }
+
+    func testAfterFirstUnlockItemsStayReadableWhileLocked() throws {
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        try add("after-first-unlock", .afterFirstUnlock)
+        try home.home.lock()
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "lock", account: "after-first-unlock")).secret, Data("secret-after-first-unlock".utf8))
+    }
+
+    func testUnlockRewrapsWhenTheStoredCostIsBelowTheCurrentOne() throws {
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        var stronger = PassphraseWrappedKey.Parameters.minimum
+        stronger.operations += 1
+        try home.home.lock()
+
+        XCTAssertTrue(try home.home.unlock(passphrase: passphrase, parameters: stronger), "a weaker wrap is rewrapped")
+        XCTAssertEqual(try home.home.storedPassphraseParameters(), stronger)
+        XCTAssertFalse(try home.home.unlock(passphrase: passphrase, parameters: .minimum), "a stronger wrap is never weakened")
+        XCTAssertEqual(try home.home.storedPassphraseParameters(), stronger)
+    }
+
+    func testTheProductionCostIsLibsodiumsModerateLimits() {
+        XCTAssertEqual(KeyringHome.currentPassphraseParameters, .moderate)
+        XCTAssertGreaterThanOrEqual(KeyringHome.currentPassphraseParameters.memoryBytes, 256 << 20)
+    }
+
+    func testTheRuntimeKeyFilesAreOwnerOnly() throws {
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        let files = try home.home.runtimeFiles()
+        for path in [files.master, files.unlockKey] {
+            let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path.string)[.posixPermissions] as? Int)
+            XCTAssertEqual(mode, 0o600, path.string)
+        }
+    }
+
+    func testAUnixGroupHomeCannotTakeAPassphrase() throws {
+        let shared = KeyringHome(root: home.directory.url.appendingPathComponent("shared", isDirectory: true), sharing: .unixGroup)
+        XCTAssertThrowsError(try shared.setPassphrase(passphrase, parameters: .minimum)) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .invalidParameter)
+        }
+    }
+}
