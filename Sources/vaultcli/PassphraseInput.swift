@@ -21,13 +21,14 @@ struct PassphraseInput: ParsableArguments {
         var parameters: PassphraseWrappedKey.Parameters { self == .moderate ? .moderate : .minimum }
     }
 
-    /// One passphrase per prompt, in order: the lines of `--passphrase-fd` (read once, to its
-    /// end), else typed at the terminal without echo.
+    /// One passphrase per prompt, in order: lines of `--passphrase-fd`, else typed at the
+    /// terminal without echo.
     func read(prompts: [String]) throws -> [SecureBytes] {
         var lines: [[UInt8]] = []
+        defer { for line in lines.indices { for index in lines[line].indices { lines[line][index] = 0 } } }
         if let descriptor {
-            lines = try Self.readLines(from: descriptor)
-            guard lines.count >= prompts.count, !(lines.prefix(prompts.count).contains { $0.isEmpty }) else {
+            lines = try Self.readLines(prompts.count, from: descriptor)
+            guard lines.count == prompts.count, !lines.contains(where: \.isEmpty) else {
                 throw CLIError.usage("--passphrase-fd \(descriptor): expected \(prompts.count) non-empty line(s), one per passphrase")
             }
         } else {
@@ -36,27 +37,41 @@ struct PassphraseInput: ParsableArguments {
             }
             defer { close(terminal) }
             lines = prompts.map { Self.readLineWithoutEcho(from: terminal, prompt: $0) }
+            guard !lines.contains(where: \.isEmpty) else { throw CLIError.usage("the passphrase is empty: nothing was changed") }
         }
-        defer { for line in lines.indices { for index in lines[line].indices { lines[line][index] = 0 } } }
-        guard !(lines.prefix(prompts.count).contains { $0.isEmpty }) else { throw CLIError.usage("the passphrase is empty") }
-        return lines.prefix(prompts.count).map { SecureBytes(copying: $0) }
+        return lines.map { SecureBytes(copying: $0) }
     }
 
-    private static func readLines(from descriptor: Int32) throws -> [[UInt8]] {
-        var all: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 512)
-        defer { for index in buffer.indices { buffer[index] = 0 } }
-        while all.count <= 16_384 {
-            let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
+    /// Reads up to `count` lines, one byte at a time, so nothing after them is consumed and a
+    /// writer that keeps the descriptor open is not waited for beyond the last needed line.
+    /// The last line may end at end of file instead of a newline. Lines are at most 4 KiB.
+    private static func readLines(_ count: Int, from descriptor: Int32) throws -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        var current: [UInt8] = []
+        current.reserveCapacity(4096)  // one allocation: no stray copies of the passphrase
+        defer { for index in current.indices { current[index] = 0 } }
+        var byte: UInt8 = 0
+        defer { byte = 0 }
+        while lines.count < count {
+            let result = Foundation.read(descriptor, &byte, 1)
+            if result < 0 {
                 if errno == EINTR { continue }
-                throw CLIError.usage("--passphrase-fd \(descriptor): cannot read it (errno \(errno))")
+                throw CLIError.usage("--passphrase-fd \(descriptor): cannot read it (\(String(cString: strerror(errno))))")
             }
-            if count == 0 { break }
-            all += buffer[0..<count]
+            if result == 0 {
+                if !current.isEmpty { lines.append(current) }
+                break
+            }
+            if byte == UInt8(ascii: "\n") {
+                lines.append(current)
+                for index in current.indices { current[index] = 0 }
+                current.removeAll(keepingCapacity: true)
+                continue
+            }
+            guard current.count < 4096 else { throw CLIError.usage("--passphrase-fd \(descriptor): a line is longer than 4096 bytes") }
+            current.append(byte)
         }
-        defer { for index in all.indices { all[index] = 0 } }
-        return all.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Array($0) }
+        return lines
     }
 
     private static func openTerminal() -> Int32? {

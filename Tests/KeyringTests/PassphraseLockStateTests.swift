@@ -98,6 +98,48 @@ final class PassphraseLockStateTests: XCTestCase {
         XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "lock", account: "after-first-unlock")).secret, Data("secret-after-first-unlock".utf8))
     }
 
+    /// The device's rule in each state of the machine, with one deliberate difference: before
+    /// the first unlock even `Always` items are refused, because the master secret that seals
+    /// them is on disk only under the passphrase.
+    func testReadingInEachMachineStateFollowsTheDeviceRuleExceptAlwaysBeforeFirstUnlock() throws {
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        for accessibility in Accessibility.allCases { try add(accessibility.rawValue, accessibility) }
+        let files = try home.home.runtimeFiles()
+        let states: [(DeviceLockState, () throws -> Void)] = [
+            (.unlocked, {}),
+            (.locked, { try self.home.home.lock() }),
+            // What logout or reboot does to the runtime directory.
+            (.beforeFirstUnlock, { try FileManager.default.removeItem(atPath: files.master.string) }),
+        ]
+        for (state, enter) in states {
+            try enter()
+            XCTAssertEqual(try home.home.lockState(), state)
+            for accessibility in Accessibility.allCases {
+                let expected = state == .beforeFirstUnlock ? false : accessibility.permitsAccess(in: state)
+                do {
+                    let item = try keyring.item(matching: ItemQuery(service: "lock", account: accessibility.rawValue))
+                    XCTAssertTrue(expected, "\(accessibility) was readable while \(state)")
+                    XCTAssertEqual(item.secret, Data("secret-\(accessibility.rawValue)".utf8))
+                } catch {
+                    XCTAssertFalse(expected, "\(accessibility) while \(state): \(error)")
+                    XCTAssertEqual(error.status, .interactionNotAllowed, "\(accessibility) while \(state): \(error)")
+                }
+            }
+        }
+    }
+
+    func testWrongPassphraseIsAuthenticationFailedAndChangesNothing() throws {
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        try home.home.lock()
+        let wrapped = try Data(contentsOf: URL(fileURLWithPath: home.home.wrappedUnlockKeyPath.string))
+        XCTAssertThrowsError(try home.home.unlock(passphrase: SecureBytes(copying: Array("wrong".utf8)), parameters: .minimum)) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .authenticationFailed)
+            XCTAssertTrue((error as? KeyringError)?.reason.contains("passphrase is wrong") == true, "\(error)")
+        }
+        XCTAssertEqual(try home.home.lockState(), .locked)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: home.home.wrappedUnlockKeyPath.string)), wrapped)
+    }
+
     func testUnlockRewrapsWhenTheStoredCostIsBelowTheCurrentOne() throws {
         try home.home.setPassphrase(passphrase, parameters: .minimum)
         var stronger = PassphraseWrappedKey.Parameters.minimum

@@ -187,6 +187,15 @@ final class PassphraseModeTests: VaultCLITestCase {
         assertFails(result, with: 6, mentioning: ["XDG_RUNTIME_DIR is not set"])
     }
 
+    func testAPassphraseGivenAsAnArgumentIsAUsageError() throws {
+        // Arguments are world-readable in /proc/<pid>/cmdline: there is no option that takes one.
+        let set = try cli("passphrase", "set", "--passphrase", passphrase)
+        XCTAssertEqual(set.status, 2, set.transcript)
+        let unlock = try cli("unlock", passphrase)
+        XCTAssertEqual(unlock.status, 2, unlock.transcript)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("home/Keychains/passphrase.wrapped").path))
+    }
+
     func testPassphraseFromAnEmptyDescriptorIsAUsageError() throws {
         assertFails(try cli("passphrase", "set", "--passphrase-fd", "0", "--argon2-cost", "minimum", input: ""), with: 2, mentioning: ["--passphrase-fd"])
     }
