@@ -80,7 +80,10 @@ extension KeyringHome {
     /// The runtime files, after checking `XDG_RUNTIME_DIR`: set, absolute, a real directory
     /// owned by this user with mode 0700. Anything else could be a directory another user
     /// prepared or can read, so no unwrapped secret is written there or read from there.
+    /// `groupvault/` in it is created only when `creating` (by `unlock` and `passphrase set`):
+    /// reading the state creates nothing, and an absent directory means no file is there.
     package func runtimeFiles(
+        creating: Bool = false,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(KeyringError) -> RuntimeFiles {
         guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else {
@@ -103,8 +106,12 @@ extension KeyringHome {
             throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) has mode \(String(mode, radix: 8)), not 700: no unlocked key is kept where others may look (chmod 700 \(base))")
         }
         let directory = base.appending("groupvault")
-        try mapStorage("prepare the runtime directory") { () throws(StorageError) in
-            try SafeDirectory.ensure(directory, sharing: .ownerOnly)
+        try mapStorage("check the runtime directory") { () throws(StorageError) in
+            if creating {
+                try SafeDirectory.ensure(directory, sharing: .ownerOnly)
+            } else if try Syscall.typedStatus(directory) != nil {
+                try SafeDirectory.check(directory, sharing: .ownerOnly)
+            }
         }
         return RuntimeFiles(
             directory: directory,
@@ -173,7 +180,7 @@ extension KeyringHome {
         }
         guard try !isPassphraseProtected() else { throw Self.alreadySet(rootPath) }
         // Checked before anything changes, so an unusable runtime directory changes nothing.
-        let files = try runtimeFiles()
+        let files = try runtimeFiles(creating: true)
         let master = try masterKey()
         try withMasterKeyLock { () throws(KeyringError) in
             guard try !isPassphraseProtected() else { throw Self.alreadySet(rootPath) }
@@ -218,7 +225,7 @@ extension KeyringHome {
     ///   `passphrase.wrapped` or `master.key.sealed`.
     @discardableResult
     package func unlock(passphrase: SecureBytes, parameters: PassphraseWrappedKey.Parameters = currentPassphraseParameters) throws(KeyringError) -> Bool {
-        let files = try runtimeFiles()
+        let files = try runtimeFiles(creating: true)
         let upgraded = try withMasterKeyLock { () throws(KeyringError) -> Bool in
             let wrapped = try readWrappedUnlockKey()
             let unlockKey = try unwrap(wrapped, passphrase: passphrase)

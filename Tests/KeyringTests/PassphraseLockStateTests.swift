@@ -140,6 +140,31 @@ final class PassphraseLockStateTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: home.home.wrappedUnlockKeyPath.string)), wrapped)
     }
 
+    func testWhileLockedAQueryExcludingWhenUnlockedItemsStillSucceeds() throws {
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        try add("usable", .afterFirstUnlock)
+        try add("locked-away", .whenUnlocked)
+        try home.home.lock()
+        // Narrowed by an indexed attribute: the locked-away row is never opened.
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "lock", account: "usable")).secret, Data("secret-usable".utf8))
+        // Narrowed only by class: the locked-away row cannot be of that class, so it is passed over.
+        let afterFirstUnlock = try keyring.items(matching: ItemQuery(service: "lock", accessibility: .afterFirstUnlock))
+        XCTAssertEqual(afterFirstUnlock.map(\.account), ["usable"])
+        // Not narrowed: whether the locked-away row matches cannot be known, so the search is refused.
+        XCTAssertThrowsError(try keyring.items(matching: ItemQuery(service: "lock"))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .interactionNotAllowed)
+        }
+    }
+
+    func testReadingTheStateCreatesNothingInTheRuntimeDirectory() throws {
+        XCTAssertEqual(try home.home.lockState(), .unlocked)
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        let files = try home.home.runtimeFiles()
+        try FileManager.default.removeItem(atPath: files.directory.string)
+        XCTAssertEqual(try home.home.lockState(), .beforeFirstUnlock)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: files.directory.string))
+    }
+
     func testUnlockRewrapsWhenTheStoredCostIsBelowTheCurrentOne() throws {
         try home.home.setPassphrase(passphrase, parameters: .minimum)
         var stronger = PassphraseWrappedKey.Parameters.minimum

@@ -30,7 +30,8 @@ import SealedStorage
 /// between `unlock` and `lock`: while locked such a row cannot be opened at all, and any
 /// operation that would have to open one is refused as ``KeyringStatus/interactionNotAllowed``
 /// (its attributes are sealed too, so whether it matches cannot be known; the uniform
-/// lock-state rule of Keyring+Items.swift refuses such a match anyway).
+/// lock-state rule of Keyring+Items.swift refuses such a match anyway), except that a query
+/// naming another accessibility class passes over it, since it cannot be of that class.
 ///
 /// The hashes are keyed with a key derived from the master secret and include the group, so
 /// they reveal neither the attributes nor whether two groups hold an item with the same one.
@@ -331,6 +332,13 @@ struct ItemTable: Sendable {
         }
         var matched: [Row] = []
         for row in stored {
+            // A row under the unlock key is of a class usable only while unlocked: a query for
+            // another class cannot match it, so while locked it is passed over, not refused
+            // (as the accessibility filter passes over it in the emulated lock state).
+            if row.sealed.first == Self.unlockKeyFormat, case .unavailable = whenUnlocked,
+               let wanted = query?.accessibility, !Self.needsUnlockKey(wanted) {
+                continue
+            }
             let item = try open(row.sealed, id: row.id, itemClass: row.itemClass, hashes: row.hashes, in: group)
             if query?.matches(item) ?? true { matched.append(Row(id: row.id, item: item)) }
         }
