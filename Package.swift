@@ -205,20 +205,22 @@ let package = Package(
         // real copies of it, so races and SIGKILLs happen between processes, not threads.
         .executableTarget(
             name: "GroupVaultFixture",
-            dependencies: ["Keyring", "Vault", "SealedStorage"] + security
+            dependencies: ["Keyring", "Vault", "SealedStorage", "FixtureSupport"] + security
         ),
         // GroupMessaging's child process, apart from GroupVaultFixture so that the Vault and
         // Keyring tests never link SwiftNIO.
         .executableTarget(
             name: "GroupMessagingFixture",
-            dependencies: ["GroupMessaging", "Keyring", "SealedStorage"]
+            dependencies: ["GroupMessaging", "Keyring", "SealedStorage", "FixtureSupport"]
         ),
         // The child process of the SharedDefaults and GroupDatabase multi-process tests: its own
         // executable so that GroupVaultFixture does not link GRDB.
         .executableTarget(
             name: "GroupStoresFixture",
-            dependencies: ["SharedDefaults", "GroupDatabase", "Keyring", "Vault"]
+            dependencies: ["SharedDefaults", "GroupDatabase", "Keyring", "Vault", "FixtureSupport"]
         ),
+        // What the three fixtures above share: their option parsing and unbuffered output.
+        .target(name: "FixtureSupport"),
         // libFuzzer targets for every parser (README, "Fuzzing"): one callback per parser,
         // shared by the GroupVaultFuzz driver and the corpus replay tests.
         .target(

@@ -1,3 +1,4 @@
+import FixtureSupport
 import GroupMessaging
 
 /// A client's numbered message to the server, padded to a chosen size.

@@ -1,3 +1,4 @@
+import FixtureSupport
 import Foundation
 import GroupMessaging
 
@@ -24,7 +25,7 @@ let notificationCommands: [String: FixtureCommand] = [
         }
     },
     "notify-post": { arguments in
-        await runFixture(arguments) { options in
+        runFixture(arguments) { options in
             let center = try GroupNotificationCenter(keyring: try options.keyring(), group: try options.group())
             for _ in 0..<(try options.integer("count", default: 1)) {
                 try center.post(try options.string("name"))

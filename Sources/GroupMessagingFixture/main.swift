@@ -1,3 +1,4 @@
+import FixtureSupport
 import Foundation
 
 // A child process for GroupMessaging's multi-process tests, separate from GroupVaultFixture so
@@ -11,7 +12,7 @@ let commandLine = Array(CommandLine.arguments.dropFirst())
 let commands = [notificationCommands, channelCommands]
     .reduce(into: [String: FixtureCommand]()) { all, area in all.merge(area) { first, _ in first } }
 guard let name = commandLine.first, let command = commands[name] else {
-    FileHandle.standardError.write(Data("usage: GroupMessagingFixture <\(commands.keys.sorted().joined(separator: "|"))> ...\n".utf8))
+    printError("usage: GroupMessagingFixture <\(commands.keys.sorted().joined(separator: "|"))> ...")
     exit(64)
 }
 exit(await command(Array(commandLine.dropFirst())))

@@ -1,4 +1,5 @@
 import Dispatch
+import FixtureSupport
 import Foundation
 import GRDB
 import GroupDatabase
@@ -23,53 +24,19 @@ import Vault
 // - db-observe --name N --until-rows C [--seconds T]: prints `ready`, then `rows <n>` after
 //   each change; exits 0 once the table holds C rows.
 
-struct UsageError: Error { var message: String }
-
-struct Options {
-    private var values: [String: String] = [:]
-
-    init(_ arguments: [String]) throws {
-        var remaining = arguments[...]
-        while let key = remaining.popFirst() {
-            guard key.hasPrefix("--"), let value = remaining.popFirst() else {
-                throw UsageError(message: "expected --option value pairs, got \(key)")
-            }
-            values[String(key.dropFirst(2))] = value
-        }
-    }
-
-    func string(_ key: String, default fallback: String? = nil) throws -> String {
-        guard let value = values[key] ?? fallback else { throw UsageError(message: "--\(key) is required") }
-        return value
-    }
-
-    func integer(_ key: String, default fallback: Int? = nil) throws -> Int {
-        guard let text = values[key] else {
-            guard let fallback else { throw UsageError(message: "--\(key) is required") }
-            return fallback
-        }
-        guard let value = Int(text) else { throw UsageError(message: "--\(key) must be a whole number") }
-        return value
-    }
-}
-
-func printLine(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func keyring(_ options: Options) throws -> (Keyring, GroupIdentifier) {
+func keyring(_ options: FixtureOptions) throws -> (Keyring, GroupIdentifier) {
     let group = try GroupIdentifier(validating: try options.string("group", default: "group.com.example.shared"))
     let identity = Identity(teamID: "ABCDE12345", bundleID: "com.example.fixture", applicationGroups: [group])
     return (Keyring(identity: identity, home: try .fromEnvironment()), group)
 }
 
-func defaults(_ options: Options) throws -> SharedDefaults {
+func defaults(_ options: FixtureOptions) throws -> SharedDefaults {
     let (keyring, group) = try keyring(options)
     return try SharedDefaults(suiteName: try options.string("suite"), group: group, keyring: keyring, durability: .atomic)
 }
 
 /// The schema every db command opens with: the migration logs each run, so a test can count them.
-func database(_ options: Options) throws -> GroupDatabase {
+func database(_ options: FixtureOptions) throws -> GroupDatabase {
     let (keyring, group) = try keyring(options)
     var migrator = DatabaseMigrator()
     migrator.registerMigration("v1") { db in
@@ -91,7 +58,7 @@ func awaitChanges<Element: Sendable>(_ stream: AsyncStream<Element>, seconds: In
                 if try body() { result.set(0); done.signal(); return }
             }
         } catch {
-            FileHandle.standardError.write(Data("error \(error)\n".utf8))
+            printError("error \(error)")
             result.set(1)
             done.signal()
         }
@@ -118,7 +85,7 @@ final class Highest: @unchecked Sendable {
     var value: Int { lock.withLock { highest } }
 }
 
-let commands: [String: (Options) throws -> Int32] = [
+let commands: [String: (FixtureOptions) throws -> Int32] = [
     "defaults-set": { options in
         let suite = try defaults(options)
         let prefix = try options.string("prefix")
@@ -143,7 +110,7 @@ let commands: [String: (Options) throws -> Int32] = [
             let value = suite.integer(forKey: key)
             printLine("value \(value)")
             if value < highest.value {
-                FileHandle.standardError.write(Data("violation: went back to \(value)\n".utf8))
+                printError("violation: went back to \(value)")
                 throw UsageError(message: "value went back")
             }
             highest.set(value)
@@ -189,15 +156,7 @@ let commands: [String: (Options) throws -> Int32] = [
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let command = commands[name] else {
-    FileHandle.standardError.write(Data("usage: GroupStoresFixture <\(commands.keys.sorted().joined(separator: "|"))> --option value ...\n".utf8))
+    printError("usage: GroupStoresFixture <\(commands.keys.sorted().joined(separator: "|"))> --option value ...")
     exit(64)
 }
-do {
-    exit(try command(try Options(Array(arguments.dropFirst()))))
-} catch let error as UsageError {
-    FileHandle.standardError.write(Data("usage: \(error.message)\n".utf8))
-    exit(64)
-} catch {
-    FileHandle.standardError.write(Data("error \(error)\n".utf8))
-    exit(1)
-}
+exit(runFixture(Array(arguments.dropFirst()), command))

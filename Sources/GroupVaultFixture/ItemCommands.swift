@@ -1,3 +1,4 @@
+import FixtureSupport
 import Foundation
 import Keyring
 
@@ -17,81 +18,43 @@ let itemCommands: [String: FixtureCommand] = [
     "move-items": { arguments in runItemCommand(arguments, moveItems) },
 ]
 
-/// Parsed `--name value` pairs; `nil` when malformed.
-private struct ItemCommandOptions {
-    var values: [String: String] = [:]
-
-    init?(_ arguments: [String]) {
-        guard arguments.count.isMultiple(of: 2) else { return nil }
-        for index in stride(from: 0, to: arguments.count, by: 2) {
-            guard arguments[index].hasPrefix("--") else { return nil }
-            values[String(arguments[index].dropFirst(2))] = arguments[index + 1]
-        }
-    }
-
-    func string(_ name: String) throws(ItemCommandUsage) -> String {
-        guard let value = values[name] else { throw ItemCommandUsage(message: "missing --\(name)") }
-        return value
-    }
-
-    func integer(_ name: String) throws(ItemCommandUsage) -> Int {
-        guard let value = Int(try string(name)), value >= 0 else { throw ItemCommandUsage(message: "--\(name) needs a non-negative integer") }
-        return value
-    }
-
-    func group(_ name: String) throws(ItemCommandUsage) -> GroupIdentifier {
-        guard let group = GroupIdentifier(rawValue: try string(name)) else { throw ItemCommandUsage(message: "--\(name) is not a valid group identifier") }
+extension FixtureOptions {
+    /// The group named by option `name`.
+    fileprivate func group(_ name: String) throws(UsageError) -> GroupIdentifier {
+        guard let group = GroupIdentifier(rawValue: try string(name)) else { throw UsageError(message: "--\(name) is not a valid group identifier") }
         return group
     }
 
     /// The identity of a fixture app: its team and the keychain access groups it shares
     /// (`--group`, and `--target` when given).
-    func keyring() throws(ItemCommandUsage) -> (Keyring, GroupIdentifier) {
+    fileprivate func itemKeyring() throws -> (Keyring, GroupIdentifier) {
         let group = try group("group")
-        let groups = values["target"] == nil ? [group] : [group, try self.group("target")]
+        let groups = optionalString("target") == nil ? [group] : [group, try self.group("target")]
         let identity = Identity(teamID: try string("team"), bundleID: "com.example.fixture", keychainAccessGroups: groups)
-        do {
-            return (Keyring(identity: identity, home: try KeyringHome.fromEnvironment()), group)
-        } catch {
-            throw ItemCommandUsage(message: error.description)
-        }
+        return (Keyring(identity: identity, home: try KeyringHome.fromEnvironment()), group)
     }
-}
-
-private struct ItemCommandUsage: Error {
-    var message: String
 }
 
 /// Exit statuses: 0 success, 1 a keyring error (printed), 64 bad arguments.
-private func runItemCommand(_ arguments: [String], _ body: (ItemCommandOptions) throws -> Void) -> Int32 {
-    guard let options = ItemCommandOptions(arguments) else {
-        FileHandle.standardError.write(Data("arguments must be --name value pairs\n".utf8))
-        return 64
-    }
-    do {
+private func runItemCommand(_ arguments: [String], _ body: (FixtureOptions) throws -> Void) -> Int32 {
+    runFixture(arguments) { options in
         try body(options)
         return 0
-    } catch let usage as ItemCommandUsage {
-        FileHandle.standardError.write(Data("\(usage.message)\n".utf8))
-        return 64
-    } catch {
-        FileHandle.standardError.write(Data("\(error)\n".utf8))
-        return 1
     }
 }
 
-private func addItems(_ options: ItemCommandOptions) throws {
-    let (keyring, group) = try options.keyring()
+private func addItems(_ options: FixtureOptions) throws {
+    let (keyring, group) = try options.itemKeyring()
     let prefix = try options.string("prefix")
-    let service = options.values["service"] ?? "fixture"
+    let service = options.optionalString("service") ?? "fixture"
     for index in 0..<(try options.integer("count")) {
         let account = "\(prefix)-\(index)"
         try keyring.add(KeychainItem(service: service, account: account, accessGroup: group, secret: Data(account.utf8)))
     }
 }
 
-private func setSecret(_ options: ItemCommandOptions) throws {
-    let (keyring, group) = try options.keyring()
+private func setSecret(_ options: FixtureOptions) throws {
+    let (keyring, group) = try options.itemKeyring()
     let query = ItemQuery(service: try options.string("service"), account: try options.string("account"), accessGroup: group)
     var changes = ItemChanges()
     changes.secret = Data(String(repeating: try options.string("value"), count: try options.integer("repeat")).utf8)
@@ -100,8 +63,8 @@ private func setSecret(_ options: ItemCommandOptions) throws {
     }
 }
 
-private func moveItems(_ options: ItemCommandOptions) throws {
-    let (keyring, group) = try options.keyring()
+private func moveItems(_ options: FixtureOptions) throws {
+    let (keyring, group) = try options.itemKeyring()
     var changes = ItemChanges()
     changes.accessGroup = try options.group("target")
     try keyring.update(matching: ItemQuery(service: try options.string("service"), accessGroup: group), with: changes)

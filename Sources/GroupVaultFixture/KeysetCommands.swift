@@ -1,3 +1,4 @@
+import FixtureSupport
 import Foundation
 import Keyring
 import SealedStorage
@@ -34,17 +35,15 @@ private func runKeysetCommand(
     _ arguments: [String],
     _ body: (Keyring, GroupIdentifier) throws(KeyringError) -> String
 ) -> Int32 {
-    var options: [String: String] = [:]
-    var remaining = arguments[...]
-    while let name = remaining.popFirst() {
-        guard name.hasPrefix("--"), let value = remaining.popFirst() else {
-            printError("expected --team T --group G [--barrier PATH], got \(arguments)")
-            return 64
-        }
-        options[String(name.dropFirst(2))] = value
-    }
-    guard let team = options["team"], let groupName = options["group"] else {
-        printError("--team and --group are required")
+    let options: FixtureOptions
+    let team: String
+    let groupName: String
+    do {
+        options = try FixtureOptions(arguments)
+        team = try options.string("team")
+        groupName = try options.string("group")
+    } catch {
+        printError("usage: \(error.message) (expected --team T --group G [--barrier PATH])")
         return 64
     }
     let group: GroupIdentifier
@@ -66,9 +65,9 @@ private func runKeysetCommand(
         return 64
     }
 
-    if let barrier = options["barrier"] {
+    if let barrier = options.optionalString("barrier") {
         // Unbuffered, so the test sees it while this process waits.
-        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        printLine("ready")
         guard waitForFile(atPath: barrier, timeout: 60) else {
             printError("the barrier \(barrier) did not appear within 60 s")
             return 2
@@ -76,7 +75,7 @@ private func runKeysetCommand(
     }
     do {
         let line = try body(keyring, group)
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        printLine(line)
         return 0
     } catch {
         printError(error.description)
@@ -96,8 +95,4 @@ private func waitForFile(atPath path: String, timeout: TimeInterval) -> Bool {
 
 private func hexadecimal(_ bytes: [UInt8]) -> String {
     Hex.lowercase(bytes)
-}
-
-private func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
 }

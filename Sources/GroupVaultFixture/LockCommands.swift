@@ -1,4 +1,4 @@
-import Foundation
+import FixtureSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,15 +13,15 @@ import Darwin
 let lockCommands: [String: FixtureCommand] = [
     "hold-lock": { arguments in
         guard arguments.count == 1 else {
-            FileHandle.standardError.write(Data("usage: GroupVaultFixture hold-lock <path>\n".utf8))
+            printError("usage: GroupVaultFixture hold-lock <path>")
             return 64
         }
         let descriptor = open(arguments[0], O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else {
-            FileHandle.standardError.write(Data("hold-lock: \(String(cString: strerror(errno)))\n".utf8))
+            printError("hold-lock: \(String(cString: strerror(errno)))")
             return 1
         }
-        FileHandle.standardOutput.write(Data("locked\n".utf8))
+        printLine("locked")
         while true { pause() }
     },
 ]

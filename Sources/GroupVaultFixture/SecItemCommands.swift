@@ -1,3 +1,4 @@
+import FixtureSupport
 import Foundation
 import Keyring
 import SealedStorage
@@ -100,10 +101,6 @@ let secItemCommands: [String: FixtureCommand] = [
 private func usage(_ text: String) -> Int32 {
     printError("usage: GroupVaultFixture \(text)")
     return 64
-}
-
-private func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
 private func hex(_ bytes: [UInt8]) -> String {

@@ -1,4 +1,5 @@
 import Dispatch
+import FixtureSupport
 import Foundation
 import Keyring
 import Synchronization
@@ -27,11 +28,11 @@ import Vault
 ///
 /// Usage errors exit 64, failures that are not part of what a command checks exit 1.
 let vaultCommands: [String: FixtureCommand] = [
-    "vault-write": { VaultFixture.run($0, VaultFixture.write(forever: false)) },
-    "vault-write-forever": { VaultFixture.run($0, VaultFixture.write(forever: true)) },
-    "vault-read-loop": { VaultFixture.run($0, VaultFixture.readLoop) },
-    "vault-observe": { VaultFixture.run($0, VaultFixture.observe) },
-    "vault-read-once": { VaultFixture.run($0, VaultFixture.readOnce) },
+    "vault-write": { runFixture($0, VaultFixture.write(forever: false)) },
+    "vault-write-forever": { runFixture($0, VaultFixture.write(forever: true)) },
+    "vault-read-loop": { runFixture($0, VaultFixture.readLoop) },
+    "vault-observe": { runFixture($0, VaultFixture.observe) },
+    "vault-read-once": { runFixture($0, VaultFixture.readOnce) },
 ]
 
 /// The record the vault commands write and read. The tests declare the same shape.
@@ -43,62 +44,10 @@ struct FixtureCounter: VaultRecord, Equatable {
     var counter: Int
 }
 
-/// The vault commands' shared parts: argument parsing, the vault, the output protocol.
+/// The vault commands' shared parts: the vault and the record they read and write.
 private enum VaultFixture {
-    struct UsageError: Error {
-        var message: String
-    }
-
-    /// `--key value` options, every one given at most once.
-    struct Options {
-        private var values: [String: String] = [:]
-
-        init(_ arguments: [String]) throws(UsageError) {
-            var remaining = arguments[...]
-            while let key = remaining.popFirst() {
-                guard key.hasPrefix("--"), let value = remaining.popFirst() else {
-                    throw UsageError(message: "expected --option value pairs, got \(key)")
-                }
-                values[String(key.dropFirst(2))] = value
-            }
-        }
-
-        func string(_ key: String, default fallback: String? = nil) throws(UsageError) -> String {
-            guard let value = values[key] ?? fallback else { throw UsageError(message: "--\(key) is required") }
-            return value
-        }
-
-        func optionalString(_ key: String) -> String? { values[key] }
-
-        func integer(_ key: String, default fallback: Int? = nil) throws(UsageError) -> Int {
-            guard let text = values[key] else {
-                guard let fallback else { throw UsageError(message: "--\(key) is required") }
-                return fallback
-            }
-            guard let value = Int(text), value >= 0 else { throw UsageError(message: "--\(key) must be a whole number, got \(text)") }
-            return value
-        }
-
-        func optionalInteger(_ key: String) throws(UsageError) -> Int? {
-            values[key] == nil ? nil : try integer(key)
-        }
-    }
-
-    /// Parses the options, runs `body`, and turns errors into the documented exit statuses.
-    static func run(_ arguments: [String], _ body: (Options) throws -> Int32) -> Int32 {
-        do {
-            return try body(try Options(arguments))
-        } catch let error as UsageError {
-            printError("usage: \(error.message)")
-            return 64
-        } catch {
-            printError("error \(error)")
-            return 1
-        }
-    }
-
     /// The vault of `--group` for an identity entitled to it, over the home from the environment.
-    static func vault(_ options: Options) throws -> Vault {
+    static func vault(_ options: FixtureOptions) throws -> Vault {
         let group = try GroupIdentifier(validating: try options.string("group"))
         let identity = Identity(
             teamID: options.optionalString("team"),
@@ -109,13 +58,13 @@ private enum VaultFixture {
         return try Vault(keyring: Keyring(identity: identity, home: try .fromEnvironment()), group: group, durability: durability)
     }
 
-    static func recordName(_ options: Options) throws(UsageError) -> String {
+    static func recordName(_ options: FixtureOptions) throws(UsageError) -> String {
         try options.string("name", default: "state")
     }
 
     // MARK: Commands
 
-    static func write(forever: Bool) -> (Options) throws -> Int32 {
+    static func write(forever: Bool) -> (FixtureOptions) throws -> Int32 {
         { options in
             let vault = try vault(options)
             let name = try recordName(options)
@@ -132,7 +81,7 @@ private enum VaultFixture {
         }
     }
 
-    static func readLoop(_ options: Options) throws -> Int32 {
+    static func readLoop(_ options: FixtureOptions) throws -> Int32 {
         let vault = try vault(options)
         let name = try recordName(options)
         let recordName = try RecordName(validating: name)
@@ -183,7 +132,7 @@ private enum VaultFixture {
         return violations == 0 ? 0 : 1
     }
 
-    static func observe(_ options: Options) throws -> Int32 {
+    static func observe(_ options: FixtureOptions) throws -> Int32 {
         let vault = try vault(options)
         let name = options.optionalString("name")
         let wantedEvents = try options.optionalInteger("events")
@@ -212,7 +161,7 @@ private enum VaultFixture {
         return 0
     }
 
-    static func readOnce(_ options: Options) throws -> Int32 {
+    static func readOnce(_ options: FixtureOptions) throws -> Int32 {
         let vault = try vault(options)
         let name = try recordName(options)
         do {
@@ -223,17 +172,5 @@ private enum VaultFixture {
             printLine("refused \(error.code)")
         }
         return 0
-    }
-
-    // MARK: Output
-
-    /// One line to standard output, written at once (unbuffered), so a parent that kills this
-    /// process has every line that was printed before the kill.
-    static func printLine(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
-    static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

@@ -1,3 +1,4 @@
+import FixtureSupport
 import Foundation
 
 /// A fixture command: takes its arguments, returns the process exit status.
@@ -10,7 +11,7 @@ let commandLine = Array(CommandLine.arguments.dropFirst())
 let commands = [itemCommands, keysetCommands, lockCommands, secItemCommands, vaultCommands]
     .reduce(into: [String: FixtureCommand]()) { all, area in all.merge(area) { first, _ in first } }
 guard let name = commandLine.first, let command = commands[name] else {
-    FileHandle.standardError.write(Data("usage: GroupVaultFixture <\(commands.keys.sorted().joined(separator: "|"))> ...\n".utf8))
+    printError("usage: GroupVaultFixture <\(commands.keys.sorted().joined(separator: "|"))> ...")
     exit(64)
 }
 exit(command(Array(commandLine.dropFirst())))
