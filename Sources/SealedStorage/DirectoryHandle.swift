@@ -151,6 +151,62 @@ package final class DirectoryHandle: Sendable {
         }
     }
 
+    /// The first half of ``replace(_:with:durability:)``, for writers that replace many files
+    /// and sync their directory once: writes `bytes` to a new temporary file beside `name`,
+    /// `fsync`s and closes it, and returns the temporary's name. Nothing is published; on
+    /// failure nothing is left behind. Publish it with ``publishTemporary(_:as:)``, or remove
+    /// it with ``removeTemporary(_:)``.
+    package func writeTemporary(for name: String, _ bytes: [UInt8]) throws(StorageError) -> String {
+        let filePath = try self.filePath(name)
+        let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: 8)
+        let file: FileDescriptor
+        do {
+            file = try Syscall.open(
+                temporary, in: descriptor, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)), step: .createTemporary)
+        } catch {
+            throw StorageError(.system(error), operation: "create temporary file", path: path.appending(temporary))
+        }
+        do {
+            defer { Syscall.close(file) }
+            try Syscall.changeMode(file, to: sharing.fileMode)
+            try Syscall.writeAll(file, bytes, step: .writeTemporary)
+            try Syscall.sync(file, step: .syncTemporary)
+        } catch {
+            try? Syscall.unlink(temporary, in: descriptor)
+            throw StorageError(.system(error), operation: "replace", path: filePath)
+        }
+        return temporary
+    }
+
+    /// Renames a temporary file made by ``writeTemporary(for:_:)`` over `name`: from here on
+    /// readers see it. Not yet durable until ``sync()``. On failure the temporary is removed.
+    package func publishTemporary(_ temporary: String, as name: String) throws(StorageError) {
+        let filePath = try self.filePath(name)
+        do {
+            try Syscall.rename(temporary, to: name, in: descriptor, step: .rename)
+        } catch {
+            try? Syscall.unlink(temporary, in: descriptor)
+            throw StorageError(.system(error), operation: "replace", path: filePath)
+        }
+    }
+
+    /// Removes a temporary file made by ``writeTemporary(for:_:)`` that will not be published.
+    package func removeTemporary(_ temporary: String) {
+        try? Syscall.unlink(temporary, in: descriptor)
+    }
+
+    /// `fsync`s the directory, making the renames done in it durable. A failure is
+    /// ``StorageError/Kind/notDurable``: what was renamed is already what readers see.
+    package func sync() throws(StorageError) {
+        do {
+            try FaultInjection.check(.syncDirectory)
+            try Syscall.sync(descriptor)
+        } catch {
+            throw StorageError(.notDurable(error), operation: "sync directory", path: path)
+        }
+    }
+
     /// The entry names of this directory, sorted (hidden ones and temporaries included).
     /// - Throws: ``StorageError`` naming the directory when it cannot be listed.
     package func names() throws(StorageError) -> [String] {

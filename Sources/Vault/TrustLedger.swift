@@ -172,20 +172,80 @@ package struct TrustLedger: Sendable {
     package func confirm(_ name: RecordName, sequence: UInt64, digest: String) throws(VaultError) {
         do {
             try table().update(name.rawValue, fault: .ledgerConfirm) { (row: inout LedgerTable.Row?) in
-                var confirmed = row ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
-                if confirmed.confirmed < sequence {
-                    confirmed.confirmed = sequence
-                    confirmed.confirmedDigest = digest
-                }
-                if let pending = confirmed.pending, pending <= sequence {
-                    confirmed.pending = nil
-                    confirmed.pendingDigest = nil
-                }
-                row = confirmed
+                row = Self.confirming(row, sequence: sequence, digest: digest)
             }
         } catch {
             throw VaultError(keyring: error, while: "confirm sequence \(sequence) of \"\(name)\" in the trust ledger of \(group)")
         }
+    }
+
+    // MARK: Batch writers (resealAll)
+
+    /// One record of a batch announcement: the row its writer saw while holding the record's
+    /// writer lock, and the version it means to publish.
+    package struct Announcement: Sendable {
+        package var name: RecordName
+        package var expected: LedgerTable.Row?
+        package var sequence: UInt64
+        package var digest: String
+
+        package init(name: RecordName, expected: LedgerTable.Row?, sequence: UInt64, digest: String) {
+            self.name = name
+            self.expected = expected
+            self.sequence = sequence
+            self.digest = digest
+        }
+
+        /// The row once this announcement is committed and nothing else happened to the record.
+        package var announcedRow: LedgerTable.Row {
+            var row = expected ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
+            row.pending = sequence
+            row.pendingDigest = digest
+            return row
+        }
+    }
+
+    /// Commits, durably and in one transaction, the announcements of a batch; each only if its
+    /// record's row is still the one its writer saw (a writer or reader that moved it since
+    /// wins, and that record must not be published from this batch). Returns, in order,
+    /// which were announced. Nothing of the batch may be published if this throws.
+    package func announceAll(_ batch: [Announcement]) throws(VaultError) -> [Bool] {
+        do {
+            return try table().updateAll(batch.map(\.name.rawValue), fault: .ledgerIntent) { (index: Int, row: inout LedgerTable.Row?) -> Bool in
+                guard row == batch[index].expected else { return false }
+                row = batch[index].announcedRow
+                return true
+            }
+        } catch {
+            throw VaultError(.storage, "record the new sequences of \(batch.count) record(s) in the trust ledger of \(group) before publishing them failed, so none was published: \(error)")
+        }
+    }
+
+    /// ``confirm(_:sequence:digest:)`` for several published records, in one transaction.
+    package func confirmAll(_ batch: [Announcement]) throws(VaultError) {
+        guard !batch.isEmpty else { return }
+        do {
+            _ = try table().updateAll(batch.map(\.name.rawValue), fault: .ledgerConfirm) { (index: Int, row: inout LedgerTable.Row?) in
+                row = Self.confirming(row, sequence: batch[index].sequence, digest: batch[index].digest)
+            }
+        } catch {
+            throw VaultError(keyring: error, while: "confirm the new sequences of \(batch.count) record(s) in the trust ledger of \(group)")
+        }
+    }
+
+    /// `row` once `sequence` is confirmed: entries only go up, and an announcement at or below
+    /// it is settled.
+    private static func confirming(_ row: LedgerTable.Row?, sequence: UInt64, digest: String) -> LedgerTable.Row {
+        var confirmed = row ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
+        if confirmed.confirmed < sequence {
+            confirmed.confirmed = sequence
+            confirmed.confirmedDigest = digest
+        }
+        if let pending = confirmed.pending, pending <= sequence {
+            confirmed.pending = nil
+            confirmed.pendingDigest = nil
+        }
+        return confirmed
     }
 
     /// Forgets every entry of the group, as if the ledger had been lost. For tests and recovery.

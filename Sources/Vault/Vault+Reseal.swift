@@ -1,5 +1,6 @@
 import Keyring
 import SealedStorage
+import Synchronization
 
 extension Vault {
     /// Rewrites the authentic record `name` under the current primary key with a higher
@@ -57,15 +58,21 @@ extension Vault {
     ///
     /// It takes the group lock exclusively only for a moment, as a barrier: writers that
     /// fetched an older primary key before a rotation finish first, and every later writer
-    /// uses the current one. Then each record is resealed on its own, holding off writers of
-    /// that record only, for that record only; so no record sealed with an older key can appear
-    /// once this returns. The cost is one read, one open and one write per record that needs it.
+    /// uses the current one. Then the records are resealed in batches of up to
+    /// ``resealBatchSize`` (docs/FORMAT.md, "Resealing in batches"): each record is read and
+    /// written to an fsynced temporary file holding its writer lock for that record only; the
+    /// batch's new sequences are announced in one ledger commit; each is renamed over its record
+    /// under its writer lock again, only if nobody wrote or announced it in between; then one
+    /// directory fsync and one ledger commit confirm the batch. A record that a concurrent
+    /// writer got to first is left to that writer (or resealed on its own if the writer failed),
+    /// so no write is lost and no record sealed with an older key remains once this returns.
     ///
-    /// Interrupted (killed, or failing), it loses nothing: each record is replaced atomically,
-    /// and running it again reseals what is left. Every record is attempted; if any cannot be
-    /// resealed, the error names each of them (with the code of the first) and says how many
-    /// were done. Do not retire a key then. Files in the records directory whose names are not
-    /// record names are skipped: no reader can ask for them, so no key is needed to read them.
+    /// Interrupted (killed, or failing), it loses nothing: each record is replaced atomically
+    /// after its announcement is durable, and running it again reseals what is left. Every
+    /// record is attempted; if any cannot be resealed, the error names each of them (with the
+    /// code of the first) and says how many were done. Do not retire a key then. Files in the
+    /// records directory whose names are not record names are skipped: no reader can ask for
+    /// them, so no key is needed to read them.
     @discardableResult
     public func resealAll(progress: ((VaultProgress) -> Void)?) throws(VaultError) -> Int {
         let primary: GroupKey
@@ -75,26 +82,228 @@ extension Vault {
         } catch {
             throw VaultError(any: error, while: "reseal the records of \(group)")
         }
-        let stale = try list().filter { record in
-            if case .success(let header) = record.header, header.keyID == primary.id { return false }
-            return (try? RecordName(validating: record.name)) != nil
+        let stale = try list().compactMap { record -> RecordName? in
+            if case .success(let header) = record.header, header.keyID == primary.id { return nil }
+            return try? RecordName(validating: record.name)
         }
         var resealed = 0
         var failures: [(name: String, error: VaultError)] = []
-        for (index, record) in stale.enumerated() {
-            do {
-                try reseal(try RecordName(validating: record.name), holdingGroupLock: false)
-                resealed += 1
-            } catch {
-                failures.append((record.name, error))
+        var completed = 0
+        var start = 0
+        while start < stale.count {
+            let batch = Array(stale[start..<min(start + Self.resealBatchSize, stale.count)])
+            start += batch.count
+            let outcomes = resealBatch(batch)
+            for (name, outcome) in zip(batch, outcomes) {
+                switch outcome {
+                case .resealed: resealed += 1
+                case .current: break
+                case .failed(let error): failures.append((name.rawValue, error))
+                }
+                completed += 1
+                progress?(VaultProgress(completed: completed, total: stale.count, name: name.rawValue))
             }
-            progress?(VaultProgress(completed: index + 1, total: stale.count, name: record.name))
         }
         if let first = failures.first {
             let details = failures.map { "\($0.name) (\($0.error))" }.joined(separator: "; ")
             throw VaultError(first.error.code, "resealed \(resealed) record(s) of \(group), but \(failures.count) could not be resealed, so do not retire old keys yet: \(details)")
         }
         return resealed
+    }
+
+    /// How many records ``resealAll(progress:)`` announces, renames and confirms together: the
+    /// ledger commits and the directory fsync are paid once per batch. Small enough that a
+    /// batch's temporary files and memory stay modest, large enough that those three costs
+    /// vanish beside each record's own fsync.
+    package static let resealBatchSize = 256
+
+    #if DEBUG
+    /// Test seam (debug builds only): runs in ``resealAll(progress:)`` after a batch's
+    /// announcement and before its renames, where a concurrent writer is most in the way.
+    package static let resealBatchAnnounced = Mutex<(@Sendable () -> Void)?>(nil)
+    #endif
+
+    /// What became of one record of a reseal batch.
+    private enum ResealOutcome {
+        /// Resealed under the primary key (by this batch or, after a conflict, on its own).
+        case resealed
+        /// Already sealed with the primary key when its writer lock was taken: nothing to do.
+        case current
+        /// Could not be resealed.
+        case failed(VaultError)
+    }
+
+    /// A record of a batch, written to its temporary file and not yet published.
+    private struct PreparedReseal {
+        var index: Int
+        var announcement: TrustLedger.Announcement
+        var temporary: String
+    }
+
+    /// Reseals `names` as one batch; one outcome per name, in order. Holds the group lock shared
+    /// throughout, as a writer does, so a later resealAll's barrier waits for the batch and its
+    /// records are never sealed with a key older than the one that barrier fetched.
+    private func resealBatch(_ names: [RecordName]) -> [ResealOutcome] {
+        var outcomes = [ResealOutcome](repeating: .current, count: names.count)
+        do {
+            try withSharedLock(in: try locks, name: Self.groupLockName) { () throws in
+                let key: GroupKey
+                do {
+                    key = try keyring.groupKey(for: group)
+                } catch {
+                    throw VaultError(any: error, while: "reseal the records of \(group)")
+                }
+                let records: DirectoryHandle
+                do {
+                    records = try self.records
+                } catch {
+                    throw VaultError(any: error, while: "reseal the records of \(group)")
+                }
+                // 1. Each record under its own writer lock, for that record only: read, check,
+                //    seal, write an fsynced temporary file. Nothing is published.
+                var prepared: [PreparedReseal] = []
+                for (index, name) in names.enumerated() {
+                    do {
+                        if let item = try prepareReseal(name, key: key, records: records) {
+                            prepared.append(PreparedReseal(index: index, announcement: item.announcement, temporary: item.temporary))
+                        }
+                    } catch {
+                        outcomes[index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
+                    }
+                }
+                guard !prepared.isEmpty else { return }
+                // 2. One durable ledger commit announces the batch (intent first).
+                let announced: [Bool]
+                do {
+                    announced = try ledger.announceAll(prepared.map(\.announcement))
+                } catch {
+                    for item in prepared {
+                        records.removeTemporary(item.temporary)
+                        outcomes[item.index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
+                    }
+                    return
+                }
+                #if DEBUG
+                Self.resealBatchAnnounced.withLock { $0 }?()
+                #endif
+                // 3. Each rename under the record's writer lock, only if its row is still the
+                //    announced one: a writer (or another resealer) that announced or published
+                //    since owns the record now, and its version must not be overwritten.
+                var published: [PreparedReseal] = []
+                var conflicted: [Int] = []
+                for (item, wasAnnounced) in zip(prepared, announced) {
+                    guard wasAnnounced else {
+                        records.removeTemporary(item.temporary)
+                        conflicted.append(item.index)
+                        continue
+                    }
+                    do {
+                        if try publishPrepared(item, records: records) {
+                            published.append(item)
+                        } else {
+                            conflicted.append(item.index)
+                        }
+                    } catch {
+                        // Not published: withdraw the announcement so the ledger stays as it was.
+                        ledger.withdraw(item.announcement.name, sequence: item.announcement.sequence)
+                        outcomes[item.index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
+                    }
+                }
+                // 4. One directory fsync makes the batch's renames durable, and one ledger
+                //    commit confirms them. A failure here is the same late failure as a single
+                //    write's: published (readers see it, the announcement covers it), not durable.
+                var lateFailure: VaultError?
+                if !published.isEmpty {
+                    if durability == .full {
+                        do throws(StorageError) {
+                            try records.sync()
+                        } catch {
+                            lateFailure = VaultError(.notDurable, "resealed records of \(group) were published, but \(error)")
+                        }
+                    }
+                    do {
+                        try ledger.confirmAll(published.map(\.announcement))
+                    } catch {
+                        lateFailure = lateFailure ?? VaultError(.notDurable, "resealed records of \(group) were published, but the trust ledger could not confirm them (they were announced first, so readers accept them and confirm them when they read them): \(error)")
+                    }
+                }
+                for item in published {
+                    outcomes[item.index] = lateFailure.map { .failed($0) } ?? .resealed
+                }
+                // 5. A record someone else got to first: done if they sealed it with the
+                //    primary key; otherwise (their write failed, or it was an older writer's
+                //    key) resealed on its own, as ``reseal(_:)`` does.
+                for index in conflicted {
+                    do {
+                        if try openRecord(names[index]).header.keyID == key.id {
+                            outcomes[index] = .current
+                        } else {
+                            try reseal(names[index], holdingGroupLock: true)
+                            outcomes[index] = .resealed
+                        }
+                    } catch {
+                        outcomes[index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
+                    }
+                }
+            }
+        } catch {
+            // Only the lock, the key or the directory can fail here, before anything was done.
+            for index in outcomes.indices {
+                if case .current = outcomes[index] { outcomes[index] = .failed(VaultError(any: error, while: "reseal the records of \(group)")) }
+            }
+        }
+        return outcomes
+    }
+
+    /// Step 1 of a batch for one record, under its writer lock: returns its announcement and
+    /// fsynced temporary file, or `nil` when it is already sealed with `key`.
+    private func prepareReseal(_ name: RecordName, key: GroupKey, records: DirectoryHandle) throws(VaultError) -> (announcement: TrustLedger.Announcement, temporary: String)? {
+        do {
+            return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> (announcement: TrustLedger.Announcement, temporary: String)? in
+                let fileName = recordFileName(name)
+                // As a single write does: a killed writer's leftovers go before anything else.
+                if let row = try ledger.row(for: name), row.pending == nil {} else {
+                    records.removeStaleTemporaries(for: fileName)
+                }
+                let record = try openRecord(name)
+                guard record.header.keyID != key.id else { return nil }
+                // Refused if rolled back or conflicting: never laundered into a new sequence.
+                try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
+                // Read after the admission, which may have raised it.
+                let row = try ledger.row(for: name)
+                let last = TrustLedger.lastSequence(row: row, onDisk: record.header.sequence)
+                guard last < UInt64.max else {
+                    throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
+                }
+                var header = record.header
+                header.keyID = key.id
+                header.sequence = last + 1
+                header.nonce = makeNonce()
+                let blob = BlobFormat.seal(header: header, plaintext: record.plaintext, key: key.key, group: group, name: name)
+                let temporary = try records.writeTemporary(for: fileName, blob)
+                return (TrustLedger.Announcement(name: name, expected: row, sequence: header.sequence, digest: TrustLedger.digest(of: blob)), temporary)
+            }
+        } catch {
+            throw VaultError(any: error, while: "reseal \(subject(name))")
+        }
+    }
+
+    /// Step 3 of a batch for one record, under its writer lock: renames its temporary file over
+    /// it if the ledger row is still the one this batch announced, and returns whether it did.
+    private func publishPrepared(_ item: PreparedReseal, records: DirectoryHandle) throws(VaultError) -> Bool {
+        let name = item.announcement.name
+        do {
+            return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> Bool in
+                guard try ledger.row(for: name) == item.announcement.announcedRow else {
+                    records.removeTemporary(item.temporary)
+                    return false
+                }
+                try records.publishTemporary(item.temporary, as: recordFileName(name))
+                return true
+            }
+        } catch {
+            throw VaultError(any: error, while: "reseal \(subject(name))")
+        }
     }
 
     /// Checks every record of the group as a reader would (structure, key, authentication,

@@ -88,6 +88,50 @@ package struct LedgerTable: Sendable {
         }
     }
 
+    /// ``update(_:fault:_:)`` for several records in ONE write transaction (one durable
+    /// commit): `body` is called once per record, in order, with its row as it is now.
+    /// Returns the results in the same order.
+    package func updateAll<Result>(
+        _ records: [String],
+        fault: FaultPoint? = nil,
+        _ body: (_ index: Int, inout Row?) -> Result
+    ) throws(KeyringError) -> [Result] {
+        try database.write("update the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [Result] in
+            var results: [Result] = []
+            results.reserveCapacity(records.count)
+            for (index, record) in records.enumerated() {
+                let original = try fetch(record, in: transaction)
+                var row = original
+                results.append(body(index, &row))
+                if row != original { try store(record, row, in: transaction) }
+            }
+            if let fault { try transaction.checkFault(fault) }
+            return results
+        }
+    }
+
+    private func store(_ record: String, _ row: Row?, in transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) {
+        if let row {
+            try transaction.run(
+                """
+                INSERT INTO ledger (access_group, record, confirmed, confirmed_digest, pending, pending_digest, tag)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (access_group, record) DO UPDATE SET
+                    confirmed = excluded.confirmed, confirmed_digest = excluded.confirmed_digest,
+                    pending = excluded.pending, pending_digest = excluded.pending_digest, tag = excluded.tag
+                """,
+                [
+                    .text(group.rawValue), .text(record),
+                    .integer(Int64(bitPattern: row.confirmed)), .text(row.confirmedDigest),
+                    row.pending.map { .integer(Int64(bitPattern: $0)) } ?? .null,
+                    row.pendingDigest.map { .text($0) } ?? .null,
+                    .blob(tag(record, row)),
+                ])
+        } else {
+            try transaction.run("DELETE FROM ledger WHERE access_group = ? AND record = ?", [.text(group.rawValue), .text(record)])
+        }
+    }
+
     /// Deletes every row of the group: the ledger forgets what it trusted (as if lost).
     package func removeAll() throws(KeyringError) {
         try database.write("clear the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
