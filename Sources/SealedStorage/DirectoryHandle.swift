@@ -154,8 +154,7 @@ package final class DirectoryHandle: Sendable {
     /// The first half of ``replace(_:with:durability:)``, for writers that replace many files
     /// and sync their directory once: writes `bytes` to a new temporary file beside `name`,
     /// `fsync`s and closes it, and returns the temporary's name. Nothing is published; on
-    /// failure nothing is left behind. Publish it with ``publishTemporary(_:as:)``, or remove
-    /// it with ``removeTemporary(_:)``.
+    /// failure nothing is left behind. Publish it with ``publishTemporary(_:as:)``.
     package func writeTemporary(for name: String, _ bytes: [UInt8]) throws(StorageError) -> String {
         let filePath = try self.filePath(name)
         let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: 8)
@@ -189,11 +188,6 @@ package final class DirectoryHandle: Sendable {
             try? Syscall.unlink(temporary, in: descriptor)
             throw StorageError(.system(error), operation: "replace", path: filePath)
         }
-    }
-
-    /// Removes a temporary file made by ``writeTemporary(for:_:)`` that will not be published.
-    package func removeTemporary(_ temporary: String) {
-        try? Syscall.unlink(temporary, in: descriptor)
     }
 
     /// `fsync`s the directory, making the renames done in it durable. A failure is

@@ -59,13 +59,14 @@ extension Vault {
     /// It takes the group lock exclusively only for a moment, as a barrier: writers that
     /// fetched an older primary key before a rotation finish first, and every later writer
     /// uses the current one. Then the records are resealed in batches of up to
-    /// ``resealBatchSize`` (docs/FORMAT.md, "Resealing in batches"): each record is read and
-    /// written to an fsynced temporary file holding its writer lock for that record only; the
-    /// batch's new sequences are announced in one ledger commit; each is renamed over its record
-    /// under its writer lock again, only if nobody wrote or announced it in between; then one
-    /// directory fsync and one ledger commit confirm the batch. A record that a concurrent
-    /// writer got to first is left to that writer (or resealed on its own if the writer failed),
-    /// so no write is lost and no record sealed with an older key remains once this returns.
+    /// ``resealBatchSize`` (docs/FORMAT.md, "Resealing in batches"): each record is read,
+    /// checked and sealed in memory holding its writer lock for that record only; the batch's
+    /// new sequences are announced in one ledger commit; under each record's writer lock again,
+    /// and only if nobody wrote or announced it in between, its temporary file is written,
+    /// fsynced and renamed over it; then one directory fsync and one ledger commit confirm the
+    /// batch. A record that a concurrent writer got to first is left to that writer (or resealed
+    /// on its own if the writer failed), so no write is lost and no record sealed with an older
+    /// key remains once this returns.
     ///
     /// Interrupted (killed, or failing), it loses nothing: each record is replaced atomically
     /// after its announcement is durable, and running it again reseals what is left. Every
@@ -91,9 +92,9 @@ extension Vault {
         var completed = 0
         var start = 0
         while start < stale.count {
-            let batch = Array(stale[start..<min(start + Self.resealBatchSize, stale.count)])
-            start += batch.count
-            let outcomes = resealBatch(batch)
+            let outcomes = resealBatch(Array(stale[start..<min(start + Self.resealBatchSize, stale.count)]))
+            let batch = stale[start..<(start + outcomes.count)]
+            start += outcomes.count
             for (name, outcome) in zip(batch, outcomes) {
                 switch outcome {
                 case .resealed: resealed += 1
@@ -113,9 +114,13 @@ extension Vault {
 
     /// How many records ``resealAll(progress:)`` announces, renames and confirms together: the
     /// ledger commits and the directory fsync are paid once per batch. Small enough that a
-    /// batch's temporary files and memory stay modest, large enough that those three costs
-    /// vanish beside each record's own fsync.
+    /// batch's memory stays modest, large enough that those three costs vanish beside each
+    /// record's own fsync.
     package static let resealBatchSize = 256
+
+    /// The sealed bytes a batch holds in memory at most (it stops taking records once past
+    /// this): records can be up to the payload limit, and 256 of those would not be modest.
+    package static let resealBatchBytes = 8 << 20
 
     #if DEBUG
     /// Test seam (debug builds only): runs in ``resealAll(progress:)`` after a batch's
@@ -133,18 +138,19 @@ extension Vault {
         case failed(VaultError)
     }
 
-    /// A record of a batch, written to its temporary file and not yet published.
+    /// A record of a batch, sealed in memory and not yet published.
     private struct PreparedReseal {
         var index: Int
         var announcement: TrustLedger.Announcement
-        var temporary: String
+        var blob: [UInt8]
     }
 
-    /// Reseals `names` as one batch; one outcome per name, in order. Holds the group lock shared
+    /// Reseals a prefix of `names` as one batch (all of them unless their blobs pass
+    /// ``resealBatchBytes``); returns one outcome per name of that prefix, in order. Holds the group lock shared
     /// throughout, as a writer does, so a later resealAll's barrier waits for the batch and its
     /// records are never sealed with a key older than the one that barrier fetched.
     private func resealBatch(_ names: [RecordName]) -> [ResealOutcome] {
-        var outcomes = [ResealOutcome](repeating: .current, count: names.count)
+        var outcomes: [ResealOutcome] = []
         do {
             try withSharedLock(in: try locks, name: Self.groupLockName) { () throws in
                 let key: GroupKey
@@ -160,12 +166,15 @@ extension Vault {
                     throw VaultError(any: error, while: "reseal the records of \(group)")
                 }
                 // 1. Each record under its own writer lock, for that record only: read, check,
-                //    seal, write an fsynced temporary file. Nothing is published.
+                //    seal in memory. Nothing is written.
                 var prepared: [PreparedReseal] = []
-                for (index, name) in names.enumerated() {
+                var bytes = 0
+                for (index, name) in names.enumerated() where bytes < Self.resealBatchBytes {
+                    outcomes.append(.current)
                     do {
                         if let item = try prepareReseal(name, key: key, records: records) {
-                            prepared.append(PreparedReseal(index: index, announcement: item.announcement, temporary: item.temporary))
+                            prepared.append(PreparedReseal(index: index, announcement: item.announcement, blob: item.blob))
+                            bytes += item.blob.count
                         }
                     } catch {
                         outcomes[index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
@@ -178,7 +187,6 @@ extension Vault {
                     announced = try ledger.announceAll(prepared.map(\.announcement))
                 } catch {
                     for item in prepared {
-                        records.removeTemporary(item.temporary)
                         outcomes[item.index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
                     }
                     return
@@ -186,14 +194,15 @@ extension Vault {
                 #if DEBUG
                 Self.resealBatchAnnounced.withLock { $0 }?()
                 #endif
-                // 3. Each rename under the record's writer lock, only if its row is still the
-                //    announced one: a writer (or another resealer) that announced or published
-                //    since owns the record now, and its version must not be overwritten.
+                // 3. Under each record's writer lock, only if its row is still the announced one
+                //    (a writer, or another resealer, that announced or published since owns the
+                //    record now, and its version must not be overwritten): write the temporary
+                //    file, fsync it, rename it over the record. Temporary files exist only once
+                //    announced, so a killed resealer's leftovers are swept as a killed writer's.
                 var published: [PreparedReseal] = []
                 var conflicted: [Int] = []
                 for (item, wasAnnounced) in zip(prepared, announced) {
                     guard wasAnnounced else {
-                        records.removeTemporary(item.temporary)
                         conflicted.append(item.index)
                         continue
                     }
@@ -248,6 +257,7 @@ extension Vault {
             }
         } catch {
             // Only the lock, the key or the directory can fail here, before anything was done.
+            if outcomes.isEmpty { outcomes = names.map { _ in .current } }
             for index in outcomes.indices {
                 if case .current = outcomes[index] { outcomes[index] = .failed(VaultError(any: error, while: "reseal the records of \(group)")) }
             }
@@ -256,10 +266,10 @@ extension Vault {
     }
 
     /// Step 1 of a batch for one record, under its writer lock: returns its announcement and
-    /// fsynced temporary file, or `nil` when it is already sealed with `key`.
-    private func prepareReseal(_ name: RecordName, key: GroupKey, records: DirectoryHandle) throws(VaultError) -> (announcement: TrustLedger.Announcement, temporary: String)? {
+    /// sealed blob, or `nil` when it is already sealed with `key`.
+    private func prepareReseal(_ name: RecordName, key: GroupKey, records: DirectoryHandle) throws(VaultError) -> (announcement: TrustLedger.Announcement, blob: [UInt8])? {
         do {
-            return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> (announcement: TrustLedger.Announcement, temporary: String)? in
+            return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> (announcement: TrustLedger.Announcement, blob: [UInt8])? in
                 let fileName = recordFileName(name)
                 // As a single write does: a killed writer's leftovers go before anything else.
                 if let row = try ledger.row(for: name), row.pending == nil {} else {
@@ -280,25 +290,24 @@ extension Vault {
                 header.sequence = last + 1
                 header.nonce = makeNonce()
                 let blob = BlobFormat.seal(header: header, plaintext: record.plaintext, key: key.key, group: group, name: name)
-                let temporary = try records.writeTemporary(for: fileName, blob)
-                return (TrustLedger.Announcement(name: name, expected: row, sequence: header.sequence, digest: TrustLedger.digest(of: blob)), temporary)
+                return (TrustLedger.Announcement(name: name, expected: row, sequence: header.sequence, digest: TrustLedger.digest(of: blob)), blob)
             }
         } catch {
             throw VaultError(any: error, while: "reseal \(subject(name))")
         }
     }
 
-    /// Step 3 of a batch for one record, under its writer lock: renames its temporary file over
-    /// it if the ledger row is still the one this batch announced, and returns whether it did.
+    /// Step 3 of a batch for one record, under its writer lock: if the ledger row is still the
+    /// one this batch announced, writes and fsyncs its temporary file and renames it over the
+    /// record; returns whether it did.
     private func publishPrepared(_ item: PreparedReseal, records: DirectoryHandle) throws(VaultError) -> Bool {
         let name = item.announcement.name
         do {
             return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> Bool in
-                guard try ledger.row(for: name) == item.announcement.announcedRow else {
-                    records.removeTemporary(item.temporary)
-                    return false
-                }
-                try records.publishTemporary(item.temporary, as: recordFileName(name))
+                guard try ledger.row(for: name) == item.announcement.announcedRow else { return false }
+                let fileName = recordFileName(name)
+                let temporary = try records.writeTemporary(for: fileName, item.blob)
+                try records.publishTemporary(temporary, as: fileName)
                 return true
             }
         } catch {
