@@ -105,6 +105,34 @@ package struct TrustLedger: Sendable {
         }
     }
 
+    /// The group's whole ledger as it is now, read in one query: what a pass over every record
+    /// (``Vault/verifyAll(progress:)``) judges against instead of one lookup per record.
+    package func snapshot() throws(VaultError) -> Snapshot {
+        do {
+            return Snapshot(rows: try table().allRows())
+        } catch {
+            throw VaultError(keyring: error, while: "read the trust ledger of \(group)")
+        }
+    }
+
+    /// Every row of one group's ledger at one moment. It goes stale as writers and readers
+    /// move rows on, so it may only settle what it accepts unchanged
+    /// (``TrustLedger/admit(_:sequence:digest:subject:against:)``), and a pass must check
+    /// afterwards that the rows it relied on did not move (``changed(since:among:)``).
+    package struct Snapshot: Sendable, Equatable {
+        /// The rows by record name.
+        package var rows: [String: LedgerTable.Row]
+
+        package init(rows: [String: LedgerTable.Row]) {
+            self.rows = rows
+        }
+
+        /// The names among `names` whose row is not the same in `self` as in `earlier`.
+        package func changed(since earlier: Snapshot, among names: some Sequence<String>) -> [String] {
+            names.filter { rows[$0] != earlier.rows[$0] }
+        }
+    }
+
     // MARK: Readers
 
     /// Checks an authentic blob's sequence against the ledger, and raises the ledger when the
@@ -115,6 +143,30 @@ package struct TrustLedger: Sendable {
     ///   ``VaultError/Code/conflictingContent`` when it equals the confirmed or announced one
     ///   with another digest, ``VaultError/Code/untrustedSequence`` beyond the window.
     package func admit(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) {
+        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject)
+    }
+
+    /// ``admit(_:sequence:digest:subject:)`` judged first against `snapshot`, read before the
+    /// blob was: when the snapshot's row accepts the blob unchanged (the blob is its confirmed
+    /// version), no lookup is made and this returns `true`. Any other verdict is settled
+    /// against the row as it is now, exactly as ``admit(_:sequence:digest:subject:)`` does, and
+    /// this returns `false`: so a stale snapshot never refuses a blob that the current row
+    /// accepts, and never raises the ledger from stale data.
+    ///
+    /// An acceptance by the snapshot holds for the moment the snapshot was read. The caller
+    /// must confirm that the row has not moved since (``Snapshot/changed(since:among:)`` on a
+    /// snapshot read after the blob): an acceptance depends only on the confirmed sequence and
+    /// digest, which only go up, so if they are the same before the blob was read and after,
+    /// they were the same when it was read, and the verdict is the one a reader would have
+    /// reached then.
+    @discardableResult
+    package func admit(_ name: RecordName, sequence: UInt64, digest: String, subject: String, against snapshot: Snapshot) throws(VaultError) -> Bool {
+        if case .accept = Self.verdict(snapshot.rows[name.rawValue], sequence: sequence, digest: digest, subject: subject) { return true }
+        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject)
+        return false
+    }
+
+    private func admitAgainstCurrent(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) {
         let current = try row(for: name)
         guard case .raise = try Self.judge(current, sequence: sequence, digest: digest, subject: subject) else { return }
         let verdict: Verdict

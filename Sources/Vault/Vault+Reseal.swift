@@ -325,8 +325,13 @@ extension Vault {
     /// ```
     ///
     /// It takes no lock and changes nothing but what a reader changes (an authentic newer
-    /// record raises the ledger). The cost is one read, one open and one indexed ledger lookup
-    /// per record. Expiry and schema are not findings: they are the reader's business.
+    /// record, or an announced one, raises the ledger). The cost is one read and one open per
+    /// record, and two queries of the group's whole ledger for the pass: a snapshot read before
+    /// any file, which settles every record that is its confirmed version, and one read after
+    /// the last file, so that a record whose row moved meanwhile is checked again as a reader
+    /// would check it now. Any other verdict (a refusal, a raise) is reached against the row
+    /// as it is when the file is judged, never against the snapshot. Expiry and schema are not
+    /// findings: they are the reader's business.
     ///
     /// - Throws: ``VaultError/Code/storage`` or ``VaultError/Code/keyring`` only when the
     ///   records directory or the ledger cannot be read at all; a bad record is a finding.
@@ -342,31 +347,65 @@ extension Vault {
             .filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }
             .map { String($0.dropLast(suffix.count)) }
             .sorted()
+        // Read after the listing and before any file: every file read is then newer than it.
+        let snapshot = try ledger.snapshot()
         let onDisk = Set(files)
-        let gone = try ledger.recordNames().filter { !onDisk.contains($0) }
+        // A row whose file was not listed: gone, unless the file appeared since the listing
+        // (the first write of a record, announced meanwhile), which this pass did not see.
+        let gone = snapshot.rows.keys
+            .filter { !onDisk.contains($0) && !recordFileExists($0) }
+            .sorted()
         let total = files.count + gone.count
-        var passed = 0
-        var findings: [VerificationReport.Finding] = []
+        var passed: Set<String> = []
+        var bySnapshot: [String] = []
+        var findings: [String: VaultError] = [:]
         for (index, stem) in files.enumerated() {
-            do {
-                _ = try openTrustedRecord(try RecordName(validating: stem))
-                passed += 1
-            } catch where error.code == .notFound {
-                // Removed since the listing: no longer a record (a delete writes a tombstone,
-                // so this is someone removing files; the ledger pass below reports it).
-            } catch {
-                findings.append(.init(name: stem, error: error))
-            }
+            verify(stem, against: snapshot, passed: &passed, bySnapshot: &bySnapshot, findings: &findings)
             progress?(VaultProgress(completed: index + 1, total: total, name: stem))
         }
+        if !bySnapshot.isEmpty {
+            // The snapshot's acceptances hold only if their rows did not move while the pass
+            // read the files; those that moved are judged again, against the rows as they are.
+            for stem in try ledger.snapshot().changed(since: snapshot, among: bySnapshot) {
+                passed.remove(stem)
+                verify(stem, against: nil, passed: &passed, bySnapshot: &bySnapshot, findings: &findings)
+            }
+        }
         for (index, name) in gone.enumerated() {
-            let sequence = (try? RecordName(validating: name)).flatMap { try? ledger.entry(for: $0)?.sequence }
-            findings.append(.init(name: name, error: VaultError(
+            let sequence = snapshot.rows[name].flatMap { $0.confirmed > 0 ? $0.confirmed : nil }
+            findings[name] = VaultError(
                 .notFound,
-                "the trust ledger of \(group) knows record \"\(name)\"\(sequence.map { " (sequence \($0))" } ?? "") but its file is gone: it was removed outside GroupVault (a delete writes a tombstone); write it again, or restore the file")))
+                "the trust ledger of \(group) knows record \"\(name)\"\(sequence.map { " (sequence \($0))" } ?? "") but its file is gone: it was removed outside GroupVault (a delete writes a tombstone); write it again, or restore the file")
             progress?(VaultProgress(completed: files.count + index + 1, total: total, name: name))
         }
-        findings.sort { $0.name < $1.name }
-        return VerificationReport(passed: passed, findings: findings)
+        return VerificationReport(
+            passed: passed.count,
+            findings: findings.map { VerificationReport.Finding(name: $0.key, error: $0.value) }.sorted { $0.name < $1.name })
+    }
+
+    /// Verifies the record file `stem` for ``verifyAll(progress:)``: a pass, a finding, or
+    /// nothing when the file was removed since the listing (a delete writes a tombstone, so
+    /// that is someone removing files; the ledger shows it to the next verification).
+    private func verify(_ stem: String, against snapshot: TrustLedger.Snapshot?, passed: inout Set<String>, bySnapshot: inout [String], findings: inout [String: VaultError]) {
+        findings[stem] = nil
+        do {
+            let outcome = try openTrustedRecord(try RecordName(validating: stem), snapshot: snapshot)
+            passed.insert(stem)
+            if outcome.bySnapshot { bySnapshot.append(stem) }
+        } catch where error.code == .notFound {
+            // Removed since the listing: no longer a record.
+        } catch {
+            findings[stem] = error
+        }
+    }
+
+    /// Whether the record file of the ledger row `name` is there now.
+    private func recordFileExists(_ name: String) -> Bool {
+        guard let recordName = try? RecordName(validating: name) else { return false }
+        do {
+            return try records.status(of: recordFileName(recordName)) != nil
+        } catch {
+            return false  // not listed and not inspectable: reported as gone, as before
+        }
     }
 }

@@ -146,6 +146,35 @@ package struct LedgerTable: Sendable {
         }
     }
 
+    /// Every row of the group, by record name, in one query (for a pass over the whole group,
+    /// such as a verification, instead of one lookup per record).
+    /// - Throws: ``KeyringStatus/decode`` when a row's tag does not verify.
+    package func allRows() throws(KeyringError) -> [String: Row] {
+        let rows = try database.read("read the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [(String, Row, [UInt8])] in
+            try transaction.query(
+                "SELECT record, confirmed, confirmed_digest, pending, pending_digest, tag FROM ledger WHERE access_group = ?",
+                [.text(group.rawValue)]
+            ) { reader in
+                (
+                    reader.text(0),
+                    Row(
+                        confirmed: UInt64(bitPattern: reader.integer(1)),
+                        confirmedDigest: reader.text(2),
+                        pending: reader.isNull(3) ? nil : UInt64(bitPattern: reader.integer(3)),
+                        pendingDigest: reader.isNull(4) ? nil : reader.text(4)),
+                    reader.blob(5)
+                )
+            }
+        }
+        var result: [String: Row] = [:]
+        result.reserveCapacity(rows.count)
+        for (record, row, stored) in rows {
+            try verifyTag(stored, record, row)
+            result[record] = row
+        }
+        return result
+    }
+
     /// Imports rows from a ledger of the sealed-JSON layout in one transaction, once per group:
     /// `entries` is read only when the group has not been imported yet. Existing rows are kept
     /// where they are ahead. Returns whether an import ran.
@@ -187,11 +216,15 @@ package struct LedgerTable: Sendable {
             )
         }
         guard let (row, stored) = rows.first else { return nil }
+        try verifyTag(stored, record, row)
+        return row
+    }
+
+    private func verifyTag(_ stored: [UInt8], _ record: String, _ row: Row) throws(KeyringError) {
         let expected = tag(record, row)
         guard stored.count == expected.count, zip(stored, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
             throw KeyringError(.decode, "the trust ledger row of \"\(GroupIdentifier.printable(record))\" in \(group) fails authentication (keyring database \(database.path) was altered, or the row was copied from another record); it was not used: restore the database from a backup")
         }
-        return row
     }
 
     /// The row's tag: keyed BLAKE2b over its identity and every field, each length-prefixed.
