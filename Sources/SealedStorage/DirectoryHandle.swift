@@ -234,6 +234,32 @@ package final class DirectoryHandle: Sendable {
         return removed
     }
 
+    /// The temporary files of killed ``replace(_:with:durability:)`` calls among `entries` (a
+    /// listing of this directory, from ``names()``), by the name each would have replaced. For a
+    /// pass over many files: one listing instead of one per file.
+    package static func temporaries(among entries: [String]) -> [String: [String]] {
+        let marker = ".tmp-"
+        var found: [String: [String]] = [:]
+        for entry in entries where entry.hasPrefix(".") && entry.utf8.count > 1 + marker.utf8.count + AtomicFile.suffixLength {
+            let target = String(entry.dropFirst().dropLast(marker.count + AtomicFile.suffixLength))
+            guard !target.isEmpty, AtomicFile.isTemporary(entry, prefix: AtomicFile.temporaryPrefix(for: FilePath(target))) else { continue }
+            found[target, default: []].append(entry)
+        }
+        return found
+    }
+
+    /// ``removeStaleTemporaries(for:)`` for temporaries already found by
+    /// ``temporaries(among:)``, without listing the directory again. Call only while holding
+    /// the writer lock of the name they would have replaced. Returns how many were removed.
+    @discardableResult
+    package func removeTemporaries(_ temporaries: [String]) -> Int {
+        var removed = 0
+        for entry in temporaries {
+            if (try? Syscall.unlink(entry, in: descriptor)) != nil { removed += 1 }
+        }
+        return removed
+    }
+
     /// Refuses a name that is not a single path component.
     private func filePath(_ name: String) throws(StorageError) -> FilePath {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {

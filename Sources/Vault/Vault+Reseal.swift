@@ -83,7 +83,11 @@ extension Vault {
         } catch {
             throw VaultError(any: error, while: "reseal the records of \(group)")
         }
-        let stale = try list().compactMap { record -> RecordName? in
+        // One listing for the whole pass: the records to reseal, and the leftovers of killed
+        // writers that a record without a ledger row may have (see prepareReseal).
+        let entries = try directoryEntries(while: "reseal the records of \(group)")
+        let leftovers = DirectoryHandle.temporaries(among: entries)
+        let stale = try list(entries: entries).compactMap { record -> RecordName? in
             if case .success(let header) = record.header, header.keyID == primary.id { return nil }
             return try? RecordName(validating: record.name)
         }
@@ -92,7 +96,7 @@ extension Vault {
         var completed = 0
         var start = 0
         while start < stale.count {
-            let outcomes = resealBatch(Array(stale[start..<min(start + Self.resealBatchSize, stale.count)]))
+            let outcomes = resealBatch(Array(stale[start..<min(start + Self.resealBatchSize, stale.count)]), leftovers: leftovers)
             let batch = stale[start..<(start + outcomes.count)]
             start += outcomes.count
             for (name, outcome) in zip(batch, outcomes) {
@@ -149,7 +153,7 @@ extension Vault {
     /// ``resealBatchBytes``); returns one outcome per name of that prefix, in order. Holds the group lock shared
     /// throughout, as a writer does, so a later resealAll's barrier waits for the batch and its
     /// records are never sealed with a key older than the one that barrier fetched.
-    private func resealBatch(_ names: [RecordName]) -> [ResealOutcome] {
+    private func resealBatch(_ names: [RecordName], leftovers: [String: [String]]) -> [ResealOutcome] {
         var outcomes: [ResealOutcome] = []
         do {
             try withSharedLock(in: try locks, name: Self.groupLockName) { () throws in
@@ -172,7 +176,7 @@ extension Vault {
                 for (index, name) in names.enumerated() where bytes < Self.resealBatchBytes {
                     outcomes.append(.current)
                     do {
-                        if let item = try prepareReseal(name, key: key, records: records) {
+                        if let item = try prepareReseal(name, key: key, records: records, leftovers: leftovers[recordFileName(name)] ?? []) {
                             prepared.append(PreparedReseal(index: index, announcement: item.announcement, blob: item.blob))
                             bytes += item.blob.count
                         }
@@ -266,14 +270,23 @@ extension Vault {
     }
 
     /// Step 1 of a batch for one record, under its writer lock: returns its announcement and
-    /// sealed blob, or `nil` when it is already sealed with `key`.
-    private func prepareReseal(_ name: RecordName, key: GroupKey, records: DirectoryHandle) throws(VaultError) -> (announcement: TrustLedger.Announcement, blob: [UInt8])? {
+    /// sealed blob, or `nil` when it is already sealed with `key`. `leftovers` are the
+    /// record's temporary files in the pass's one listing of the directory.
+    private func prepareReseal(_ name: RecordName, key: GroupKey, records: DirectoryHandle, leftovers: [String]) throws(VaultError) -> (announcement: TrustLedger.Announcement, blob: [UInt8])? {
         do {
             return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> (announcement: TrustLedger.Announcement, blob: [UInt8])? in
                 let fileName = recordFileName(name)
                 // As a single write does: a killed writer's leftovers go before anything else.
-                if let row = try ledger.row(for: name), row.pending == nil {} else {
-                    records.removeStaleTemporaries(for: fileName)
+                // Without a row (a ledger lost, or an earlier version's writer) they are older
+                // than the row's loss, since a writer announces before it creates a temporary
+                // file: the pass's listing has them (unless the ledger was lost during the
+                // pass; such a file is only never read), so a group whose ledger was lost is not
+                // listed once per record. With an announcement, its writer may have died after
+                // the listing: the directory is listed again, which only killed writers cost.
+                switch try ledger.row(for: name) {
+                case nil: records.removeTemporaries(leftovers)
+                case let row? where row.pending != nil: records.removeStaleTemporaries(for: fileName)
+                default: break
                 }
                 let record = try openRecord(name)
                 guard record.header.keyID != key.id else { return nil }
