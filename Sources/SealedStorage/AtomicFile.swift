@@ -100,7 +100,7 @@ package enum AtomicFile {
     }
 
     /// The random suffix of a temporary name: 8 random bytes as 16 lowercase hex digits.
-    private static let suffixLength = 16
+    package static let suffixLength = 16
 
     /// Whether `name` is a temporary file of the target whose prefix is `prefix`.
     package static func isTemporary(_ name: String, prefix: String) -> Bool {

@@ -151,6 +151,56 @@ package final class DirectoryHandle: Sendable {
         }
     }
 
+    /// The first half of ``replace(_:with:durability:)``, for writers that replace many files
+    /// and sync their directory once: writes `bytes` to a new temporary file beside `name`,
+    /// `fsync`s and closes it, and returns the temporary's name. Nothing is published; on
+    /// failure nothing is left behind. Publish it with ``publishTemporary(_:as:)``.
+    package func writeTemporary(for name: String, _ bytes: [UInt8]) throws(StorageError) -> String {
+        let filePath = try self.filePath(name)
+        let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: 8)
+        let file: FileDescriptor
+        do {
+            file = try Syscall.open(
+                temporary, in: descriptor, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)), step: .createTemporary)
+        } catch {
+            throw StorageError(.system(error), operation: "create temporary file", path: path.appending(temporary))
+        }
+        do {
+            defer { Syscall.close(file) }
+            try Syscall.changeMode(file, to: sharing.fileMode)
+            try Syscall.writeAll(file, bytes, step: .writeTemporary)
+            try Syscall.sync(file, step: .syncTemporary)
+        } catch {
+            try? Syscall.unlink(temporary, in: descriptor)
+            throw StorageError(.system(error), operation: "replace", path: filePath)
+        }
+        return temporary
+    }
+
+    /// Renames a temporary file made by ``writeTemporary(for:_:)`` over `name`: from here on
+    /// readers see it. Not yet durable until ``sync()``. On failure the temporary is removed.
+    package func publishTemporary(_ temporary: String, as name: String) throws(StorageError) {
+        let filePath = try self.filePath(name)
+        do {
+            try Syscall.rename(temporary, to: name, in: descriptor, step: .rename)
+        } catch {
+            try? Syscall.unlink(temporary, in: descriptor)
+            throw StorageError(.system(error), operation: "replace", path: filePath)
+        }
+    }
+
+    /// `fsync`s the directory, making the renames done in it durable. A failure is
+    /// ``StorageError/Kind/notDurable``: what was renamed is already what readers see.
+    package func sync() throws(StorageError) {
+        do {
+            try FaultInjection.check(.syncDirectory)
+            try Syscall.sync(descriptor)
+        } catch {
+            throw StorageError(.notDurable(error), operation: "sync directory", path: path)
+        }
+    }
+
     /// The entry names of this directory, sorted (hidden ones and temporaries included).
     /// - Throws: ``StorageError`` naming the directory when it cannot be listed.
     package func names() throws(StorageError) -> [String] {
@@ -179,6 +229,32 @@ package final class DirectoryHandle: Sendable {
         let prefix = AtomicFile.temporaryPrefix(for: FilePath(name))
         var removed = 0
         for entry in (try? names()) ?? [] where AtomicFile.isTemporary(entry, prefix: prefix) {
+            if (try? Syscall.unlink(entry, in: descriptor)) != nil { removed += 1 }
+        }
+        return removed
+    }
+
+    /// The temporary files of killed ``replace(_:with:durability:)`` calls among `entries` (a
+    /// listing of this directory, from ``names()``), by the name each would have replaced. For a
+    /// pass over many files: one listing instead of one per file.
+    package static func temporaries(among entries: [String]) -> [String: [String]] {
+        let marker = ".tmp-"
+        var found: [String: [String]] = [:]
+        for entry in entries where entry.hasPrefix(".") && entry.utf8.count > 1 + marker.utf8.count + AtomicFile.suffixLength {
+            let target = String(entry.dropFirst().dropLast(marker.count + AtomicFile.suffixLength))
+            guard !target.isEmpty, AtomicFile.isTemporary(entry, prefix: AtomicFile.temporaryPrefix(for: FilePath(target))) else { continue }
+            found[target, default: []].append(entry)
+        }
+        return found
+    }
+
+    /// ``removeStaleTemporaries(for:)`` for temporaries already found by
+    /// ``temporaries(among:)``, without listing the directory again. Call only while holding
+    /// the writer lock of the name they would have replaced. Returns how many were removed.
+    @discardableResult
+    package func removeTemporaries(_ temporaries: [String]) -> Int {
+        var removed = 0
+        for entry in temporaries {
             if (try? Syscall.unlink(entry, in: descriptor)) != nil { removed += 1 }
         }
         return removed

@@ -105,6 +105,34 @@ package struct TrustLedger: Sendable {
         }
     }
 
+    /// The group's whole ledger as it is now, read in one query: what a pass over every record
+    /// (``Vault/verifyAll(progress:)``) judges against instead of one lookup per record.
+    package func snapshot() throws(VaultError) -> Snapshot {
+        do {
+            return Snapshot(rows: try table().allRows())
+        } catch {
+            throw VaultError(keyring: error, while: "read the trust ledger of \(group)")
+        }
+    }
+
+    /// Every row of one group's ledger at one moment. It goes stale as writers and readers
+    /// move rows on, so it may only settle what it accepts unchanged
+    /// (``TrustLedger/admit(_:sequence:digest:subject:against:)``), and a pass must check
+    /// afterwards that the rows it relied on did not move (``changed(since:among:)``).
+    package struct Snapshot: Sendable, Equatable {
+        /// The rows by record name.
+        package var rows: [String: LedgerTable.Row]
+
+        package init(rows: [String: LedgerTable.Row]) {
+            self.rows = rows
+        }
+
+        /// The names among `names` whose row is not the same in `self` as in `earlier`.
+        package func changed(since earlier: Snapshot, among names: some Sequence<String>) -> [String] {
+            names.filter { rows[$0] != earlier.rows[$0] }
+        }
+    }
+
     // MARK: Readers
 
     /// Checks an authentic blob's sequence against the ledger, and raises the ledger when the
@@ -115,6 +143,30 @@ package struct TrustLedger: Sendable {
     ///   ``VaultError/Code/conflictingContent`` when it equals the confirmed or announced one
     ///   with another digest, ``VaultError/Code/untrustedSequence`` beyond the window.
     package func admit(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) {
+        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject)
+    }
+
+    /// ``admit(_:sequence:digest:subject:)`` judged first against `snapshot`, read before the
+    /// blob was: when the snapshot's row accepts the blob unchanged (the blob is its confirmed
+    /// version), no lookup is made and this returns `true`. Any other verdict is settled
+    /// against the row as it is now, exactly as ``admit(_:sequence:digest:subject:)`` does, and
+    /// this returns `false`: so a stale snapshot never refuses a blob that the current row
+    /// accepts, and never raises the ledger from stale data.
+    ///
+    /// An acceptance by the snapshot holds for the moment the snapshot was read. The caller
+    /// must confirm that the row has not moved since (``Snapshot/changed(since:among:)`` on a
+    /// snapshot read after the blob): an acceptance depends only on the confirmed sequence and
+    /// digest, which only go up, so if they are the same before the blob was read and after,
+    /// they were the same when it was read, and the verdict is the one a reader would have
+    /// reached then.
+    @discardableResult
+    package func admit(_ name: RecordName, sequence: UInt64, digest: String, subject: String, against snapshot: Snapshot) throws(VaultError) -> Bool {
+        if case .accept = Self.verdict(snapshot.rows[name.rawValue], sequence: sequence, digest: digest, subject: subject) { return true }
+        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject)
+        return false
+    }
+
+    private func admitAgainstCurrent(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) {
         let current = try row(for: name)
         guard case .raise = try Self.judge(current, sequence: sequence, digest: digest, subject: subject) else { return }
         let verdict: Verdict
@@ -172,20 +224,80 @@ package struct TrustLedger: Sendable {
     package func confirm(_ name: RecordName, sequence: UInt64, digest: String) throws(VaultError) {
         do {
             try table().update(name.rawValue, fault: .ledgerConfirm) { (row: inout LedgerTable.Row?) in
-                var confirmed = row ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
-                if confirmed.confirmed < sequence {
-                    confirmed.confirmed = sequence
-                    confirmed.confirmedDigest = digest
-                }
-                if let pending = confirmed.pending, pending <= sequence {
-                    confirmed.pending = nil
-                    confirmed.pendingDigest = nil
-                }
-                row = confirmed
+                row = Self.confirming(row, sequence: sequence, digest: digest)
             }
         } catch {
             throw VaultError(keyring: error, while: "confirm sequence \(sequence) of \"\(name)\" in the trust ledger of \(group)")
         }
+    }
+
+    // MARK: Batch writers (resealAll)
+
+    /// One record of a batch announcement: the row its writer saw while holding the record's
+    /// writer lock, and the version it means to publish.
+    package struct Announcement: Sendable {
+        package var name: RecordName
+        package var expected: LedgerTable.Row?
+        package var sequence: UInt64
+        package var digest: String
+
+        package init(name: RecordName, expected: LedgerTable.Row?, sequence: UInt64, digest: String) {
+            self.name = name
+            self.expected = expected
+            self.sequence = sequence
+            self.digest = digest
+        }
+
+        /// The row once this announcement is committed and nothing else happened to the record.
+        package var announcedRow: LedgerTable.Row {
+            var row = expected ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
+            row.pending = sequence
+            row.pendingDigest = digest
+            return row
+        }
+    }
+
+    /// Commits, durably and in one transaction, the announcements of a batch; each only if its
+    /// record's row is still the one its writer saw (a writer or reader that moved it since
+    /// wins, and that record must not be published from this batch). Returns, in order,
+    /// which were announced. Nothing of the batch may be published if this throws.
+    package func announceAll(_ batch: [Announcement]) throws(VaultError) -> [Bool] {
+        do {
+            return try table().updateAll(batch.map(\.name.rawValue), fault: .ledgerIntent) { (index: Int, row: inout LedgerTable.Row?) -> Bool in
+                guard row == batch[index].expected else { return false }
+                row = batch[index].announcedRow
+                return true
+            }
+        } catch {
+            throw VaultError(.storage, "record the new sequences of \(batch.count) record(s) in the trust ledger of \(group) before publishing them failed, so none was published: \(error)")
+        }
+    }
+
+    /// ``confirm(_:sequence:digest:)`` for several published records, in one transaction.
+    package func confirmAll(_ batch: [Announcement]) throws(VaultError) {
+        guard !batch.isEmpty else { return }
+        do {
+            _ = try table().updateAll(batch.map(\.name.rawValue), fault: .ledgerConfirm) { (index: Int, row: inout LedgerTable.Row?) in
+                row = Self.confirming(row, sequence: batch[index].sequence, digest: batch[index].digest)
+            }
+        } catch {
+            throw VaultError(keyring: error, while: "confirm the new sequences of \(batch.count) record(s) in the trust ledger of \(group)")
+        }
+    }
+
+    /// `row` once `sequence` is confirmed: entries only go up, and an announcement at or below
+    /// it is settled.
+    private static func confirming(_ row: LedgerTable.Row?, sequence: UInt64, digest: String) -> LedgerTable.Row {
+        var confirmed = row ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
+        if confirmed.confirmed < sequence {
+            confirmed.confirmed = sequence
+            confirmed.confirmedDigest = digest
+        }
+        if let pending = confirmed.pending, pending <= sequence {
+            confirmed.pending = nil
+            confirmed.pendingDigest = nil
+        }
+        return confirmed
     }
 
     /// Forgets every entry of the group, as if the ledger had been lost. For tests and recovery.

@@ -11,12 +11,20 @@ extension Vault {
     /// parsed is listed with the typed reason. Sorted by name.
     /// - Throws: ``VaultError/Code/storage`` if the records directory cannot be used.
     public func list() throws(VaultError) -> [RecordListing] {
-        let names: [String]
+        try list(entries: try directoryEntries(while: "list the records of \(group)"))
+    }
+
+    /// The records directory's entry names (``DirectoryHandle/names()``), temporaries included.
+    package func directoryEntries(while operation: String) throws(VaultError) -> [String] {
         do {
-            names = try records.names()
+            return try records.names()
         } catch {
-            throw VaultError(storage: error, while: "list the records of \(group)")
+            throw VaultError(storage: error, while: operation)
         }
+    }
+
+    /// ``list()`` over `entries`, a listing of the records directory already made.
+    package func list(entries names: [String]) throws(VaultError) -> [RecordListing] {
         let suffix = ".\(Self.recordFileExtension)"
         var listings: [RecordListing] = []
         for file in names where file.hasSuffix(suffix) && !file.hasPrefix(".") {

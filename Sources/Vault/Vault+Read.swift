@@ -97,12 +97,26 @@ extension Vault {
     /// and is refused. The retries are bounded so that a file flipped back and forth cannot
     /// keep a reader busy.
     package func openTrustedRecord(_ name: RecordName) throws(VaultError) -> OpenedRecord {
+        try openTrustedRecord(name, snapshot: nil).record
+    }
+
+    /// ``openTrustedRecord(_:)`` judged first against `snapshot`, a ledger snapshot read before
+    /// the file (``TrustLedger/admit(_:sequence:digest:subject:against:)``); `bySnapshot` is
+    /// whether the snapshot alone accepted it, which the caller must re-check
+    /// (``TrustLedger/Snapshot/changed(since:among:)``). Without a snapshot, every verdict is
+    /// against the current row.
+    package func openTrustedRecord(_ name: RecordName, snapshot: TrustLedger.Snapshot?) throws(VaultError) -> (record: OpenedRecord, bySnapshot: Bool) {
         var retries = 0
         while true {
             let record = try openRecord(name)
             do throws(VaultError) {
-                try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
-                return record
+                let subject = subject(name)
+                if let snapshot {
+                    let bySnapshot = try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject, against: snapshot)
+                    return (record, bySnapshot)
+                }
+                try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject)
+                return (record, false)
             } catch where (error.code == .rollback || error.code == .conflictingContent) && retries < 3 {
                 guard let current = try? readBlob(name), TrustLedger.digest(of: current) != record.digest else { throw error }
                 retries += 1

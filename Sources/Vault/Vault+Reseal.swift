@@ -1,5 +1,6 @@
 import Keyring
 import SealedStorage
+import Synchronization
 
 extension Vault {
     /// Rewrites the authentic record `name` under the current primary key with a higher
@@ -57,15 +58,22 @@ extension Vault {
     ///
     /// It takes the group lock exclusively only for a moment, as a barrier: writers that
     /// fetched an older primary key before a rotation finish first, and every later writer
-    /// uses the current one. Then each record is resealed on its own, holding off writers of
-    /// that record only, for that record only; so no record sealed with an older key can appear
-    /// once this returns. The cost is one read, one open and one write per record that needs it.
+    /// uses the current one. Then the records are resealed in batches of up to
+    /// ``resealBatchSize`` (docs/FORMAT.md, "Resealing in batches"): each record is read,
+    /// checked and sealed in memory holding its writer lock for that record only; the batch's
+    /// new sequences are announced in one ledger commit; under each record's writer lock again,
+    /// and only if nobody wrote or announced it in between, its temporary file is written,
+    /// fsynced and renamed over it; then one directory fsync and one ledger commit confirm the
+    /// batch. A record that a concurrent writer got to first is left to that writer (or resealed
+    /// on its own if the writer failed), so no write is lost and no record sealed with an older
+    /// key remains once this returns.
     ///
-    /// Interrupted (killed, or failing), it loses nothing: each record is replaced atomically,
-    /// and running it again reseals what is left. Every record is attempted; if any cannot be
-    /// resealed, the error names each of them (with the code of the first) and says how many
-    /// were done. Do not retire a key then. Files in the records directory whose names are not
-    /// record names are skipped: no reader can ask for them, so no key is needed to read them.
+    /// Interrupted (killed, or failing), it loses nothing: each record is replaced atomically
+    /// after its announcement is durable, and running it again reseals what is left. Every
+    /// record is attempted; if any cannot be resealed, the error names each of them (with the
+    /// code of the first) and says how many were done. Do not retire a key then. Files in the
+    /// records directory whose names are not record names are skipped: no reader can ask for
+    /// them, so no key is needed to read them.
     @discardableResult
     public func resealAll(progress: ((VaultProgress) -> Void)?) throws(VaultError) -> Int {
         let primary: GroupKey
@@ -75,26 +83,249 @@ extension Vault {
         } catch {
             throw VaultError(any: error, while: "reseal the records of \(group)")
         }
-        let stale = try list().filter { record in
-            if case .success(let header) = record.header, header.keyID == primary.id { return false }
-            return (try? RecordName(validating: record.name)) != nil
+        // One listing for the whole pass: the records to reseal, and the leftovers of killed
+        // writers that a record without a ledger row may have (see prepareReseal).
+        let entries = try directoryEntries(while: "reseal the records of \(group)")
+        let leftovers = DirectoryHandle.temporaries(among: entries)
+        let stale = try list(entries: entries).compactMap { record -> RecordName? in
+            if case .success(let header) = record.header, header.keyID == primary.id { return nil }
+            return try? RecordName(validating: record.name)
         }
         var resealed = 0
         var failures: [(name: String, error: VaultError)] = []
-        for (index, record) in stale.enumerated() {
-            do {
-                try reseal(try RecordName(validating: record.name), holdingGroupLock: false)
-                resealed += 1
-            } catch {
-                failures.append((record.name, error))
+        var completed = 0
+        var start = 0
+        while start < stale.count {
+            let outcomes = resealBatch(Array(stale[start..<min(start + Self.resealBatchSize, stale.count)]), leftovers: leftovers)
+            let batch = stale[start..<(start + outcomes.count)]
+            start += outcomes.count
+            for (name, outcome) in zip(batch, outcomes) {
+                switch outcome {
+                case .resealed: resealed += 1
+                case .current: break
+                case .failed(let error): failures.append((name.rawValue, error))
+                }
+                completed += 1
+                progress?(VaultProgress(completed: completed, total: stale.count, name: name.rawValue))
             }
-            progress?(VaultProgress(completed: index + 1, total: stale.count, name: record.name))
         }
         if let first = failures.first {
             let details = failures.map { "\($0.name) (\($0.error))" }.joined(separator: "; ")
             throw VaultError(first.error.code, "resealed \(resealed) record(s) of \(group), but \(failures.count) could not be resealed, so do not retire old keys yet: \(details)")
         }
         return resealed
+    }
+
+    /// How many records ``resealAll(progress:)`` announces, renames and confirms together: the
+    /// ledger commits and the directory fsync are paid once per batch. Small enough that a
+    /// batch's memory stays modest, large enough that those three costs vanish beside each
+    /// record's own fsync.
+    package static let resealBatchSize = 256
+
+    /// The sealed bytes a batch holds in memory at most (it stops taking records once past
+    /// this): records can be up to the payload limit, and 256 of those would not be modest.
+    package static let resealBatchBytes = 8 << 20
+
+    #if DEBUG
+    /// Test seam (debug builds only): runs in ``resealAll(progress:)`` after a batch's
+    /// announcement and before its renames, where a concurrent writer is most in the way.
+    package static let resealBatchAnnounced = Mutex<(@Sendable () -> Void)?>(nil)
+    #endif
+
+    /// What became of one record of a reseal batch.
+    private enum ResealOutcome {
+        /// Resealed under the primary key (by this batch or, after a conflict, on its own).
+        case resealed
+        /// Already sealed with the primary key when its writer lock was taken: nothing to do.
+        case current
+        /// Could not be resealed.
+        case failed(VaultError)
+    }
+
+    /// A record of a batch, sealed in memory and not yet published.
+    private struct PreparedReseal {
+        var index: Int
+        var announcement: TrustLedger.Announcement
+        var blob: [UInt8]
+    }
+
+    /// Reseals a prefix of `names` as one batch (all of them unless their blobs pass
+    /// ``resealBatchBytes``); returns one outcome per name of that prefix, in order. Holds the group lock shared
+    /// throughout, as a writer does, so a later resealAll's barrier waits for the batch and its
+    /// records are never sealed with a key older than the one that barrier fetched.
+    private func resealBatch(_ names: [RecordName], leftovers: [String: [String]]) -> [ResealOutcome] {
+        var outcomes: [ResealOutcome] = []
+        do {
+            try withSharedLock(in: try locks, name: Self.groupLockName) { () throws in
+                let key: GroupKey
+                do {
+                    key = try keyring.groupKey(for: group)
+                } catch {
+                    throw VaultError(any: error, while: "reseal the records of \(group)")
+                }
+                let records: DirectoryHandle
+                do {
+                    records = try self.records
+                } catch {
+                    throw VaultError(any: error, while: "reseal the records of \(group)")
+                }
+                // 1. Each record under its own writer lock, for that record only: read, check,
+                //    seal in memory. Nothing is written.
+                var prepared: [PreparedReseal] = []
+                var bytes = 0
+                for (index, name) in names.enumerated() where bytes < Self.resealBatchBytes {
+                    outcomes.append(.current)
+                    do {
+                        if let item = try prepareReseal(name, key: key, records: records, leftovers: leftovers[recordFileName(name)] ?? []) {
+                            prepared.append(PreparedReseal(index: index, announcement: item.announcement, blob: item.blob))
+                            bytes += item.blob.count
+                        }
+                    } catch {
+                        outcomes[index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
+                    }
+                }
+                guard !prepared.isEmpty else { return }
+                // 2. One durable ledger commit announces the batch (intent first).
+                let announced: [Bool]
+                do {
+                    announced = try ledger.announceAll(prepared.map(\.announcement))
+                } catch {
+                    for item in prepared {
+                        outcomes[item.index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
+                    }
+                    return
+                }
+                #if DEBUG
+                Self.resealBatchAnnounced.withLock { $0 }?()
+                #endif
+                // 3. Under each record's writer lock, only if its row is still the announced one
+                //    (a writer, or another resealer, that announced or published since owns the
+                //    record now, and its version must not be overwritten): write the temporary
+                //    file, fsync it, rename it over the record. Temporary files exist only once
+                //    announced, so a killed resealer's leftovers are swept as a killed writer's.
+                var published: [PreparedReseal] = []
+                var conflicted: [Int] = []
+                for (item, wasAnnounced) in zip(prepared, announced) {
+                    guard wasAnnounced else {
+                        conflicted.append(item.index)
+                        continue
+                    }
+                    do {
+                        if try publishPrepared(item, records: records) {
+                            published.append(item)
+                        } else {
+                            conflicted.append(item.index)
+                        }
+                    } catch {
+                        // Not published: withdraw the announcement so the ledger stays as it was.
+                        ledger.withdraw(item.announcement.name, sequence: item.announcement.sequence)
+                        outcomes[item.index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
+                    }
+                }
+                // 4. One directory fsync makes the batch's renames durable, and one ledger
+                //    commit confirms them. A failure here is the same late failure as a single
+                //    write's: published (readers see it, the announcement covers it), not durable.
+                var lateFailure: VaultError?
+                if !published.isEmpty {
+                    if durability == .full {
+                        do throws(StorageError) {
+                            try records.sync()
+                        } catch {
+                            lateFailure = VaultError(.notDurable, "resealed records of \(group) were published, but \(error)")
+                        }
+                    }
+                    do {
+                        try ledger.confirmAll(published.map(\.announcement))
+                    } catch {
+                        lateFailure = lateFailure ?? VaultError(.notDurable, "resealed records of \(group) were published, but the trust ledger could not confirm them (they were announced first, so readers accept them and confirm them when they read them): \(error)")
+                    }
+                }
+                for item in published {
+                    outcomes[item.index] = lateFailure.map { .failed($0) } ?? .resealed
+                }
+                // 5. A record someone else got to first: done if they sealed it with the
+                //    primary key; otherwise (their write failed, or it was an older writer's
+                //    key) resealed on its own, as ``reseal(_:)`` does.
+                for index in conflicted {
+                    do {
+                        if try openRecord(names[index]).header.keyID == key.id {
+                            outcomes[index] = .current
+                        } else {
+                            try reseal(names[index], holdingGroupLock: true)
+                            outcomes[index] = .resealed
+                        }
+                    } catch {
+                        outcomes[index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
+                    }
+                }
+            }
+        } catch {
+            // Only the lock, the key or the directory can fail here, before anything was done.
+            if outcomes.isEmpty { outcomes = names.map { _ in .current } }
+            for index in outcomes.indices {
+                if case .current = outcomes[index] { outcomes[index] = .failed(VaultError(any: error, while: "reseal the records of \(group)")) }
+            }
+        }
+        return outcomes
+    }
+
+    /// Step 1 of a batch for one record, under its writer lock: returns its announcement and
+    /// sealed blob, or `nil` when it is already sealed with `key`. `leftovers` are the
+    /// record's temporary files in the pass's one listing of the directory.
+    private func prepareReseal(_ name: RecordName, key: GroupKey, records: DirectoryHandle, leftovers: [String]) throws(VaultError) -> (announcement: TrustLedger.Announcement, blob: [UInt8])? {
+        do {
+            return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> (announcement: TrustLedger.Announcement, blob: [UInt8])? in
+                let fileName = recordFileName(name)
+                // As a single write does: a killed writer's leftovers go before anything else.
+                // Without a row (a ledger lost, or an earlier version's writer) they are older
+                // than the row's loss, since a writer announces before it creates a temporary
+                // file: the pass's listing has them (unless the ledger was lost during the
+                // pass; such a file is only never read), so a group whose ledger was lost is not
+                // listed once per record. With an announcement, its writer may have died after
+                // the listing: the directory is listed again, which only killed writers cost.
+                switch try ledger.row(for: name) {
+                case nil: records.removeTemporaries(leftovers)
+                case let row? where row.pending != nil: records.removeStaleTemporaries(for: fileName)
+                default: break
+                }
+                let record = try openRecord(name)
+                guard record.header.keyID != key.id else { return nil }
+                // Refused if rolled back or conflicting: never laundered into a new sequence.
+                try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
+                // Read after the admission, which may have raised it.
+                let row = try ledger.row(for: name)
+                let last = TrustLedger.lastSequence(row: row, onDisk: record.header.sequence)
+                guard last < UInt64.max else {
+                    throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
+                }
+                var header = record.header
+                header.keyID = key.id
+                header.sequence = last + 1
+                header.nonce = makeNonce()
+                let blob = BlobFormat.seal(header: header, plaintext: record.plaintext, key: key.key, group: group, name: name)
+                return (TrustLedger.Announcement(name: name, expected: row, sequence: header.sequence, digest: TrustLedger.digest(of: blob)), blob)
+            }
+        } catch {
+            throw VaultError(any: error, while: "reseal \(subject(name))")
+        }
+    }
+
+    /// Step 3 of a batch for one record, under its writer lock: if the ledger row is still the
+    /// one this batch announced, writes and fsyncs its temporary file and renames it over the
+    /// record; returns whether it did.
+    private func publishPrepared(_ item: PreparedReseal, records: DirectoryHandle) throws(VaultError) -> Bool {
+        let name = item.announcement.name
+        do {
+            return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> Bool in
+                guard try ledger.row(for: name) == item.announcement.announcedRow else { return false }
+                let fileName = recordFileName(name)
+                let temporary = try records.writeTemporary(for: fileName, item.blob)
+                try records.publishTemporary(temporary, as: fileName)
+                return true
+            }
+        } catch {
+            throw VaultError(any: error, while: "reseal \(subject(name))")
+        }
     }
 
     /// Checks every record of the group as a reader would (structure, key, authentication,
@@ -107,8 +338,13 @@ extension Vault {
     /// ```
     ///
     /// It takes no lock and changes nothing but what a reader changes (an authentic newer
-    /// record raises the ledger). The cost is one read, one open and one indexed ledger lookup
-    /// per record. Expiry and schema are not findings: they are the reader's business.
+    /// record, or an announced one, raises the ledger). The cost is one read and one open per
+    /// record, and two queries of the group's whole ledger for the pass: a snapshot read before
+    /// any file, which settles every record that is its confirmed version, and one read after
+    /// the last file, so that a record whose row moved meanwhile is checked again as a reader
+    /// would check it now. Any other verdict (a refusal, a raise) is reached against the row
+    /// as it is when the file is judged, never against the snapshot. Expiry and schema are not
+    /// findings: they are the reader's business.
     ///
     /// - Throws: ``VaultError/Code/storage`` or ``VaultError/Code/keyring`` only when the
     ///   records directory or the ledger cannot be read at all; a bad record is a finding.
@@ -124,31 +360,65 @@ extension Vault {
             .filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }
             .map { String($0.dropLast(suffix.count)) }
             .sorted()
+        // Read after the listing and before any file: every file read is then newer than it.
+        let snapshot = try ledger.snapshot()
         let onDisk = Set(files)
-        let gone = try ledger.recordNames().filter { !onDisk.contains($0) }
+        // A row whose file was not listed: gone, unless the file appeared since the listing
+        // (the first write of a record, announced meanwhile), which this pass did not see.
+        let gone = snapshot.rows.keys
+            .filter { !onDisk.contains($0) && !recordFileExists($0) }
+            .sorted()
         let total = files.count + gone.count
-        var passed = 0
-        var findings: [VerificationReport.Finding] = []
+        var passed: Set<String> = []
+        var bySnapshot: [String] = []
+        var findings: [String: VaultError] = [:]
         for (index, stem) in files.enumerated() {
-            do {
-                _ = try openTrustedRecord(try RecordName(validating: stem))
-                passed += 1
-            } catch where error.code == .notFound {
-                // Removed since the listing: no longer a record (a delete writes a tombstone,
-                // so this is someone removing files; the ledger pass below reports it).
-            } catch {
-                findings.append(.init(name: stem, error: error))
-            }
+            verify(stem, against: snapshot, passed: &passed, bySnapshot: &bySnapshot, findings: &findings)
             progress?(VaultProgress(completed: index + 1, total: total, name: stem))
         }
+        if !bySnapshot.isEmpty {
+            // The snapshot's acceptances hold only if their rows did not move while the pass
+            // read the files; those that moved are judged again, against the rows as they are.
+            for stem in try ledger.snapshot().changed(since: snapshot, among: bySnapshot) {
+                passed.remove(stem)
+                verify(stem, against: nil, passed: &passed, bySnapshot: &bySnapshot, findings: &findings)
+            }
+        }
         for (index, name) in gone.enumerated() {
-            let sequence = (try? RecordName(validating: name)).flatMap { try? ledger.entry(for: $0)?.sequence }
-            findings.append(.init(name: name, error: VaultError(
+            let sequence = snapshot.rows[name].flatMap { $0.confirmed > 0 ? $0.confirmed : nil }
+            findings[name] = VaultError(
                 .notFound,
-                "the trust ledger of \(group) knows record \"\(name)\"\(sequence.map { " (sequence \($0))" } ?? "") but its file is gone: it was removed outside GroupVault (a delete writes a tombstone); write it again, or restore the file")))
+                "the trust ledger of \(group) knows record \"\(name)\"\(sequence.map { " (sequence \($0))" } ?? "") but its file is gone: it was removed outside GroupVault (a delete writes a tombstone); write it again, or restore the file")
             progress?(VaultProgress(completed: files.count + index + 1, total: total, name: name))
         }
-        findings.sort { $0.name < $1.name }
-        return VerificationReport(passed: passed, findings: findings)
+        return VerificationReport(
+            passed: passed.count,
+            findings: findings.map { VerificationReport.Finding(name: $0.key, error: $0.value) }.sorted { $0.name < $1.name })
+    }
+
+    /// Verifies the record file `stem` for ``verifyAll(progress:)``: a pass, a finding, or
+    /// nothing when the file was removed since the listing (a delete writes a tombstone, so
+    /// that is someone removing files; the ledger shows it to the next verification).
+    private func verify(_ stem: String, against snapshot: TrustLedger.Snapshot?, passed: inout Set<String>, bySnapshot: inout [String], findings: inout [String: VaultError]) {
+        findings[stem] = nil
+        do {
+            let outcome = try openTrustedRecord(try RecordName(validating: stem), snapshot: snapshot)
+            passed.insert(stem)
+            if outcome.bySnapshot { bySnapshot.append(stem) }
+        } catch where error.code == .notFound {
+            // Removed since the listing: no longer a record.
+        } catch {
+            findings[stem] = error
+        }
+    }
+
+    /// Whether the record file of the ledger row `name` is there now.
+    private func recordFileExists(_ name: String) -> Bool {
+        guard let recordName = try? RecordName(validating: name) else { return false }
+        do {
+            return try records.status(of: recordFileName(recordName)) != nil
+        } catch {
+            return false  // not listed and not inspectable: reported as gone, as before
+        }
     }
 }

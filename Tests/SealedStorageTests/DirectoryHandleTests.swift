@@ -153,4 +153,22 @@ final class DirectoryHandleTests: XCTestCase {
         XCTAssertEqual(handle.removeStaleTemporaries(for: "state"), 1)
         XCTAssertEqual(try handle.names(), [".other.tmp-0123456789abcdef", "state"])
     }
+
+    /// One listing of a directory finds every killed replace's temporary file by the name it
+    /// would have replaced, with exactly the rule of a sweep: the record "a.gvr.tmp-x" has its
+    /// own temporaries, which are not a's, and a name without the 16 hex digits is not one.
+    func testTemporariesAmongAListingAreFoundByTheNameTheyWouldReplace() {
+        let entries = [
+            "a.gvr", ".a.gvr.tmp-0123456789abcdef", ".a.gvr.tmp-fedcba9876543210",
+            "a.gvr.tmp-x.gvr", ".a.gvr.tmp-x.gvr.tmp-00112233445566aa",
+            ".a.gvr.tmp-short", ".a.gvr.tmp-0123456789ABCDEF", "notes.txt", ".tmp-0123456789abcdef",
+        ]
+
+        let found = DirectoryHandle.temporaries(among: entries)
+
+        XCTAssertEqual(found, [
+            "a.gvr": [".a.gvr.tmp-0123456789abcdef", ".a.gvr.tmp-fedcba9876543210"],
+            "a.gvr.tmp-x.gvr": [".a.gvr.tmp-x.gvr.tmp-00112233445566aa"],
+        ])
+    }
 }

@@ -45,6 +45,75 @@ final class VaultResealRaceTests: XCTestCase {
         XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
     }
 
+    /// A batch announces its records, then renames them one by one: a writer of one of them in
+    /// between wins, and the batch leaves that record to it instead of overwriting it.
+    func testResealAllKeepsAWriteMadeBetweenItsAnnouncementAndItsRename() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let old = try vault.write(AuthState.signedIn, as: "first").keyID
+        try vault.write(AuthState.signedIn, as: "second")
+        try vault.write(AuthState.signedIn, as: "third")
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        Vault.resealBatchAnnounced.withLock { $0 = { _ = try? vault.write(AuthState.signedOut, as: "second") } }
+        defer { Vault.resealBatchAnnounced.withLock { $0 = nil } }
+
+        XCTAssertEqual(try vault.resealAll(), 2, "the writer, not the batch, moved \"second\" to the new key")
+        Vault.resealBatchAnnounced.withLock { $0 = nil }
+        try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "second"), AuthState.signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, name: "first"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, name: "third"), AuthState.signedIn)
+        XCTAssertTrue(try vault.verifyAll().findings.isEmpty)
+    }
+
+    /// A writer that announces a record of the batch and then fails leaves it on the old key:
+    /// the batch must not count it as done, but reseal it on its own.
+    func testResealAllResealsARecordWhoseInterveningWriterFailed() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let old = try vault.write(AuthState.signedIn, as: "first").keyID
+        try vault.write(AuthState.signedIn, as: "second")
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        Vault.resealBatchAnnounced.withLock {
+            $0 = {
+                // The writer announces, then fails before its rename and withdraws.
+                FaultInjection.withFault(.fail(.noSpace), at: .step(.rename)) {
+                    _ = try? vault.write(AuthState.signedOut, as: "second")
+                }
+            }
+        }
+        defer { Vault.resealBatchAnnounced.withLock { $0 = nil } }
+
+        XCTAssertEqual(try vault.resealAll(), 2)
+        Vault.resealBatchAnnounced.withLock { $0 = nil }
+        try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "first"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, name: "second"), AuthState.signedIn)
+    }
+
+    /// More records than one batch: every one is resealed and reported once, in order.
+    func testResealAllOfMoreRecordsThanOneBatchResealsAndReportsEachOnce() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let count = Vault.resealBatchSize + 3
+        let names = (0..<count).map { String(format: "record-%04d", $0) }
+        let old = try vault.write(AuthState.signedIn, as: names[0]).keyID
+        for name in names.dropFirst() { try vault.write(AuthState.signedIn, as: name) }
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        var reported: [Int] = []
+
+        XCTAssertEqual(try vault.resealAll { reported.append($0.completed) }, count)
+        try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
+
+        XCTAssertEqual(reported, Array(1...count))
+        XCTAssertEqual(try vault.verifyAll().passed, count)
+    }
+
     /// Polls (bounded) until another open file description holds a lock on `path`.
     private func waitUntilHeldByAnother(_ path: FilePath) throws {
         for _ in 0..<5000 {

@@ -129,4 +129,27 @@ final class VaultResealTests: XCTestCase {
             XCTAssertTrue(error.reason.contains("tampered"), error.reason)
         }
     }
+
+    /// A group whose ledger was lost has no announcement to say which records a killed writer
+    /// left a temporary file for: resealAll finds them in its one listing of the directory and
+    /// removes them, and nothing that is not exactly such a file.
+    func testResealAllOfAGroupWhoseLedgerWasLostRemovesKilledWritersLeftovers() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        for name in ["first", "second", "third"] { try vault.write(AuthState.signedIn, as: name) }
+        let directory = URL(fileURLWithPath: vault.recordsDirectory.string)
+        for leftover in [".second.gvr.tmp-0123456789abcdef", ".third.gvr.tmp-fedcba9876543210", ".third.gvr.tmp-keep"] {
+            try Data([0]).write(to: directory.appendingPathComponent(leftover))
+        }
+        try vault.ledger.removeAll()
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+
+        XCTAssertEqual(try vault.resealAll(), 3)
+
+        XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), [".third.gvr.tmp-keep", "first.gvr", "second.gvr", "third.gvr"])
+        for name in ["first", "second", "third"] {
+            XCTAssertEqual(try vault.read(AuthState.self, name: name), AuthState.signedIn, name)
+        }
+    }
 }

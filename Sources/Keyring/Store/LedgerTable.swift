@@ -88,6 +88,50 @@ package struct LedgerTable: Sendable {
         }
     }
 
+    /// ``update(_:fault:_:)`` for several records in ONE write transaction (one durable
+    /// commit): `body` is called once per record, in order, with its row as it is now.
+    /// Returns the results in the same order.
+    package func updateAll<Result>(
+        _ records: [String],
+        fault: FaultPoint? = nil,
+        _ body: (_ index: Int, inout Row?) -> Result
+    ) throws(KeyringError) -> [Result] {
+        try database.write("update the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [Result] in
+            var results: [Result] = []
+            results.reserveCapacity(records.count)
+            for (index, record) in records.enumerated() {
+                let original = try fetch(record, in: transaction)
+                var row = original
+                results.append(body(index, &row))
+                if row != original { try store(record, row, in: transaction) }
+            }
+            if let fault { try transaction.checkFault(fault) }
+            return results
+        }
+    }
+
+    private func store(_ record: String, _ row: Row?, in transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) {
+        if let row {
+            try transaction.run(
+                """
+                INSERT INTO ledger (access_group, record, confirmed, confirmed_digest, pending, pending_digest, tag)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (access_group, record) DO UPDATE SET
+                    confirmed = excluded.confirmed, confirmed_digest = excluded.confirmed_digest,
+                    pending = excluded.pending, pending_digest = excluded.pending_digest, tag = excluded.tag
+                """,
+                [
+                    .text(group.rawValue), .text(record),
+                    .integer(Int64(bitPattern: row.confirmed)), .text(row.confirmedDigest),
+                    row.pending.map { .integer(Int64(bitPattern: $0)) } ?? .null,
+                    row.pendingDigest.map { .text($0) } ?? .null,
+                    .blob(tag(record, row)),
+                ])
+        } else {
+            try transaction.run("DELETE FROM ledger WHERE access_group = ? AND record = ?", [.text(group.rawValue), .text(record)])
+        }
+    }
+
     /// Deletes every row of the group: the ledger forgets what it trusted (as if lost).
     package func removeAll() throws(KeyringError) {
         try database.write("clear the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
@@ -100,6 +144,35 @@ package struct LedgerTable: Sendable {
         try database.read("list the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [String] in
             try transaction.query("SELECT record FROM ledger WHERE access_group = ? ORDER BY record", [.text(group.rawValue)]) { $0.text(0) }
         }
+    }
+
+    /// Every row of the group, by record name, in one query (for a pass over the whole group,
+    /// such as a verification, instead of one lookup per record).
+    /// - Throws: ``KeyringStatus/decode`` when a row's tag does not verify.
+    package func allRows() throws(KeyringError) -> [String: Row] {
+        let rows = try database.read("read the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [(String, Row, [UInt8])] in
+            try transaction.query(
+                "SELECT record, confirmed, confirmed_digest, pending, pending_digest, tag FROM ledger WHERE access_group = ?",
+                [.text(group.rawValue)]
+            ) { reader in
+                (
+                    reader.text(0),
+                    Row(
+                        confirmed: UInt64(bitPattern: reader.integer(1)),
+                        confirmedDigest: reader.text(2),
+                        pending: reader.isNull(3) ? nil : UInt64(bitPattern: reader.integer(3)),
+                        pendingDigest: reader.isNull(4) ? nil : reader.text(4)),
+                    reader.blob(5)
+                )
+            }
+        }
+        var result: [String: Row] = [:]
+        result.reserveCapacity(rows.count)
+        for (record, row, stored) in rows {
+            try verifyTag(stored, record, row)
+            result[record] = row
+        }
+        return result
     }
 
     /// Imports rows from a ledger of the sealed-JSON layout in one transaction, once per group:
@@ -143,11 +216,15 @@ package struct LedgerTable: Sendable {
             )
         }
         guard let (row, stored) = rows.first else { return nil }
+        try verifyTag(stored, record, row)
+        return row
+    }
+
+    private func verifyTag(_ stored: [UInt8], _ record: String, _ row: Row) throws(KeyringError) {
         let expected = tag(record, row)
         guard stored.count == expected.count, zip(stored, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
             throw KeyringError(.decode, "the trust ledger row of \"\(GroupIdentifier.printable(record))\" in \(group) fails authentication (keyring database \(database.path) was altered, or the row was copied from another record); it was not used: restore the database from a backup")
         }
-        return row
     }
 
     /// The row's tag: keyed BLAKE2b over its identity and every field, each length-prefixed.
