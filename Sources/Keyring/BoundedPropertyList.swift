@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The bounded property-list parser of the entitlements code (``PropertyListValue``), for other
 /// modules of the package that parse property lists from outside (SharedDefaults imports

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedStorage
 
 /// A symmetric 256-bit key from an access group's keyset, with its id.

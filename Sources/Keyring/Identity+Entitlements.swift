@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Identity {
     /// Reads an Xcode `.entitlements` property list (XML or binary), the same file the app is

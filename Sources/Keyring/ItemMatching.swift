@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Apple's matching rules for one stored item against a query (docs/SECITEM.md, "Matching rules").
 ///
@@ -31,7 +35,7 @@ extension ItemQuery {
 
     private func stringsMatch(_ wanted: String, _ stored: String) -> Bool {
         if caseInsensitive {
-            return wanted.compare(stored, options: [.caseInsensitive, .literal]) == .orderedSame
+            return wanted.equalsIgnoringCase(stored)
         }
         return wanted.utf8.elementsEqual(stored.utf8)
     }

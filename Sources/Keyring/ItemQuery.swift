@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Which items an operation applies to. Every attribute given must match; absent ones match
 /// anything, with Apple's exceptions: synchronizable defaults to matching only

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The class of a keychain item (`kSecClass`). Raw values are Apple's exact strings.
 public enum ItemClass: String, Sendable, Hashable, Codable, CaseIterable {

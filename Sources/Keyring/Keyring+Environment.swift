@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Keyring {
     /// A keyring for the process identity (``Identity/fromEnvironment(_:)``) over the home the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedStorage
 
 /// Password items with Apple's semantics (docs/SECITEM.md): primary keys, default and

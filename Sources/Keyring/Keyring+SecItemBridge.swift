@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // What the `Security` module (Apple's SecItem API over this keyring, a separate module since
 // it must be importable as `import Security`) needs from Keyring's internals to explain a

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A file-backed keychain for one process identity: items in access groups, per-group keysets,
 /// and group containers, with Apple's semantics.

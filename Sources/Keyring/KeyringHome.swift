@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedStorage
 import SystemPackage
 
@@ -60,7 +64,7 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             return KeyringHome(root: URL(fileURLWithPath: data).appendingPathComponent("groupvault", isDirectory: true), sharing: sharing)
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return KeyringHome(
             root: URL(fileURLWithPath: home).appendingPathComponent(".local/share/groupvault", isDirectory: true),
             sharing: sharing)
@@ -187,7 +191,7 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
             try SafeFile.readIfPresent(lockStatePath, maximumSize: 64)
         }
         guard let bytes else { return .unlocked }
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespaceAndNewlines()
         guard let state = DeviceLockState(rawValue: text) else {
             throw KeyringError(.decode, "device lock state file \(lockStatePath) holds an unknown state; write one of \(DeviceLockState.allCases.map(\.rawValue))")
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedStorage
 
 /// The stored form of one access group's keyset: numbered 256-bit keys, exactly one of them

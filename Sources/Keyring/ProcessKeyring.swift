@@ -1,5 +1,9 @@
 #if !canImport(Darwin)
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// The keyring the `Security` module's SecItem functions and

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedStorage
 
 /// The fixed 72-byte header of a record blob, field for field as docs/FORMAT.md lays it out.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What ``Vault/write(_:as:expiresAt:)`` sealed, and what ``Vault/list()`` reads without decrypting.
 ///

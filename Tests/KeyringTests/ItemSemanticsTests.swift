@@ -430,7 +430,6 @@ struct ItemTestHome {
         Keyring(identity: identity, home: home)
     }
 
-    /// The sealed items file of `group`.
     /// The keyring database holding every group's items.
     var databaseFile: URL {
         home.root.appendingPathComponent("Keychains").appendingPathComponent("keyring.db")

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A parser for XML property lists that cannot be driven into deep recursion or unbounded work.
 ///
@@ -132,7 +136,7 @@ struct XMLPropertyListParser {
         guard let content, ["string", "integer", "real", "true", "false", "date", "data"].contains(tag.name) else {
             throw unexpected(tag)
         }
-        let trimmed = content.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = content.trimmingWhitespaceAndNewlines()
         switch tag.name {
         case "string":
             return .string(content)
@@ -153,7 +157,7 @@ struct XMLPropertyListParser {
             }
             return .date(date)
         default:
-            let base64 = content.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) }
+            let base64 = content.unicodeScalars.filter { !$0.isWhitespaceOrNewline }
             guard let data = Data(base64Encoded: String(String.UnicodeScalarView(base64))) else { throw malformed("<data> is not base64") }
             return .data(data)
         }

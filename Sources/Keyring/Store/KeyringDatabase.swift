@@ -109,10 +109,7 @@ package final class KeyringDatabase: Sendable {
             opened = try SQLiteConnection(openingExisting: path.string)
             try opened.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)")
             // Before touching anything else: a file that is not a database fails here.
-            let mode = try opened.query("PRAGMA journal_mode = WAL") { $0.text(0) }.first ?? ""
-            guard mode.lowercased() == "wal" else {
-                throw SQLiteConnection.Failure(code: SQLITE_ERROR, message: "journal mode is \(mode), not wal", operation: "enable WAL")
-            }
+            try Self.enableWAL(on: opened)
             try opened.execute("PRAGMA synchronous = FULL")
             try opened.execute("BEGIN IMMEDIATE")
             do {
@@ -250,6 +247,32 @@ package final class KeyringDatabase: Sendable {
     }
 
     // MARK: Opening
+
+    /// Switches the connection's database to WAL, waiting for other processes that are doing
+    /// the same: several processes opening a new home at once all get here together.
+    ///
+    /// Why a loop of our own and not just the busy timeout: switching a database that is not yet
+    /// WAL takes a read lock and then asks for the write lock inside the same statement, and
+    /// SQLite never calls the busy handler for that upgrade (waiting there could deadlock), so
+    /// the statement fails at once with `SQLITE_BUSY` while another process holds the write lock
+    /// for its own switch or its schema. The attempt is repeated, holding no lock in between,
+    /// for as long as the busy timeout would have waited.
+    private static func enableWAL(on connection: SQLiteConnection) throws(SQLiteConnection.Failure) {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(Int(busyTimeoutMilliseconds)))
+        while true {
+            do throws(SQLiteConnection.Failure) {
+                let mode = try connection.query("PRAGMA journal_mode = WAL") { $0.text(0) }.first ?? ""
+                guard mode.lowercased() == "wal" else {
+                    throw SQLiteConnection.Failure(code: SQLITE_ERROR, message: "journal mode is \(mode), not wal", operation: "enable WAL")
+                }
+                return
+            } catch where error.primaryCode == SQLITE_BUSY && clock.now < deadline {
+                // A few milliseconds is what another process's switch and schema take.
+                usleep(UInt32.random(in: 2_000...10_000))
+            }
+        }
+    }
 
     private static func createIfAbsent(_ path: FilePath, sharing: StorageSharing) throws(KeyringError) {
         let mode = sharing.fileSharing.fileMode

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SealedStorage
 
 /// The keysets of every access group as rows of the keyring database: one row per key.
