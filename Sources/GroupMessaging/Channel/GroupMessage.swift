@@ -133,7 +133,7 @@ package struct ChannelEnvelope: Sendable, Equatable {
         }
         let body: Data
         do {
-            body = try JSONEncoder().encode(message)
+            body = Data(try MessageJSONEncoder.encode(message))
         } catch {
             throw GroupMessagingError(.invalidMessage, "a \(type) message does not encode: \(error)", underlying: error)
         }
