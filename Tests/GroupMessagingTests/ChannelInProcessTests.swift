@@ -1,5 +1,6 @@
 import Foundation
-import GroupMessaging
+@testable import GroupMessaging
+import GroupVaultTestKit
 import Synchronization
 import XCTest
 
@@ -11,6 +12,11 @@ struct Ping: GroupMessage {
 struct Pong: GroupMessage {
     static let messageType = "test.pong"
     var seq: Int
+}
+
+struct Filler: GroupMessage {
+    static let messageType = "test.filler"
+    var text: String
 }
 
 /// Server and client in one process: hooks, handlers and timeouts.
@@ -33,6 +39,55 @@ final class ChannelInProcessTests: XCTestCase {
         _ = try await client.connected()
         let response = try await client.request(Ping(seq: 41), timeout: .seconds(60))
         XCTAssertEqual((response as? Pong)?.seq, 42)
+        await client.close()
+        await server.close()
+    }
+
+    func testMessagesFillingAFrameExactlyArriveByteExactBothWays() async throws {
+        var random = SeededGenerator()
+        // Printable ASCII without the two characters JSON escapes: the JSON is the text plus a fixed overhead.
+        let alphabet = Array((0x20...0x7E).filter { $0 != 0x22 && $0 != 0x5C }.map { Character(Unicode.Scalar(UInt8($0))) })
+        let overhead = try MessageJSONEncoder.encode(Filler(text: "")).count
+        let length = ChannelEnvelope.capacity - Filler.messageType.utf8.count - overhead
+        let text = String((0..<length).map { _ in alphabet.randomElement(using: &random)! })
+        let envelope = try ChannelEnvelope.encoding(Filler(text: text), kind: .request, id: 1)
+        XCTAssertEqual(envelope.encoded.count + ChannelSealer.overhead, ChannelFrame.maximumBodyLength, "the message must fill a frame")
+
+        let received = Mutex<String?>(nil)
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Filler.self]),
+            handlers: .init(request: { message, _ in
+                let filler = message as! Filler
+                received.withLock { $0 = filler.text }
+                return Filler(text: String(filler.text.reversed()))
+            }))
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Filler.self]))
+        client.start()
+        _ = try await client.connected()
+        let response = try await client.request(Filler(text: text), timeout: .seconds(60))
+        XCTAssertEqual(received.withLock { $0 }, text, random.describe)
+        XCTAssertEqual((response as? Filler)?.text, String(text.reversed()), random.describe)
+        await client.close()
+        await server.close()
+    }
+
+    func testMessageOneByteLargerThanAFrameIsRefusedAndTheConnectionGoesOn() async throws {
+        let overhead = try MessageJSONEncoder.encode(Filler(text: "")).count
+        let tooLong = String(repeating: "x", count: ChannelEnvelope.capacity - Filler.messageType.utf8.count - overhead + 1)
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Filler.self]),
+            handlers: .init(request: { message, _ in message }))
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Filler.self]))
+        client.start()
+        _ = try await client.connected()
+        do {
+            _ = try await client.request(Filler(text: tooLong), timeout: .seconds(60))
+            XCTFail("a message one byte over the frame was sent")
+        } catch {
+            XCTAssertEqual(error.code, .invalidMessage)
+        }
+        let response = try await client.request(Filler(text: String(tooLong.dropLast())), timeout: .seconds(60))
+        XCTAssertEqual((response as? Filler)?.text.utf8.count, tooLong.utf8.count - 1)
         await client.close()
         await server.close()
     }

@@ -83,7 +83,7 @@ final class ChannelProtocolTests: XCTestCase {
     func testUnregisteredTypeIsRefusedNamingTheAllowList() {
         struct Ping: GroupMessage { static let messageType = "ping" }
         let types = GroupMessageTypes([Ping.self])
-        XCTAssertThrowsError(try types.decode(name: "evil", body: Array("{}".utf8))) { error in
+        XCTAssertThrowsError(try types.decode(name: "evil", body: Data("{}".utf8))) { error in
             XCTAssertEqual((error as! ChannelProtocolError).kind, .unknownMessageType)
             XCTAssertTrue((error as! ChannelProtocolError).reason.contains("allowed: ping"))
         }

@@ -95,7 +95,9 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         if case .closed = state { return }
         var buffer = unwrapInboundIn(data)
         do {
-            let frames = try reader.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
+            // The reader copies straight from NIO's buffer: no intermediate array per read.
+            let frames = try reader.append(buffer.readableBytesView)
+            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
             for frame in frames {
                 try handle(frame, context: context)
                 if case .closed = state { return }
@@ -126,9 +128,9 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
             promise?.fail(GroupMessagingError(.notConnected, "the connection is not established (or already closed)"))
             return
         }
-        let body = sealer.seal(envelope.encoded)
+        let sealed = sealer.sealParts(envelope.encoded)
         state = .established(sealer)
-        context.write(wrapOutboundOut(Self.frame(body, allocator: context.channel.allocator)), promise: promise)
+        context.write(wrapOutboundOut(Self.frame(sealed, allocator: context.channel.allocator)), promise: promise)
     }
 
     // MARK: Protocol
@@ -184,7 +186,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         }
         var sealer = ChannelSealer(keys: keys, role: role)
         let ready = ChannelEnvelope(kind: .ready, id: role == .server ? serverConnectionID : 0)
-        writeFrame(sealer.seal(ready.encoded), context: context)
+        writeFrame(sealer.sealParts(ready.encoded), context: context)
         state = .awaitingReady(sealer)
     }
 
@@ -194,7 +196,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         switch state {
         case .awaitingReady(var sealer), .established(var sealer):
             let goodbye = ChannelEnvelope(kind: .goodbye, body: Array(error.description.utf8.prefix(1000)))
-            writeFrame(sealer.seal(goodbye.encoded), context: context)
+            writeFrame(sealer.sealParts(goodbye.encoded), context: context)
         case .awaitingHello, .closed:
             break
         }
@@ -206,10 +208,24 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         context.writeAndFlush(wrapOutboundOut(Self.frame(body, allocator: context.channel.allocator)), promise: nil)
     }
 
+    private func writeFrame(_ sealed: (counter: [UInt8], ciphertextAndTag: [UInt8]), context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(Self.frame(sealed, allocator: context.channel.allocator)), promise: nil)
+    }
+
     static func frame(_ body: [UInt8], allocator: ByteBufferAllocator) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: ChannelFrame.headerLength + body.count)
         buffer.writeInteger(UInt32(body.count), endianness: .big)
         buffer.writeBytes(body)
+        return buffer
+    }
+
+    /// A sealed frame from its parts, written once into the buffer NIO sends.
+    static func frame(_ sealed: (counter: [UInt8], ciphertextAndTag: [UInt8]), allocator: ByteBufferAllocator) -> ByteBuffer {
+        let length = sealed.counter.count + sealed.ciphertextAndTag.count
+        var buffer = allocator.buffer(capacity: ChannelFrame.headerLength + length)
+        buffer.writeInteger(UInt32(length), endianness: .big)
+        buffer.writeBytes(sealed.counter)
+        buffer.writeBytes(sealed.ciphertextAndTag)
         return buffer
     }
 }

@@ -29,13 +29,20 @@ package struct ChannelSealer: Sendable {
 
     /// The next frame body carrying `plaintext`.
     package mutating func seal(_ plaintext: [UInt8]) -> [UInt8] {
+        let parts = sealParts(plaintext)
+        return parts.counter + parts.ciphertextAndTag
+    }
+
+    /// The next frame body carrying `plaintext`, as its two parts: a writer puts them into its
+    /// output buffer one after the other instead of joining them first (a copy of up to 64 KiB).
+    package mutating func sealParts(_ plaintext: [UInt8]) -> (counter: [UInt8], ciphertextAndTag: [UInt8]) {
         let counter = sendCounter
         sendCounter += 1
         let counterBytes = Self.bigEndian(counter)
         let sealed = XChaCha20Poly1305.seal(
             plaintext, using: sendKey, nonce: Self.nonce(counterBytes),
             authenticating: Self.additionalData(direction: sendDirection, counterBytes))
-        return counterBytes + sealed
+        return (counterBytes, sealed)
     }
 
     /// The plaintext of the next frame body from the peer.

@@ -264,7 +264,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
             throw GroupMessagingError(.protocolViolation, "the server's handler failed: " + String(decoding: reply.body, as: UTF8.self))
         }
         do {
-            return try types.decode(name: reply.type, body: reply.body)
+            return try types.decode(name: reply.type, body: reply.bodyData)
         } catch {
             throw GroupMessagingError(.protocolViolation, "the response is not an allowed message: \(error)", underlying: error)
         }
@@ -311,7 +311,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     func received(_ envelope: ChannelEnvelope, connectionID: UInt64, channel: any Channel) throws(ChannelProtocolError) {
         switch envelope.kind {
         case .message:
-            handlers.message(try types.decode(name: envelope.type, body: envelope.body))
+            handlers.message(try types.decode(name: envelope.type, body: envelope.bodyData))
         case .response, .failure:
             resume(envelope.id, with: .success(envelope))
         default:

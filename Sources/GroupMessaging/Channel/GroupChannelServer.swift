@@ -246,7 +246,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
         guard envelope.kind == .message || envelope.kind == .request else {
             throw ChannelProtocolError(.unexpectedFrame, "a client sent a \(envelope.kind) envelope, which only servers send")
         }
-        let message = try types.decode(name: envelope.type, body: envelope.body)
+        let message = try types.decode(name: envelope.type, body: envelope.bodyData)
         if envelope.kind == .message {
             handlers.message(message, peer)
             return

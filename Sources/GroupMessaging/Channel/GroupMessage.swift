@@ -36,12 +36,12 @@ public struct GroupMessageTypes: Sendable {
     /// Decodes `body` as the type registered under `name`.
     /// - Throws: ``ChannelProtocolError/Kind/unknownMessageType`` for an unregistered name,
     ///   ``ChannelProtocolError/Kind/undecodableMessage`` when the JSON does not fit the type.
-    package func decode(name: String, body: [UInt8]) throws(ChannelProtocolError) -> any GroupMessage {
+    package func decode(name: String, body: Data) throws(ChannelProtocolError) -> any GroupMessage {
         guard let decoder = decoders[name] else {
             throw ChannelProtocolError(.unknownMessageType, "message type \"\(String(name.unicodeScalars.prefix(80)).debugDescription.dropFirst().dropLast())\" is not registered (allowed: \(names.joined(separator: ", ")))")
         }
         do {
-            return try decoder(Data(body))
+            return try decoder(body)
         } catch {
             throw ChannelProtocolError(.undecodableMessage, "a \(name) message of \(body.count) bytes does not decode: \(error)")
         }
@@ -73,18 +73,34 @@ package struct ChannelEnvelope: Sendable, Equatable {
     package var kind: Kind
     package var id: UInt64
     package var type: String
-    package var body: [UInt8]
+    /// The body as the JSON coders take and give it: a near-limit message is 64 KB, and keeping
+    /// it as `Data` spares a copy on each side of the coder.
+    package var bodyData: Data
 
+    /// The body's bytes (for the UTF-8 reasons of failures and goodbyes).
+    package var body: [UInt8] { Array(bodyData) }
+
+    /// The plaintext to seal, built in one allocation: the body is copied once.
     package var encoded: [UInt8] {
-        let typeBytes = Array(type.utf8)
-        return [kind.rawValue] + ChannelSealer.bigEndian(id) + [UInt8(typeBytes.count)] + typeBytes + body
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.headerLength + type.utf8.count + bodyData.count)
+        bytes.append(kind.rawValue)
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: id >> UInt64(shift))) }
+        bytes.append(UInt8(type.utf8.count))
+        bytes.append(contentsOf: type.utf8)
+        bytes.append(contentsOf: bodyData)
+        return bytes
     }
 
     package init(kind: Kind, id: UInt64 = 0, type: String = "", body: [UInt8] = []) {
+        self.init(kind: kind, id: id, type: type, bodyData: Data(body))
+    }
+
+    package init(kind: Kind, id: UInt64, type: String, bodyData: Data) {
         self.kind = kind
         self.id = id
         self.type = type
-        self.body = body
+        self.bodyData = bodyData
     }
 
     package init(parsing bytes: [UInt8]) throws(ChannelProtocolError) {
@@ -105,7 +121,7 @@ package struct ChannelEnvelope: Sendable, Equatable {
         self.kind = kind
         self.id = bytes[1..<9].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         self.type = type
-        self.body = Array(bytes[(Self.headerLength + typeLength)...])
+        self.bodyData = Data(bytes[(Self.headerLength + typeLength)...])
     }
 
     /// The envelope of `message`, refusing one too large for a frame.
@@ -115,15 +131,15 @@ package struct ChannelEnvelope: Sendable, Equatable {
         guard (1...255).contains(typeLength) else {
             throw GroupMessagingError(.invalidMessage, "message type names are 1 to 255 bytes; \(type.prefix(40)) is \(typeLength)")
         }
-        let body: [UInt8]
+        let body: Data
         do {
-            body = Array(try JSONEncoder().encode(message))
+            body = Data(try MessageJSONEncoder.encode(message))
         } catch {
             throw GroupMessagingError(.invalidMessage, "a \(type) message does not encode: \(error)", underlying: error)
         }
         guard typeLength + body.count <= capacity else {
             throw GroupMessagingError(.invalidMessage, "a \(type) message encodes to \(body.count) bytes; with its type name a frame carries at most \(capacity); split it or send a reference to shared storage instead")
         }
-        return ChannelEnvelope(kind: kind, id: id, type: type, body: body)
+        return ChannelEnvelope(kind: kind, id: id, type: type, bodyData: body)
     }
 }
