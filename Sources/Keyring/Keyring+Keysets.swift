@@ -55,8 +55,16 @@ extension Keyring {
     ///   ``KeyringStatus/missingEntitlement``, ``KeyringStatus/interactionNotAllowed`` and
     ///   ``KeyringStatus/decode`` as for ``groupKey(for:)``.
     public func key(id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> GroupKey {
+        try keyAndDatabase(id: id, in: group).key
+    }
+
+    /// ``key(id:in:)``, with the keyring database the key was read from, for a caller that
+    /// goes on to use that database in the same operation (a Vault read: its trust ledger row)
+    /// without looking at the home again: one look per operation, and the next operation
+    /// looks again, so a change by any process is seen by the next one.
+    package func keyAndDatabase(id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> (key: GroupKey, database: KeyringDatabase) {
         let table = try keysetTable(for: group, operation: "key(id:in:)")
-        return try groupKey(try openableEntry(id: id, in: table.keyset(of: group), group: group), in: group)
+        return (try groupKey(try openableEntry(id: id, in: table.keyset(of: group), group: group), in: group), table.database)
     }
 
     /// The bytes of key `id` of `group`, copied out of guarded memory.
@@ -132,14 +140,19 @@ extension Keyring {
         guard identity.isEntitled(toAccessGroup: group) else {
             throw identity.missingEntitlement(for: group, operation: operation)
         }
-        let state = try home.lockState()
+        // One look at whether the home is in passphrase mode serves the lock state and the
+        // master secret: a warm call makes three lstats (that one, the lock state's file, the
+        // master secret's file), each seeing any process's change.
+        let passphraseMode = try home.isPassphraseProtected()
+        let state = try home.lockState(inPassphraseMode: passphraseMode)
         // Group keys behave as AfterFirstUnlock items: that is what lets widgets use them.
         guard Accessibility.afterFirstUnlock.permitsAccess(in: state) else {
             throw KeyringError(
                 .interactionNotAllowed,
                 "\(operation): group keys of \(group) are usable only after the first unlock, and the device of \(home) is in state \(state); unlock it once (KeyringHome.setLockState(.unlocked))")
         }
-        return try KeysetTable(home: home)
+        let master = try home.masterKey(inPassphraseMode: passphraseMode)
+        return KeysetTable(database: try KeyringDatabase.shared(for: home, master: master), home: home)
     }
 
     /// The entry `id` if it exists and is not retired.

@@ -36,6 +36,7 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     package let containersDirectory: FilePath
     package let masterKeyPath: FilePath
     package let lockStatePath: FilePath
+    package let databasePath: FilePath
 
     /// A home rooted at `root`. Nothing is created until first use.
     public init(root: URL, sharing: StorageSharing = .ownerOnly) {
@@ -46,6 +47,7 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         containersDirectory = rootPath.appending("Group Containers")
         masterKeyPath = keychainsDirectory.appending("master.key")
         lockStatePath = keychainsDirectory.appending("device-lock-state")
+        databasePath = keychainsDirectory.appending(KeyringDatabase.fileName)
     }
 
     /// The home named by the environment: `GROUPVAULT_HOME`, else `$XDG_DATA_HOME/groupvault`,
@@ -116,6 +118,14 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// Creation happens under a cross-process lock and by atomic replacement, so two processes
     /// starting at once agree on one secret and neither can read a half-written file.
     package func masterKey() throws(KeyringError) -> SymmetricKey {
+        try masterKey(inPassphraseMode: nil)
+    }
+
+    /// ``masterKey()`` for a caller that already looked whether the home is in passphrase mode
+    /// (``isPassphraseProtected()``) in the same operation: one `lstat` fewer when warm. The
+    /// full path does not trust the hint and looks again.
+    package func masterKey(inPassphraseMode knownMode: Bool?) throws(KeyringError) -> SymmetricKey {
+        if let held = heldMasterKey(inPassphraseMode: knownMode) { return held }
         try prepareKeychains()
         // Passphrase mode (MasterKeyWrapping.swift): the secret is only in the runtime directory.
         if try isPassphraseProtected() { return try runtimeMasterKey() }
@@ -157,6 +167,33 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// operation needs only an `lstat` to know it is still the same file.
     private static let secrets = FileVersionCache<Secrets>()
 
+    /// The master secret this process already read, when the file it was read from is still
+    /// the same version (``FileVersion``): two `lstat`s, no read, no guarded allocation. `nil`
+    /// sends the caller down the full path, which vets the directories, reads the file and
+    /// reports any problem with a reason; so does any error here.
+    ///
+    /// Why the directories are not vetted again on this path: they were vetted when the secret
+    /// was read, and the secret is only served while its file is exactly that version (same
+    /// inode, same change time, which no one can set back). Swapping the file, or the directory
+    /// above it, for another shows up as another version (or none), and takes the full path.
+    private func heldMasterKey(inPassphraseMode knownMode: Bool?) -> SymmetricKey? {
+        // Passphrase mode first: while `set` finishes, master.key and passphrase.wrapped both
+        // exist, and the passphrase mode is the one that holds.
+        let passphraseMode: Bool
+        if let knownMode {
+            passphraseMode = knownMode
+        } else {
+            do {
+                passphraseMode = try Syscall.statusIfPresent(wrappedUnlockKeyPath) != nil
+            } catch {
+                return nil
+            }
+        }
+        if passphraseMode { return heldRuntimeMasterKey() }
+        guard let status = try? Syscall.statusIfPresent(masterKeyPath), status.type == .regular else { return nil }
+        return Self.secrets.value(at: masterKeyPath, version: FileVersion(status))?.master
+    }
+
     private func cachedSecrets() throws(KeyringError) -> Secrets? {
         let status = try mapStorage("read master key") { () throws(StorageError) in try Syscall.typedStatus(masterKeyPath) }
         guard let status, status.type == .regular else { return nil }
@@ -191,7 +228,13 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// directory, see MasterKeyWrapping.swift); otherwise the emulated one, and a home that
     /// never set one is ``DeviceLockState/unlocked``.
     public func lockState() throws(KeyringError) -> DeviceLockState {
-        if try isPassphraseProtected() { return try machineLockState() }
+        try lockState(inPassphraseMode: isPassphraseProtected())
+    }
+
+    /// ``lockState()`` for a caller that already looked whether the home is in passphrase mode
+    /// (``isPassphraseProtected()``) in the same operation, and so makes one `lstat` fewer.
+    package func lockState(inPassphraseMode: Bool) throws(KeyringError) -> DeviceLockState {
+        if inPassphraseMode { return try machineLockState() }
         // One lstat when the file did not change since this process last read it.
         let status = try mapStorage("read device lock state") { () throws(StorageError) in try Syscall.typedStatus(lockStatePath) }
         guard let status else { return .unlocked }

@@ -4,7 +4,13 @@ import FoundationEssentials
 import Foundation
 #endif
 import SealedStorage
+import Synchronization
 import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Passphrase mode: a home whose secrets exist on disk only under a passphrase, and whose lock
 /// state is a state of the machine rather than a file anyone may rewrite.
@@ -113,6 +119,10 @@ extension KeyringHome {
                 try SafeDirectory.check(directory, sharing: .ownerOnly)
             }
         }
+        // Vetted: from now on the lock state derived from its files needs no stat of it.
+        if environment["XDG_RUNTIME_DIR"] == Self.runtimeDirectoryNamed() {
+            Self.vettedRuntimeDirectories.withLock { _ = $0.insert(runtime) }
+        }
         return RuntimeFiles(
             directory: directory,
             master: directory.appending("\(homeIdentifier).master"),
@@ -121,9 +131,10 @@ extension KeyringHome {
 
     // MARK: Derived state and keys
 
-    /// The lock state of a home in passphrase mode, read from the runtime directory.
+    /// The lock state of a home in passphrase mode, read from the runtime directory: two
+    /// `lstat`s, so a `lock` or `unlock` by any process is seen by the next call.
     package func machineLockState() throws(KeyringError) -> DeviceLockState {
-        let files = try runtimeFiles()
+        let files = try vettedRuntimeFiles()
         let (master, unlockKey) = try mapStorage("read the runtime lock state") { () throws(StorageError) in
             (try Syscall.typedStatus(files.master), try Syscall.typedStatus(files.unlockKey))
         }
@@ -137,10 +148,57 @@ extension KeyringHome {
     ///   the secret exists only sealed, so nothing, not even an `Always` item, can be opened.
     package func runtimeMasterKey() throws(KeyringError) -> SymmetricKey {
         let files = try runtimeFiles()
-        guard let key = try readRuntimeKey(files.master, named: "unlocked master secret") else {
+        guard let (key, version) = try readRuntimeKeyAndVersion(files.master, named: "unlocked master secret") else {
             throw KeyringError(.interactionNotAllowed, "the keyring home \(rootPath) is protected by a passphrase and was not unlocked since boot (or login): run `vaultcli unlock`")
         }
+        Self.runtimeSecrets.store(key, at: files.master, version: version)
         return key
+    }
+
+    // MARK: Warm paths
+
+    /// Runtime master secrets this process read, each valid for one version of its file.
+    private static let runtimeSecrets = FileVersionCache<SymmetricKey>()
+
+    /// The values of `XDG_RUNTIME_DIR` whose directory this process vetted (``runtimeFiles(creating:environment:)``).
+    private static let vettedRuntimeDirectories = Mutex<Set<String>>([])
+
+    /// The master secret this process already read from the runtime directory, when that file
+    /// is still the same version: one `lstat`, no read, no guarded allocation. The runtime
+    /// directory is not vetted again: the secret was read only after it was, and only that
+    /// identical file (same inode and change time) serves it; a rewritten or removed file, or
+    /// another `XDG_RUNTIME_DIR`, takes the full path of ``runtimeMasterKey()``.
+    func heldRuntimeMasterKey() -> SymmetricKey? {
+        guard let base = Self.runtimeDirectoryNamed(), let status = try? Syscall.statusIfPresent(runtimeFilePath(in: base, "master")),
+              status.type == .regular else { return nil }
+        return Self.runtimeSecrets.value(at: runtimeFilePath(in: base, "master"), version: FileVersion(status))
+    }
+
+    /// ``runtimeFiles(creating:environment:)``, vetting `XDG_RUNTIME_DIR` once per process and
+    /// value rather than on every call: what is derived from these files without reading them
+    /// (the lock state, from which files exist) needs only their names. Every read of a secret
+    /// from them still goes through the full check. A directory that passed once stays ours:
+    /// only its owner (or root) can change its owner or mode, and another value of the variable
+    /// is vetted anew.
+    private func vettedRuntimeFiles() throws(KeyringError) -> RuntimeFiles {
+        if let base = Self.runtimeDirectoryNamed(), Self.vettedRuntimeDirectories.withLock({ $0.contains(base) }) {
+            let directory = FilePath(base).appending("groupvault")
+            return RuntimeFiles(
+                directory: directory, master: runtimeFilePath(in: base, "master"), unlockKey: runtimeFilePath(in: base, "unlock"))
+        }
+        return try runtimeFiles()
+    }
+
+    /// `XDG_RUNTIME_DIR` as the environment names it now, if it is an absolute path; not checked.
+    private static func runtimeDirectoryNamed() -> String? {
+        guard let value = getenv("XDG_RUNTIME_DIR") else { return nil }
+        let base = String(cString: value)
+        return base.hasPrefix("/") ? base : nil
+    }
+
+    /// `<base>/groupvault/<home identifier>.<kind>`, as ``runtimeFiles(creating:environment:)`` names them.
+    private func runtimeFilePath(in base: String, _ kind: String) -> FilePath {
+        FilePath(base).appending("groupvault").appending("\(homeIdentifier).\(kind)")
     }
 
     /// How `WhenUnlocked`-class item rows are sealed in this home, as of now.
@@ -311,17 +369,26 @@ extension KeyringHome {
     /// A 32-byte key from the runtime directory, checked to be ours and private first; `nil`
     /// when the file is absent.
     private func readRuntimeKey(_ path: FilePath, named name: String) throws(KeyringError) -> SymmetricKey? {
-        let bytes = try mapStorage("read the \(name)") { () throws(StorageError) -> [UInt8]? in
-            guard try Syscall.typedStatus(path) != nil else { return nil }
+        try readRuntimeKeyAndVersion(path, named: name)?.key
+    }
+
+    /// ``readRuntimeKey(_:named:)`` with the file's version, taken before the read: what is
+    /// cached under it is never older than it.
+    private func readRuntimeKeyAndVersion(_ path: FilePath, named name: String) throws(KeyringError) -> (key: SymmetricKey, version: FileVersion)? {
+        var version: FileVersion?
+        let read = try mapStorage("read the \(name)") { () throws(StorageError) -> [UInt8]? in
+            guard let status = try Syscall.typedStatus(path) else { return nil }
+            version = FileVersion(status)
             try SafeFile.checkOwnership(path, sharing: .ownerOnly)
             return try SafeFile.readIfPresent(path, maximumSize: 64)
         }
-        guard var bytes else { return nil }
+        // Moved out of `read`, so the zeroing below reaches the only copy.
+        guard var bytes = consume read, let version else { return nil }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         guard let key = try? SymmetricKey(bytes: bytes) else {
             throw KeyringError(.decode, "the \(name) \(path) is \(bytes.count) bytes, not 32: run `vaultcli unlock` again")
         }
-        return key
+        return (key, version)
     }
 
     private func readWrappedUnlockKey() throws(KeyringError) -> PassphraseWrappedKey {

@@ -63,7 +63,9 @@ package final class DirectoryHandle: Sendable {
     /// (sealed records) may forbid only the write bits: reading such a file tells nobody
     /// anything, changing it in place is what must be impossible.
     package func read(_ name: String, maximumSize: Int, forbiddenModeBits: UInt16? = nil) throws(StorageError) -> [UInt8]? {
-        let filePath = try self.filePath(name)
+        try checkName(name)
+        // The full path only names the file in a refusal: a read that succeeds builds none.
+        func filePath() -> FilePath { path.appending(name) }
         let file: FileDescriptor
         do {
             // O_NONBLOCK so that a FIFO planted in place of the file cannot hang the reader.
@@ -71,22 +73,22 @@ package final class DirectoryHandle: Sendable {
         } catch .noSuchFileOrDirectory {
             return nil
         } catch .tooManySymbolicLinkLevels {
-            throw StorageError(.symbolicLink, operation: "read", path: filePath)
+            throw StorageError(.symbolicLink, operation: "read", path: filePath())
         } catch {
-            throw StorageError(.system(error), operation: "open", path: filePath)
+            throw StorageError(.system(error), operation: "open", path: filePath())
         }
         defer { Syscall.close(file) }
         let status: Stat
         do {
             status = try Syscall.status(file)
         } catch {
-            throw StorageError(.system(error), operation: "stat", path: filePath)
+            throw StorageError(.system(error), operation: "stat", path: filePath())
         }
-        guard status.type == .regular else { throw StorageError(.wrongFileType, operation: "read", path: filePath) }
-        try SafeDirectory.checkOwnerAndMode(status, path: filePath, sharing: sharing, operation: "read",
+        guard status.type == .regular else { throw StorageError(.wrongFileType, operation: "read", path: filePath()) }
+        try SafeDirectory.checkOwnerAndMode(status, path: filePath(), sharing: sharing, operation: "read",
                                             forbiddenBits: forbiddenModeBits ?? sharing.forbiddenBits)
         guard status.size <= Int64(maximumSize) else {
-            throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: filePath)
+            throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: filePath())
         }
         // One byte past the limit, so a file that grew after fstat is caught.
         var bytes = [UInt8](repeating: 0, count: Int(status.size) + 1)
@@ -96,16 +98,17 @@ package final class DirectoryHandle: Sendable {
                 try bytes.withUnsafeMutableBytes { buffer throws(Errno) in try Syscall.readAll(file, into: buffer) }
             }
         } catch {
-            throw StorageError(.system(error), operation: "read", path: filePath)
+            throw StorageError(.system(error), operation: "read", path: filePath())
         }
         guard total < bytes.count else {
             // The file grew after fstat: refuse rather than return a prefix of it. Files in
             // shared storage are replaced by rename, never written in place, so this is not
             // a writer at work.
-            throw StorageError(.system(.resourceTemporarilyUnavailable), operation: "read", path: filePath,
+            throw StorageError(.system(.resourceTemporarilyUnavailable), operation: "read", path: filePath(),
                                hint: "the file grew while it was read, which GroupVault's writers never do; retry")
         }
-        return Array(bytes[..<total])
+        bytes.removeSubrange(total...)
+        return bytes
     }
 
     /// Replaces the file `name` in this directory atomically: a temporary file beside it,
@@ -262,10 +265,15 @@ package final class DirectoryHandle: Sendable {
 
     /// Refuses a name that is not a single path component.
     private func filePath(_ name: String) throws(StorageError) -> FilePath {
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
+        try checkName(name)
+        return path.appending(name)
+    }
+
+    /// Refuses a `name` that is not one path component.
+    private func checkName(_ name: String) throws(StorageError) {
+        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")), !name.utf8.contains(0) else {
             throw StorageError(.wrongFileType, operation: "open", path: path.string + "/" + UntrustedText.printable(name),
                                hint: "a file name in a directory handle must be one path component")
         }
-        return path.appending(name)
     }
 }

@@ -41,26 +41,27 @@ package enum SafeDirectory {
         try checkOwnerAndMode(status, path: path, sharing: sharing, operation: "check directory")
     }
 
+    /// `path` names the file in a refusal, and is made only for one.
     static func checkOwnerAndMode(
-        _ status: Stat, path: FilePath, sharing: FileSharing, operation: String, forbiddenBits: UInt16? = nil
+        _ status: Stat, path: @autoclosure () -> FilePath, sharing: FileSharing, operation: String, forbiddenBits: UInt16? = nil
     ) throws(StorageError) {
         let owner = UInt32(status.userID.rawValue)
         let group = UInt32(status.groupID.rawValue)
         switch sharing {
         case .ownerOnly:
             guard owner == Syscall.effectiveUserID else {
-                throw StorageError(.wrongOwner(owner: owner, expected: Syscall.effectiveUserID), operation: operation, path: path)
+                throw StorageError(.wrongOwner(owner: owner, expected: Syscall.effectiveUserID), operation: operation, path: path())
             }
         case .unixGroup:
             // The app and its widget may run as different users: what one member created, the
             // other must accept, as long as it belongs to a group both are in.
             guard owner == Syscall.effectiveUserID || Syscall.isMember(ofGroup: group) else {
-                throw StorageError(.outsideSharedGroup(owner: owner, group: group), operation: operation, path: path)
+                throw StorageError(.outsideSharedGroup(owner: owner, group: group), operation: operation, path: path())
             }
         }
         let mode = UInt16(status.permissions.rawValue) & 0o777
         guard mode & (forbiddenBits ?? sharing.forbiddenBits) == 0 else {
-            throw StorageError(.insecurePermissions(mode: mode), operation: operation, path: path)
+            throw StorageError(.insecurePermissions(mode: mode), operation: operation, path: path())
         }
     }
 

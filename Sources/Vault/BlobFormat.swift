@@ -63,7 +63,7 @@ package enum BlobFormat {
         key: SymmetricKey,
         group: GroupIdentifier,
         name: RecordName,
-        subject: String
+        subject: @autoclosure () -> String
     ) throws(VaultError) -> [UInt8] {
         let headerBytes = Array(blob[0..<BlobHeader.byteCount])
         do {
@@ -71,7 +71,7 @@ package enum BlobFormat {
                 Array(blob[BlobHeader.byteCount...]), using: key, nonce: header.nonce,
                 authenticating: additionalData(header: headerBytes, group: group, name: name))
         } catch {
-            throw VaultError(.authenticationFailed, "\(subject) failed authentication under key #\(header.keyID): it was altered, truncated, or copied from another record name or group; it was not used")
+            throw VaultError(.authenticationFailed, "\(subject()) failed authentication under key #\(header.keyID): it was altered, truncated, or copied from another record name or group; it was not used")
         }
     }
 

@@ -111,55 +111,56 @@ package struct BlobHeader: Sendable, Equatable {
     ///
     /// The order of the checks is part of the format: magic, then version (so a future version
     /// is reported as such even if its header is longer), then length, then the other fields.
-    /// - Parameter subject: names the blob in error messages, e.g. `record "auth" of group.x`.
+    /// - Parameter subject: names the blob in error messages, e.g. `record "auth" of group.x`;
+    ///   made only when one is thrown.
     /// - Throws: ``VaultError/Code/malformed`` or ``VaultError/Code/unsupportedFormat``.
-    package static func parse(_ blob: [UInt8], subject: String) throws(VaultError) -> BlobHeader {
+    package static func parse(_ blob: [UInt8], subject: @autoclosure () -> String) throws(VaultError) -> BlobHeader {
         if blob.isEmpty {
-            throw VaultError(.malformed, "\(subject) is an empty file, not a record; write the record again")
+            throw VaultError(.malformed, "\(subject()) is an empty file, not a record; write the record again")
         }
         guard blob.count >= 5 else {
-            throw VaultError(.malformed, "\(subject) is truncated (\(blob.count) bytes); write the record again")
+            throw VaultError(.malformed, "\(subject()) is truncated (\(blob.count) bytes); write the record again")
         }
         guard Array(blob[0..<4]) == BlobFormat.magic else {
-            throw VaultError(.malformed, "\(subject) does not start with the GroupVault record magic \"GVRB\"; it is not a record blob")
+            throw VaultError(.malformed, "\(subject()) does not start with the GroupVault record magic \"GVRB\"; it is not a record blob")
         }
         let version = blob[4]
         guard version == BlobFormat.currentVersion else {
-            throw VaultError(.unsupportedFormat, "\(subject) has format version \(version); this reader supports version \(BlobFormat.currentVersion): update GroupVault to read it")
+            throw VaultError(.unsupportedFormat, "\(subject()) has format version \(version); this reader supports version \(BlobFormat.currentVersion): update GroupVault to read it")
         }
         guard blob.count >= byteCount else {
-            throw VaultError(.malformed, "\(subject) is truncated (\(blob.count) bytes, shorter than the \(byteCount)-byte header); write the record again")
+            throw VaultError(.malformed, "\(subject()) is truncated (\(blob.count) bytes, shorter than the \(byteCount)-byte header); write the record again")
         }
         let algorithm = blob[5]
         guard algorithm == BlobFormat.algorithmXChaCha20Poly1305 else {
-            throw VaultError(.unsupportedFormat, "\(subject) uses algorithm \(algorithm); this reader supports \(BlobFormat.algorithmXChaCha20Poly1305) (XChaCha20-Poly1305)")
+            throw VaultError(.unsupportedFormat, "\(subject()) uses algorithm \(algorithm); this reader supports \(BlobFormat.algorithmXChaCha20Poly1305) (XChaCha20-Poly1305)")
         }
         let flags = Flags(rawValue: readUInt16(blob, at: 6))
         guard Flags.known.isSuperset(of: flags) else {
-            throw VaultError(.unsupportedFormat, "\(subject) has header flags 0x\(String(flags.rawValue, radix: 16)) this reader does not know; update GroupVault to read it")
+            throw VaultError(.unsupportedFormat, "\(subject()) has header flags 0x\(String(flags.rawValue, radix: 16)) this reader does not know; update GroupVault to read it")
         }
         let payloadEncoding = blob[40]
         guard payloadEncoding == BlobFormat.payloadEncodingJSON else {
-            throw VaultError(.unsupportedFormat, "\(subject) has payload encoding \(payloadEncoding); this reader supports \(BlobFormat.payloadEncodingJSON) (JSON)")
+            throw VaultError(.unsupportedFormat, "\(subject()) has payload encoding \(payloadEncoding); this reader supports \(BlobFormat.payloadEncodingJSON) (JSON)")
         }
         guard blob[41] == 0, blob[42] == 0, blob[43] == 0 else {
-            throw VaultError(.malformed, "\(subject) has non-zero reserved header bytes")
+            throw VaultError(.malformed, "\(subject()) has non-zero reserved header bytes")
         }
         let expires = Int64(bitPattern: readUInt64(blob, at: 28))
         guard flags.contains(.hasExpiry) || expires == 0 else {
-            throw VaultError(.malformed, "\(subject) has an expiry time without the expiry flag")
+            throw VaultError(.malformed, "\(subject()) has an expiry time without the expiry flag")
         }
         let sealedLength = readUInt32(blob, at: 44)
         guard sealedLength >= XChaCha20Poly1305.tagByteCount else {
-            throw VaultError(.malformed, "\(subject) declares \(sealedLength) sealed bytes, fewer than the \(XChaCha20Poly1305.tagByteCount)-byte tag")
+            throw VaultError(.malformed, "\(subject()) declares \(sealedLength) sealed bytes, fewer than the \(XChaCha20Poly1305.tagByteCount)-byte tag")
         }
         guard sealedLength <= BlobFormat.maximumPayloadSize + XChaCha20Poly1305.tagByteCount else {
-            throw VaultError(.malformed, "\(subject) declares \(sealedLength) sealed bytes, over the \(BlobFormat.maximumPayloadSize)-byte payload limit")
+            throw VaultError(.malformed, "\(subject()) declares \(sealedLength) sealed bytes, over the \(BlobFormat.maximumPayloadSize)-byte payload limit")
         }
         let expected = byteCount + Int(sealedLength)
         guard blob.count == expected else {
             let what = blob.count < expected ? "truncated" : "followed by extra bytes"
-            throw VaultError(.malformed, "\(subject) is \(what): \(blob.count) bytes where the header declares \(expected); write the record again")
+            throw VaultError(.malformed, "\(subject()) is \(what): \(blob.count) bytes where the header declares \(expected); write the record again")
         }
         return BlobHeader(
             formatVersion: version,

@@ -81,9 +81,9 @@ package struct TrustLedger: Sendable {
     }
 
     /// The whole row of `name` (confirmed and announced), or `nil`.
-    package func row(for name: RecordName) throws(VaultError) -> LedgerTable.Row? {
+    package func row(for name: RecordName, in database: KeyringDatabase? = nil) throws(VaultError) -> LedgerTable.Row? {
         do {
-            return try table().row(name.rawValue)
+            return try table(in: database).row(name.rawValue)
         } catch {
             throw VaultError(keyring: error, while: "read the trust ledger of \(group)")
         }
@@ -142,8 +142,11 @@ package struct TrustLedger: Sendable {
     /// - Throws: ``VaultError/Code/rollback`` when the sequence is below the confirmed one,
     ///   ``VaultError/Code/conflictingContent`` when it equals the confirmed or announced one
     ///   with another digest, ``VaultError/Code/untrustedSequence`` beyond the window.
-    package func admit(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) {
-        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject)
+    ///
+    /// `database`, when given, is the keyring database this operation already opened (for the
+    /// blob's key): the home is then not looked at again.
+    package func admit(_ name: RecordName, sequence: UInt64, digest: String, subject: @autoclosure () -> String, in database: KeyringDatabase? = nil) throws(VaultError) {
+        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject(), in: database)
     }
 
     /// ``admit(_:sequence:digest:subject:)`` judged first against `snapshot`, read before the
@@ -160,20 +163,22 @@ package struct TrustLedger: Sendable {
     /// they were the same when it was read, and the verdict is the one a reader would have
     /// reached then.
     @discardableResult
-    package func admit(_ name: RecordName, sequence: UInt64, digest: String, subject: String, against snapshot: Snapshot) throws(VaultError) -> Bool {
-        if case .accept = Self.verdict(snapshot.rows[name.rawValue], sequence: sequence, digest: digest, subject: subject) { return true }
-        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject)
+    package func admit(
+        _ name: RecordName, sequence: UInt64, digest: String, subject: @autoclosure () -> String, against snapshot: Snapshot, in database: KeyringDatabase? = nil
+    ) throws(VaultError) -> Bool {
+        if case .accept = Self.verdict(snapshot.rows[name.rawValue], sequence: sequence, digest: digest, subject: subject()) { return true }
+        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject(), in: database)
         return false
     }
 
-    private func admitAgainstCurrent(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) {
-        let current = try row(for: name)
-        guard case .raise = try Self.judge(current, sequence: sequence, digest: digest, subject: subject) else { return }
+    private func admitAgainstCurrent(_ name: RecordName, sequence: UInt64, digest: String, subject: @autoclosure () -> String, in database: KeyringDatabase?) throws(VaultError) {
+        let current = try row(for: name, in: database)
+        guard case .raise = try Self.judge(current, sequence: sequence, digest: digest, subject: subject()) else { return }
         let verdict: Verdict
         do {
-            verdict = try table().update(name.rawValue) { (row: inout LedgerTable.Row?) -> Verdict in
+            verdict = try table(in: database).update(name.rawValue) { (row: inout LedgerTable.Row?) -> Verdict in
                 // Judged again on the row as it is now: another process may have moved it.
-                let verdict = Self.verdict(row, sequence: sequence, digest: digest, subject: subject)
+                let verdict = Self.verdict(row, sequence: sequence, digest: digest, subject: subject())
                 if case .raise = verdict {
                     var raised = row ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
                     raised.confirmed = sequence
@@ -320,27 +325,28 @@ package struct TrustLedger: Sendable {
         case refuse(VaultError)
     }
 
-    private static func judge(_ row: LedgerTable.Row?, sequence: UInt64, digest: String, subject: String) throws(VaultError) -> Verdict {
-        let verdict = verdict(row, sequence: sequence, digest: digest, subject: subject)
+    private static func judge(_ row: LedgerTable.Row?, sequence: UInt64, digest: String, subject: @autoclosure () -> String) throws(VaultError) -> Verdict {
+        let verdict = verdict(row, sequence: sequence, digest: digest, subject: subject())
         if case .refuse(let error) = verdict { throw error }
         return verdict
     }
 
-    private static func verdict(_ row: LedgerTable.Row?, sequence: UInt64, digest: String, subject: String) -> Verdict {
+    /// `subject` names the record in a refusal, and is made only for one.
+    private static func verdict(_ row: LedgerTable.Row?, sequence: UInt64, digest: String, subject: @autoclosure () -> String) -> Verdict {
         let confirmed = row?.confirmed ?? 0
         if sequence < confirmed {
-            return .refuse(VaultError(.rollback, "\(subject) has sequence \(sequence), lower than the trusted \(confirmed): an older copy was put back; it was not used (write the record again to replace it)"))
+            return .refuse(VaultError(.rollback, "\(subject()) has sequence \(sequence), lower than the trusted \(confirmed): an older copy was put back; it was not used (write the record again to replace it)"))
         }
         if sequence == confirmed, confirmed > 0 {
-            return digest == row?.confirmedDigest ? .accept : .refuse(conflict(subject, sequence))
+            return digest == row?.confirmedDigest ? .accept : .refuse(conflict(subject(), sequence))
         }
         if let pending = row?.pending, sequence == pending {
             // The announced version, published by a writer that has not confirmed it (yet).
-            return digest == row?.pendingDigest ? .raise : .refuse(conflict(subject, sequence))
+            return digest == row?.pendingDigest ? .raise : .refuse(conflict(subject(), sequence))
         }
         let trusted = max(confirmed, row?.pending ?? 0)
         guard isWithinWindow(sequence, of: trusted) else {
-            return .refuse(VaultError(.untrustedSequence, "\(subject) has sequence \(sequence), more than 2^32 past the trusted \(trusted): no writer can have got there; it was sealed with the group key by someone trying to exhaust the sequence space, and was not used (write the record again to replace it)"))
+            return .refuse(VaultError(.untrustedSequence, "\(subject()) has sequence \(sequence), more than 2^32 past the trusted \(trusted): no writer can have got there; it was sealed with the group key by someone trying to exhaust the sequence space, and was not used (write the record again to replace it)"))
         }
         return .raise
     }
@@ -355,21 +361,25 @@ package struct TrustLedger: Sendable {
 
     // MARK: The table, and the import of the earlier layout
 
-    /// Groups whose sealed-JSON ledger this process already imported (or found imported).
-    private static let imported = Mutex<Set<String>>([])
-
     /// The group's rows; on first use in a process, imports the group's sealed-JSON ledger of
     /// earlier versions if the database has not imported it yet (the old file is kept).
-    private func table() throws(KeyringError) -> LedgerTable {
-        let table = try LedgerTable(home: home, group: group)
-        let key = "\(table.database.path)\u{0}\(group.rawValue)"
-        guard !Self.imported.withLock({ $0.contains(key) }) else { return table }
+    ///
+    /// `database` is the home's database as this operation already opened it, if it did.
+    private func table(in database: KeyringDatabase? = nil) throws(KeyringError) -> LedgerTable {
+        let table: LedgerTable
+        if let database {
+            table = LedgerTable(database: database, group: group)
+        } else {
+            table = try LedgerTable(home: home, group: group)
+        }
+        // Known per database connection, so the check costs a set lookup, not a string built.
+        guard !table.database.ledgerImportsChecked.withLock({ $0.contains(group) }) else { return table }
         let legacy = SealedDocument<Content>(home: home, group: group, kind: Self.kind)
         try table.importOnce { () throws(KeyringError) in
             let content = try legacy.read()
             return (content?.records ?? [:]).mapValues { (sequence: $0.sequence, digest: $0.digest) }
         }
-        _ = Self.imported.withLock { $0.insert(key) }
+        _ = table.database.ledgerImportsChecked.withLock { $0.insert(group) }
         return table
     }
 }

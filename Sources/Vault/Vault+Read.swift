@@ -14,6 +14,9 @@ package struct OpenedRecord: Sendable {
     package var plaintext: [UInt8]
     /// The ledger digest of the whole blob.
     package var digest: String
+    /// The keyring database the key came from, as looked at for this open: the ledger check of
+    /// the same read uses it instead of looking at the keyring home again.
+    package var database: KeyringDatabase
 }
 
 extension Vault {
@@ -43,29 +46,30 @@ extension Vault {
     /// be accepted again. Takes no lock on the record file.
     public func read<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> Value {
         let name = try RecordName(validating: name)
-        let subject = subject(name)
         let record = try openTrustedRecord(name)
         let header = record.header
+        // Made only for a refusal: a read that succeeds builds no message.
+        func subject() -> String { self.subject(name) }
 
         if header.isTombstone {
-            throw VaultError(.deleted, "\(subject) was deleted by its writer (sequence \(header.sequence))")
+            throw VaultError(.deleted, "\(subject()) was deleted by its writer (sequence \(header.sequence))")
         }
         guard Value.supportedSchemaVersions.contains(header.schemaVersion) else {
-            throw VaultError(.unsupportedSchema, "\(subject) has schema version \(header.schemaVersion); \(Value.self) reads \(Value.supportedSchemaVersions.lowerBound)...\(Value.supportedSchemaVersions.upperBound): update the reader or have the writer write a supported version")
+            throw VaultError(.unsupportedSchema, "\(subject()) has schema version \(header.schemaVersion); \(Value.self) reads \(Value.supportedSchemaVersions.lowerBound)...\(Value.supportedSchemaVersions.upperBound): update the reader or have the writer write a supported version")
         }
-        try checkTimes(header, subject: subject)
+        try checkTimes(header, subject: subject())
 
         let value: Value
         do {
             value = try Value.decode(schemaVersion: header.schemaVersion, from: Data(record.plaintext))
         } catch {
-            throw VaultError(.invalidRecord, "\(subject) is authentic but does not decode as \(Value.self) schema \(header.schemaVersion) (\(Self.describeDecodingFailure(error)))")
+            throw VaultError(.invalidRecord, "\(subject()) is authentic but does not decode as \(Value.self) schema \(header.schemaVersion) (\(Self.describeDecodingFailure(error)))")
         }
         do {
             try value.validate()
         } catch {
             // The validation error's own text is not quoted: it may describe the plaintext.
-            throw VaultError(.invalidRecord, "\(subject) decodes but \(Value.self).validate() refused it (\(Swift.type(of: error)))")
+            throw VaultError(.invalidRecord, "\(subject()) decodes but \(Value.self).validate() refused it (\(Swift.type(of: error)))")
         }
         return value
     }
@@ -110,12 +114,12 @@ extension Vault {
         while true {
             let record = try openRecord(name)
             do throws(VaultError) {
-                let subject = subject(name)
                 if let snapshot {
-                    let bySnapshot = try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject, against: snapshot)
+                    let bySnapshot = try ledger.admit(
+                        name, sequence: record.header.sequence, digest: record.digest, subject: subject(name), against: snapshot, in: record.database)
                     return (record, bySnapshot)
                 }
-                try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject)
+                try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name), in: record.database)
                 return (record, false)
             } catch where (error.code == .rollback || error.code == .conflictingContent) && retries < 3 {
                 guard let current = try? readBlob(name), TrustLedger.digest(of: current) != record.digest else { throw error }
@@ -134,11 +138,10 @@ extension Vault {
 
     /// Parses and authenticates `blob` as the record `name` of this vault's group.
     package func open(_ blob: [UInt8], as name: RecordName) throws(VaultError) -> OpenedRecord {
-        let subject = subject(name)
-        let header = try BlobHeader.parse(blob, subject: subject)
-        let key = try openingKey(id: header.keyID, subject: subject)
-        let plaintext = try BlobFormat.open(blob, header: header, key: key.key, group: group, name: name, subject: subject)
-        return OpenedRecord(header: header, plaintext: plaintext, digest: TrustLedger.digest(of: blob))
+        let header = try BlobHeader.parse(blob, subject: subject(name))
+        let (key, database) = try openingKey(id: header.keyID, subject: subject(name))
+        let plaintext = try BlobFormat.open(blob, header: header, key: key.key, group: group, name: name, subject: subject(name))
+        return OpenedRecord(header: header, plaintext: plaintext, digest: TrustLedger.digest(of: blob), database: database)
     }
 
     /// The bytes of the record file, read relative to the records directory opened with the
@@ -148,9 +151,11 @@ extension Vault {
         do {
             // Only write bits for others are refused: a record is authenticated, so reading it
             // tells nobody anything; changing it in place is what must be impossible.
-            let sharing = keyring.home.sharing.fileSharing
-            return try records.read(recordFileName(name), maximumSize: BlobFormat.maximumBlobSize,
-                                    forbiddenModeBits: sharing.forbiddenBits & 0o222)
+            let forbidden = keyring.home.sharing.fileSharing.forbiddenBits & 0o222
+            let file = recordFileName(name)
+            return try directories.findInRecords { (records: DirectoryHandle) throws(StorageError) in
+                try records.read(file, maximumSize: BlobFormat.maximumBlobSize, forbiddenModeBits: forbidden)
+            }
         } catch {
             if case .tooLarge = error.kind {
                 throw VaultError(.malformed, "\(subject(name)) is larger than any record blob (\(BlobFormat.maximumBlobSize) bytes); it was not read")
@@ -159,11 +164,12 @@ extension Vault {
         }
     }
 
-    /// The key a blob names, telling a retired key from one the keyset never had.
-    private func openingKey(id: UInt32, subject: String) throws(VaultError) -> GroupKey {
+    /// The key a blob names (and the database it came from), telling a retired key from one
+    /// the keyset never had.
+    private func openingKey(id: UInt32, subject: @autoclosure () -> String) throws(VaultError) -> (key: GroupKey, database: KeyringDatabase) {
         let failure: KeyringError
         do {
-            return try keyring.key(id: id, in: group)
+            return try keyring.keyAndDatabase(id: id, in: group)
         } catch {
             failure = error
         }
@@ -171,16 +177,16 @@ extension Vault {
         do {
             descriptors = try keyring.keys(in: group)
         } catch {
-            throw VaultError(keyring: failure, while: "get key #\(id) for \(subject)")
+            throw VaultError(keyring: failure, while: "get key #\(id) for \(subject())")
         }
         guard let descriptor = descriptors.first(where: { $0.id == id }) else {
-            throw VaultError(.unknownKey, "\(subject) is sealed with key #\(id), which the keyset of \(group) does not have (keys: \(descriptors.map(\.id))); it was sealed for another keyring, or is corrupted")
+            throw VaultError(.unknownKey, "\(subject()) is sealed with key #\(id), which the keyset of \(group) does not have (keys: \(descriptors.map(\.id))); it was sealed for another keyring, or is corrupted")
         }
         if descriptor.status == .retired {
-            throw VaultError(.retiredKey, "\(subject) is sealed with key #\(id), retired\(descriptor.retiredAt.map { " on \($0)" } ?? ""); reseal records before retiring their key, or write this one again")
+            throw VaultError(.retiredKey, "\(subject()) is sealed with key #\(id), retired\(descriptor.retiredAt.map { " on \($0)" } ?? ""); reseal records before retiring their key, or write this one again")
         }
         // The key exists and is not retired: the keyring itself refused (locked device, I/O).
-        throw VaultError(keyring: failure, while: "get key #\(id) for \(subject)")
+        throw VaultError(keyring: failure, while: "get key #\(id) for \(subject())")
     }
 
     /// Expiry and issue time against the clock, each with the allowance.

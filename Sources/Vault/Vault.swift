@@ -60,7 +60,7 @@ public struct Vault: Sendable {
     private let container: FilePath
     package let ledger: TrustLedger
     /// `GroupVault/records` and `GroupVault/locks`, opened once when the vault was opened.
-    private let directories: VaultDirectories
+    let directories: VaultDirectories
 
     /// `GroupVault/records` as opened with the vault: every record file is read, replaced,
     /// listed and inspected relative to its descriptor, never by path again, so a directory

@@ -44,6 +44,20 @@ package final class VaultDirectories: Sendable {
         try current(\.records, path: recordsPath)
     }
 
+    /// What `body` finds in the records directory, looked up without the `fstat` that
+    /// ``records()`` makes first: a read's hot path. Only when `body` finds nothing (`nil`) is
+    /// the directory checked, and, if it was removed, `body` runs again in the reopened one.
+    ///
+    /// The same answer as ``records()`` then `body`: a removed directory has no entries, so
+    /// finding a file there means it had not been removed when it was looked up; and a
+    /// directory moved elsewhere is kept either way.
+    package func findInRecords<Found>(_ body: (DirectoryHandle) throws(StorageError) -> Found?) throws(StorageError) -> Found? {
+        let held = handles.withLock { $0.records }
+        if let found = try body(held) { return found }
+        let current = try records()
+        return current === held ? nil : try body(current)
+    }
+
     /// The locks directory.
     package func locks() throws(StorageError) -> DirectoryHandle {
         try current(\.locks, path: locksPath)

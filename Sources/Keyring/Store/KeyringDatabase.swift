@@ -57,6 +57,8 @@ package final class KeyringDatabase: Sendable {
     let itemImportsChecked = Mutex<Set<GroupIdentifier>>([])
     /// The same for keysets.
     let keysetImportsChecked = Mutex<Set<GroupIdentifier>>([])
+    /// The same for the Vault's trust ledger (kept by `TrustLedger`, which imports it).
+    package let ledgerImportsChecked = Mutex<Set<GroupIdentifier>>([])
     /// Keysets read by this process, each valid for one ``changeStamp``.
     let keysets = Mutex<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.
@@ -71,11 +73,16 @@ package final class KeyringDatabase: Sendable {
     ///   truncated, belongs to another home, or has an unknown schema (each with its reason);
     ///   ``KeyringStatus/ioError`` and the other storage statuses when it cannot be opened.
     package static func shared(for home: KeyringHome) throws(KeyringError) -> KeyringDatabase {
-        let path = home.keychainsDirectory.appending(fileName)
-        // One lstat while master.key is unchanged. A replaced master secret must not be served
+        // Two lstats while master.key is unchanged. A replaced master secret must not be served
         // from keys derived from the old one: the database is opened anew, and its binding to
         // the home then decides.
-        let master = try home.masterKey()
+        try shared(for: home, master: home.masterKey())
+    }
+
+    /// ``shared(for:)`` for a caller that already has `home`'s master secret as of now
+    /// (``KeyringHome/masterKey()``).
+    package static func shared(for home: KeyringHome, master: SymmetricKey) throws(KeyringError) -> KeyringDatabase {
+        let path = home.databasePath
         if let database = opened.withLock({ $0[path] }), database.master.constantTimeEquals(master) { return database }
         let database = try KeyringDatabase(home: home, path: path, master: master)
         return opened.withLock { table in

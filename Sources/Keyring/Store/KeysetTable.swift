@@ -33,6 +33,12 @@ struct KeysetTable: Sendable {
         self.home = home
     }
 
+    /// The keysets in `database`, `home`'s database as the caller just opened it.
+    init(database: KeyringDatabase, home: KeyringHome) {
+        self.database = database
+        self.home = home
+    }
+
     /// The keyset of `group`, or `nil` when it has no key yet.
     func keyset(of group: GroupIdentifier) throws(KeyringError) -> Keyset? {
         try importLegacyKeyset(of: group)

@@ -42,6 +42,12 @@ package struct LedgerTable: Sendable {
         self.group = group
     }
 
+    /// The ledger rows of `group` in `database`, already opened for this operation.
+    package init(database: KeyringDatabase, group: GroupIdentifier) {
+        self.database = database
+        self.group = group
+    }
+
     /// The row of `record`, or `nil`. One indexed lookup, no transaction.
     /// - Throws: ``KeyringStatus/decode`` when the row's tag does not verify.
     package func row(_ record: String) throws(KeyringError) -> Row? {
