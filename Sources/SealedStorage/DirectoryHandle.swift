@@ -91,11 +91,20 @@ package final class DirectoryHandle: Sendable {
             throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: filePath())
         }
         // One byte past the limit, so a file that grew after fstat is caught.
-        var bytes = [UInt8](repeating: 0, count: Int(status.size) + 1)
+        let expected = Int(status.size)
+        var bytes = [UInt8](repeating: 0, count: expected + 1)
         let total: Int
         do {
             total = try Syscall.typed {
-                try bytes.withUnsafeMutableBytes { buffer throws(Errno) in try Syscall.readAll(file, into: buffer) }
+                try bytes.withUnsafeMutableBytes { buffer throws(Errno) in
+                    // Usually one read: asked for one byte more than the file's size, a regular
+                    // file returns fewer only because it ended there. Anything else (a short
+                    // read, a file that changed size) reads on until the buffer is full or the
+                    // file ends, as before.
+                    let first = try Syscall.read(file, into: buffer)
+                    guard first != expected, first != 0 else { return first }
+                    return first + (try Syscall.readAll(file, into: UnsafeMutableRawBufferPointer(rebasing: buffer[first...])))
+                }
             }
         } catch {
             throw StorageError(.system(error), operation: "read", path: filePath())

@@ -12,4 +12,16 @@ package enum Hex {
         }
         return String(decoding: characters, as: UTF8.self)
     }
+
+    /// ``lowercase(_:)`` of a byte array, written straight into the string's storage: every
+    /// Vault read turns a blob digest into hexadecimal.
+    package static func lowercase(_ bytes: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = digits[Int(byte >> 4)]
+                buffer[2 * index + 1] = digits[Int(byte & 0x0f)]
+            }
+            return bytes.count * 2
+        }
+    }
 }

@@ -31,9 +31,11 @@ package struct RecordName: Sendable, Hashable, CustomStringConvertible {
 
     /// Why `string` is not a valid record name, or `nil` if it is.
     package static func problem(with string: String) -> String? {
-        let bytes = Array(string.utf8)
-        if bytes.isEmpty { return "is empty" }
-        if bytes.count > maximumLength { return "is \(bytes.count) bytes long, over the limit" }
+        // Over the UTF-8 view, without copying it: every read and write validates a name.
+        let bytes = string.utf8
+        let count = bytes.count
+        if count == 0 { return "is empty" }
+        if count > maximumLength { return "is \(count) bytes long, over the limit" }
         if let bad = bytes.first(where: { !isAllowed($0) }) {
             if bad == UInt8(ascii: "/") || bad == UInt8(ascii: "\\") { return "contains a path separator" }
             return bad >= 0x20 && bad < 0x7F
@@ -41,7 +43,13 @@ package struct RecordName: Sendable, Hashable, CustomStringConvertible {
                 : "contains byte 0x\(String(bad, radix: 16)), which is not allowed"
         }
         if bytes.first == UInt8(ascii: ".") { return "starts with '.'" }
-        if string.contains("..") { return "contains '..'" }
+        // Every byte is ASCII by now, so two adjacent dot bytes are exactly "..".
+        var previousIsDot = false
+        for byte in bytes {
+            let isDot = byte == UInt8(ascii: ".")
+            if isDot && previousIsDot { return "contains '..'" }
+            previousIsDot = isDot
+        }
         return nil
     }
 
