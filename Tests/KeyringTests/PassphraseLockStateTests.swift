@@ -91,6 +91,50 @@ final class PassphraseLockStateTests: XCTestCase {
         }
     }
 
+    /// This process holds the lock state's vetting of the runtime directory and the master
+    /// secret between calls, and looks at one file each to revalidate: a `lock` made by another
+    /// process must still be seen by the very next call.
+    func testALockByAnotherProcessIsSeenByTheNextCallOfAWarmProcess() throws {
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        try add("when-unlocked", .whenUnlocked)
+        try add("after-first-unlock", .afterFirstUnlock)
+        XCTAssertEqual(try home.home.lockState(), .unlocked)
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "lock", account: "when-unlocked")).secret, Data("secret-when-unlocked".utf8))
+        let groupKey = try keyring.groupKey(for: ItemTestHome.shared)
+
+        let child = try FixtureProcess.run(
+            ["home-lock"],
+            environment: ["GROUPVAULT_HOME": home.home.root.path, "XDG_RUNTIME_DIR": try XCTUnwrap(ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"])])
+        XCTAssertEqual(child.status, 0, child.errors)
+
+        XCTAssertEqual(try home.home.lockState(), .locked)
+        XCTAssertThrowsError(try keyring.item(matching: ItemQuery(service: "lock", account: "when-unlocked"))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .interactionNotAllowed)
+        }
+        // Locked after the first unlock: what AfterFirstUnlock protects stays usable.
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "lock", account: "after-first-unlock")).secret, Data("secret-after-first-unlock".utf8))
+        XCTAssertEqual(try keyring.key(id: groupKey.id, in: ItemTestHome.shared).id, groupKey.id)
+    }
+
+    /// The master secret is served from memory while its runtime file is unchanged; once that
+    /// file is gone (logout, reboot), nothing may be opened with the secret still held.
+    func testAMasterSecretRemovedFromTheRuntimeDirectoryIsNoLongerServedFromMemory() throws {
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        try add("always", .always)
+        let groupKey = try keyring.groupKey(for: ItemTestHome.shared)
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "lock", account: "always")).secret, Data("secret-always".utf8))
+
+        try FileManager.default.removeItem(atPath: try home.home.runtimeFiles().master.string)
+
+        XCTAssertEqual(try home.home.lockState(), .beforeFirstUnlock)
+        XCTAssertThrowsError(try keyring.key(id: groupKey.id, in: ItemTestHome.shared)) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .interactionNotAllowed)
+        }
+        XCTAssertThrowsError(try keyring.item(matching: ItemQuery(service: "lock", account: "always"))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .interactionNotAllowed)
+        }
+    }
+
     func testAfterFirstUnlockItemsStayReadableWhileLocked() throws {
         try home.home.setPassphrase(passphrase, parameters: .minimum)
         try add("after-first-unlock", .afterFirstUnlock)

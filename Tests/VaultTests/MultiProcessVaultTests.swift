@@ -51,6 +51,25 @@ final class MultiProcessVaultTests: XCTestCase {
         }
     }
 
+    /// A warm reader holds the master secret and the lock state it read, revalidated by one
+    /// `lstat` each: a lock state set by another process is obeyed by the very next read.
+    func testALockStateSetByAnotherProcessIsObeyedByTheNextReadOfAWarmReader() throws {
+        let vault = testbed.vault
+        try vault.write(CounterRecord(writer: "w", counter: 1), as: "counter")
+        XCTAssertEqual(try vault.read(CounterRecord.self, name: "counter").counter, 1)
+
+        let environment = ["GROUPVAULT_HOME": testbed.home.path]
+        let locked = try FixtureProcess.run(["home-set-lock-state", "beforeFirstUnlock"], environment: environment)
+        XCTAssertEqual(locked.status, 0, locked.errors)
+        XCTAssertThrowsError(try vault.read(CounterRecord.self, name: "counter")) { error in
+            XCTAssertEqual((error as? VaultError)?.code, .keyring, "\(error)")
+        }
+
+        let unlocked = try FixtureProcess.run(["home-set-lock-state", "unlocked"], environment: environment)
+        XCTAssertEqual(unlocked.status, 0, unlocked.errors)
+        XCTAssertEqual(try vault.read(CounterRecord.self, name: "counter").counter, 1)
+    }
+
     func testReaderProcessesSeeOnlyWholeAuthenticRecordsInOrderWhileWritersRun() async throws {
         // Readers first, so they are reading before, during and after the writes.
         let readers = try (1...2).map { _ in
