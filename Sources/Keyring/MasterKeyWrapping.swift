@@ -169,9 +169,10 @@ extension KeyringHome {
     /// identical file (same inode and change time) serves it; a rewritten or removed file, or
     /// another `XDG_RUNTIME_DIR`, takes the full path of ``runtimeMasterKey()``.
     func heldRuntimeMasterKey() -> SymmetricKey? {
-        guard let base = Self.runtimeDirectoryNamed(), let status = try? Syscall.statusIfPresent(runtimeFilePath(in: base, "master")),
-              status.type == .regular else { return nil }
-        return Self.runtimeSecrets.value(at: runtimeFilePath(in: base, "master"), version: FileVersion(status))
+        guard let base = Self.runtimeDirectoryNamed() else { return nil }
+        let path = runtimeFilePath(in: base, stem: homeIdentifier, "master")
+        guard let status = try? Syscall.statusIfPresent(path), status.type == .regular else { return nil }
+        return Self.runtimeSecrets.value(at: path, version: FileVersion(status))
     }
 
     /// ``runtimeFiles(creating:environment:)``, vetting `XDG_RUNTIME_DIR` once per process and
@@ -182,9 +183,10 @@ extension KeyringHome {
     /// is vetted anew.
     private func vettedRuntimeFiles() throws(KeyringError) -> RuntimeFiles {
         if let base = Self.runtimeDirectoryNamed(), Self.vettedRuntimeDirectories.withLock({ $0.contains(base) }) {
-            let directory = FilePath(base).appending("groupvault")
+            let stem = homeIdentifier
             return RuntimeFiles(
-                directory: directory, master: runtimeFilePath(in: base, "master"), unlockKey: runtimeFilePath(in: base, "unlock"))
+                directory: FilePath(base).appending("groupvault"),
+                master: runtimeFilePath(in: base, stem: stem, "master"), unlockKey: runtimeFilePath(in: base, stem: stem, "unlock"))
         }
         return try runtimeFiles()
     }
@@ -196,9 +198,10 @@ extension KeyringHome {
         return base.hasPrefix("/") ? base : nil
     }
 
-    /// `<base>/groupvault/<home identifier>.<kind>`, as ``runtimeFiles(creating:environment:)`` names them.
-    private func runtimeFilePath(in base: String, _ kind: String) -> FilePath {
-        FilePath(base).appending("groupvault").appending("\(homeIdentifier).\(kind)")
+    /// `<base>/groupvault/<stem>.<kind>`, as ``runtimeFiles(creating:environment:)`` names them
+    /// (`stem` is ``homeIdentifier``, computed once by the caller: it is a digest).
+    private func runtimeFilePath(in base: String, stem: String, _ kind: String) -> FilePath {
+        FilePath(base).appending("groupvault").appending("\(stem).\(kind)")
     }
 
     /// How `WhenUnlocked`-class item rows are sealed in this home, as of now.
