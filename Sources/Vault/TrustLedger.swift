@@ -63,10 +63,36 @@ package struct TrustLedger: Sendable {
     package let home: KeyringHome
     /// The group whose records this ledger covers.
     package let group: GroupIdentifier
+    /// The table every use goes through, when ``pinned()`` resolved it; otherwise each use
+    /// resolves the home's database anew (which notices a replaced master secret).
+    private let pinnedTable: LedgerTable?
 
     package init(home: KeyringHome, group: GroupIdentifier) {
         self.home = home
         self.group = group
+        self.pinnedTable = nil
+    }
+
+    private init(home: KeyringHome, group: GroupIdentifier, pinnedTable: LedgerTable) {
+        self.home = home
+        self.group = group
+        self.pinnedTable = pinnedTable
+    }
+
+    /// This ledger with its database resolved once, for one operation that uses it several
+    /// times (a write: its row, announcement and confirmation; a reseal batch).
+    ///
+    /// Why: resolving the database checks that `master.key` is unchanged (a handful of
+    /// `stat`s of the home), which a write would otherwise pay for every ledger step. One
+    /// operation using one connection throughout is also what it would see had it run just
+    /// before a concurrent replacement of the master secret; the next operation resolves again.
+    package func pinned() throws(VaultError) -> TrustLedger {
+        guard pinnedTable == nil else { return self }
+        do {
+            return TrustLedger(home: home, group: group, pinnedTable: try table())
+        } catch {
+            throw VaultError(keyring: error, while: "open the trust ledger of \(group)")
+        }
     }
 
     /// The digest the ledger keeps for `blob`.
@@ -166,12 +192,20 @@ package struct TrustLedger: Sendable {
         return false
     }
 
-    private func admitAgainstCurrent(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) {
+    /// ``admit(_:sequence:digest:subject:)`` that also returns the row as it stands once the
+    /// blob was admitted (the one it was judged against, or the raised one), so a writer
+    /// that goes on to seal a newer version needs no second lookup.
+    package func admitted(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) -> LedgerTable.Row? {
+        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject)
+    }
+
+    @discardableResult
+    private func admitAgainstCurrent(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) -> LedgerTable.Row? {
         let current = try row(for: name)
-        guard case .raise = try Self.judge(current, sequence: sequence, digest: digest, subject: subject) else { return }
-        let verdict: Verdict
+        guard case .raise = try Self.judge(current, sequence: sequence, digest: digest, subject: subject) else { return current }
+        let outcome: (verdict: Verdict, row: LedgerTable.Row?)
         do {
-            verdict = try table().update(name.rawValue) { (row: inout LedgerTable.Row?) -> Verdict in
+            outcome = try table().update(name.rawValue) { (row: inout LedgerTable.Row?) -> (verdict: Verdict, row: LedgerTable.Row?) in
                 // Judged again on the row as it is now: another process may have moved it.
                 let verdict = Self.verdict(row, sequence: sequence, digest: digest, subject: subject)
                 if case .raise = verdict {
@@ -184,12 +218,13 @@ package struct TrustLedger: Sendable {
                     }
                     row = raised
                 }
-                return verdict
+                return (verdict, row)
             }
         } catch {
             throw VaultError(keyring: error, while: "raise the trust ledger of \(group)")
         }
-        if case .refuse(let error) = verdict { throw error }
+        if case .refuse(let error) = outcome.verdict { throw error }
+        return outcome.row
     }
 
     // MARK: Writers (holding the record's writer lock)
@@ -361,6 +396,7 @@ package struct TrustLedger: Sendable {
     /// The group's rows; on first use in a process, imports the group's sealed-JSON ledger of
     /// earlier versions if the database has not imported it yet (the old file is kept).
     private func table() throws(KeyringError) -> LedgerTable {
+        if let pinnedTable { return pinnedTable }
         let table = try LedgerTable(home: home, group: group)
         let key = "\(table.database.path)\u{0}\(group.rawValue)"
         guard !Self.imported.withLock({ $0.contains(key) }) else { return table }

@@ -146,6 +146,8 @@ extension Vault {
         let fileName = recordFileName(name)
         // One handle for the whole write: the temporary, the rename and the sweep are in one directory.
         let records = try self.records
+        // One resolution of the keyring database for the row, the announcement and the confirmation.
+        let ledger = try self.ledger.pinned()
         return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> RecordHeader in
                 let row = try ledger.row(for: name)
                 // A writer that died between its announcement and its confirmation left the
