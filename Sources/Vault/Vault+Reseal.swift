@@ -24,7 +24,7 @@ extension Vault {
 
     private func reseal(_ name: RecordName, holdingGroupLock: Bool) throws(VaultError) {
         try publish(name, operation: "reseal", holdingGroupLock: holdingGroupLock) { sequence, key, current throws(VaultError) in
-            let record = try current.get()
+            let record = try current()
             try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
             var header = record.header
             header.keyID = key.id
