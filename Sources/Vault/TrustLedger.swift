@@ -192,20 +192,12 @@ package struct TrustLedger: Sendable {
         return false
     }
 
-    /// ``admit(_:sequence:digest:subject:)`` that also returns the row as it stands once the
-    /// blob was admitted (the one it was judged against, or the raised one), so a writer
-    /// that goes on to seal a newer version needs no second lookup.
-    package func admitted(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) -> LedgerTable.Row? {
-        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject)
-    }
-
-    @discardableResult
-    private func admitAgainstCurrent(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) -> LedgerTable.Row? {
+    private func admitAgainstCurrent(_ name: RecordName, sequence: UInt64, digest: String, subject: String) throws(VaultError) {
         let current = try row(for: name)
-        guard case .raise = try Self.judge(current, sequence: sequence, digest: digest, subject: subject) else { return current }
-        let outcome: (verdict: Verdict, row: LedgerTable.Row?)
+        guard case .raise = try Self.judge(current, sequence: sequence, digest: digest, subject: subject) else { return }
+        let verdict: Verdict
         do {
-            outcome = try table().update(name.rawValue) { (row: inout LedgerTable.Row?) -> (verdict: Verdict, row: LedgerTable.Row?) in
+            verdict = try table().update(name.rawValue) { (row: inout LedgerTable.Row?) -> Verdict in
                 // Judged again on the row as it is now: another process may have moved it.
                 let verdict = Self.verdict(row, sequence: sequence, digest: digest, subject: subject)
                 if case .raise = verdict {
@@ -218,13 +210,12 @@ package struct TrustLedger: Sendable {
                     }
                     row = raised
                 }
-                return (verdict, row)
+                return verdict
             }
         } catch {
             throw VaultError(keyring: error, while: "raise the trust ledger of \(group)")
         }
-        if case .refuse(let error) = outcome.verdict { throw error }
-        return outcome.row
+        if case .refuse(let error) = verdict { throw error }
     }
 
     // MARK: Writers (holding the record's writer lock)

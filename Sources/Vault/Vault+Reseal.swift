@@ -292,9 +292,10 @@ extension Vault {
                 }
                 let record = try openRecord(name)
                 guard record.header.keyID != key.id else { return nil }
-                // Refused if rolled back or conflicting: never laundered into a new sequence. The
-                // row is the one after the admission, which may have raised it.
-                let row = try ledger.admitted(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
+                // Refused if rolled back or conflicting: never laundered into a new sequence.
+                try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
+                // Read after the admission, which may have raised it.
+                let row = try ledger.row(for: name)
                 let last = TrustLedger.lastSequence(row: row, onDisk: record.header.sequence)
                 guard last < UInt64.max else {
                     throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
