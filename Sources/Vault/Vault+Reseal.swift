@@ -285,7 +285,8 @@ extension Vault {
                 // pass; such a file is only never read), so a group whose ledger was lost is not
                 // listed once per record. With an announcement, its writer may have died after
                 // the listing: the directory is listed again, which only killed writers cost.
-                switch try ledger.row(for: name) {
+                let before = try ledger.row(for: name)
+                switch before {
                 case nil: records.removeTemporaries(leftovers)
                 case let row? where row.pending != nil: records.removeStaleTemporaries(for: fileName)
                 default: break
@@ -293,9 +294,19 @@ extension Vault {
                 let record = try openRecord(name)
                 guard record.header.keyID != key.id else { return nil }
                 // Refused if rolled back or conflicting: never laundered into a new sequence.
-                try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
-                // Read after the admission, which may have raised it.
-                let row = try ledger.row(for: name)
+                // The common case, the blob is the confirmed version of the row just read, is
+                // settled on that row with no second lookup, and that row is the one the new
+                // sequence goes above: the batch's announcement commits only if the row is still
+                // exactly this one (TrustLedger.announceAll), so a row that moved meanwhile
+                // sends the record down the single-record path. Any other verdict, a raise
+                // included, is reached on the row as it is now, and read again after it.
+                let row: LedgerTable.Row?
+                let snapshot = TrustLedger.Snapshot(rows: before.map { [name.rawValue: $0] } ?? [:])
+                if try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name), against: snapshot) {
+                    row = before
+                } else {
+                    row = try ledger.row(for: name)
+                }
                 let last = TrustLedger.lastSequence(row: row, onDisk: record.header.sequence)
                 guard last < UInt64.max else {
                     throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
