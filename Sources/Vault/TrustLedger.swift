@@ -63,10 +63,36 @@ package struct TrustLedger: Sendable {
     package let home: KeyringHome
     /// The group whose records this ledger covers.
     package let group: GroupIdentifier
+    /// The table every use goes through, when ``pinned()`` resolved it; otherwise each use
+    /// resolves the home's database anew (which notices a replaced master secret).
+    private let pinnedTable: LedgerTable?
 
     package init(home: KeyringHome, group: GroupIdentifier) {
         self.home = home
         self.group = group
+        self.pinnedTable = nil
+    }
+
+    private init(home: KeyringHome, group: GroupIdentifier, pinnedTable: LedgerTable) {
+        self.home = home
+        self.group = group
+        self.pinnedTable = pinnedTable
+    }
+
+    /// This ledger with its database resolved once, for one operation that uses it several
+    /// times (a write: its row, announcement and confirmation; a reseal batch).
+    ///
+    /// Why: resolving the database checks that `master.key` is unchanged (a handful of
+    /// `stat`s of the home), which a write would otherwise pay for every ledger step. One
+    /// operation using one connection throughout is also what it would see had it run just
+    /// before a concurrent replacement of the master secret; the next operation resolves again.
+    package func pinned() throws(VaultError) -> TrustLedger {
+        guard pinnedTable == nil else { return self }
+        do {
+            return TrustLedger(home: home, group: group, pinnedTable: try table())
+        } catch {
+            throw VaultError(keyring: error, while: "open the trust ledger of \(group)")
+        }
     }
 
     /// The digest the ledger keeps for `blob`.
@@ -366,6 +392,7 @@ package struct TrustLedger: Sendable {
     ///
     /// `database` is the home's database as this operation already opened it, if it did.
     private func table(in database: KeyringDatabase? = nil) throws(KeyringError) -> LedgerTable {
+        if database == nil, let pinnedTable { return pinnedTable }
         let table: LedgerTable
         if let database {
             table = LedgerTable(database: database, group: group)

@@ -24,7 +24,7 @@ extension Vault {
 
     private func reseal(_ name: RecordName, holdingGroupLock: Bool) throws(VaultError) {
         try publish(name, operation: "reseal", holdingGroupLock: holdingGroupLock) { sequence, key, current throws(VaultError) in
-            let record = try current.get()
+            let record = try current()
             try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
             var header = record.header
             header.keyID = key.id
@@ -169,6 +169,8 @@ extension Vault {
                 } catch {
                     throw VaultError(any: error, while: "reseal the records of \(group)")
                 }
+                // The keyring database resolved once for the batch, not at every ledger step.
+                let ledger = try self.ledger.pinned()
                 // 1. Each record under its own writer lock, for that record only: read, check,
                 //    seal in memory. Nothing is written.
                 var prepared: [PreparedReseal] = []
@@ -176,7 +178,7 @@ extension Vault {
                 for (index, name) in names.enumerated() where bytes < Self.resealBatchBytes {
                     outcomes.append(.current)
                     do {
-                        if let item = try prepareReseal(name, key: key, records: records, leftovers: leftovers[recordFileName(name)] ?? []) {
+                        if let item = try prepareReseal(name, key: key, records: records, ledger: ledger, leftovers: leftovers[recordFileName(name)] ?? []) {
                             prepared.append(PreparedReseal(index: index, announcement: item.announcement, blob: item.blob))
                             bytes += item.blob.count
                         }
@@ -211,7 +213,7 @@ extension Vault {
                         continue
                     }
                     do {
-                        if try publishPrepared(item, records: records) {
+                        if try publishPrepared(item, records: records, ledger: ledger) {
                             published.append(item)
                         } else {
                             conflicted.append(item.index)
@@ -272,7 +274,7 @@ extension Vault {
     /// Step 1 of a batch for one record, under its writer lock: returns its announcement and
     /// sealed blob, or `nil` when it is already sealed with `key`. `leftovers` are the
     /// record's temporary files in the pass's one listing of the directory.
-    private func prepareReseal(_ name: RecordName, key: GroupKey, records: DirectoryHandle, leftovers: [String]) throws(VaultError) -> (announcement: TrustLedger.Announcement, blob: [UInt8])? {
+    private func prepareReseal(_ name: RecordName, key: GroupKey, records: DirectoryHandle, ledger: TrustLedger, leftovers: [String]) throws(VaultError) -> (announcement: TrustLedger.Announcement, blob: [UInt8])? {
         do {
             return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> (announcement: TrustLedger.Announcement, blob: [UInt8])? in
                 let fileName = recordFileName(name)
@@ -283,7 +285,8 @@ extension Vault {
                 // pass; such a file is only never read), so a group whose ledger was lost is not
                 // listed once per record. With an announcement, its writer may have died after
                 // the listing: the directory is listed again, which only killed writers cost.
-                switch try ledger.row(for: name) {
+                let before = try ledger.row(for: name)
+                switch before {
                 case nil: records.removeTemporaries(leftovers)
                 case let row? where row.pending != nil: records.removeStaleTemporaries(for: fileName)
                 default: break
@@ -291,9 +294,19 @@ extension Vault {
                 let record = try openRecord(name)
                 guard record.header.keyID != key.id else { return nil }
                 // Refused if rolled back or conflicting: never laundered into a new sequence.
-                try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name))
-                // Read after the admission, which may have raised it.
-                let row = try ledger.row(for: name)
+                // The common case, the blob is the confirmed version of the row just read, is
+                // settled on that row with no second lookup, and that row is the one the new
+                // sequence goes above: the batch's announcement commits only if the row is still
+                // exactly this one (TrustLedger.announceAll), so a row that moved meanwhile
+                // sends the record down the single-record path. Any other verdict, a raise
+                // included, is reached on the row as it is now, and read again after it.
+                let row: LedgerTable.Row?
+                let snapshot = TrustLedger.Snapshot(rows: before.map { [name.rawValue: $0] } ?? [:])
+                if try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name), against: snapshot) {
+                    row = before
+                } else {
+                    row = try ledger.row(for: name)
+                }
                 let last = TrustLedger.lastSequence(row: row, onDisk: record.header.sequence)
                 guard last < UInt64.max else {
                     throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
@@ -313,7 +326,7 @@ extension Vault {
     /// Step 3 of a batch for one record, under its writer lock: if the ledger row is still the
     /// one this batch announced, writes and fsyncs its temporary file and renames it over the
     /// record; returns whether it did.
-    private func publishPrepared(_ item: PreparedReseal, records: DirectoryHandle) throws(VaultError) -> Bool {
+    private func publishPrepared(_ item: PreparedReseal, records: DirectoryHandle, ledger: TrustLedger) throws(VaultError) -> Bool {
         let name = item.announcement.name
         do {
             return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> Bool in

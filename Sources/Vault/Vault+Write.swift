@@ -100,8 +100,9 @@ extension Vault {
 
     /// The write path shared by write, delete and reseal.
     ///
-    /// `make` receives the next sequence, the primary key and the current record (authentic,
-    /// or why not), and returns the header and plaintext to seal; it runs under the writer lock.
+    /// `make` receives the next sequence, the primary key and a way to get the current record
+    /// (authentic, or throwing why not; opened only if `make` asks), and returns the header and
+    /// plaintext to seal; it runs under the writer lock.
     ///
     /// Lock order: the group lock (shared; `holdingGroupLock` when ``resealAll()`` already holds
     /// it exclusively), then the keyring's keyset lock if the key must be created, then the
@@ -112,7 +113,7 @@ extension Vault {
         _ name: RecordName,
         operation: String,
         holdingGroupLock: Bool = false,
-        _ make: (_ sequence: UInt64, _ key: GroupKey, _ current: Result<OpenedRecord, VaultError>) throws(VaultError) -> (BlobHeader, [UInt8])
+        _ make: (_ sequence: UInt64, _ key: GroupKey, _ current: () throws(VaultError) -> OpenedRecord) throws(VaultError) -> (BlobHeader, [UInt8])
     ) throws(VaultError) -> RecordHeader {
         do {
             // The records and locks directories are the ones opened (and vetted) with the
@@ -134,7 +135,7 @@ extension Vault {
     private func publishHoldingGroupLock(
         _ name: RecordName,
         operation: String,
-        _ make: (_ sequence: UInt64, _ key: GroupKey, _ current: Result<OpenedRecord, VaultError>) throws(VaultError) -> (BlobHeader, [UInt8])
+        _ make: (_ sequence: UInt64, _ key: GroupKey, _ current: () throws(VaultError) -> OpenedRecord) throws(VaultError) -> (BlobHeader, [UInt8])
     ) throws -> RecordHeader {
         let key: GroupKey
         do {
@@ -146,6 +147,8 @@ extension Vault {
         let fileName = recordFileName(name)
         // One handle for the whole write: the temporary, the rename and the sweep are in one directory.
         let records = try self.records
+        // One resolution of the keyring database for the row, the announcement and the confirmation.
+        let ledger = try self.ledger.pinned()
         return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> RecordHeader in
                 let row = try ledger.row(for: name)
                 // A writer that died between its announcement and its confirmation left the
@@ -156,10 +159,30 @@ extension Vault {
                 if row == nil || row?.pending != nil {
                     records.removeStaleTemporaries(for: fileName)
                 }
-                let current = Result { () throws(VaultError) in try openRecord(name) }
+                let file = Result { () throws(VaultError) in try readBlob(name) }
+                var opened: Result<OpenedRecord, VaultError>?
+                func current() throws(VaultError) -> OpenedRecord {
+                    if opened == nil {
+                        // No file, or an unreadable one: openRecord says why, as a reader would.
+                        opened = Result { () throws(VaultError) in
+                            if case .success(let bytes?) = file { return try open(bytes, as: name) }
+                            return try openRecord(name)
+                        }
+                    }
+                    return try opened!.get()
+                }
                 // Only an authentic file counts, and only within the ledger's window: a forged
-                // header must not push sequences up, nor a key holder's forged 2^64-1.
-                let onDisk = (try? current.get())?.header.sequence ?? 0
+                // header must not push sequences up, nor a key holder's forged 2^64-1. The file
+                // matters only when it is ahead of the ledger: when it is byte for byte the blob
+                // the ledger confirmed (its digest is in the authenticated row), its sequence is
+                // the confirmed one, which `lastSequence` already covers, so the common write
+                // neither looks its key up nor opens it.
+                let onDisk: UInt64
+                if let row, row.confirmed > 0, case .success(let bytes?) = file, TrustLedger.digest(of: bytes) == row.confirmedDigest {
+                    onDisk = row.confirmed
+                } else {
+                    onDisk = (try? current().header.sequence) ?? 0
+                }
                 let last = TrustLedger.lastSequence(row: row, onDisk: onDisk)
                 guard last < UInt64.max else {
                     throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")

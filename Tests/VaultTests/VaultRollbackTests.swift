@@ -92,6 +92,23 @@ final class VaultRollbackTests: XCTestCase {
         XCTAssertEqual(next.sequence, latest.sequence + 1)
     }
 
+    func testWriterContinuesAboveTheCurrentAuthenticFileWhenTheLedgerRowIsBehindIt() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let first = try vault.write(AuthState.signedIn, as: "auth-state")
+        let firstBlob = try sandbox.blob("auth-state", in: vault)
+        let latest = try vault.write(AuthState.signedOut, as: "auth-state")
+        // The row is back at the first version (restored from a backup) while the file is the latest.
+        try vault.ledger.removeAll()
+        let name = try RecordName(validating: "auth-state")
+        try vault.ledger.confirm(name, sequence: first.sequence, digest: TrustLedger.digest(of: firstBlob))
+
+        let next = try vault.write(AuthState.signedIn, as: "auth-state")
+
+        XCTAssertEqual(next.sequence, latest.sequence + 1)
+    }
+
     func testWriterContinuesAboveTheLedgerWhenTheFileWasRolledBack() throws {
         let sandbox = try VaultSandbox()
         defer { sandbox.remove() }

@@ -140,8 +140,15 @@ package final class KeyringDatabase: Sendable {
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` ... `COMMIT`), rolled back if
     /// `body` throws or the commit fails. A commit that returned is durable.
+    ///
+    /// `changesCachedState` is `false` only for transactions that change nothing a process
+    /// caches (the Vault's ledger rows, which are looked up every time): they leave this
+    /// process's ``ChangeStamp`` as it was, so a write's two ledger commits do not make the next
+    /// key lookup read and decrypt the keyset again. Other processes' commits of any kind still
+    /// change the stamp (through `PRAGMA data_version`).
     package func write<Result>(
         _ operation: String,
+        changesCachedState: Bool = true,
         _ body: (borrowing Transaction) throws(KeyringError) -> Result
     ) throws(KeyringError) -> Result {
         try lock.withLock { () throws(KeyringError) -> Result in
@@ -152,7 +159,8 @@ package final class KeyringDatabase: Sendable {
             }
             do {
                 let result = try body(Transaction(connection: connection, path: path, operation: operation))
-                localCommits &+= 1
+                // Counted before the commit: a failed commit only costs a cache refresh.
+                if changesCachedState { localCommits &+= 1 }
                 try connection.execute("COMMIT")
                 return result
             } catch let failure as SQLiteConnection.Failure {
@@ -198,7 +206,8 @@ package final class KeyringDatabase: Sendable {
 
     /// Identifies one committed state of the database as this process sees it: another
     /// connection's commit changes `PRAGMA data_version`, this process's own commits the local
-    /// counter. Equal stamps mean nothing was committed in between; reading it costs no I/O
+    /// counter (except those that change nothing cached, ``write(_:changesCachedState:_:)``).
+    /// Equal stamps mean nothing a cache holds was committed in between; reading it costs no I/O
     /// beyond what SQLite keeps in shared memory.
     package struct ChangeStamp: Equatable, Sendable {
         let dataVersion: Int64

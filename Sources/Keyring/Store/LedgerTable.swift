@@ -64,7 +64,7 @@ package struct LedgerTable: Sendable {
         fault: FaultPoint? = nil,
         _ body: (inout Row?) -> Result
     ) throws(KeyringError) -> Result {
-        try database.write("update the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Result in
+        try database.write("update the trust ledger of \(group)", changesCachedState: false) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Result in
             let original = try fetch(record, in: transaction)
             var row = original
             let result = body(&row)
@@ -102,7 +102,7 @@ package struct LedgerTable: Sendable {
         fault: FaultPoint? = nil,
         _ body: (_ index: Int, inout Row?) -> Result
     ) throws(KeyringError) -> [Result] {
-        try database.write("update the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [Result] in
+        try database.write("update the trust ledger of \(group)", changesCachedState: false) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [Result] in
             var results: [Result] = []
             results.reserveCapacity(records.count)
             for (index, record) in records.enumerated() {
@@ -140,7 +140,7 @@ package struct LedgerTable: Sendable {
 
     /// Deletes every row of the group: the ledger forgets what it trusted (as if lost).
     package func removeAll() throws(KeyringError) {
-        try database.write("clear the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+        try database.write("clear the trust ledger of \(group)", changesCachedState: false) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
             _ = try transaction.run("DELETE FROM ledger WHERE access_group = ?", [.text(group.rawValue)])
         }
     }
@@ -192,7 +192,7 @@ package struct LedgerTable: Sendable {
         }
         guard !done else { return false }
         let legacy = try entries()
-        return try database.write("import the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Bool in
+        return try database.write("import the trust ledger of \(group)", changesCachedState: false) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Bool in
             // Another process may have imported between the check and this transaction.
             guard try transaction.query("SELECT 1 FROM imports WHERE access_group = ? AND kind = ?", marker, { _ in () }).isEmpty else { return false }
             for (record, entry) in legacy {
