@@ -72,9 +72,12 @@ struct ItemTable: Sendable {
     let whenUnlocked: KeyringHome.WhenUnlockedSealing
 
     init(home: KeyringHome) throws(KeyringError) {
-        database = try KeyringDatabase.shared(for: home)
+        let (database, passphraseMode) = try KeyringDatabase.found(for: home)
+        self.database = database
         self.home = home
-        whenUnlocked = try home.whenUnlockedSealing()
+        // Without a passphrase there is no unlock key to look for (finding the database just
+        // looked for passphrase.wrapped): one lstat fewer per operation.
+        whenUnlocked = passphraseMode ? try home.whenUnlockedSealing() : .masterSecret
     }
 
     // MARK: Import of the sealed-JSON layout
@@ -150,13 +153,16 @@ struct ItemTable: Sendable {
     /// being moved between two of the groups is seen exactly once).
     func items(matching query: ItemQuery, in groups: [GroupIdentifier], operation: String) throws(KeyringError) -> [KeychainItem] {
         try importLegacyItems(of: groups)
-        return try database.snapshot(operation) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [KeychainItem] in
+        // One group is one SELECT, which SQLite runs on one committed state by itself: no
+        // BEGIN and COMMIT around it. Several groups need a snapshot to agree with each other.
+        let body = { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [KeychainItem] in
             var found: [KeychainItem] = []
             for group in groups {
                 for row in try rows(matching: query, in: group, transaction) { found.append(row.item) }
             }
             return found
         }
+        return groups.count == 1 ? try database.read(operation, body) : try database.snapshot(operation, body)
     }
 
     /// Every item of `group`, in insertion order.

@@ -59,6 +59,9 @@ package final class KeyringDatabase: Sendable {
     let keysetImportsChecked = Mutex<Set<GroupIdentifier>>([])
     /// Keysets read by this process, each valid for one ``changeStamp``.
     let keysets = Mutex<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
+    /// The version of `master.key` this database's keys are known to be derived from; `nil` in
+    /// passphrase mode (the secret then comes from the runtime directory) or when unknown.
+    private let masterFileVersion = Mutex<FileVersion?>(nil)
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.
     nonisolated(unsafe) private var localCommits: UInt64 = 0
 
@@ -71,18 +74,56 @@ package final class KeyringDatabase: Sendable {
     ///   truncated, belongs to another home, or has an unknown schema (each with its reason);
     ///   ``KeyringStatus/ioError`` and the other storage statuses when it cannot be opened.
     package static func shared(for home: KeyringHome) throws(KeyringError) -> KeyringDatabase {
+        try found(for: home).database
+    }
+
+    /// ``shared(for:)``, and whether the home was seen in passphrase mode while finding it, so
+    /// an operation that also needs to know (to pick the key of `WhenUnlocked` rows) need not
+    /// look again.
+    ///
+    /// A warm call costs four `lstat`s: the home and `Keychains/` directories vetted (as on
+    /// every use), no `passphrase.wrapped`, and `master.key` at the version this database's
+    /// keys were derived from. Anything else (passphrase mode, a changed or missing master
+    /// secret, a directory that fails its check) takes the full path, which reads the master
+    /// secret again and reports any problem with its reason.
+    static func found(for home: KeyringHome) throws(KeyringError) -> (database: KeyringDatabase, passphraseMode: Bool) {
         let path = home.keychainsDirectory.appending(fileName)
+        if let database = opened.withLock({ $0[path] }), database.isCurrent(for: home) { return (database, false) }
+        // The version is taken before the secret is read, so a database is never marked as
+        // current for a newer master.key than the one its keys come from.
+        let passphraseMode = try home.isPassphraseProtected()
+        let version = passphraseMode ? nil : try? Syscall.typedStatus(home.masterKeyPath).flatMap { $0.type == .regular ? FileVersion($0) : nil }
         // One lstat while master.key is unchanged. A replaced master secret must not be served
         // from keys derived from the old one: the database is opened anew, and its binding to
         // the home then decides.
         let master = try home.masterKey()
-        if let database = opened.withLock({ $0[path] }), database.master.constantTimeEquals(master) { return database }
-        let database = try KeyringDatabase(home: home, path: path, master: master)
-        return opened.withLock { table in
-            // Two threads may have opened it at once: keep the first, so every caller shares one.
-            if let existing = table[path], existing.master.constantTimeEquals(master) { return existing }
-            table[path] = database
-            return database
+        let database: KeyringDatabase
+        if let existing = opened.withLock({ $0[path] }), existing.master.constantTimeEquals(master) {
+            database = existing
+        } else {
+            let new = try KeyringDatabase(home: home, path: path, master: master)
+            database = opened.withLock { table in
+                // Two threads may have opened it at once: keep the first, so every caller shares one.
+                if let existing = table[path], existing.master.constantTimeEquals(master) { return existing }
+                table[path] = new
+                return new
+            }
+        }
+        database.masterFileVersion.withLock { $0 = version }
+        return (database, passphraseMode)
+    }
+
+    /// Whether this database is still the one for `home` (see ``found(for:)``).
+    private func isCurrent(for home: KeyringHome) -> Bool {
+        guard let version = masterFileVersion.withLock({ $0 }) else { return false }
+        do throws(StorageError) {
+            try SafeDirectory.check(home.rootPath, sharing: home.sharing.fileSharing)
+            try SafeDirectory.check(home.keychainsDirectory, sharing: home.sharing.fileSharing)
+            guard try Syscall.typedStatus(home.wrappedUnlockKeyPath) == nil,
+                  let status = try Syscall.typedStatus(home.masterKeyPath), status.type == .regular else { return false }
+            return FileVersion(status) == version
+        } catch {
+            return false
         }
     }
 
