@@ -417,13 +417,18 @@ struct ItemTable: Sendable {
         } catch {
             throw refuse("fails authentication (altered, or moved from another row or group)")
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
         let item: KeychainItem
-        do {
-            item = try decoder.decode(KeychainItem.self, from: Data(plaintext))
-        } catch {
-            throw refuse("authenticated but does not decode as an item")
+        if let read = ItemRowJSON.item(from: plaintext) {
+            item = read
+        } else {
+            // Not the flat shape ItemRowJSON reads: JSONDecoder decides, as it always did.
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            do {
+                item = try decoder.decode(KeychainItem.self, from: Data(plaintext))
+            } catch {
+                throw refuse("authenticated but does not decode as an item")
+            }
         }
         // Authenticated content is still checked for consistency, so a bug in an older writer
         // cannot make an item claim another group or key than its row.
