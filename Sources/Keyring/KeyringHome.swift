@@ -191,7 +191,13 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// directory, see MasterKeyWrapping.swift); otherwise the emulated one, and a home that
     /// never set one is ``DeviceLockState/unlocked``.
     public func lockState() throws(KeyringError) -> DeviceLockState {
-        if try isPassphraseProtected() { return try machineLockState() }
+        try lockState(passphraseMode: try isPassphraseProtected())
+    }
+
+    /// ``lockState()`` for a caller that has just looked whether the home is in passphrase mode
+    /// (``isPassphraseProtected()``), so the lookup costs one `lstat` fewer.
+    package func lockState(passphraseMode: Bool) throws(KeyringError) -> DeviceLockState {
+        if passphraseMode { return try machineLockState() }
         // One lstat when the file did not change since this process last read it.
         let status = try mapStorage("read device lock state") { () throws(StorageError) in try Syscall.typedStatus(lockStatePath) }
         guard let status else { return .unlocked }

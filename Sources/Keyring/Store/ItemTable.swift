@@ -71,13 +71,22 @@ struct ItemTable: Sendable {
     /// operation, since another process may lock or unlock between two.
     let whenUnlocked: KeyringHome.WhenUnlockedSealing
 
+    /// Whether the home was in passphrase mode when this operation began.
+    let passphraseMode: Bool
+
     init(home: KeyringHome) throws(KeyringError) {
         let (database, passphraseMode) = try KeyringDatabase.found(for: home)
         self.database = database
         self.home = home
+        self.passphraseMode = passphraseMode
         // Without a passphrase there is no unlock key to look for (finding the database just
         // looked for passphrase.wrapped): one lstat fewer per operation.
         whenUnlocked = passphraseMode ? try home.whenUnlockedSealing() : .masterSecret
+    }
+
+    /// The home's lock state now, knowing already whether it is in passphrase mode.
+    func lockState() throws(KeyringError) -> DeviceLockState {
+        try home.lockState(passphraseMode: passphraseMode)
     }
 
     // MARK: Import of the sealed-JSON layout
@@ -489,11 +498,19 @@ struct Hashes: Sendable, Equatable {
 
     /// Keyed BLAKE2b-256 of one attribute's value in one group.
     static func attribute(_ name: String, _ value: [UInt8], in group: GroupIdentifier, key: SymmetricKey) -> [UInt8] {
-        var message = Array("GroupVault item attribute 1".utf8)
-        for field in [Array(group.rawValue.utf8), Array(name.utf8), value] {
+        // Built in one buffer, without an array per field: every row a lookup opens has its
+        // hashes recomputed (ItemTable.open), so this is on the warm path.
+        let domain = "GroupVault item attribute 1"
+        var message: [UInt8] = []
+        message.reserveCapacity(domain.utf8.count + 12 + group.rawValue.utf8.count + name.utf8.count + value.count)
+        message.append(contentsOf: domain.utf8)
+        func append<Field: Collection<UInt8>>(_ field: Field) {
             withUnsafeBytes(of: UInt32(field.count).bigEndian) { message.append(contentsOf: $0) }
             message.append(contentsOf: field)
         }
+        append(group.rawValue.utf8)
+        append(name.utf8)
+        append(value)
         return Digest.keyedBLAKE2b256(message, key: key)
     }
 }
