@@ -53,7 +53,8 @@ public struct Identity: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether items in `group` may be read and written by this identity.
     public func isEntitled(toAccessGroup group: GroupIdentifier) -> Bool {
-        accessGroups.contains(group)
+        // The members of ``accessGroups``, without building it: every item operation asks.
+        keychainAccessGroups.contains(group) || applicationIdentifier == group || applicationGroups.contains(group)
     }
 
     /// Whether this identity may use the group container of `group`.

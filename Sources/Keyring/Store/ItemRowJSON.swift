@@ -217,16 +217,19 @@ struct ItemRowJSON {
     private mutating func readString() -> String? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = index
-        // The common case: no escape, so the text is the bytes themselves.
+        // The common case: no escape, so the text is the bytes themselves; and for ASCII (most
+        // attributes, every base64 value) there is nothing to validate.
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                return text
+                return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { return nil }
+            if byte >= 0x80 { ascii = false }
             index += 1
         }
         var decoded = Array(bytes[start..<index])
