@@ -454,11 +454,18 @@ struct ItemTable: Sendable {
     }
 
     static func additionalData(format: UInt8, group: GroupIdentifier, itemClass: String, hashes: Hashes) -> [UInt8] {
-        var data = Array("GVIT".utf8) + [format]
-        for field in [Array(group.rawValue.utf8), Array(itemClass.utf8), hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference] {
+        // One buffer, no array per field: built for every row sealed or opened.
+        var data: [UInt8] = []
+        data.reserveCapacity(5 + 7 * 4 + group.rawValue.utf8.count + itemClass.utf8.count + 5 * 32)
+        data.append(contentsOf: "GVIT".utf8)
+        data.append(format)
+        func append<Field: Collection<UInt8>>(_ field: Field) {
             withUnsafeBytes(of: UInt32(field.count).bigEndian) { data.append(contentsOf: $0) }
             data.append(contentsOf: field)
         }
+        append(group.rawValue.utf8)
+        append(itemClass.utf8)
+        for hash in [hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference] { append(hash) }
         return data
     }
 }
