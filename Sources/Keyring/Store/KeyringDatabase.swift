@@ -65,6 +65,8 @@ package final class KeyringDatabase: Sendable {
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.
     nonisolated(unsafe) private var localCommits: UInt64 = 0
 
+    /// Keyed by the home's `Keychains/` directory, which names the database without building
+    /// its path on every operation.
     private static let opened = Mutex<[FilePath: KeyringDatabase]>([:])
 
     /// The database of `home`, opened (and created, with the home's file mode) on first use in
@@ -87,8 +89,9 @@ package final class KeyringDatabase: Sendable {
     /// secret, a directory that fails its check) takes the full path, which reads the master
     /// secret again and reports any problem with its reason.
     static func found(for home: KeyringHome) throws(KeyringError) -> (database: KeyringDatabase, passphraseMode: Bool) {
-        let path = home.keychainsDirectory.appending(fileName)
-        if let database = opened.withLock({ $0[path] }), database.isCurrent(for: home) { return (database, false) }
+        let directory = home.keychainsDirectory
+        if let database = opened.withLock({ $0[directory] }), database.isCurrent(for: home) { return (database, false) }
+        let path = directory.appending(fileName)
         // The version is taken before the secret is read, so a database is never marked as
         // current for a newer master.key than the one its keys come from.
         let passphraseMode = try home.isPassphraseProtected()
@@ -98,14 +101,14 @@ package final class KeyringDatabase: Sendable {
         // the home then decides.
         let master = try home.masterKey()
         let database: KeyringDatabase
-        if let existing = opened.withLock({ $0[path] }), existing.master.constantTimeEquals(master) {
+        if let existing = opened.withLock({ $0[directory] }), existing.master.constantTimeEquals(master) {
             database = existing
         } else {
             let new = try KeyringDatabase(home: home, path: path, master: master)
             database = opened.withLock { table in
                 // Two threads may have opened it at once: keep the first, so every caller shares one.
-                if let existing = table[path], existing.master.constantTimeEquals(master) { return existing }
-                table[path] = new
+                if let existing = table[directory], existing.master.constantTimeEquals(master) { return existing }
+                table[directory] = new
                 return new
             }
         }
