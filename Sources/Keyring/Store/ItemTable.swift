@@ -496,29 +496,44 @@ struct Hashes: Sendable, Equatable {
             withUnsafeBytes(of: UInt32(field.utf8.count).bigEndian) { message.append(contentsOf: $0) }
             message.append(contentsOf: field.utf8)
         }
-        key = Self.attribute("primary key", message, in: group, key: lookupKey)
-        service = Self.attribute("service", Array((item.service ?? "").utf8), in: group, key: lookupKey)
-        account = Self.attribute("account", Array((item.account ?? "").utf8), in: group, key: lookupKey)
-        server = Self.attribute("server", Array((item.server ?? "").utf8), in: group, key: lookupKey)
-        reference = Self.attribute("reference", Array(item.persistentReference ?? Data()), in: group, key: lookupKey)
+        // The domain and group start every hash of this item: built once for the five.
+        let prefix = Self.messagePrefix(for: group)
+        key = Self.attribute("primary key", message, prefix: prefix, key: lookupKey)
+        service = Self.attribute("service", (item.service ?? "").utf8, prefix: prefix, key: lookupKey)
+        account = Self.attribute("account", (item.account ?? "").utf8, prefix: prefix, key: lookupKey)
+        server = Self.attribute("server", (item.server ?? "").utf8, prefix: prefix, key: lookupKey)
+        reference = Self.attribute("reference", item.persistentReference ?? Data(), prefix: prefix, key: lookupKey)
     }
 
     /// Keyed BLAKE2b-256 of one attribute's value in one group.
     static func attribute(_ name: String, _ value: [UInt8], in group: GroupIdentifier, key: SymmetricKey) -> [UInt8] {
-        // Built in one buffer, without an array per field: every row a lookup opens has its
-        // hashes recomputed (ItemTable.open), so this is on the warm path.
-        let domain = "GroupVault item attribute 1"
+        attribute(name, value, prefix: messagePrefix(for: group), key: key)
+    }
+
+    /// The start of every attribute hash's message in `group`: the domain, then the group
+    /// length-prefixed.
+    private static func messagePrefix(for group: GroupIdentifier) -> [UInt8] {
         var message: [UInt8] = []
-        message.reserveCapacity(domain.utf8.count + 12 + group.rawValue.utf8.count + name.utf8.count + value.count)
-        message.append(contentsOf: domain.utf8)
-        func append<Field: Collection<UInt8>>(_ field: Field) {
-            withUnsafeBytes(of: UInt32(field.count).bigEndian) { message.append(contentsOf: $0) }
-            message.append(contentsOf: field)
-        }
-        append(group.rawValue.utf8)
-        append(name.utf8)
-        append(value)
+        message.reserveCapacity(32 + group.rawValue.utf8.count)
+        message.append(contentsOf: "GroupVault item attribute 1".utf8)
+        appendField(group.rawValue.utf8, to: &message)
+        return message
+    }
+
+    /// The hash of `prefix`, then the name and the value, each length-prefixed. Built in one
+    /// buffer: every row a lookup opens has its hashes recomputed (ItemTable.open).
+    private static func attribute<Value: Collection<UInt8>>(_ name: String, _ value: Value, prefix: [UInt8], key: SymmetricKey) -> [UInt8] {
+        var message: [UInt8] = []
+        message.reserveCapacity(prefix.count + 8 + name.utf8.count + value.count)
+        message.append(contentsOf: prefix)
+        appendField(name.utf8, to: &message)
+        appendField(value, to: &message)
         return Digest.keyedBLAKE2b256(message, key: key)
+    }
+
+    private static func appendField<Field: Collection<UInt8>>(_ field: Field, to message: inout [UInt8]) {
+        withUnsafeBytes(of: UInt32(field.count).bigEndian) { message.append(contentsOf: $0) }
+        message.append(contentsOf: field)
     }
 }
 }
