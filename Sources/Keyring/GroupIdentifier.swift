@@ -94,20 +94,26 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
         }
         // Checked before the character set: '$' alone would be reported as a bad character,
         // hiding the real mistake (an Xcode variable that was never expanded).
-        if string.contains("$(") || string.contains("${") {
+        // Byte-wise, like everything here: every item row read validates its group, so this
+        // is on the warm lookup path.
+        let dollar = UInt8(ascii: "$")
+        if zip(bytes, bytes.dropFirst()).contains(where: { $0 == dollar && ($1 == UInt8(ascii: "(") || $1 == UInt8(ascii: "{")) }) {
             return "it contains an unexpanded build variable such as $(TeamIdentifierPrefix)"
         }
         if let bad = bytes.first(where: { !allowed($0) }) {
             let shown = bad >= 0x20 && bad < 0x7F ? "'\(Character(Unicode.Scalar(bad)))'" : "byte 0x\(String(bad, radix: 16))"
             return "\(shown) is not allowed (use letters, digits, '-' and '.')"
         }
-        let components = string.split(separator: ".", omittingEmptySubsequences: false)
-        if components.contains(where: \.isEmpty) { return "it has an empty component (a leading, trailing or doubled '.')" }
-        guard components.count >= 2 else {
+        let dot = UInt8(ascii: ".")
+        if bytes.first == dot || bytes.last == dot || zip(bytes, bytes.dropFirst()).contains(where: { $0 == dot && $1 == dot }) {
+            return "it has an empty component (a leading, trailing or doubled '.')"
+        }
+        guard let firstDot = bytes.firstIndex(of: dot) else {
             return "it needs a prefix: \"group.<name>\" or \"<TEAMID>.<name>\""
         }
-        if components[0] == "group" { return nil }
-        if isValidTeamID(String(components[0])) { return nil }
+        let prefix = bytes[..<firstDot]
+        if prefix.elementsEqual("group".utf8) { return nil }
+        if prefix.count == 10, prefix.allSatisfy({ (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }) { return nil }
         return "it must start with \"group.\" or a 10-character team id such as \"ABCDE12345.\""
     }
 

@@ -27,10 +27,11 @@ extension ItemQuery {
         if let persistentReference, item.persistentReference != persistentReference { return false }
         if let port, (item.port ?? 0) != port { return false }
         if let generic, (item.generic ?? Data()) != generic { return false }
-        return TextAttribute.all.allSatisfy { attribute in
-            guard let wanted = self[keyPath: attribute.query] else { return true }
-            return stringsMatch(wanted, item[keyPath: attribute.item] ?? "")
+        for attribute in TextAttribute.all {
+            guard let wanted = attribute.readQuery(self) else { continue }
+            if !stringsMatch(wanted, attribute.readItem(item) ?? "") { return false }
         }
+        return true
     }
 
     private func stringsMatch(_ wanted: String, _ stored: String) -> Bool {

@@ -62,9 +62,10 @@ extension Keyring {
         let operation = "search \(query.itemClass.noun)s"
         let maximum = try Self.maximumCount(limit, operation: operation)
         let scope = try searchScope(for: query, operation: operation)
-        let matches = try ItemTable(home: home).items(matching: query, in: scope, operation: operation)
+        let table = try ItemTable(home: home)
+        let matches = try table.items(matching: query, in: scope, operation: operation)
         guard !matches.isEmpty else { return [] }
-        try requireAccess(to: matches.map(\.accessibility), in: try home.lockState(), operation: operation)
+        try requireAccess(to: matches.map(\.accessibility), in: try table.lockState(), operation: operation)
         let selected = Array(matches.prefix(maximum))
         guard includingSecrets else {
             return selected.map { item in

@@ -167,16 +167,25 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// operation needs only an `lstat` to know it is still the same file.
     private static let secrets = FileVersionCache<Secrets>()
 
-    /// The master secret this process already read, when the file it was read from is still
-    /// the same version (``FileVersion``): two `lstat`s, no read, no guarded allocation. `nil`
-    /// sends the caller down the full path, which vets the directories, reads the file and
-    /// reports any problem with a reason; so does any error here.
+    /// The master secret this process already read, when the home's two directories still pass
+    /// their check and the file the secret was read from is still the same version
+    /// (``FileVersion``): four `lstat`s, no read, no guarded allocation. `nil` sends the caller
+    /// down the full path, which vets the directories, reads the file and reports any problem
+    /// with a reason; so does any error here.
     ///
-    /// Why the directories are not vetted again on this path: they were vetted when the secret
-    /// was read, and the secret is only served while its file is exactly that version (same
-    /// inode, same change time, which no one can set back). Swapping the file, or the directory
-    /// above it, for another shows up as another version (or none), and takes the full path.
+    /// The secret is only served while its file is exactly the version read (same inode, same
+    /// change time, which no one can set back), so swapping the file or the directory above it
+    /// takes the full path anyway. The directories are still checked on every use (one `lstat`
+    /// each), because a directory opened beyond the sharing mode does not change the file's
+    /// version, and SECURITY.md's first layer refuses such a home before each use
+    /// (`WarmLookupTests.testAKeychainsDirectoryOpenedToOthersIsRefusedByTheNextWarmLookup`).
     private func heldMasterKey(inPassphraseMode knownMode: Bool?) -> SymmetricKey? {
+        do throws(StorageError) {
+            try SafeDirectory.check(rootPath, sharing: sharing.fileSharing)
+            try SafeDirectory.check(keychainsDirectory, sharing: sharing.fileSharing)
+        } catch {
+            return nil
+        }
         // Passphrase mode first: while `set` finishes, master.key and passphrase.wrapped both
         // exist, and the passphrase mode is the one that holds.
         let passphraseMode: Bool

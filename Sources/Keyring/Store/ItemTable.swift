@@ -71,10 +71,21 @@ struct ItemTable: Sendable {
     /// operation, since another process may lock or unlock between two.
     let whenUnlocked: KeyringHome.WhenUnlockedSealing
 
+    /// Whether the home was in passphrase mode when this operation began.
+    let passphraseMode: Bool
+
     init(home: KeyringHome) throws(KeyringError) {
-        database = try KeyringDatabase.shared(for: home)
+        let passphraseMode = try home.isPassphraseProtected()
+        self.database = try KeyringDatabase.shared(for: home, master: home.masterKey(inPassphraseMode: passphraseMode))
         self.home = home
-        whenUnlocked = try home.whenUnlockedSealing()
+        self.passphraseMode = passphraseMode
+        // Without a passphrase there is no unlock key to look for: one lstat fewer per operation.
+        whenUnlocked = passphraseMode ? try home.whenUnlockedSealing() : .masterSecret
+    }
+
+    /// The home's lock state now, knowing already whether it is in passphrase mode.
+    func lockState() throws(KeyringError) -> DeviceLockState {
+        try home.lockState(inPassphraseMode: passphraseMode)
     }
 
     // MARK: Import of the sealed-JSON layout
@@ -150,13 +161,16 @@ struct ItemTable: Sendable {
     /// being moved between two of the groups is seen exactly once).
     func items(matching query: ItemQuery, in groups: [GroupIdentifier], operation: String) throws(KeyringError) -> [KeychainItem] {
         try importLegacyItems(of: groups)
-        return try database.snapshot(operation) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [KeychainItem] in
+        // One group is one SELECT, which SQLite runs on one committed state by itself: no
+        // BEGIN and COMMIT around it. Several groups need a snapshot to agree with each other.
+        let body = { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [KeychainItem] in
             var found: [KeychainItem] = []
             for group in groups {
                 for row in try rows(matching: query, in: group, transaction) { found.append(row.item) }
             }
             return found
         }
+        return groups.count == 1 ? try database.read(operation, body) : try database.snapshot(operation, body)
     }
 
     /// Every item of `group`, in insertion order.
@@ -411,13 +425,18 @@ struct ItemTable: Sendable {
         } catch {
             throw refuse("fails authentication (altered, or moved from another row or group)")
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
         let item: KeychainItem
-        do {
-            item = try decoder.decode(KeychainItem.self, from: Data(plaintext))
-        } catch {
-            throw refuse("authenticated but does not decode as an item")
+        if let read = ItemRowJSON.item(from: plaintext) {
+            item = read
+        } else {
+            // Not the flat shape ItemRowJSON reads: JSONDecoder decides, as it always did.
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            do {
+                item = try decoder.decode(KeychainItem.self, from: Data(plaintext))
+            } catch {
+                throw refuse("authenticated but does not decode as an item")
+            }
         }
         // Authenticated content is still checked for consistency, so a bug in an older writer
         // cannot make an item claim another group or key than its row.
@@ -434,11 +453,18 @@ struct ItemTable: Sendable {
     }
 
     static func additionalData(format: UInt8, group: GroupIdentifier, itemClass: String, hashes: Hashes) -> [UInt8] {
-        var data = Array("GVIT".utf8) + [format]
-        for field in [Array(group.rawValue.utf8), Array(itemClass.utf8), hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference] {
+        // One buffer, no array per field: built for every row sealed or opened.
+        var data: [UInt8] = []
+        data.reserveCapacity(5 + 7 * 4 + group.rawValue.utf8.count + itemClass.utf8.count + 5 * 32)
+        data.append(contentsOf: "GVIT".utf8)
+        data.append(format)
+        func append<Field: Collection<UInt8>>(_ field: Field) {
             withUnsafeBytes(of: UInt32(field.count).bigEndian) { data.append(contentsOf: $0) }
             data.append(contentsOf: field)
         }
+        append(group.rawValue.utf8)
+        append(itemClass.utf8)
+        for hash in [hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference] { append(hash) }
         return data
     }
 }
@@ -469,21 +495,44 @@ struct Hashes: Sendable, Equatable {
             withUnsafeBytes(of: UInt32(field.utf8.count).bigEndian) { message.append(contentsOf: $0) }
             message.append(contentsOf: field.utf8)
         }
-        key = Self.attribute("primary key", message, in: group, key: lookupKey)
-        service = Self.attribute("service", Array((item.service ?? "").utf8), in: group, key: lookupKey)
-        account = Self.attribute("account", Array((item.account ?? "").utf8), in: group, key: lookupKey)
-        server = Self.attribute("server", Array((item.server ?? "").utf8), in: group, key: lookupKey)
-        reference = Self.attribute("reference", Array(item.persistentReference ?? Data()), in: group, key: lookupKey)
+        // The domain and group start every hash of this item: built once for the five.
+        let prefix = Self.messagePrefix(for: group)
+        key = Self.attribute("primary key", message, prefix: prefix, key: lookupKey)
+        service = Self.attribute("service", (item.service ?? "").utf8, prefix: prefix, key: lookupKey)
+        account = Self.attribute("account", (item.account ?? "").utf8, prefix: prefix, key: lookupKey)
+        server = Self.attribute("server", (item.server ?? "").utf8, prefix: prefix, key: lookupKey)
+        reference = Self.attribute("reference", item.persistentReference ?? Data(), prefix: prefix, key: lookupKey)
     }
 
     /// Keyed BLAKE2b-256 of one attribute's value in one group.
     static func attribute(_ name: String, _ value: [UInt8], in group: GroupIdentifier, key: SymmetricKey) -> [UInt8] {
-        var message = Array("GroupVault item attribute 1".utf8)
-        for field in [Array(group.rawValue.utf8), Array(name.utf8), value] {
-            withUnsafeBytes(of: UInt32(field.count).bigEndian) { message.append(contentsOf: $0) }
-            message.append(contentsOf: field)
-        }
+        attribute(name, value, prefix: messagePrefix(for: group), key: key)
+    }
+
+    /// The start of every attribute hash's message in `group`: the domain, then the group
+    /// length-prefixed.
+    private static func messagePrefix(for group: GroupIdentifier) -> [UInt8] {
+        var message: [UInt8] = []
+        message.reserveCapacity(32 + group.rawValue.utf8.count)
+        message.append(contentsOf: "GroupVault item attribute 1".utf8)
+        appendField(group.rawValue.utf8, to: &message)
+        return message
+    }
+
+    /// The hash of `prefix`, then the name and the value, each length-prefixed. Built in one
+    /// buffer: every row a lookup opens has its hashes recomputed (ItemTable.open).
+    private static func attribute<Value: Collection<UInt8>>(_ name: String, _ value: Value, prefix: [UInt8], key: SymmetricKey) -> [UInt8] {
+        var message: [UInt8] = []
+        message.reserveCapacity(prefix.count + 8 + name.utf8.count + value.count)
+        message.append(contentsOf: prefix)
+        appendField(name.utf8, to: &message)
+        appendField(value, to: &message)
         return Digest.keyedBLAKE2b256(message, key: key)
+    }
+
+    private static func appendField<Field: Collection<UInt8>>(_ field: Field, to message: inout [UInt8]) {
+        withUnsafeBytes(of: UInt32(field.count).bigEndian) { message.append(contentsOf: $0) }
+        message.append(contentsOf: field)
     }
 }
 }

@@ -1,0 +1,331 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads the JSON an item row holds (``ItemTable``: `JSONEncoder`, sorted keys, dates as
+/// seconds since 1970, data as base64) straight into a ``KeychainItem``.
+///
+/// Why not `JSONDecoder`: on a warm lookup it was the largest single cost (about a fifth of the
+/// call: a generic tree, coding paths, boxed keyed containers), for one flat object of known
+/// keys. This reader accepts only that flat shape: one object whose values are strings,
+/// numbers, booleans or `null`, every key one of the item's, none twice. Anything else (an
+/// unknown key, a nested value, a malformed number or escape, text that is not UTF-8) returns
+/// `nil`, and the caller decodes with `JSONDecoder` instead, so every row decodes exactly as
+/// before: this is a faster path to the same result, never a second, laxer format. The
+/// plaintext it reads has already been authenticated.
+struct ItemRowJSON {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// The item `json` holds, or `nil` when it is not in the flat shape described above.
+    static func item(from json: [UInt8]) -> KeychainItem? {
+        json.withUnsafeBufferPointer { buffer in
+            var reader = ItemRowJSON(buffer)
+            return reader.readItem()
+        }
+    }
+
+    // MARK: The item
+
+    private enum Scalar {
+        case string(String)
+        case number(String)
+        case bool(Bool)
+        case null
+    }
+
+    /// The item's fields: one bit each in `seen`, so a key given twice is refused.
+    private enum Field: Int {
+        case itemClass, service, account, accountEncoding, accessGroup, label, itemDescription, comment
+        case generic, isSynchronizable, accessibility, accessControl, server, `protocol`, port, path
+        case authenticationType, securityDomain, creationDate, modificationDate, persistentReference, secret
+
+        init?(_ name: String) {
+            switch name {
+            case "itemClass": self = .itemClass
+            case "service": self = .service
+            case "account": self = .account
+            case "accountEncoding": self = .accountEncoding
+            case "accessGroup": self = .accessGroup
+            case "label": self = .label
+            case "itemDescription": self = .itemDescription
+            case "comment": self = .comment
+            case "generic": self = .generic
+            case "isSynchronizable": self = .isSynchronizable
+            case "accessibility": self = .accessibility
+            case "accessControl": self = .accessControl
+            case "server": self = .server
+            case "protocol": self = .protocol
+            case "port": self = .port
+            case "path": self = .path
+            case "authenticationType": self = .authenticationType
+            case "securityDomain": self = .securityDomain
+            case "creationDate": self = .creationDate
+            case "modificationDate": self = .modificationDate
+            case "persistentReference": self = .persistentReference
+            case "secret": self = .secret
+            default: return nil
+            }
+        }
+    }
+
+    private mutating func readItem() -> KeychainItem? {
+        var item = KeychainItem(secret: Data())
+        // The fields `KeychainItem` requires (not optional): absent, JSONDecoder fails.
+        var itemClass: ItemClass?
+        var isSynchronizable: Bool?
+        var accessibility: Accessibility?
+        var accessControl: AccessControlFlags?
+        var secret: Data?
+        var seen: UInt32 = 0
+
+        skipWhitespace()
+        guard consume(UInt8(ascii: "{")) else { return nil }
+        skipWhitespace()
+        if !consume(UInt8(ascii: "}")) {
+            while true {
+                skipWhitespace()
+                guard let name = readString(), let field = Field(name) else { return nil }
+                let bit: UInt32 = 1 << UInt32(field.rawValue)
+                guard seen & bit == 0 else { return nil }
+                seen |= bit
+                skipWhitespace()
+                guard consume(UInt8(ascii: ":")) else { return nil }
+                skipWhitespace()
+                guard let value = readScalar() else { return nil }
+                switch field {
+                case .itemClass:
+                    guard case .string(let text) = value, let decoded = ItemClass(rawValue: text) else { return nil }
+                    itemClass = decoded
+                case .isSynchronizable:
+                    guard case .bool(let flag) = value else { return nil }
+                    isSynchronizable = flag
+                case .accessibility:
+                    guard case .string(let text) = value, let decoded = Accessibility(rawValue: text) else { return nil }
+                    accessibility = decoded
+                case .accessControl:
+                    guard case .number(let text) = value, let raw = UInt(text) else { return nil }
+                    accessControl = AccessControlFlags(rawValue: raw)
+                case .secret:
+                    guard case .string(let text) = value, let data = Data(base64Encoded: text) else { return nil }
+                    secret = data
+                default:
+                    // Optional fields: `null` is absent, as decodeIfPresent reads it.
+                    if case .null = value { break }
+                    guard Self.assign(value, to: field, of: &item) else { return nil }
+                }
+                skipWhitespace()
+                if consume(UInt8(ascii: ",")) { continue }
+                guard consume(UInt8(ascii: "}")) else { return nil }
+                break
+            }
+        }
+        skipWhitespace()
+        guard index == bytes.count, let itemClass, let isSynchronizable, let accessibility, let accessControl, let secret else {
+            return nil
+        }
+        item.itemClass = itemClass
+        item.isSynchronizable = isSynchronizable
+        item.accessibility = accessibility
+        item.accessControl = accessControl
+        item.secret = secret
+        return item
+    }
+
+    /// Sets one optional field from a non-null value; `false` when the value has the wrong type.
+    private static func assign(_ value: Scalar, to field: Field, of item: inout KeychainItem) -> Bool {
+        switch (field, value) {
+        case (.service, .string(let text)): item.service = text
+        case (.account, .string(let text)): item.account = text
+        case (.label, .string(let text)): item.label = text
+        case (.itemDescription, .string(let text)): item.itemDescription = text
+        case (.comment, .string(let text)): item.comment = text
+        case (.server, .string(let text)): item.server = text
+        case (.protocol, .string(let text)): item.protocol = text
+        case (.path, .string(let text)): item.path = text
+        case (.authenticationType, .string(let text)): item.authenticationType = text
+        case (.securityDomain, .string(let text)): item.securityDomain = text
+        case (.accountEncoding, .string(let text)):
+            guard let encoding = AttributeEncoding(rawValue: text) else { return false }
+            item.accountEncoding = encoding
+        case (.accessGroup, .string(let text)):
+            guard let group = GroupIdentifier(rawValue: text) else { return false }
+            item.accessGroup = group
+        case (.generic, .string(let text)):
+            guard let data = Data(base64Encoded: text) else { return false }
+            item.generic = data
+        case (.persistentReference, .string(let text)):
+            guard let data = Data(base64Encoded: text) else { return false }
+            item.persistentReference = data
+        case (.port, .number(let text)):
+            guard let port = Int(text) else { return false }
+            item.port = port
+        case (.creationDate, .number(let text)):
+            guard let seconds = Double(text) else { return false }
+            item.creationDate = Date(timeIntervalSince1970: seconds)
+        case (.modificationDate, .number(let text)):
+            guard let seconds = Double(text) else { return false }
+            item.modificationDate = Date(timeIntervalSince1970: seconds)
+        default:
+            return false
+        }
+        return true
+    }
+
+    // MARK: JSON scalars
+
+    private mutating func readScalar() -> Scalar? {
+        guard index < bytes.count else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: "\""): return readString().map(Scalar.string)
+        case UInt8(ascii: "t"): return consumeWord("true") ? .bool(true) : nil
+        case UInt8(ascii: "f"): return consumeWord("false") ? .bool(false) : nil
+        case UInt8(ascii: "n"): return consumeWord("null") ? .null : nil
+        default: return readNumber().map(Scalar.number)
+        }
+    }
+
+    /// A JSON number's text, checked against JSON's grammar (no `+`, no leading zeros, no
+    /// bare `.`), which Swift's own number parsers would otherwise be laxer than.
+    private mutating func readNumber() -> String? {
+        let start = index
+        _ = consume(UInt8(ascii: "-"))
+        guard let first = peekDigit() else { return nil }
+        index += 1
+        if first != 0 { skipDigits() }
+        if consume(UInt8(ascii: ".")) {
+            guard peekDigit() != nil else { return nil }
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if !consume(UInt8(ascii: "+")) { _ = consume(UInt8(ascii: "-")) }
+            guard peekDigit() != nil else { return nil }
+            skipDigits()
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
+    /// A JSON string, its escapes resolved; `nil` for a raw control character, a bad escape,
+    /// an unpaired surrogate or bytes that are not UTF-8.
+    private mutating func readString() -> String? {
+        guard consume(UInt8(ascii: "\"")) else { return nil }
+        let start = index
+        // The common case: no escape, so the text is the bytes themselves; and for ASCII (most
+        // attributes, every base64 value) there is nothing to validate.
+        var ascii = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { return nil }
+            if byte >= 0x80 { ascii = false }
+            index += 1
+        }
+        var decoded = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(validating: decoded, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { return nil }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
+                case UInt8(ascii: "b"): decoded.append(0x08)
+                case UInt8(ascii: "f"): decoded.append(0x0C)
+                case UInt8(ascii: "n"): decoded.append(0x0A)
+                case UInt8(ascii: "r"): decoded.append(0x0D)
+                case UInt8(ascii: "t"): decoded.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard let scalar = readEscapedScalar() else { return nil }
+                    decoded.append(contentsOf: String(Character(scalar)).utf8)
+                default:
+                    return nil
+                }
+            default:
+                if byte < 0x20 { return nil }
+                decoded.append(byte)
+            }
+        }
+        return nil
+    }
+
+    /// The scalar of a `\u` escape (the `\u` already read), pairing surrogates.
+    private mutating func readEscapedScalar() -> Unicode.Scalar? {
+        guard let high = readHex4() else { return nil }
+        if (0xD800..<0xDC00).contains(high) {
+            guard consume(UInt8(ascii: "\\")), consume(UInt8(ascii: "u")), let low = readHex4(), (0xDC00..<0xE000).contains(low) else { return nil }
+            return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+        }
+        return Unicode.Scalar(high)
+    }
+
+    private mutating func readHex4() -> UInt32? {
+        guard index + 4 <= bytes.count else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    // MARK: Bytes
+
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func consumeWord(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        let matches = word.withUTF8Buffer { expected in
+            expected.elementsEqual(UnsafeBufferPointer(rebasing: bytes[index..<(index + count)]))
+        }
+        guard matches else { return false }
+        index += count
+        return true
+    }
+
+    private func peekDigit() -> UInt8? {
+        guard index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else { return nil }
+        return bytes[index] - UInt8(ascii: "0")
+    }
+
+    private mutating func skipDigits() {
+        while peekDigit() != nil { index += 1 }
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+@testable import Keyring
+import SealedStorage
+import XCTest
+
+/// The bytes an item row is sealed over are part of the on-disk format (docs/STORAGE.md,
+/// "Items"): rows written by any version must open under any later one, so the layout is pinned
+/// here byte for byte, independently of how the code builds it.
+final class ItemRowLayoutTests: XCTestCase {
+    func testAdditionalDataIsTheTagFormatAndEachFieldLengthPrefixed() {
+        let group = GroupIdentifier(rawValue: "ABCDE12345.com.example.shared")!
+        let hashes = ItemTable.Hashes(
+            key: [UInt8](repeating: 1, count: 32), service: [UInt8](repeating: 2, count: 32),
+            account: [UInt8](repeating: 3, count: 32), server: [UInt8](repeating: 4, count: 32),
+            reference: [UInt8](repeating: 5, count: 32))
+
+        var expected = Array("GVIT".utf8) + [1]
+        for field in [Array(group.rawValue.utf8), Array("genp".utf8)] + (1...5).map({ [UInt8](repeating: $0, count: 32) }) {
+            expected += [0, 0, 0, UInt8(field.count)] + field
+        }
+
+        XCTAssertEqual(ItemTable.additionalData(format: 1, group: group, itemClass: "genp", hashes: hashes), expected)
+    }
+
+    func testAnAttributeHashIsKeyedBLAKE2bOfTheDomainGroupNameAndValueLengthPrefixed() throws {
+        let group = GroupIdentifier(rawValue: "group.com.example")!
+        let key = try SymmetricKey(bytes: [UInt8](repeating: 9, count: 32))
+        var message = Array("GroupVault item attribute 1".utf8)
+        for field in [Array(group.rawValue.utf8), Array("service".utf8), Array("api".utf8)] {
+            message += [0, 0, 0, UInt8(field.count)] + field
+        }
+
+        XCTAssertEqual(ItemTable.Hashes.attribute("service", Array("api".utf8), in: group, key: key), Digest.keyedBLAKE2b256(message, key: key))
+    }
+}

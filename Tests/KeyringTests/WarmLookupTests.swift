@@ -1,0 +1,67 @@
+import Foundation
+import GroupVaultTestKit
+import Keyring
+import XCTest
+
+/// A warm lookup keeps the keyring database, its keys and its prepared statements, and checks
+/// in four `lstat`s that they are still this home's (KeyringHome.masterKey); every item
+/// it returns is read from the database as it is now. Each test warms the process first, then
+/// changes something behind it, and shows the next lookup sees the change.
+final class WarmLookupTests: XCTestCase {
+    private var home: ItemTestHome!
+    private let group = ItemTestHome.shared
+
+    override func setUpWithError() throws {
+        home = try ItemTestHome()
+    }
+
+    override func tearDown() {
+        home.remove()
+    }
+
+    private let query = ItemQuery(service: "api", account: "me", accessGroup: ItemTestHome.shared)
+
+    /// Adds the item `query` finds and looks it up twice, so the second lookup was warm.
+    private func warmUp() throws -> Keyring {
+        let keyring = home.keyring()
+        try keyring.add(KeychainItem(service: "api", account: "me", accessGroup: group, secret: Data("one".utf8)))
+        XCTAssertEqual(try keyring.item(matching: query).secret, Data("one".utf8))
+        XCTAssertEqual(try keyring.item(matching: query).secret, Data("one".utf8))
+        return keyring
+    }
+
+    func testAnItemChangedByAnotherProcessIsSeenByTheNextWarmLookup() throws {
+        let keyring = try warmUp()
+
+        let child = try FixtureProcess.run(
+            ["set-secret", "--team", ItemTestHome.team, "--group", group.rawValue, "--service", "api", "--account", "me", "--value", "two", "--repeat", "1", "--times", "1"],
+            environment: ["GROUPVAULT_HOME": home.home.root.path])
+        XCTAssertEqual(child.status, 0, child.errors)
+
+        XCTAssertEqual(try keyring.item(matching: query).secret, Data("two".utf8))
+    }
+
+    func testAReplacedMasterKeyIsNotServedFromTheWarmDatabase() throws {
+        let keyring = try warmUp()
+        let masterKey = home.home.root.appendingPathComponent("Keychains").appendingPathComponent("master.key")
+        try FileManager.default.removeItem(at: masterKey)
+        try Data(repeating: 7, count: 32).write(to: masterKey)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: masterKey.path)
+
+        // The database is bound to the old master secret: under the new one it is refused.
+        XCTAssertThrowsError(try keyring.item(matching: query)) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode, "\(error)")
+        }
+    }
+
+    func testAKeychainsDirectoryOpenedToOthersIsRefusedByTheNextWarmLookup() throws {
+        let keyring = try warmUp()
+        let keychains = home.home.root.appendingPathComponent("Keychains")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: keychains.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: keychains.path) }
+
+        XCTAssertThrowsError(try keyring.item(matching: query)) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .notAvailable, "\(error)")
+        }
+    }
+}
