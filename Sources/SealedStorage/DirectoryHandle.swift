@@ -124,43 +124,9 @@ package final class DirectoryHandle: Sendable {
     /// written, `fsync`ed, renamed over it, then the directory `fsync`ed for
     /// ``Durability/full``; the same steps and fault points as ``AtomicFile``.
     package func replace(_ name: String, with bytes: [UInt8], durability: Durability) throws(StorageError) {
-        let filePath = try self.filePath(name)
-        // Named as AtomicFile names its temporaries, so either sweeps the other's leftovers.
-        let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: 8)
-        let file: FileDescriptor
-        do {
-            file = try Syscall.open(
-                temporary, in: descriptor, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)), step: .createTemporary)
-        } catch {
-            throw StorageError(.system(error), operation: "create temporary file", path: path.appending(temporary))
-        }
-        var published = false
-        defer {
-            if !published { try? Syscall.unlink(temporary, in: descriptor) }
-        }
-        do {
-            do {
-                // Closed before the rename, as AtomicFile does: a close after it would be one
-                // more IN_CLOSE_WRITE, now under the record's name, and observers would see
-                // every write twice.
-                defer { Syscall.close(file) }
-                try Syscall.changeMode(file, to: sharing.fileMode)
-                try Syscall.writeAll(file, bytes, step: .writeTemporary)
-                try Syscall.sync(file, step: .syncTemporary)
-            }
-            try Syscall.rename(temporary, to: name, in: descriptor, step: .rename)
-        } catch {
-            throw StorageError(.system(error), operation: "replace", path: filePath)
-        }
-        published = true
-        guard durability == .full else { return }
-        do {
-            try FaultInjection.check(.syncDirectory)
-            try Syscall.sync(descriptor)
-        } catch {
-            throw StorageError(.notDurable(error), operation: "sync directory", path: path)
-        }
+        let temporary = try writeTemporary(for: name, bytes)
+        try publishTemporary(temporary, as: name)
+        if durability == .full { try sync() }
     }
 
     /// The first half of ``replace(_:with:durability:)``, for writers that replace many files

@@ -68,27 +68,7 @@ package struct LedgerTable: Sendable {
             let original = try fetch(record, in: transaction)
             var row = original
             let result = body(&row)
-            if row != original {
-                if let row {
-                    try transaction.run(
-                        """
-                        INSERT INTO ledger (access_group, record, confirmed, confirmed_digest, pending, pending_digest, tag)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (access_group, record) DO UPDATE SET
-                            confirmed = excluded.confirmed, confirmed_digest = excluded.confirmed_digest,
-                            pending = excluded.pending, pending_digest = excluded.pending_digest, tag = excluded.tag
-                        """,
-                        [
-                            .text(group.rawValue), .text(record),
-                            .integer(Int64(bitPattern: row.confirmed)), .text(row.confirmedDigest),
-                            row.pending.map { .integer(Int64(bitPattern: $0)) } ?? .null,
-                            row.pendingDigest.map { .text($0) } ?? .null,
-                            .blob(tag(record, row)),
-                        ])
-                } else {
-                    try transaction.run("DELETE FROM ledger WHERE access_group = ? AND record = ?", [.text(group.rawValue), .text(record)])
-                }
-            }
+            if row != original { try store(record, row, in: transaction) }
             if let fault { try transaction.checkFault(fault) }
             return result
         }
