@@ -94,8 +94,11 @@ final class CryptoFloor {
 final class SQLiteFloor {
     /// `FULL` or `NORMAL`, as the report names it.
     let synchronous: String
-    /// The value every upsert writes.
-    let value: [UInt8]
+    /// The value the next upsert writes. Its first eight bytes count the upserts, so every one
+    /// changes its row: SQLite writes nothing for an update that leaves a row as it was, and a
+    /// commit with nothing in it would measure no durable work at all.
+    private var value: [UInt8]
+    private var upserts: UInt64 = 0
     private let database: OpaquePointer
 
     /// Creates `path` with `rows` rows of `valueSize` bytes.
@@ -113,6 +116,10 @@ final class SQLiteFloor {
 
     /// Inserts or updates row `index` in its own transaction.
     func upsert(_ index: Int) throws {
+        upserts &+= 1
+        withUnsafeBytes(of: upserts.littleEndian) { counter in
+            for (offset, byte) in counter.enumerated() where offset < value.count { value[offset] = byte }
+        }
         guard floor_database_upsert(database, index, value, value.count) == 0 else {
             throw BenchmarkFailure("SQLite upsert failed: \(String(cString: floor_database_error(database)))")
         }
