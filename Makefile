@@ -35,8 +35,9 @@ fuzz: dependencies
 # Measures GroupVault's operations, each interleaved with its C floor (libsodium, SQLite), against
 # the performance targets, and rewrites BENCHMARKS.md (Benchmarks/README.md). Every product is
 # built first: the benchmark starts the package's other executables as child processes.
+# Benchmarks/ANALYSIS.md (why a missed target is missed, from a profile) goes into the report.
 # BENCH_FLAGS passes options, e.g. BENCH_FLAGS=--quick (not for committing) or --note "...".
 BENCH_FLAGS ?=
 bench: dependencies
 	@pkg-config --exists sqlite3 || { echo "make bench needs SQLite's headers for its floors: sudo apt-get install libsqlite3-dev" >&2; exit 1; }
-	cd Benchmarks && $(SWIFT) build -c release && .build/release/GroupVaultBenchmarks --output ../BENCHMARKS.md $(BENCH_FLAGS)
+	cd Benchmarks && $(SWIFT) build -c release && .build/release/GroupVaultBenchmarks --output ../BENCHMARKS.md --analysis ANALYSIS.md $(BENCH_FLAGS)
