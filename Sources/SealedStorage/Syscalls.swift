@@ -197,9 +197,12 @@ package enum Syscall {
                 if errno != 0 { throw Errno(rawValue: errno) }
                 return names
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+            // Read the name in place, up to its NUL. `entry.pointee.d_name` would copy the whole
+            // 256-byte field, but a directory entry is only as long as its name (d_reclen): for
+            // the last entry of readdir's buffer that copy reads past it, across a page boundary
+            // into unmapped memory (a SIGSEGV seen listing a directory of 10,000 records).
+            let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
     }
