@@ -133,6 +133,10 @@ extension Vault {
     /// Test seam (debug builds only): runs in ``resealAll(progress:)`` after a batch's
     /// announcement and before its renames, where a concurrent writer is most in the way.
     package static let resealBatchAnnounced = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Test seam (debug builds only): runs in ``resealAll(progress:)`` once a batch's temporary
+    /// files are written and durable, before any is renamed, with no writer lock held.
+    package static let resealBatchWritten = Mutex<(@Sendable () -> Void)?>(nil)
     #endif
 
     /// What became of one record of a reseal batch.
@@ -252,6 +256,9 @@ extension Vault {
                     }
                     for (_, temporary) in written { temporary.close() }
                 }
+                #if DEBUG
+                Self.resealBatchWritten.withLock { $0 }?()
+                #endif
                 // 5. Under each record's writer lock again, only if its row is still the
                 //    announced one: rename the durable temporary over the record (otherwise it is
                 //    removed, and the record left to whoever moved its row).

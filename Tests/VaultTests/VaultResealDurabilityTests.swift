@@ -86,6 +86,31 @@ final class VaultResealDurabilityTests: XCTestCase {
         }
     }
 
+    /// Between a batch's unsynced writes and its renames no writer lock is held: a writer of one
+    /// of its records sweeps the batch's temporary file as a leftover and publishes its own
+    /// version, and the batch leaves that record to it instead of renaming anything over it.
+    func testResealAllKeepsAWriteMadeWhileItsTemporaryFilesAwaitTheirRename() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let old = try vault.write(AuthState.signedIn, as: "first").keyID
+        try vault.write(AuthState.signedIn, as: "second")
+        try vault.write(AuthState.signedIn, as: "third")
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        Vault.resealBatchWritten.withLock { $0 = { _ = try? vault.write(AuthState.signedOut, as: "second") } }
+        defer { Vault.resealBatchWritten.withLock { $0 = nil } }
+
+        XCTAssertEqual(try vault.resealAll(), 2, "the writer, not the batch, moved \"second\" to the new key")
+        Vault.resealBatchWritten.withLock { $0 = nil }
+        try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "second"), AuthState.signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, name: "first"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, name: "third"), AuthState.signedIn)
+        XCTAssertEqual(try temporaries(in: sandbox, of: vault), [])
+        XCTAssertTrue(try vault.verifyAll().findings.isEmpty)
+    }
+
     func testResealAllSyncsTheBatchWithSyncfsWhileASingleWriteStillFsyncsItsFile() throws {
         let sandbox = try VaultSandbox()
         defer { sandbox.remove() }
