@@ -134,6 +134,38 @@ package final class DirectoryHandle: Sendable {
     /// `fsync`s and closes it, and returns the temporary's name. Nothing is published; on
     /// failure nothing is left behind. Publish it with ``publishTemporary(_:as:)``.
     package func writeTemporary(for name: String, _ bytes: [UInt8]) throws(StorageError) -> String {
+        let temporary = try writeUnsyncedTemporary(for: name, bytes)
+        defer { temporary.close() }
+        try syncTemporary(temporary)
+        return temporary.name
+    }
+
+    /// A temporary file written by ``writeUnsyncedTemporary(for:_:)`` and not yet proven
+    /// durable. Its descriptor stays open until ``close()``: an `fsync` through a descriptor
+    /// opened before the write reports that write's errors, which one opened later might not.
+    package final class UnsyncedTemporary: Sendable {
+        /// The temporary file's name in the directory.
+        package let name: String
+        /// The name it will replace.
+        package let target: String
+        fileprivate let descriptor: FileDescriptor
+
+        fileprivate init(name: String, target: String, descriptor: FileDescriptor) {
+            self.name = name
+            self.target = target
+            self.descriptor = descriptor
+        }
+
+        /// Closes the descriptor; the file stays. Call once, after its fate is settled.
+        package func close() {
+            Syscall.close(descriptor)
+        }
+    }
+
+    /// Writes `bytes` to a new temporary file beside `name` without `fsync`ing it, for a writer
+    /// that makes many files durable at once (``syncFileSystem()``) or, failing that, one by one
+    /// (``syncTemporary(_:)``). Nothing is published; on failure nothing is left behind.
+    package func writeUnsyncedTemporary(for name: String, _ bytes: [UInt8]) throws(StorageError) -> UnsyncedTemporary {
         let filePath = try self.filePath(name)
         let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: 8)
         let file: FileDescriptor
@@ -145,15 +177,43 @@ package final class DirectoryHandle: Sendable {
             throw StorageError(.system(error), operation: "create temporary file", path: path.appending(temporary))
         }
         do {
-            defer { Syscall.close(file) }
             try Syscall.changeMode(file, to: sharing.fileMode)
             try Syscall.writeAll(file, bytes, step: .writeTemporary)
-            try Syscall.sync(file, step: .syncTemporary)
         } catch {
+            Syscall.close(file)
             try? Syscall.unlink(temporary, in: descriptor)
             throw StorageError(.system(error), operation: "replace", path: filePath)
         }
-        return temporary
+        return UnsyncedTemporary(name: temporary, target: name, descriptor: file)
+    }
+
+    /// `fsync`s `temporary` through the descriptor it was written by. On failure the temporary
+    /// is removed (its descriptor stays open until ``UnsyncedTemporary/close()``): what cannot be
+    /// proven durable is never published.
+    package func syncTemporary(_ temporary: UnsyncedTemporary) throws(StorageError) {
+        do {
+            try Syscall.sync(temporary.descriptor, step: .syncTemporary)
+        } catch {
+            try? Syscall.unlink(temporary.name, in: descriptor)
+            throw StorageError(.system(error), operation: "replace", path: path.appending(temporary.target))
+        }
+    }
+
+    /// Removes a temporary file that will not be published.
+    package func discardTemporary(_ temporary: UnsyncedTemporary) {
+        try? Syscall.unlink(temporary.name, in: descriptor)
+    }
+
+    /// `syncfs(2)` of the filesystem holding this directory: every file written there so far
+    /// reaches stable storage, at the cost of one device flush instead of one per file. A
+    /// failure, `ENOSYS` included (no `syncfs`, or a kernel too old to report writeback errors;
+    /// see ``Syscall/syncFileSystem(_:)``), proves nothing about any file: sync them one by one.
+    package func syncFileSystem() throws(StorageError) {
+        do {
+            try Syscall.syncFileSystem(descriptor)
+        } catch {
+            throw StorageError(.notDurable(error), operation: "sync filesystem", path: path)
+        }
     }
 
     /// Renames a temporary file made by ``writeTemporary(for:_:)`` over `name`: from here on

@@ -32,6 +32,8 @@ package enum SystemCall: String, Sendable, CaseIterable {
     case read = "call-read"
     case write = "call-write"
     case sync = "call-fsync"
+    /// `syncfs(2)`: a reseal batch makes all its temporary files durable with one call.
+    case syncFileSystem = "call-syncfs"
     case status = "call-stat"
     case lock = "call-flock"
     case rename = "call-rename"

@@ -103,6 +103,25 @@ package enum Syscall {
         try retrying { fsync(descriptor.rawValue) }
     }
 
+    /// `syncfs(2)`: everything written to the filesystem that holds `descriptor` reaches stable
+    /// storage, as if each of its dirty files had been `fsync`ed.
+    ///
+    /// Only trusted where it reports failures: Linux 5.8 and later return the writeback errors
+    /// the filesystem met since `descriptor` was opened (earlier kernels return 0 regardless),
+    /// so on an older kernel, or where there is no `syncfs` at all (Darwin), this throws
+    /// `ENOSYS` without syncing anything and the caller must `fsync` its files one by one.
+    /// An error may come from any file of the filesystem, not only the caller's: the caller
+    /// cannot tell, and must then treat its own files as not proven durable.
+    package static func syncFileSystem(_ descriptor: FileDescriptor) throws(Errno) {
+        try checkFaults(.syncFileSystem, step: nil)
+        #if os(Linux)
+        guard let call = SyncFileSystem.call else { throw .noFunction }
+        try retrying { call(descriptor.rawValue) }
+        #else
+        throw .noFunction
+        #endif
+    }
+
     /// `flock(fd, LOCK_EX | LOCK_NB)` or `LOCK_SH | LOCK_NB`: `true` when this open file
     /// description now holds the lock, `false` when another holder has it (EWOULDBLOCK).
     package static func tryLock(_ descriptor: FileDescriptor, exclusive: Bool) throws(Errno) -> Bool {
@@ -273,6 +292,29 @@ package enum Syscall {
 }
 
 #if os(Linux)
+/// `syncfs(2)`, looked up once: Glibc declares it only under `_GNU_SOURCE`, which Swift's Glibc
+/// module does not import, so it is found by name. `nil` when the C library lacks it or the
+/// kernel is older than 5.8 and would not report writeback errors (see
+/// ``Syscall/syncFileSystem(_:)``).
+private enum SyncFileSystem {
+    typealias Call = @convention(c) (Int32) -> Int32
+
+    static let call: Call? = {
+        guard kernelReportsSyncErrors(), let symbol = dlsym(nil, "syncfs") else { return nil }
+        return unsafeBitCast(symbol, to: Call.self)
+    }()
+
+    /// Whether `uname` says Linux 5.8 or later.
+    private static func kernelReportsSyncErrors() -> Bool {
+        var names = utsname()
+        guard uname(&names) == 0 else { return false }
+        let release = withUnsafeBytes(of: &names.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let numbers = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
+        guard numbers.count == 2 else { return false }
+        return (numbers[0], numbers[1]) >= (5, 8)
+    }
+}
+
 extension Syscall {
     // MARK: inotify
 

@@ -62,11 +62,13 @@ extension Vault {
     /// ``resealBatchSize`` (docs/FORMAT.md, "Resealing in batches"): each record is read,
     /// checked and sealed in memory holding its writer lock for that record only; the batch's
     /// new sequences are announced in one ledger commit; under each record's writer lock again,
-    /// and only if nobody wrote or announced it in between, its temporary file is written,
-    /// fsynced and renamed over it; then one directory fsync and one ledger commit confirm the
-    /// batch. A record that a concurrent writer got to first is left to that writer (or resealed
-    /// on its own if the writer failed), so no write is lost and no record sealed with an older
-    /// key remains once this returns.
+    /// and only if nobody wrote or announced it in between, its temporary file is written; one
+    /// `syncfs` makes the batch's temporary files durable (one `fsync` each if that fails);
+    /// under each writer lock again each is renamed over its record, under the same condition;
+    /// then one directory fsync and one ledger commit confirm the batch. A record that a
+    /// concurrent writer got to first is left to that writer (or resealed on its own if the
+    /// writer failed), so no write is lost and no record sealed with an older key remains once
+    /// this returns.
     ///
     /// Interrupted (killed, or failing), it loses nothing: each record is replaced atomically
     /// after its announcement is durable, and running it again reseals what is left. Every
@@ -117,9 +119,10 @@ extension Vault {
     }
 
     /// How many records ``resealAll(progress:)`` announces, renames and confirms together: the
-    /// ledger commits and the directory fsync are paid once per batch. Small enough that a
-    /// batch's memory stays modest, large enough that those three costs vanish beside each
-    /// record's own fsync.
+    /// ledger commits, the `syncfs` of its temporary files and the directory fsync are paid once
+    /// per batch. Small enough that a batch's memory, and the temporary files' descriptors it
+    /// holds open until they are durable, stay modest; large enough that those costs vanish
+    /// beside each record's own read, seal and rename.
     package static let resealBatchSize = 256
 
     /// The sealed bytes a batch holds in memory at most (it stops taking records once past
@@ -130,6 +133,10 @@ extension Vault {
     /// Test seam (debug builds only): runs in ``resealAll(progress:)`` after a batch's
     /// announcement and before its renames, where a concurrent writer is most in the way.
     package static let resealBatchAnnounced = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Test seam (debug builds only): runs in ``resealAll(progress:)`` once a batch's temporary
+    /// files are written and durable, before any is renamed, with no writer lock held.
+    package static let resealBatchWritten = Mutex<(@Sendable () -> Void)?>(nil)
     #endif
 
     /// What became of one record of a reseal batch.
@@ -203,9 +210,9 @@ extension Vault {
                 // 3. Under each record's writer lock, only if its row is still the announced one
                 //    (a writer, or another resealer, that announced or published since owns the
                 //    record now, and its version must not be overwritten): write the temporary
-                //    file, fsync it, rename it over the record. Temporary files exist only once
-                //    announced, so a killed resealer's leftovers are swept as a killed writer's.
-                var published: [PreparedReseal] = []
+                //    file, not yet fsynced. Temporary files exist only once announced, so a killed
+                //    resealer's leftovers are swept as a killed writer's.
+                var written: [(item: PreparedReseal, temporary: DirectoryHandle.UnsyncedTemporary)] = []
                 var conflicted: [Int] = []
                 for (item, wasAnnounced) in zip(prepared, announced) {
                     guard wasAnnounced else {
@@ -213,8 +220,8 @@ extension Vault {
                         continue
                     }
                     do {
-                        if try publishPrepared(item, records: records, ledger: ledger) {
-                            published.append(item)
+                        if let temporary = try writePrepared(item, records: records, ledger: ledger) {
+                            written.append((item, temporary))
                         } else {
                             conflicted.append(item.index)
                         }
@@ -224,7 +231,51 @@ extension Vault {
                         outcomes[item.index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
                     }
                 }
-                // 4. One directory fsync makes the batch's renames durable, and one ledger
+                // 4. Every temporary file durable before any is renamed, as in a single write,
+                //    but with one syncfs for the batch instead of one fsync (one device flush)
+                //    per record. If syncfs fails, for whatever reason (ENOSYS: no syncfs, or a
+                //    kernel before 5.8 whose syncfs does not report writeback errors; EIO: an
+                //    error somewhere on the filesystem, maybe not in these files), nothing is
+                //    proven: each temporary is fsynced through the descriptor that wrote it, as
+                //    a single write does, and one whose fsync fails is removed, never renamed.
+                var durable = written
+                if !written.isEmpty {
+                    do throws(StorageError) {
+                        try records.syncFileSystem()
+                    } catch {
+                        durable = []
+                        for (item, temporary) in written {
+                            do throws(StorageError) {
+                                try records.syncTemporary(temporary)
+                                durable.append((item, temporary))
+                            } catch {
+                                ledger.withdraw(item.announcement.name, sequence: item.announcement.sequence)
+                                outcomes[item.index] = .failed(VaultError(storage: error, while: "reseal \(subject(item.announcement.name))"))
+                            }
+                        }
+                    }
+                    for (_, temporary) in written { temporary.close() }
+                }
+                #if DEBUG
+                Self.resealBatchWritten.withLock { $0 }?()
+                #endif
+                // 5. Under each record's writer lock again, only if its row is still the
+                //    announced one: rename the durable temporary over the record (otherwise it is
+                //    removed, and the record left to whoever moved its row).
+                var published: [PreparedReseal] = []
+                for (item, temporary) in durable {
+                    do {
+                        if try publishPrepared(item, temporary: temporary, records: records, ledger: ledger) {
+                            published.append(item)
+                        } else {
+                            conflicted.append(item.index)
+                        }
+                    } catch {
+                        ledger.withdraw(item.announcement.name, sequence: item.announcement.sequence)
+                        outcomes[item.index] = .failed(VaultError(any: error, while: "reseal the records of \(group)"))
+                    }
+                }
+                // 6. One directory fsync makes the batch's renames durable, and one ledger
                 //    commit confirms them. A failure here is the same late failure as a single
                 //    write's: published (readers see it, the announcement covers it), not durable.
                 var lateFailure: VaultError?
@@ -245,7 +296,7 @@ extension Vault {
                 for item in published {
                     outcomes[item.index] = lateFailure.map { .failed($0) } ?? .resealed
                 }
-                // 5. A record someone else got to first: done if they sealed it with the
+                // 7. A record someone else got to first: done if they sealed it with the
                 //    primary key; otherwise (their write failed, or it was an older writer's
                 //    key) resealed on its own, as ``reseal(_:)`` does.
                 for index in conflicted {
@@ -324,19 +375,39 @@ extension Vault {
     }
 
     /// Step 3 of a batch for one record, under its writer lock: if the ledger row is still the
-    /// one this batch announced, writes and fsyncs its temporary file and renames it over the
-    /// record; returns whether it did.
-    private func publishPrepared(_ item: PreparedReseal, records: DirectoryHandle, ledger: TrustLedger) throws(VaultError) -> Bool {
+    /// one this batch announced, writes its temporary file without fsyncing it and returns it;
+    /// `nil` when the row moved.
+    private func writePrepared(_ item: PreparedReseal, records: DirectoryHandle, ledger: TrustLedger) throws(VaultError) -> DirectoryHandle.UnsyncedTemporary? {
+        let name = item.announcement.name
+        do {
+            return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> DirectoryHandle.UnsyncedTemporary? in
+                guard try ledger.row(for: name) == item.announcement.announcedRow else { return nil }
+                return try records.writeUnsyncedTemporary(for: recordFileName(name), item.blob)
+            }
+        } catch {
+            throw VaultError(any: error, while: "reseal \(subject(name))")
+        }
+    }
+
+    /// Step 5 of a batch for one record, under its writer lock: if the ledger row is still the
+    /// one this batch announced, renames its durable temporary file over the record and returns
+    /// `true`; otherwise removes the temporary file and returns `false`. Between steps 3 and 5 a
+    /// writer of the record may have swept the temporary file as a killed writer's leftover:
+    /// that writer then announced (the row moved, so `false`), or failed to, and the rename
+    /// fails with "no such file"; the record then fails and its announcement is withdrawn.
+    private func publishPrepared(_ item: PreparedReseal, temporary: DirectoryHandle.UnsyncedTemporary, records: DirectoryHandle, ledger: TrustLedger) throws(VaultError) -> Bool {
         let name = item.announcement.name
         do {
             return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> Bool in
-                guard try ledger.row(for: name) == item.announcement.announcedRow else { return false }
-                let fileName = recordFileName(name)
-                let temporary = try records.writeTemporary(for: fileName, item.blob)
-                try records.publishTemporary(temporary, as: fileName)
+                guard try ledger.row(for: name) == item.announcement.announcedRow else {
+                    records.discardTemporary(temporary)
+                    return false
+                }
+                try records.publishTemporary(temporary.name, as: temporary.target)
                 return true
             }
         } catch {
+            records.discardTemporary(temporary)
             throw VaultError(any: error, while: "reseal \(subject(name))")
         }
     }

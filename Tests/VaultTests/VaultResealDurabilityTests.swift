@@ -1,0 +1,136 @@
+import Foundation
+import Keyring
+import SealedStorage
+import Vault
+import XCTest
+
+/// How a reseal batch makes its temporary files durable before renaming any: one `syncfs` for
+/// the batch, or, when `syncfs` fails or is unavailable, one `fsync` per temporary file, and a
+/// temporary file that cannot be proven durable is never renamed (docs/FORMAT.md, "Resealing in
+/// batches"). A single write keeps its own `fsync`.
+final class VaultResealDurabilityTests: XCTestCase {
+    override func tearDown() {
+        FaultInjection.disarmAll()
+        super.tearDown()
+    }
+
+    private func writeRecords(_ count: Int, in vault: Vault) throws -> [String] {
+        let names = (0..<count).map { String(format: "record-%05d", $0) }
+        for (index, name) in names.enumerated() {
+            try vault.write(index.isMultiple(of: 2) ? AuthState.signedIn : AuthState.signedOut, as: name)
+        }
+        return names
+    }
+
+    /// The key each record is sealed with now, by name.
+    private func keyIDs(in vault: Vault) throws -> [String: UInt32] {
+        var keys: [String: UInt32] = [:]
+        for record in try vault.list() { keys[record.name] = try record.header.get().keyID }
+        return keys
+    }
+
+    private func temporaries(in sandbox: VaultSandbox, of vault: Vault) throws -> [String] {
+        try sandbox.recordsDirectoryEntries(of: vault).filter { $0.hasPrefix(".") && $0.contains(".tmp-") }
+    }
+
+    func testResealAllWithoutSyncfsFsyncsEachTemporaryAndResealsEveryRecord() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let names = try writeRecords(5, in: vault)
+        let old = try sandbox.keyring.groupKey(for: VaultSandbox.group).id
+        let rotated = try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        // As on a kernel before 5.8 or on Darwin: syncfs is reported unavailable.
+        FaultInjection.arm(.fail(.noFunction), atCall: .syncFileSystem)
+
+        XCTAssertEqual(try vault.resealAll(), 5)
+
+        FaultInjection.disarmAll()
+        try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
+        XCTAssertEqual(Set(try keyIDs(in: vault).values), [rotated.id])
+        for (index, name) in names.enumerated() {
+            XCTAssertEqual(try vault.read(AuthState.self, name: name), index.isMultiple(of: 2) ? .signedIn : .signedOut)
+        }
+        XCTAssertEqual(try temporaries(in: sandbox, of: vault), [])
+    }
+
+    func testResealAllNeverRenamesATemporaryWhoseSyncfsAndFsyncFailed() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let names = try writeRecords(4, in: vault)
+        let old = try sandbox.keyring.groupKey(for: VaultSandbox.group).id
+        let rotated = try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        // syncfs reports a writeback error; of the fallback fsyncs, the second fails too.
+        FaultInjection.arm(.fail(.ioError), atCall: .syncFileSystem)
+        FaultInjection.arm(.fail(.ioError), at: .syncTemporary, afterPassing: 1)
+
+        XCTAssertThrowsError(try vault.resealAll()) { error in
+            XCTAssertEqual((error as? VaultError)?.code, .storage, "\(error)")
+            XCTAssertTrue("\(error)".contains(names[1]), "the error names the record not resealed: \(error)")
+        }
+
+        FaultInjection.disarmAll()
+        // The record whose temporary was not proven durable is the previous version, intact
+        // and readable; the others were resealed; no temporary file is left behind.
+        let keys = try keyIDs(in: vault)
+        XCTAssertEqual(keys[names[1]], old)
+        XCTAssertEqual(Set(names.filter { $0 != names[1] }.map { keys[$0] }), [rotated.id])
+        XCTAssertEqual(try vault.read(AuthState.self, name: names[1]), .signedOut)
+        XCTAssertEqual(try temporaries(in: sandbox, of: vault), [])
+        // Its announcement was withdrawn or is harmless: the next pass reseals it.
+        XCTAssertEqual(try vault.resealAll(), 1)
+        try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
+        for (index, name) in names.enumerated() {
+            XCTAssertEqual(try vault.read(AuthState.self, name: name), index.isMultiple(of: 2) ? .signedIn : .signedOut)
+        }
+    }
+
+    /// Between a batch's unsynced writes and its renames no writer lock is held: a writer of one
+    /// of its records sweeps the batch's temporary file as a leftover and publishes its own
+    /// version, and the batch leaves that record to it instead of renaming anything over it.
+    func testResealAllKeepsAWriteMadeWhileItsTemporaryFilesAwaitTheirRename() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let old = try vault.write(AuthState.signedIn, as: "first").keyID
+        try vault.write(AuthState.signedIn, as: "second")
+        try vault.write(AuthState.signedIn, as: "third")
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        Vault.resealBatchWritten.withLock { $0 = { _ = try? vault.write(AuthState.signedOut, as: "second") } }
+        defer { Vault.resealBatchWritten.withLock { $0 = nil } }
+
+        XCTAssertEqual(try vault.resealAll(), 2, "the writer, not the batch, moved \"second\" to the new key")
+        Vault.resealBatchWritten.withLock { $0 = nil }
+        try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
+
+        XCTAssertEqual(try vault.read(AuthState.self, name: "second"), AuthState.signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, name: "first"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, name: "third"), AuthState.signedIn)
+        XCTAssertEqual(try temporaries(in: sandbox, of: vault), [])
+        XCTAssertTrue(try vault.verifyAll().findings.isEmpty)
+    }
+
+    func testResealAllSyncsTheBatchWithSyncfsWhileASingleWriteStillFsyncsItsFile() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        let names = try writeRecords(3, in: vault)
+        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
+        let records = try DirectoryHandle(opening: vault.recordsDirectory, sharing: .ownerOnly)
+        do {
+            try records.syncFileSystem()
+        } catch {
+            throw XCTSkip("syncfs is not available here (\(error)): every batch takes the per-file fsync path")
+        }
+        // Any per-file fsync of a temporary fails from here on: the batch must not make one.
+        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
+
+        XCTAssertEqual(try vault.resealAll(), 3)
+
+        for name in names { XCTAssertNoThrow(try vault.read(AuthState.self, name: name)) }
+        // The fault is still armed, and a single write reaches it: it fsyncs its own file.
+        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: names[0]) }
+        XCTAssertEqual(try vault.read(AuthState.self, name: names[0]), .signedIn)
+    }
+}
