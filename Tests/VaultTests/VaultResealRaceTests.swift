@@ -50,22 +50,7 @@ final class VaultResealRaceTests: XCTestCase {
     func testResealAllKeepsAWriteMadeBetweenItsAnnouncementAndItsRename() throws {
         let sandbox = try VaultSandbox()
         defer { sandbox.remove() }
-        let vault = try sandbox.vault()
-        let old = try vault.write(AuthState.signedIn, as: "first").keyID
-        try vault.write(AuthState.signedIn, as: "second")
-        try vault.write(AuthState.signedIn, as: "third")
-        try sandbox.keyring.rotateKey(in: VaultSandbox.group)
-        Vault.resealBatchAnnounced.withLock { $0 = { _ = try? vault.write(AuthState.signedOut, as: "second") } }
-        defer { Vault.resealBatchAnnounced.withLock { $0 = nil } }
-
-        XCTAssertEqual(try vault.resealAll(), 2, "the writer, not the batch, moved \"second\" to the new key")
-        Vault.resealBatchAnnounced.withLock { $0 = nil }
-        try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
-
-        XCTAssertEqual(try vault.read(AuthState.self, name: "second"), AuthState.signedOut)
-        XCTAssertEqual(try vault.read(AuthState.self, name: "first"), AuthState.signedIn)
-        XCTAssertEqual(try vault.read(AuthState.self, name: "third"), AuthState.signedIn)
-        XCTAssertTrue(try vault.verifyAll().findings.isEmpty)
+        _ = try assertAWriterAtTheSeamWinsOverResealAll(.afterAnnouncement, in: sandbox)
     }
 
     /// A writer that announces a record of the batch and then fails leaves it on the old key:

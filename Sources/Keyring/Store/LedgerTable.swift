@@ -141,15 +141,8 @@ package struct LedgerTable: Sendable {
                 "SELECT record, confirmed, confirmed_digest, pending, pending_digest, tag FROM ledger WHERE access_group = ?",
                 [.text(group.rawValue)]
             ) { reader in
-                (
-                    reader.text(0),
-                    Row(
-                        confirmed: UInt64(bitPattern: reader.integer(1)),
-                        confirmedDigest: reader.text(2),
-                        pending: reader.isNull(3) ? nil : UInt64(bitPattern: reader.integer(3)),
-                        pendingDigest: reader.isNull(4) ? nil : reader.text(4)),
-                    reader.blob(5)
-                )
+                let (row, tag) = Self.row(reader, from: 1)
+                return (reader.text(0), row, tag)
             }
         }
         var result: [String: Row] = [:]
@@ -191,19 +184,23 @@ package struct LedgerTable: Sendable {
         let rows = try transaction.query(
             "SELECT confirmed, confirmed_digest, pending, pending_digest, tag FROM ledger WHERE access_group = ? AND record = ?",
             [.text(group.rawValue), .text(record)]
-        ) { reader in
-            (
-                Row(
-                    confirmed: UInt64(bitPattern: reader.integer(0)),
-                    confirmedDigest: reader.text(1),
-                    pending: reader.isNull(2) ? nil : UInt64(bitPattern: reader.integer(2)),
-                    pendingDigest: reader.isNull(3) ? nil : reader.text(3)),
-                reader.blob(4)
-            )
-        }
+        ) { reader in Self.row(reader, from: 0) }
         guard let (row, stored) = rows.first else { return nil }
         try verifyTag(stored, record, row)
         return row
+    }
+
+    /// A row and its stored tag, from the columns `confirmed, confirmed_digest, pending,
+    /// pending_digest, tag` that every ledger query selects, starting at column `first`.
+    private static func row(_ reader: SQLiteConnection.RowReader, from first: Int32) -> (Row, [UInt8]) {
+        (
+            Row(
+                confirmed: UInt64(bitPattern: reader.integer(first)),
+                confirmedDigest: reader.text(first + 1),
+                pending: reader.isNull(first + 2) ? nil : UInt64(bitPattern: reader.integer(first + 2)),
+                pendingDigest: reader.isNull(first + 3) ? nil : reader.text(first + 3)),
+            reader.blob(first + 4)
+        )
     }
 
     private func verifyTag(_ stored: [UInt8], _ record: String, _ row: Row) throws(KeyringError) {
