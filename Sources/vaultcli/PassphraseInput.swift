@@ -81,22 +81,14 @@ struct PassphraseInput: ParsableArguments {
 
     /// One line from the terminal with echo off, settings restored afterwards.
     private static func readLineWithoutEcho(from terminal: Int32, prompt: String) -> [UInt8] {
-        _ = Array(prompt.utf8).withUnsafeBytes { write(terminal, $0.baseAddress, $0.count) }
-        var original = termios()
-        let canRestore = tcgetattr(terminal, &original) == 0
-        if canRestore {
-            var silent = original
-            silent.c_lflag &= ~tcflag_t(ECHO)
-            _ = tcsetattr(terminal, TCSANOW, &silent)
+        // Echo goes off before the prompt appears, so nothing typed in answer to it is shown.
+        Terminal.withEchoOff(terminal, then: { _ = write(terminal, "\n", 1) }) {
+            _ = Array(prompt.utf8).withUnsafeBytes { write(terminal, $0.baseAddress, $0.count) }
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while Foundation.read(terminal, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+            byte = 0
+            return line
         }
-        defer {
-            if canRestore { _ = tcsetattr(terminal, TCSANOW, &original) }
-            _ = write(terminal, "\n", 1)
-        }
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while Foundation.read(terminal, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
-        byte = 0
-        return line
     }
 }

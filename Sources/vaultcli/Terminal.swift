@@ -29,18 +29,28 @@ enum Terminal {
     /// Reads one line from the terminal on standard input with echo off, restoring the
     /// terminal's settings afterwards, even when the line is empty.
     static func readLineWithoutEcho(prompt: String) -> String {
-        writeError(prompt)
+        // Echo goes off before the prompt appears, so nothing typed in answer to it is shown.
+        withEchoOff(STDIN_FILENO, then: { writeError("\n") }) {
+            writeError(prompt)
+            return readLine(strippingNewline: true) ?? ""
+        }
+    }
+
+    /// Runs `body` with echo off on the terminal `descriptor`, then restores the terminal's
+    /// settings and calls `then` (which ends the prompt's line, since the typed newline was
+    /// not echoed). When `descriptor` is not a terminal, `body` runs as it is.
+    static func withEchoOff<Result>(_ descriptor: Int32, then: () -> Void, _ body: () -> Result) -> Result {
         var original = termios()
-        let canRestore = tcgetattr(STDIN_FILENO, &original) == 0
+        let canRestore = tcgetattr(descriptor, &original) == 0
         if canRestore {
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO)
-            _ = tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+            _ = tcsetattr(descriptor, TCSANOW, &silent)
         }
         defer {
-            if canRestore { _ = tcsetattr(STDIN_FILENO, TCSANOW, &original) }
-            writeError("\n")
+            if canRestore { _ = tcsetattr(descriptor, TCSANOW, &original) }
+            then()
         }
-        return readLine(strippingNewline: true) ?? ""
+        return body()
     }
 }
