@@ -48,7 +48,12 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
 
     /// Whether `string` is a team id: 10 characters of `A-Z` and `0-9`.
     public static func isValidTeamID(_ string: String) -> Bool {
-        string.utf8.count == 10 && string.utf8.allSatisfy { (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }
+        isTeamID(string.utf8)
+    }
+
+    /// ``isValidTeamID(_:)`` over UTF-8 bytes, for checks that already work byte-wise.
+    private static func isTeamID<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        bytes.count == 10 && bytes.allSatisfy { (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }
     }
 
     /// Why `string` is not a bundle identifier (letters, digits, `-` and `.`, no empty
@@ -113,7 +118,7 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
         }
         let prefix = bytes[..<firstDot]
         if prefix.elementsEqual("group".utf8) { return nil }
-        if prefix.count == 10, prefix.allSatisfy({ (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }) { return nil }
+        if isTeamID(prefix) { return nil }
         return "it must start with \"group.\" or a 10-character team id such as \"ABCDE12345.\""
     }
 
