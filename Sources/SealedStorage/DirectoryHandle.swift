@@ -265,11 +265,7 @@ package final class DirectoryHandle: Sendable {
     @discardableResult
     package func removeStaleTemporaries(for name: String) -> Int {
         let prefix = AtomicFile.temporaryPrefix(for: FilePath(name))
-        var removed = 0
-        for entry in (try? names()) ?? [] where AtomicFile.isTemporary(entry, prefix: prefix) {
-            if (try? Syscall.unlink(entry, in: descriptor)) != nil { removed += 1 }
-        }
-        return removed
+        return removeTemporaries(((try? names()) ?? []).filter { AtomicFile.isTemporary($0, prefix: prefix) })
     }
 
     /// The temporary files of killed ``replace(_:with:durability:)`` calls among `entries` (a
