@@ -172,32 +172,6 @@ package struct TrustLedger: Sendable {
     /// `database`, when given, is the keyring database this operation already opened (for the
     /// blob's key): the home is then not looked at again.
     package func admit(_ name: RecordName, sequence: UInt64, digest: String, subject: @autoclosure () -> String, in database: KeyringDatabase? = nil) throws(VaultError) {
-        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject(), in: database)
-    }
-
-    /// ``admit(_:sequence:digest:subject:)`` judged first against `snapshot`, read before the
-    /// blob was: when the snapshot's row accepts the blob unchanged (the blob is its confirmed
-    /// version), no lookup is made and this returns `true`. Any other verdict is settled
-    /// against the row as it is now, exactly as ``admit(_:sequence:digest:subject:)`` does, and
-    /// this returns `false`: so a stale snapshot never refuses a blob that the current row
-    /// accepts, and never raises the ledger from stale data.
-    ///
-    /// An acceptance by the snapshot holds for the moment the snapshot was read. The caller
-    /// must confirm that the row has not moved since (``Snapshot/changed(since:among:)`` on a
-    /// snapshot read after the blob): an acceptance depends only on the confirmed sequence and
-    /// digest, which only go up, so if they are the same before the blob was read and after,
-    /// they were the same when it was read, and the verdict is the one a reader would have
-    /// reached then.
-    @discardableResult
-    package func admit(
-        _ name: RecordName, sequence: UInt64, digest: String, subject: @autoclosure () -> String, against snapshot: Snapshot, in database: KeyringDatabase? = nil
-    ) throws(VaultError) -> Bool {
-        if case .accept = Self.verdict(snapshot.rows[name.rawValue], sequence: sequence, digest: digest, subject: subject()) { return true }
-        try admitAgainstCurrent(name, sequence: sequence, digest: digest, subject: subject(), in: database)
-        return false
-    }
-
-    private func admitAgainstCurrent(_ name: RecordName, sequence: UInt64, digest: String, subject: @autoclosure () -> String, in database: KeyringDatabase?) throws(VaultError) {
         let current = try row(for: name, in: database)
         guard case .raise = try Self.judge(current, sequence: sequence, digest: digest, subject: subject()) else { return }
         let verdict: Verdict
@@ -222,6 +196,29 @@ package struct TrustLedger: Sendable {
         }
         if case .refuse(let error) = verdict { throw error }
     }
+
+    /// ``admit(_:sequence:digest:subject:)`` judged first against `snapshot`, read before the
+    /// blob was: when the snapshot's row accepts the blob unchanged (the blob is its confirmed
+    /// version), no lookup is made and this returns `true`. Any other verdict is settled
+    /// against the row as it is now, exactly as ``admit(_:sequence:digest:subject:)`` does, and
+    /// this returns `false`: so a stale snapshot never refuses a blob that the current row
+    /// accepts, and never raises the ledger from stale data.
+    ///
+    /// An acceptance by the snapshot holds for the moment the snapshot was read. The caller
+    /// must confirm that the row has not moved since (``Snapshot/changed(since:among:)`` on a
+    /// snapshot read after the blob): an acceptance depends only on the confirmed sequence and
+    /// digest, which only go up, so if they are the same before the blob was read and after,
+    /// they were the same when it was read, and the verdict is the one a reader would have
+    /// reached then.
+    @discardableResult
+    package func admit(
+        _ name: RecordName, sequence: UInt64, digest: String, subject: @autoclosure () -> String, against snapshot: Snapshot, in database: KeyringDatabase? = nil
+    ) throws(VaultError) -> Bool {
+        if case .accept = Self.verdict(snapshot.rows[name.rawValue], sequence: sequence, digest: digest, subject: subject()) { return true }
+        try admit(name, sequence: sequence, digest: digest, subject: subject(), in: database)
+        return false
+    }
+
 
     // MARK: Writers (holding the record's writer lock)
 
