@@ -141,8 +141,8 @@ extension Keyring {
             throw identity.missingEntitlement(for: group, operation: operation)
         }
         // One look at whether the home is in passphrase mode serves the lock state and the
-        // master secret: a warm call makes three lstats (that one, the lock state's file, the
-        // master secret's file), each seeing any process's change.
+        // master secret: a warm call makes five lstats (that one, the lock state's file, the
+        // home's two directories and the master secret's file), each seeing any process's change.
         let passphraseMode = try home.isPassphraseProtected()
         let state = try home.lockState(inPassphraseMode: passphraseMode)
         // Group keys behave as AfterFirstUnlock items: that is what lets widgets use them.

@@ -73,7 +73,8 @@ package final class KeyringDatabase: Sendable {
     ///   truncated, belongs to another home, or has an unknown schema (each with its reason);
     ///   ``KeyringStatus/ioError`` and the other storage statuses when it cannot be opened.
     package static func shared(for home: KeyringHome) throws(KeyringError) -> KeyringDatabase {
-        // Two lstats while master.key is unchanged. A replaced master secret must not be served
+        // A few lstats while master.key is unchanged (KeyringHome.masterKey: the home's two
+        // directories, passphrase.wrapped, master.key). A replaced master secret must not be served
         // from keys derived from the old one: the database is opened anew, and its binding to
         // the home then decides.
         try shared(for: home, master: home.masterKey())
