@@ -165,6 +165,25 @@ final class EntitlementsFuzzTests: XCTestCase {
         }
     }
 
+    /// Found by the preferences-import fuzz target: Foundation's binary scanner trapped on a
+    /// dictionary whose count is written as a 16-byte integer (there also used as a key, which
+    /// is refused too). The structure is checked before Foundation reads it
+    /// (BinaryPropertyListCheck); the file that crashed is in the preferences-import corpus.
+    func testADictionaryCountWrittenAsA16ByteIntegerIsRefusedNotATrap() {
+        var data: [UInt8] = Array("bplist00".utf8)
+        data += [0xD1, 0x01, 0x02]                              // object 0 at 8: { 1: 2 }
+        data += [0x51, 0x61]                                    // object 1 at 11: "a"
+        data += [0xDF, 0x14] + [UInt8](repeating: 0, count: 15) + [1]  // object 2 at 13: a dictionary, count as 16 bytes
+        let offsetTable = data.count
+        data += [8, 11, 13]
+        data += [0, 0, 0, 0, 0, 0, 1, 1]                         // trailer: offset and ref sizes
+        data += [0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(offsetTable)]
+        XCTAssertThrowsError(try Identity(entitlements: Data(data), source: "count.entitlements", teamID: "ABCDE12345")) { error in
+            let reason = (error as? KeyringError)?.reason ?? "\(error)"
+            XCTAssertTrue(reason.contains("count that is not written as a 1- to 8-byte integer"), reason)
+        }
+    }
+
     func testDeeplyNestedBinaryArraysGiveAnIdentityOrATypedError() {
         check(nestedBinaryArrays(depth: 100_000), "binary arrays nested 100000 deep")
     }

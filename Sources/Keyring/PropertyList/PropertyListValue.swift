@@ -42,8 +42,14 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
             guard String(data: data, encoding: .utf8) != nil else { throw Refusal.notUTF8 }
             return try XMLPropertyListParser.parse(data)
         }
-        // The binary parser walks objects without recursion, and init(from:) bounds the depth
-        // and the number of values decoded.
+        // Foundation's binary scanner traps on some malformed objects: the structure is
+        // checked first (BinaryPropertyListCheck). The binary parser walks objects without
+        // recursion, and init(from:) bounds the depth and the number of values decoded.
+        do {
+            try BinaryPropertyListCheck.check(Array(data))
+        } catch {
+            throw Refusal(description: error.description)
+        }
         let decoder = PropertyListDecoder()
         decoder.userInfo[ValueBudget.key] = ValueBudget(remaining: maximumValues)
         return try decoder.decode(PropertyListValue.self, from: data)
