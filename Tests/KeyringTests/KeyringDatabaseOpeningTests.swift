@@ -40,4 +40,82 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
         }
         XCTAssertEqual(mode.lowercased(), "wal")
     }
+
+    // MARK: The database file's owner, mode and type
+
+    // The file is vetted when a process first opens it; SQLite then keeps its descriptors, so
+    // each test forgets the open connections (`closeAll`) to stand for a process starting after
+    // the file was changed.
+
+    func testADatabaseFileReadableByOthersInAnOwnerOnlyHomeIsRefused() throws {
+        let home = try ItemTestHome()
+        defer { home.remove() }
+        _ = try KeyringDatabase.shared(for: home.home)
+        KeyringDatabase.closeAll()
+        XCTAssertEqual(chmod(home.databaseFile.path, 0o644), 0)
+
+        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
+            Self.assertRefusedAsStorage(error, mentioning: "keyring.db")
+        }
+    }
+
+    func testADatabaseFileWritableByItsGroupInAnOwnerOnlyHomeIsRefused() throws {
+        let home = try ItemTestHome()
+        defer { home.remove() }
+        _ = try KeyringDatabase.shared(for: home.home)
+        KeyringDatabase.closeAll()
+        XCTAssertEqual(chmod(home.databaseFile.path, 0o620), 0)
+
+        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
+            Self.assertRefusedAsStorage(error, mentioning: "keyring.db")
+        }
+    }
+
+    func testASymbolicLinkInPlaceOfTheDatabaseIsRefusedNotFollowed() throws {
+        let home = try ItemTestHome()
+        defer { home.remove() }
+        _ = try KeyringDatabase.shared(for: home.home)
+        KeyringDatabase.closeAll()
+        // The real database moved aside, a link to it in its place: following the link would
+        // open a file the home's checks never looked at.
+        let aside = home.directory.url.appendingPathComponent("elsewhere.db").path
+        XCTAssertEqual(rename(home.databaseFile.path, aside), 0)
+        XCTAssertEqual(symlink(aside, home.databaseFile.path), 0)
+
+        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
+            Self.assertRefusedAsStorage(error, mentioning: "keyring.db")
+        }
+    }
+
+    func testADatabaseFileOwnedByAnotherUserIsRefused() throws {
+        // Giving a file away takes root; as anyone else the test cannot set the scene.
+        try XCTSkipUnless(geteuid() == 0, "chown to another user needs root")
+        let home = try ItemTestHome()
+        defer { home.remove() }
+        _ = try KeyringDatabase.shared(for: home.home)
+        KeyringDatabase.closeAll()
+        XCTAssertEqual(chown(home.databaseFile.path, 4_242, 4_242), 0)
+
+        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
+            Self.assertRefusedAsStorage(error, mentioning: "keyring.db")
+        }
+    }
+
+    func testAnUnchangedDatabaseFileIsOpenedAgainByANewProcess() throws {
+        // The counterpart of the refusals above: the check passes the file the home made.
+        let home = try ItemTestHome()
+        defer { home.remove() }
+        _ = try KeyringDatabase.shared(for: home.home)
+        KeyringDatabase.closeAll()
+
+        XCTAssertNoThrow(try KeyringDatabase.shared(for: home.home))
+    }
+
+    private static func assertRefusedAsStorage(_ error: any Error, mentioning file: String, line: UInt = #line) {
+        guard let error = error as? KeyringError else {
+            return XCTFail("expected a KeyringError, got \(error)", line: line)
+        }
+        XCTAssertEqual(error.status, .notAvailable, error.reason, line: line)
+        XCTAssertTrue(error.reason.contains(file), error.reason, line: line)
+    }
 }
