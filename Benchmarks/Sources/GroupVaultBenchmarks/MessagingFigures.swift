@@ -5,6 +5,7 @@ import GroupMessaging
 import Keyring
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The request of the channel figure: `padding` sets its size.
 struct BenchPing: GroupMessage {
@@ -139,11 +140,17 @@ final class MessagingFigures {
         defer { try? blocking { await client.close() } }
         _ = try blocking { try await client.connected() }
 
-        let echo = try NIOEcho(path: root.appendingPathComponent("nio.sock").path)
+        let echo = try NIOEcho(path: root.appendingPathComponent("nio.sock").path, sealed: false)
         defer { echo.close() }
+        let sealedEcho = try NIOEcho(path: root.appendingPathComponent("nio-sealed.sock").path, sealed: true)
+        defer { sealedEcho.close() }
+        guard floor_initialize() == 0 else { throw BenchmarkFailure("libsodium failed to initialize") }
         let cPath = root.appendingPathComponent("c.sock").path
         guard let cEcho = floor_echo_start(cPath) else { throw BenchmarkFailure("the C echo did not start: errno \(errno)") }
         defer { floor_echo_stop(cEcho) }
+        let cSealedPath = root.appendingPathComponent("c-sealed.sock").path
+        guard let cSealedEcho = floor_echo_start_sealed(cSealedPath) else { throw BenchmarkFailure("the sealed C echo did not start: errno \(errno)") }
+        defer { floor_echo_stop(cSealedEcho) }
 
         var outcome = Outcome()
         // 16 bytes of padding: a small message. 64,000: near the 64 KiB frame limit, so each frame
@@ -155,7 +162,9 @@ final class MessagingFigures {
             let frameBody = try JSONEncoder().encode(ping).count + 10 + BenchPing.messageType.utf8.count
             let sealed = "sealed channel request/response, \(count(padding)) B padding"
             let unsealed = "SwiftNIO echo, unsealed, \(count(frameBody)) B frames"
-            let plain = "C echo over AF_UNIX SOCK_STREAM, \(count(frameBody)) B frames"
+            let sealedNIO = "SwiftNIO echo, each frame sealed and opened whole, \(count(frameBody)) B plaintext"
+            let cSealed = "C echo over AF_UNIX SOCK_STREAM, each frame sealed and opened whole, \(count(frameBody)) B plaintext"
+            let plain = "C echo over AF_UNIX SOCK_STREAM, unsealed, \(count(frameBody)) B frames"
             let results = try interleave([
                 Contender(label: sealed, role: .groupVault) {
                     Measurement(microseconds: try blocking {
@@ -170,7 +179,15 @@ final class MessagingFigures {
                 Contender(label: unsealed, role: .reference(lessWork: "no handshake keys, no sealing, no Codable")) {
                     Measurement(microseconds: try blocking { try await timed { try await echo.roundTrip(frameBody) } })
                 },
-                Contender(label: plain, role: .floor) {
+                Contender(label: sealedNIO, role: .reference(lessWork: "no handshake keys, no Codable")) {
+                    Measurement(microseconds: try blocking { try await timed { try await sealedEcho.roundTrip(frameBody) } })
+                },
+                Contender(label: cSealed, role: .floor) {
+                    try .timing {
+                        guard floor_echo_sealed_round_trip(cSealedEcho, frameBody) == 0 else { throw BenchmarkFailure("sealed C echo failed: errno \(errno)") }
+                    }
+                },
+                Contender(label: plain, role: .reference(lessWork: "no sealing, no Codable")) {
                     try .timing {
                         guard floor_echo_round_trip(cEcho, frameBody) == 0 else { throw BenchmarkFailure("C echo failed: errno \(errno)") }
                     }
@@ -182,17 +199,22 @@ final class MessagingFigures {
                     "A `GroupChannelClient` sends a `BenchPing` request to a `GroupChannelServer` in this process over the "
                         + "group container's Unix socket and waits for the `BenchPong` response carrying the same padding back: "
                         + "each way, one sealed frame (XChaCha20-Poly1305, counter in the additional data) and JSON decoding "
-                        + "into an allowed type. The SwiftNIO echo writes one length-prefixed frame of the same size over a Unix "
-                        + "socket to an echo handler on the same event loops and waits for it back, without sealing or Codable: "
-                        + "the issue's denominator. The floor is the same round trip in C, a client and a server thread on "
-                        + "blocking sockets.",
+                        + "into an allowed type. The unsealed SwiftNIO echo writes one length-prefixed frame of the same size "
+                        + "over a Unix socket to an echo handler on the same event loops, which writes each read straight back, "
+                        + "without sealing or Codable: the issue's denominator. The sealed SwiftNIO echo is that echo plus the "
+                        + "sealing the issue requires and nothing else: the client seals the frame as the channel does, the server "
+                        + "opens it once all of it has arrived (a tag is checked over the whole frame) and seals it again for the "
+                        + "way back, the client opens the answer. The floor is the sealed round trip in C, a client and a server "
+                        + "thread on blocking sockets; the unsealed C echo beside it does less.",
                 ],
                 table: timeTable(results)))
             let ratio = result(sealed, in: results).times.median / result(unsealed, in: results).times.median
+            let sealingAlone = result(sealedNIO, in: results).times.median / result(unsealed, in: results).times.median
             outcome.checks.append(.ratio(
                 "channel round trip, \(count(padding)) B padding", ratio: ratio, limit: 2,
                 measured: ratioText(results, sealed, unsealed, floorName: "SwiftNIO echo")
-                    + "; p99 \(microseconds(result(sealed, in: results).times.p99)) µs",
+                    + "; p99 \(microseconds(result(sealed, in: results).times.p99)) µs"
+                    + "; the sealed SwiftNIO echo alone is " + String(format: "%.2f", sealingAlone) + "× the unsealed one",
                 target: "≤ 2× unsealed SwiftNIO echo"))
         }
         outcome.append(try rateFigure(client: client))
@@ -266,35 +288,179 @@ private final class EchoServerHandler: ChannelInboundHandler, Sendable {
     }
 }
 
+/// The keys of a sealed echo, one per direction, shared by its two ends in this process.
+private struct EchoKeys: Sendable {
+    let clientToServer: [UInt8]
+    let serverToClient: [UInt8]
+
+    static func random() -> EchoKeys {
+        var clientToServer = [UInt8](repeating: 0, count: Int(FLOOR_KEY_BYTES))
+        var serverToClient = clientToServer
+        floor_random_key(&clientToServer)
+        floor_random_key(&serverToClient)
+        return EchoKeys(clientToServer: clientToServer, serverToClient: serverToClient)
+    }
+}
+
+/// Collects one length-prefixed frame at a time from NIO's reads: the sealed echo, like the
+/// channel, can open a frame only once all of it has arrived.
+private struct FrameAssembly {
+    private var pending: ByteBuffer?
+
+    /// The body of the frame `buffer` completes, if it does.
+    mutating func append(_ buffer: ByteBuffer) -> ByteBuffer? {
+        if pending == nil { pending = buffer } else { pending!.writeImmutableBuffer(buffer) }
+        guard let length = pending!.getInteger(at: pending!.readerIndex, as: UInt32.self),
+              pending!.readableBytes >= 4 + Int(length) else { return nil }
+        let body = pending!.getSlice(at: pending!.readerIndex + 4, length: Int(length))
+        pending = nil
+        return body
+    }
+}
+
+/// Seals `plaintext` as the channel seals a frame body, with the length prefix, into a buffer
+/// from `allocator`.
+private func sealedFrame(_ plaintext: [UInt8], counter: UInt64, direction: UInt8, key: [UInt8], allocator: ByteBufferAllocator) -> ByteBuffer {
+    let length = plaintext.count + Int(FLOOR_CHANNEL_OVERHEAD)
+    var buffer = allocator.buffer(capacity: 4 + length)
+    buffer.writeInteger(UInt32(length))
+    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { body in
+        floor_channel_seal(body.baseAddress!.assumingMemoryBound(to: UInt8.self), plaintext, plaintext.count, counter, CChar(bitPattern: direction), key)
+        return length
+    }
+    return buffer
+}
+
+/// Opens a body `sealedFrame` made, or `nil` if it does not authenticate as frame `counter`.
+private func openedBody(_ body: ByteBuffer, counter: UInt64, direction: UInt8, key: [UInt8]) -> [UInt8]? {
+    var plaintext = [UInt8](repeating: 0, count: body.readableBytes - Int(FLOOR_CHANNEL_OVERHEAD))
+    let status = body.withUnsafeReadableBytes { sealed in
+        floor_channel_open(&plaintext, sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), sealed.count, counter, CChar(bitPattern: direction), key)
+    }
+    return status == 0 ? plaintext : nil
+}
+
+/// The sealed echo's client end: waits for the whole sealed answer and opens it. Touched only
+/// on its channel's event loop, which NIO's handler rules guarantee and the compiler cannot see.
+private final class SealedEchoClientHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    private let keys: EchoKeys
+    private var assembly = FrameAssembly()
+    private var received: UInt64 = 0
+    private var expected = 0
+    private var promise: EventLoopPromise<Void>?
+
+    init(keys: EchoKeys) { self.keys = keys }
+
+    func expect(_ plaintextLength: Int, _ promise: EventLoopPromise<Void>) {
+        expected = plaintextLength
+        self.promise = promise
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let body = assembly.append(unwrapInboundIn(data)) else { return }
+        let plaintext = openedBody(body, counter: received, direction: UInt8(ascii: "S"), key: keys.serverToClient)
+        received += 1
+        if plaintext?.count == expected {
+            promise?.succeed(())
+        } else {
+            promise?.fail(BenchmarkFailure("the sealed echo's answer did not authenticate"))
+        }
+        promise = nil
+    }
+}
+
+/// The sealed echo's server end: opens each whole frame and answers with the plaintext sealed
+/// under its own direction's key.
+private final class SealedEchoServerHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private let keys: EchoKeys
+    private var assembly = FrameAssembly()
+    private var received: UInt64 = 0
+    private var sent: UInt64 = 0
+
+    init(keys: EchoKeys) { self.keys = keys }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let body = assembly.append(unwrapInboundIn(data)) else { return }
+        guard let plaintext = openedBody(body, counter: received, direction: UInt8(ascii: "C"), key: keys.clientToServer) else {
+            context.close(promise: nil)
+            return
+        }
+        received += 1
+        let answer = sealedFrame(plaintext, counter: sent, direction: UInt8(ascii: "S"), key: keys.serverToClient, allocator: context.channel.allocator)
+        sent += 1
+        context.writeAndFlush(wrapOutboundOut(answer), promise: nil)
+    }
+}
+
 /// A SwiftNIO echo server and client over a Unix socket at `path`, on the event loops
-/// GroupMessaging uses: the channel's round trip without sealing, handshake or Codable.
+/// GroupMessaging uses, without handshake or Codable: plain (the channel's round trip without
+/// sealing, the issue's denominator), or sealed (each frame sealed as the channel seals it,
+/// opened whole, sealed again for the way back: what any channel that seals a message into one
+/// frame must add to the plain echo).
 private final class NIOEcho: Sendable {
     private let server: any Channel
     private let client: any Channel
-    private let handler = EchoClientHandler()
+    private let plainHandler: EchoClientHandler?
+    private let sealedHandler: SealedEchoClientHandler?
+    private let keys: EchoKeys?
+    // The client's send counter: one round trip runs at a time, from one task.
+    private let sent = Mutex<UInt64>(0)
 
-    init(path: String) throws {
-        let handler = self.handler
+    init(path: String, sealed: Bool) throws {
+        let keys = sealed ? EchoKeys.random() : nil
+        let plainHandler = sealed ? nil : EchoClientHandler()
+        let sealedHandler = keys.map(SealedEchoClientHandler.init(keys:))
+        self.keys = keys
+        self.plainHandler = plainHandler
+        self.sealedHandler = sealedHandler
         server = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(EchoServerHandler()) }
+                channel.eventLoop.makeCompletedFuture {
+                    if let keys {
+                        try channel.pipeline.syncOperations.addHandler(SealedEchoServerHandler(keys: keys))
+                    } else {
+                        try channel.pipeline.syncOperations.addHandler(EchoServerHandler())
+                    }
+                }
             }
             .bind(unixDomainSocketPath: path).wait()
         client = try ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+                channel.eventLoop.makeCompletedFuture {
+                    if let sealedHandler {
+                        try channel.pipeline.syncOperations.addHandler(sealedHandler)
+                    } else if let plainHandler {
+                        try channel.pipeline.syncOperations.addHandler(plainHandler)
+                    }
+                }
             }
             .connect(unixDomainSocketPath: path).wait()
     }
 
-    /// One length-prefixed frame of `length` bytes out and back.
+    /// One frame out and back: for the plain echo a length-prefixed frame of `length` bytes;
+    /// for the sealed echo a frame carrying `length` bytes of plaintext, sealed, and its sealed
+    /// answer, opened.
     func roundTrip(_ length: Int) async throws {
-        var buffer = client.allocator.buffer(capacity: length + 4)
-        buffer.writeInteger(UInt32(length))
-        buffer.writeRepeatingByte(0x61, count: length)
         let promise = client.eventLoop.makePromise(of: Void.self)
-        let handler = self.handler
-        client.eventLoop.execute { handler.expect(length + 4, promise) }
+        let buffer: ByteBuffer
+        if let keys, let handler = sealedHandler {
+            let counter = sent.withLock { counter in
+                defer { counter += 1 }
+                return counter
+            }
+            buffer = sealedFrame([UInt8](repeating: 0x61, count: length), counter: counter, direction: UInt8(ascii: "C"), key: keys.clientToServer, allocator: client.allocator)
+            client.eventLoop.execute { handler.expect(length, promise) }
+        } else {
+            var plain = client.allocator.buffer(capacity: length + 4)
+            plain.writeInteger(UInt32(length))
+            plain.writeRepeatingByte(0x61, count: length)
+            buffer = plain
+            let handler = plainHandler!
+            client.eventLoop.execute { handler.expect(length + 4, promise) }
+        }
         try await client.writeAndFlush(buffer).get()
         try await promise.futureResult.get()
     }

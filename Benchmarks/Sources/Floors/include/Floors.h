@@ -80,13 +80,39 @@ const char *floor_database_error(floor_database *database);
 /// Finalizes the statements and closes the database.
 void floor_database_close(floor_database *database);
 
-/// The channel round trip's floor: a plain, unencrypted echo over a Unix domain stream socket
-/// (AF_UNIX, SOCK_STREAM), served by a thread that writes back every byte it reads.
+/// Bytes the channel's sealing adds to a frame body: an 8-byte counter and a 16-byte tag.
+#define FLOOR_CHANNEL_OVERHEAD 24
+
+/// Seals `length` bytes of `plaintext` as the channel seals a frame body, into `body`
+/// (FLOOR_CHANNEL_OVERHEAD more bytes): counter (8, big endian) | ciphertext | tag, with the
+/// nonce 16 zero bytes and the counter, the additional data "GVM1", `direction` ('C' or 'S')
+/// and the counter, under the 32-byte `key`.
+void floor_channel_seal(uint8_t *body, const uint8_t *plaintext, size_t length,
+                        uint64_t counter, char direction, const uint8_t *key);
+
+/// Opens a body floor_channel_seal wrote (`length` bytes) into `plaintext`. Returns 0, or -1
+/// unless it authenticates as frame `counter` of `direction`.
+int floor_channel_open(uint8_t *plaintext, const uint8_t *body, size_t length,
+                       uint64_t counter, char direction, const uint8_t *key);
+
+/// An echo over a Unix domain stream socket (AF_UNIX, SOCK_STREAM) served by a thread: plain
+/// (every byte read is written back at once) or sealed (the channel round trip's floor: each
+/// frame sealed as the channel seals it, opened whole by the server, sealed again for the
+/// way back, opened whole by the client).
 typedef struct floor_echo floor_echo;
 
-/// Binds `path` (which must not exist), starts the echo thread and connects a client to it.
-/// Returns NULL on failure, with errno set.
+/// Binds `path` (which must not exist), starts the plain echo thread and connects a client to
+/// it. Returns NULL on failure, with errno set. Call floor_initialize() first.
 floor_echo *floor_echo_start(const char *path);
+
+/// floor_echo_start for the sealed echo, with a fresh key for each direction.
+floor_echo *floor_echo_start_sealed(const char *path);
+
+/// One sealed round trip of a sealed echo: seals `plaintext_length` bytes
+/// (XChaCha20-Poly1305, the channel's nonce, additional data and counter), writes the framed
+/// body (`plaintext_length` + 24 bytes), reads the server's sealed frame back and opens it.
+/// Returns 0, or -1 when anything fails or does not authenticate.
+int floor_echo_sealed_round_trip(floor_echo *echo, size_t plaintext_length);
 
 /// One round trip: writes a 4-byte length and `length` bytes (the framing the channel and the
 /// SwiftNIO echo use) and reads back as many. Returns 0, or -1.
