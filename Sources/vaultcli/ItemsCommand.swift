@@ -15,6 +15,7 @@ extension Accessibility: ExpressibleByArgument {
         }
     }
 
+    /// The names `--help` and shell completion offer: the cases' own names.
     public static var allValueStrings: [String] { allCases.map { "\($0)" } }
 }
 
@@ -28,6 +29,7 @@ extension ItemClass: ExpressibleByArgument {
         }
     }
 
+    /// The names `--help` and shell completion offer (Apple's codes are accepted but not offered).
     public static var allValueStrings: [String] { ["generic", "internet"] }
 }
 
