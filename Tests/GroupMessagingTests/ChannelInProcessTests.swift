@@ -221,6 +221,62 @@ final class ChannelInProcessTests: XCTestCase {
         await server.close()
     }
 
+    func testClosingAServerLeavesASocketFileThatIsNoLongerItsOwn() async throws {
+        let name = try socket()
+        let first = try await GroupChannelServer.start(name, keyring: sandbox.keyring, accepting: GroupMessageTypes())
+        // The first server's file is removed under it, and a second server binds the path anew.
+        unlink(name.rawValue)
+        let second = try await GroupChannelServer.start(name, keyring: sandbox.keyring, accepting: GroupMessageTypes())
+        await first.close()
+        XCTAssertEqual(SocketFile.occupant(of: name.rawValue), .liveServer, "the first server's close removed the second server's socket")
+        await second.close()
+    }
+
+    func testProbeOfASocketWhoseBacklogIsFullSaysLiveWithoutBlocking() throws {
+        let path = sandbox.home.path + "/full"
+        let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.address(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(bound, 0)
+        XCTAssertEqual(listen(listener, 0), 0)
+        // A server that accepts nothing (stopped, or busy): fill its backlog until connect would wait.
+        var queued: [Int32] = []
+        defer { queued.forEach { close($0) } }
+        while true {
+            let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            queued.append(descriptor)
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if result != 0 {
+                XCTAssertEqual(errno, EAGAIN)
+                break
+            }
+        }
+        let occupant = Mutex<SocketFile.Occupant?>(nil)
+        let probed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            occupant.withLock { $0 = SocketFile.occupant(of: path) }
+            probed.signal()
+        }
+        // A guard against hanging, not a timing requirement; closing the listener then wakes a
+        // probe stuck in connect(2), so the thread always ends.
+        let outcome = probed.wait(timeout: .now() + 60)
+        close(listener)
+        XCTAssertEqual(outcome, .success, "the probe waited in connect(2) for a backlog slot")
+        if outcome != .success { probed.wait() }
+        XCTAssertEqual(occupant.withLock { $0 }, .liveServer)
+    }
+
+    private static func address(_ path: String) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8).prefix($0.count - 1)) }
+        return address
+    }
+
     func testWaitingForAConnectionEndsWhenTheTaskIsCancelled() async throws {
         let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes())
         client.start()  // no server: it keeps retrying

@@ -63,11 +63,16 @@ public final class GroupChannelServer: Sendable {
     public let name: GroupIPCName
     private let core: ServerCore
     private let listener: any Channel
+    /// The socket file this server bound, so that ``close()`` removes that file and no other.
+    private let socketFile: SocketFile.Identity?
+    private let sharing: FileSharing
 
-    private init(name: GroupIPCName, core: ServerCore, listener: any Channel) {
+    private init(name: GroupIPCName, core: ServerCore, listener: any Channel, socketFile: SocketFile.Identity?, sharing: FileSharing) {
         self.name = name
         self.core = core
         self.listener = listener
+        self.socketFile = socketFile
+        self.sharing = sharing
     }
 
     /// Binds `name` (a ``GroupIPCName/Kind/socket`` name) and starts accepting clients.
@@ -118,14 +123,26 @@ public final class GroupChannelServer: Sendable {
             .childChannelInitializer { channel in core.initialize(channel) }
         let listener: any Channel
         do {
-            listener = try await bootstrap.bind(unixDomainSocketPath: name.rawValue, cleanupExistingSocketFile: false).get()
+            let descriptor: CInt
+            do {
+                descriptor = try SocketFile.bindListening(name.rawValue, backlog: 256)
+            } catch {
+                throw GroupMessagingError(.system, "bind \(name): \(error)", underlying: error)
+            }
+            listener = try await bootstrap.withBoundSocket(descriptor).get()
+        } catch let error as GroupMessagingError {
+            throw error
         } catch {
-            throw GroupMessagingError(.system, "bind \(name): \(error)", underlying: error)
+            unlink(name.rawValue)  // bound by this call, under the lock: nobody else's file
+            throw GroupMessagingError(.system, "listen on \(name): \(error)", underlying: error)
         }
-        _ = consume startupLock  // the socket answers now: a server starting next will see it live
-        // The socket gets the group's file mode: who may connect is who may use the container.
+        // Still under the lock, so the file at the path is the one just bound: the socket gets
+        // the group's file mode (who may connect is who may use the container), and its identity
+        // is kept for close().
         chmod(name.rawValue, mode_t(keyring.home.sharing.fileSharing.fileMode))
-        return GroupChannelServer(name: name, core: core, listener: listener)
+        let socketFile = SocketFile.identity(of: name.rawValue)
+        _ = consume startupLock  // the socket answers now: a server starting next will see it live
+        return GroupChannelServer(name: name, core: core, listener: listener, socketFile: socketFile, sharing: keyring.home.sharing.fileSharing)
     }
 
     /// The clients connected now, by id.
@@ -161,11 +178,22 @@ public final class GroupChannelServer: Sendable {
         for channel in core.openChannels { try? await channel.close().get() }
     }
 
-    /// Stops listening, closes every connection and removes the socket file.
+    /// Stops listening, closes every connection and removes the socket file, if the file at
+    /// the path is still the one this server bound.
+    ///
+    /// The file may have been removed and the path bound by another server meanwhile; removing
+    /// that one would take a live server's socket away. So the file is compared with the one
+    /// bound (device and inode, which the kernel keeps allocated while this server listens) and
+    /// removed under the startup lock, before listening stops: a server starting at the same
+    /// moment waits, then finds the path free. If the lock cannot be taken the file stays, and
+    /// the next server finds it stale and removes it.
     public func close() async {
+        if let socketFile, let lock = try? FileLock(exclusiveAt: FilePath(name.rawValue + ".lock"), sharing: sharing) {
+            if SocketFile.identity(of: name.rawValue) == socketFile { unlink(name.rawValue) }
+            _ = consume lock
+        }
         try? await listener.close().get()
         for channel in core.openChannels { try? await channel.close().get() }
-        unlink(name.rawValue)
     }
 }
 
