@@ -232,6 +232,25 @@ final class ChannelInProcessTests: XCTestCase {
         await second.close()
     }
 
+    func testFirstFrameLongerThanAHelloIsRefusedAtItsLengthPrefix() async throws {
+        let (invalidations, continuation) = AsyncStream.makeStream(of: String.self)
+        let name = try socket()
+        let server = try await GroupChannelServer.start(
+            name, keyring: sandbox.keyring, accepting: GroupMessageTypes(),
+            handlers: .init(invalidated: { _, reason in continuation.yield(reason) }),
+            handshakeTimeout: .seconds(30))
+        // A peer without the key announces a 64 KiB first frame and never sends it: the server
+        // must not wait for (and hold) 64 KiB from someone who has not even said hello.
+        let descriptor = try connectedSocket(to: name)
+        defer { close(descriptor) }
+        let prefix: [UInt8] = [0, 1, 0, 0]
+        XCTAssertEqual(write(descriptor, prefix, prefix.count), 4)
+        var iterator = invalidations.makeAsyncIterator()
+        let reason = await iterator.next()
+        XCTAssertTrue(reason?.contains("announced 65536 bytes") == true, reason ?? "")
+        await server.close()
+    }
+
     func testProbeOfASocketWhoseBacklogIsFullSaysLiveWithoutBlocking() throws {
         let path = sandbox.home.path + "/full"
         let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -275,6 +294,17 @@ final class ChannelInProcessTests: XCTestCase {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8).prefix($0.count - 1)) }
         return address
+    }
+
+    /// A raw client socket connected to `name`'s server, speaking nothing yet.
+    private func connectedSocket(to name: GroupIPCName) throws -> Int32 {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.address(name.rawValue)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(connected, 0, "connect to \(name): errno \(errno)")
+        return descriptor
     }
 
     func testWaitingForAConnectionEndsWhenTheTaskIsCancelled() async throws {

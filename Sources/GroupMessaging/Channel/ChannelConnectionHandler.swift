@@ -43,7 +43,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
     /// How long a peer may take to complete the handshake before it is closed.
     private let handshakeTimeout: TimeAmount
     private var state = State.awaitingHello
-    private var reader = ChannelFrameReader()
+    private var reader = ChannelFrameReader(firstFrameLength: ChannelHello.encodedLength)
     private var ownHello: ChannelHello?
     private var connectionID: UInt64?
     private var endReason: String?
