@@ -19,6 +19,11 @@ struct Filler: GroupMessage {
     var text: String
 }
 
+/// An error whose description carries a terminal control sequence.
+struct TerminalTrick: Error, CustomStringConvertible {
+    var description: String { "refused\u{1B}[2J" }
+}
+
 /// Server and client in one process: hooks, handlers and timeouts.
 final class ChannelInProcessTests: XCTestCase {
     private var sandbox: MessagingSandbox!
@@ -305,6 +310,25 @@ final class ChannelInProcessTests: XCTestCase {
         }
         XCTAssertEqual(connected, 0, "connect to \(name): errno \(errno)")
         return descriptor
+    }
+
+    func testFailureReasonFromTheServerReachesTheClientEscaped() async throws {
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(request: { _, _ in throw TerminalTrick() }))
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        _ = try await client.connected()
+        do {
+            _ = try await client.request(Ping(seq: 1), timeout: .seconds(60))
+            XCTFail("the handler threw")
+        } catch {
+            XCTAssertEqual(error.code, .protocolViolation)
+            XCTAssertFalse(error.reason.unicodeScalars.contains { $0.value == 0x1B }, "a peer's text is printed escaped: \(error.reason.debugDescription)")
+            XCTAssertTrue(error.reason.contains("refused\\u{1b}[2J"), error.reason)
+        }
+        await client.close()
+        await server.close()
     }
 
     func testWaitingForAConnectionEndsWhenTheTaskIsCancelled() async throws {

@@ -155,7 +155,8 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
             case .ready:
                 throw ChannelProtocolError(.unexpectedFrame, "a second ready on an established connection")
             case .goodbye:
-                endReason = "the peer said goodbye: " + String(decoding: envelope.body.prefix(500), as: UTF8.self)
+                // The peer's words: shown escaped, never as terminal control sequences.
+                endReason = "the peer said goodbye: " + UntrustedText.printable(String(decoding: envelope.body, as: UTF8.self), limit: 500)
                 state = .closed
                 context.close(promise: nil)
             case .message, .request, .response, .failure:

@@ -261,7 +261,8 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
             throw error as! GroupMessagingError
         }
         if reply.kind == .failure {
-            throw GroupMessagingError(.protocolViolation, "the server's handler failed: " + String(decoding: reply.body, as: UTF8.self))
+            // The server's words: shown escaped, never as terminal control sequences.
+            throw GroupMessagingError(.protocolViolation, "the server's handler failed: " + UntrustedText.printable(String(decoding: reply.body, as: UTF8.self), limit: 1000))
         }
         do {
             return try types.decode(name: reply.type, body: reply.bodyData)
