@@ -331,6 +331,72 @@ final class ChannelInProcessTests: XCTestCase {
         await server.close()
     }
 
+    func testClientClosedDuringTheHandshakeNeverConnects() async throws {
+        let name = try socket()
+        _ = try sandbox.keyring.containerURL(for: MessagingSandbox.group)
+        let groupKey = try sandbox.keyring.groupKey(for: MessagingSandbox.group)
+        // A server played by hand, so that the test decides when the handshake completes.
+        let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.address(name.rawValue)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(bound, 0)
+        XCTAssertEqual(listen(listener, 1), 0)
+        let connections = Mutex(0)
+        let client = try GroupChannelClient(
+            name, keyring: sandbox.keyring, accepting: GroupMessageTypes(),
+            handlers: .init(connected: { _ in connections.withLock { $0 += 1 } }))
+        client.start()
+        let descriptor = accept(listener, nil, nil)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        // A guard against hanging, not a timing requirement.
+        var guardTime = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &guardTime, socklen_t(MemoryLayout<timeval>.size))
+        let clientHello = try ChannelHello(parsing: Array(Self.read(descriptor, count: 4 + ChannelHello.encodedLength).dropFirst(4)), expecting: .client)
+
+        // The client is closed while its handshake is under way (the waiter's `.closed` says
+        // close() has begun), and only then does the server answer.
+        let waiter = Task { () -> GroupMessagingError.Code? in
+            do { _ = try await client.connected(); return nil } catch { return (error as? GroupMessagingError)?.code }
+        }
+        let closing = Task { await client.close() }
+        let waited = await waiter.value
+        XCTAssertEqual(waited, .closed)
+        let serverHello = ChannelHello(role: .server, keyID: clientHello.keyID, nonce: [UInt8](repeating: 7, count: ChannelHello.nonceLength))
+        var sealer = ChannelSealer(
+            keys: ChannelKeys(groupKey: groupKey.key, group: MessagingSandbox.group.rawValue, clientHello: clientHello, serverHello: serverHello),
+            role: .server)
+        let answer = ChannelFrame.encode(serverHello.encoded) + ChannelFrame.encode(sealer.seal(ChannelEnvelope(kind: .ready, id: 1).encoded))
+        _ = send(descriptor, answer, answer.count, Int32(MSG_NOSIGNAL))
+
+        // A closed client ends the connection (it may first answer the hello it was sent), with
+        // EOF, or with a reset when our answer reached it after it had closed.
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var received = recv(descriptor, &buffer, buffer.count, 0)
+        while received > 0 { received = recv(descriptor, &buffer, buffer.count, 0) }
+        let ended = received == 0 || errno == ECONNRESET
+        XCTAssertTrue(ended, "the closed client kept its connection open (recv \(received), errno \(errno))")
+        // Ending the connection from this side lets close() finish even if the client kept it.
+        close(descriptor)
+        close(listener)
+        unlink(name.rawValue)
+        await closing.value
+        XCTAssertEqual(connections.withLock { $0 }, 0, "a closed client reported a connection")
+    }
+
+    /// Reads exactly `count` bytes from `descriptor` (fewer if the stream ends).
+    private static func read(_ descriptor: Int32, count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: count)
+        while bytes.count < count {
+            let received = recv(descriptor, &buffer, count - bytes.count, 0)
+            guard received > 0 else { break }
+            bytes += buffer[0..<received]
+        }
+        return bytes
+    }
+
     func testWaitingForAConnectionEndsWhenTheTaskIsCancelled() async throws {
         let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes())
         client.start()  // no server: it keeps retrying

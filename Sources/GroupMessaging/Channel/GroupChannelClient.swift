@@ -178,6 +178,13 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                         }
                     }
                     .connect(unixDomainSocketPath: name.rawValue).get()
+                // Kept from now on, not only once established, so that close() also ends a
+                // connection still in its handshake (this loop waits on it below).
+                let closedMeanwhile = state.withLock { state in
+                    if !state.closed { state.channel = channel }
+                    return state.closed
+                }
+                if closedMeanwhile { channel.close(promise: nil) }
                 try? await channel.closeFuture.get()
                 state.withLock { state in
                     state.channel = nil
@@ -298,12 +305,18 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     func groupKey(id: UInt32) -> SymmetricKey? { nil }  // clients send the key id; servers look keys up
 
     func established(connectionID: UInt64, channel: any Channel) {
-        let waiters = state.withLock { state in
+        let waiters: [UInt64: CheckedContinuation<UInt64, any Error>]? = state.withLock { state in
+            // A handshake that completes after close() began: the client stays closed.
+            guard !state.closed else { return nil }
             state.channel = channel
             state.connectionID = connectionID
             state.establishedCount += 1
             defer { state.connectWaiters = [:] }
             return state.connectWaiters
+        }
+        guard let waiters else {
+            channel.close(promise: nil)
+            return
         }
         waiters.values.forEach { $0.resume(returning: connectionID) }
         handlers.connected(connectionID)
