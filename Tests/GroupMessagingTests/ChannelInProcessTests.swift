@@ -397,6 +397,40 @@ final class ChannelInProcessTests: XCTestCase {
         return bytes
     }
 
+    func testClientThatStopsReadingIsDisconnectedRatherThanBufferedWithoutBound() async throws {
+        let (invalidations, invalidated) = AsyncStream.makeStream(of: String.self)
+        let (connections, connected) = AsyncStream.makeStream(of: ChannelPeer.self)
+        let name = try socket()
+        let server = try await GroupChannelServer.start(
+            name, keyring: sandbox.keyring, accepting: GroupMessageTypes(),
+            handlers: .init(connected: { connected.yield($0) }, invalidated: { _, reason in invalidated.yield(reason) }))
+        // A client played by hand: it completes the handshake, then never reads again.
+        let groupKey = try sandbox.keyring.groupKey(for: MessagingSandbox.group)
+        let descriptor = try connectedSocket(to: name)
+        let clientHello = ChannelHello(role: .client, keyID: groupKey.id, nonce: [UInt8](repeating: 3, count: ChannelHello.nonceLength))
+        let hello = ChannelFrame.encode(clientHello.encoded)
+        XCTAssertEqual(write(descriptor, hello, hello.count), hello.count)
+        let serverHello = try ChannelHello(parsing: Array(Self.read(descriptor, count: 4 + ChannelHello.encodedLength).dropFirst(4)), expecting: .server)
+        var sealer = ChannelSealer(
+            keys: ChannelKeys(groupKey: groupKey.key, group: MessagingSandbox.group.rawValue, clientHello: clientHello, serverHello: serverHello),
+            role: .client)
+        let ready = ChannelFrame.encode(sealer.seal(ChannelEnvelope(kind: .ready).encoded))
+        XCTAssertEqual(write(descriptor, ready, ready.count), ready.count)
+        var peers = connections.makeAsyncIterator()
+        _ = await peers.next()
+
+        // 2,000 near-limit messages (120 MB): far more than the server may hold for one client.
+        let filler = Filler(text: String(repeating: "x", count: 60_000))
+        for _ in 0..<2_000 {
+            guard try await server.broadcast(filler) > 0 else { break }
+        }
+        close(descriptor)  // ends the connection if the server still holds it
+        var reasons = invalidations.makeAsyncIterator()
+        let reason = await reasons.next() ?? ""
+        XCTAssertTrue(reason.contains("not reading"), reason)
+        await server.close()
+    }
+
     func testWaitingForAConnectionEndsWhenTheTaskIsCancelled() async throws {
         let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes())
         client.start()  // no server: it keeps retrying

@@ -171,6 +171,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                     return (groupKey.id, groupKey.key)
                 }()
                 let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .channelOption(.writeBufferWaterMark, value: ChannelConnectionHandler.waterMark)
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(

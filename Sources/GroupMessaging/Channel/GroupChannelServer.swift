@@ -120,6 +120,7 @@ public final class GroupChannelServer: Sendable {
         let core = ServerCore(keyring: keyring, group: name.group, types: types, handlers: handlers, handshakeTimeout: timeout)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.writeBufferWaterMark, value: ChannelConnectionHandler.waterMark)
             .childChannelInitializer { channel in core.initialize(channel) }
         let listener: any Channel
         do {
