@@ -431,6 +431,32 @@ final class ChannelInProcessTests: XCTestCase {
         await server.close()
     }
 
+    func testRequestWithATimeoutBeyondWhatTheClockHoldsGetsItsResponse() async throws {
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(request: { message, _ in Pong(seq: (message as! Ping).seq + 1) }))
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        _ = try await client.connected()
+        let response = try await client.request(Ping(seq: 1), timeout: .seconds(Int64.max))
+        XCTAssertEqual((response as? Pong)?.seq, 2)
+        await client.close()
+        await server.close()
+    }
+
+    func testServerWithAHandshakeTimeoutBeyondWhatTheClockHoldsServes() async throws {
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(request: { message, _ in Pong(seq: (message as! Ping).seq + 1) }), handshakeTimeout: .seconds(Int64.max))
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        _ = try await client.connected()
+        let response = try await client.request(Ping(seq: 1), timeout: .seconds(60))
+        XCTAssertEqual((response as? Pong)?.seq, 2)
+        await client.close()
+        await server.close()
+    }
+
     func testWaitingForAConnectionEndsWhenTheTaskIsCancelled() async throws {
         let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes())
         client.start()  // no server: it keeps retrying

@@ -261,7 +261,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                 channel.writeAndFlush(envelope).whenFailure { error in
                     self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlying: error)))
                 }
-                channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)) {
+                channel.eventLoop.scheduleTask(in: TimeAmount(clamping: timeout)) {
                     self.resume(id, with: .failure(GroupMessagingError(.timedOut, "no response from \(self.name) within \(timeout)")))
                 }
             }

@@ -116,7 +116,7 @@ public final class GroupChannelServer: Sendable {
         case .otherFile:
             throw GroupMessagingError(.addressInUse, "\(name) exists and is not a socket; it was left alone: move it away")
         }
-        let timeout = TimeAmount.nanoseconds(handshakeTimeout.components.seconds * 1_000_000_000 + handshakeTimeout.components.attoseconds / 1_000_000_000)
+        let timeout = TimeAmount(clamping: handshakeTimeout)
         let core = ServerCore(keyring: keyring, group: name.group, types: types, handlers: handlers, handshakeTimeout: timeout)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
