@@ -457,6 +457,41 @@ final class ChannelInProcessTests: XCTestCase {
         await server.close()
     }
 
+    func testClientWithTooManyRequestsAwaitingTheirResponseIsClosed() async throws {
+        let (invalidations, invalidated) = AsyncStream.makeStream(of: String.self)
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(
+                request: { _, _ in
+                    try await Task.sleep(for: .seconds(3600))  // a handler that does not answer
+                    return Pong(seq: 0)
+                },
+                invalidated: { _, reason in invalidated.yield(reason) }))
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        _ = try await client.connected()
+        // One request more than the server keeps in flight for a connection.
+        let codes = await withTaskGroup(of: GroupMessagingError.Code?.self) { group in
+            for seq in 0...ServerCore.maximumRequestsInFlight {
+                group.addTask {
+                    do {
+                        _ = try await client.request(Ping(seq: seq), timeout: .seconds(30))
+                        return nil
+                    } catch {
+                        return (error as? GroupMessagingError)?.code
+                    }
+                }
+            }
+            return await group.reduce(into: [GroupMessagingError.Code?]()) { $0.append($1) }
+        }
+        XCTAssertTrue(codes.contains(GroupMessagingError.Code.notConnected), "the server closed the connection: \(Set(codes.map { $0?.rawValue ?? "answered" }))")
+        await client.close()
+        var reasons = invalidations.makeAsyncIterator()
+        let reason = await reasons.next() ?? ""
+        XCTAssertTrue(reason.contains("requests awaiting their response"), reason)
+        await server.close()
+    }
+
     func testWaitingForAConnectionEndsWhenTheTaskIsCancelled() async throws {
         let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes())
         client.start()  // no server: it keeps retrying

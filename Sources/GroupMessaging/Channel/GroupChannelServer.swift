@@ -207,7 +207,14 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
         var pending: [UInt64: PeerCredentials] = [:]
         /// Every open connection, handshake done or not, so that closing the server closes all.
         var open: [UInt64: any Channel] = [:]
+        /// Requests whose handler has not answered yet, by connection.
+        var requestsInFlight: [UInt64: Int] = [:]
     }
+
+    /// The most requests one connection may have awaiting their response. Each is a task
+    /// holding its decoded message; without a bound, a client sending requests faster than the
+    /// handler answers would make the server hold all of them.
+    static let maximumRequestsInFlight = 1024
 
     let keyring: Keyring
     let group: GroupIdentifier
@@ -280,6 +287,17 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
             handlers.message(message, peer)
             return
         }
+        let admitted = state.withLock { state in
+            let count = state.requestsInFlight[connectionID, default: 0]
+            guard count < Self.maximumRequestsInFlight else { return false }
+            state.requestsInFlight[connectionID] = count + 1
+            return true
+        }
+        guard admitted else {
+            throw ChannelProtocolError(
+                .unexpectedFrame,
+                "the client has \(Self.maximumRequestsInFlight) requests awaiting their response; it must wait for answers before sending more")
+        }
         let request = handlers.request
         let id = envelope.id
         Task {
@@ -290,6 +308,10 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
                 reply = ChannelEnvelope(kind: .failure, id: id, body: Array(String(describing: error).utf8.prefix(1000)))
             }
             channel.writeAndFlush(reply, promise: nil)
+            self.state.withLock { state in
+                // Absent once the connection ended: nothing to count any more.
+                if let count = state.requestsInFlight[connectionID] { state.requestsInFlight[connectionID] = count - 1 }
+            }
         }
     }
 
@@ -298,6 +320,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
             guard let connectionID else { return nil }
             state.pending.removeValue(forKey: connectionID)
             state.open.removeValue(forKey: connectionID)
+            state.requestsInFlight.removeValue(forKey: connectionID)
             return state.peers.removeValue(forKey: connectionID)?.peer
         }
         handlers.invalidated(peer, reason)
