@@ -24,6 +24,18 @@ struct TerminalTrick: Error, CustomStringConvertible {
     var description: String { "refused\u{1B}[2J" }
 }
 
+struct ModeChange: GroupMessage {
+    enum Mode: String, Codable { case calm, busy }
+    static let messageType = "test.mode"
+    var mode: Mode
+}
+
+/// ``ModeChange`` as written by a sender that does not know its cases.
+struct ModeChangeText: GroupMessage {
+    static let messageType = "test.mode"
+    var mode: String
+}
+
 /// Server and client in one process: hooks, handlers and timeouts.
 final class ChannelInProcessTests: XCTestCase {
     private var sandbox: MessagingSandbox!
@@ -489,6 +501,26 @@ final class ChannelInProcessTests: XCTestCase {
         var reasons = invalidations.makeAsyncIterator()
         let reason = await reasons.next() ?? ""
         XCTAssertTrue(reason.contains("requests awaiting their response"), reason)
+        await server.close()
+    }
+
+    func testUndecodableMessageIsReportedWithoutItsContents() async throws {
+        let (invalidations, invalidated) = AsyncStream.makeStream(of: String.self)
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([ModeChange.self]),
+            handlers: .init(invalidated: { _, reason in invalidated.yield(reason) }))
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes())
+        client.start()
+        _ = try await client.connected()
+        // Same wire name; the value is none of the server's cases, and it is the kind of thing
+        // that must not end up in a log.
+        try await client.send(ModeChangeText(mode: "token-5ecret-value"))
+        var reasons = invalidations.makeAsyncIterator()
+        let reason = await reasons.next() ?? ""
+        XCTAssertTrue(reason.contains("undecodableMessage"), reason)
+        XCTAssertTrue(reason.contains("mode"), "the reason names where decoding failed: \(reason)")
+        XCTAssertFalse(reason.contains("5ecret"), "the reason quotes the message: \(reason)")
+        await client.close()
         await server.close()
     }
 
