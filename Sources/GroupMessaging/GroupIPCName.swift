@@ -10,7 +10,7 @@ import SealedStorage
 /// | ``Kind/service`` (Mach/XPC) | `<group>.<name>` | 127 (`name_t` is `char[128]` with its NUL) | used as is |
 /// | ``Kind/semaphore`` | `<group>/<name>` | 31 (`PSEMNAMLEN`) | `/<group>_<name>` (see ``posixName``) |
 /// | ``Kind/sharedMemory`` | `<group>/<name>` | 31 (`PSHMNAMLEN`) | `/<group>_<name>` |
-/// | ``Kind/socket`` | `<container>/<name>` | 103 on Linux (`sun_path` is 108 with its NUL) | the path |
+/// | ``Kind/socket`` | `<container>/<name>` | 107 on Linux (`sun_path` is 108 with its NUL) | the path |
 ///
 /// Linux allows far longer POSIX names (255 for shared memory, 251 for semaphores, whose file
 /// is `sem.<name>` in `/dev/shm`), but GroupVault keeps Apple's 31: a name that works here then

@@ -7,8 +7,10 @@ import SystemPackage
 /// A POSIX named semaphore shared by the processes of an application group.
 ///
 /// Created with the group's sharing mode (0600, or 0660 for ``StorageSharing/unixGroup``),
-/// set explicitly after creation because `sem_open` applies the umask. The semaphore outlives
-/// every process until ``unlink(_:)``.
+/// set explicitly after creation because `sem_open` applies the umask. One created by another
+/// member of a `unixGroup` home is used as it is (only its owner may change its mode); one that
+/// belongs to nobody of the group is refused. The semaphore outlives every process until
+/// ``unlink(_:)``.
 public final class GroupSemaphore: @unchecked Sendable {
     // @unchecked: the handle is a sem_t*, which POSIX makes safe to use from any thread.
     private let handle: UnsafeMutableRawPointer
@@ -29,11 +31,15 @@ public final class GroupSemaphore: @unchecked Sendable {
         self.handle = handle
         self.name = name
         #if os(Linux)
-        // glibc keeps a named semaphore as /dev/shm/sem.<name without the slash>; its mode is
-        // the one place the group's sharing can be set after the umask had its say.
+        // glibc keeps a named semaphore as /dev/shm/sem.<name without the slash> (and opens it
+        // with O_NOFOLLOW); its mode is the one place the group's sharing can be set after the
+        // umask had its say, and only its owner may set it.
         let path = "/dev/shm/sem." + name.posixName.dropFirst()
-        if chmod(path, mode_t(sharing.fileMode)) != 0 {
-            let error = Self.failure("chmod \(path)", name: name)
+        do throws(GroupMessagingError) {
+            var status = stat()
+            guard lstat(path, &status) == 0 else { throw Self.failure("lstat \(path)", name: name) }
+            try SharedObjectOwnership.adopt(status, sharing: sharing, name: name, call: "chmod \(path)") { chmod(path, $0) }
+        } catch {
             _ = cgroupipc_semaphore_close(handle)
             throw error
         }

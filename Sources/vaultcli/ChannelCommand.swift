@@ -87,6 +87,14 @@ struct ChannelCommand: AsyncParsableCommand {
         @Option(help: "Seconds to wait for the connection and for each answer.")
         var timeout = 10.0
 
+        func validate() throws {
+            // Duration(seconds:) traps on a value that is not finite or too large to hold.
+            guard timeout.isFinite, timeout > 0, timeout <= 1e9 else {
+                throw ValidationError("--timeout is a number of seconds above 0 and at most 1000000000, not \(timeout)")
+            }
+            guard count >= 1 else { throw ValidationError("--count is at least 1, not \(count)") }
+        }
+
         func run() async throws {
             let (keyring, name) = try target.socket()
             let client = try GroupChannelClient(name, keyring: keyring, accepting: GroupMessageTypes([ChannelPong.self]))

@@ -1,5 +1,6 @@
 import Foundation
 import GroupMessaging
+import GroupVaultTestKit
 import Keyring
 import XCTest
 
@@ -91,5 +92,52 @@ final class GroupIPCNameTests: XCTestCase {
         var status = stat()
         XCTAssertEqual(fstat(descriptor.rawValue, &status), 0)
         XCTAssertEqual(status.st_mode & 0o777, 0o600)
+    }
+
+    func testSemaphoreCreatedByAnotherMemberOfTheUnixGroupOpensForThisOne() throws {
+        try XCTSkipUnless(geteuid() == 0, "playing a second user of the group needs root")
+        let name = try GroupIPCName(.semaphore, "o\(getpid() % 100000)", in: MessagingSandbox.group, keyring: sandbox.keyring)
+        defer { try? GroupSemaphore.unlink(name) }
+        let shared = Keyring(identity: sandbox.keyring.identity, home: KeyringHome(root: sandbox.home.url, sharing: .unixGroup))
+        let semaphore = try GroupSemaphore(name, keyring: shared)
+        try semaphore.signal()
+        let other = try secondMember("semaphore-open", name)
+        XCTAssertEqual(other.wait(), 0, other.standardError)
+        XCTAssertEqual(other.standardOutput, "opened took=true\n", "the other member took the signal")
+    }
+
+    func testSharedMemoryCreatedByAnotherMemberOfTheUnixGroupOpensForThisOne() throws {
+        try XCTSkipUnless(geteuid() == 0, "playing a second user of the group needs root")
+        let name = try GroupIPCName(.sharedMemory, "o\(getpid() % 100000)", in: MessagingSandbox.group, keyring: sandbox.keyring)
+        defer { try? GroupSharedMemory.unlink(name) }
+        let shared = Keyring(identity: sandbox.keyring.identity, home: KeyringHome(root: sandbox.home.url, sharing: .unixGroup))
+        try GroupSharedMemory.open(name, keyring: shared).close()
+        let other = try secondMember("shared-memory-open", name)
+        XCTAssertEqual(other.wait(), 0, other.standardError)
+        XCTAssertEqual(other.standardOutput, "opened\n")
+    }
+
+    func testSemaphorePlantedByAUserOutsideTheGroupIsRefused() throws {
+        try XCTSkipUnless(geteuid() == 0, "playing another user needs root")
+        let name = try GroupIPCName(.semaphore, "p\(getpid() % 100000)", in: MessagingSandbox.group, keyring: sandbox.keyring)
+        defer { try? GroupSemaphore.unlink(name) }
+        // uid 4242 in its own group 4242 creates the name first, for itself alone.
+        let planter = try FixtureProcess(
+            ["semaphore-open", "--group", MessagingSandbox.group.rawValue, "--name", name.name, "--uid", "4242", "--gid", "4242"],
+            environment: ["GROUPVAULT_HOME": sandbox.home.path], executable: "GroupMessagingFixture")
+        XCTAssertEqual(planter.wait(), 0, planter.standardError)
+        XCTAssertThrowsError(try GroupSemaphore(name, keyring: sandbox.keyring)) { error in
+            XCTAssertEqual((error as? GroupMessagingError)?.code, .system)
+            XCTAssertTrue((error as? GroupMessagingError)?.reason.contains("belongs to uid 4242") == true, "\(error)")
+        }
+    }
+
+    /// A fixture running `command` on `name` as another user (uid 4242) whose only group is
+    /// this process's group, over a unixGroup home: the second member of a shared group.
+    private func secondMember(_ command: String, _ name: GroupIPCName) throws -> FixtureProcess {
+        try FixtureProcess(
+            [command, "--group", MessagingSandbox.group.rawValue, "--name", name.name, "--uid", "4242", "--gid", "\(getegid())"],
+            environment: ["GROUPVAULT_HOME": sandbox.home.path, "GROUPVAULT_SHARING": "unixGroup"],
+            executable: "GroupMessagingFixture")
     }
 }

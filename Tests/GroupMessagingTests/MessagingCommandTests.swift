@@ -74,4 +74,12 @@ final class MessagingCommandTests: XCTestCase {
         XCTAssertNotEqual(ping.status, 0)
         XCTAssertTrue(ping.errors.contains("vaultcli channel serve"), ping.errors)
     }
+
+    func testChannelPingRefusesATimeoutThatIsNotAPositiveNumberOfSeconds() throws {
+        for timeout in ["nan", "inf", "-1", "0"] {
+            let ping = try FixtureProcess.run(["channel", "ping", "--timeout=\(timeout)"], environment: environment, executable: "vaultcli")
+            XCTAssertEqual(ping.status, 2, "--timeout \(timeout) is a usage error: \(ping.errors)")
+            XCTAssertTrue(ping.errors.contains("--timeout"), "--timeout \(timeout): \(ping.errors)")
+        }
+    }
 }

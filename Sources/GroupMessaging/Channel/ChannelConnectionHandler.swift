@@ -22,6 +22,13 @@ protocol ChannelConnectionDelegate: AnyObject, Sendable {
 /// Any violation closes the connection after a sealed goodbye naming the reason (when keys
 /// exist), and is reported to the delegate: one bad peer never affects another connection.
 final class ChannelConnectionHandler: ChannelDuplexHandler {
+    /// The most bytes one connection may have waiting to be written before its peer counts as
+    /// not reading and is closed: a thousand near-limit frames, enough for any burst an end
+    /// sends faster than a healthy peer reads, and a bound on what a stalled one costs.
+    static let maximumPendingBytes = 64 << 20
+    /// The write-buffer water marks that make a channel unwritable past ``maximumPendingBytes``.
+    static let waterMark = ChannelOptions.Types.WriteBufferWaterMark(low: maximumPendingBytes / 2, high: maximumPendingBytes)
+
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ChannelEnvelope
     typealias OutboundOut = ByteBuffer
@@ -43,7 +50,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
     /// How long a peer may take to complete the handshake before it is closed.
     private let handshakeTimeout: TimeAmount
     private var state = State.awaitingHello
-    private var reader = ChannelFrameReader()
+    private var reader = ChannelFrameReader(firstFrameLength: ChannelHello.encodedLength)
     private var ownHello: ChannelHello?
     private var connectionID: UInt64?
     private var endReason: String?
@@ -128,6 +135,14 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
             promise?.fail(GroupMessagingError(.notConnected, "the connection is not established (or already closed)"))
             return
         }
+        // Broadcasts and responses are written without waiting for the peer: one that stops
+        // reading would make this end hold everything sent to it. Past the limit it is closed
+        // (its messages are lost, as for any connection that dies) instead.
+        guard context.channel.isWritable else {
+            promise?.fail(GroupMessagingError(.notConnected, "the peer is not reading; the connection is closed"))
+            end("the peer is not reading: more than \(Self.maximumPendingBytes >> 20) MiB wait to be written to it", context: context)
+            return
+        }
         let sealed = sealer.sealParts(envelope.encoded)
         state = .established(sealer)
         context.write(wrapOutboundOut(Self.frame(sealed, allocator: context.channel.allocator)), promise: promise)
@@ -155,7 +170,8 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
             case .ready:
                 throw ChannelProtocolError(.unexpectedFrame, "a second ready on an established connection")
             case .goodbye:
-                endReason = "the peer said goodbye: " + String(decoding: envelope.body.prefix(500), as: UTF8.self)
+                // The peer's words: shown escaped, never as terminal control sequences.
+                endReason = "the peer said goodbye: " + UntrustedText.printable(String(decoding: envelope.body, as: UTF8.self), limit: 500)
                 state = .closed
                 context.close(promise: nil)
             case .message, .request, .response, .failure:
@@ -192,10 +208,15 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
 
     /// Says goodbye with the reason (sealed, when keys exist) and closes.
     private func fail(_ error: ChannelProtocolError, context: ChannelHandlerContext) {
-        endReason = error.description
+        end(error.description, context: context)
+    }
+
+    /// Says goodbye with `reason` (sealed, when keys exist) and closes.
+    private func end(_ reason: String, context: ChannelHandlerContext) {
+        endReason = reason
         switch state {
         case .awaitingReady(var sealer), .established(var sealer):
-            let goodbye = ChannelEnvelope(kind: .goodbye, body: Array(error.description.utf8.prefix(1000)))
+            let goodbye = ChannelEnvelope(kind: .goodbye, body: Array(reason.utf8.prefix(1000)))
             writeFrame(sealer.sealParts(goodbye.encoded), context: context)
         case .awaitingHello, .closed:
             break

@@ -61,21 +61,34 @@ public struct ChannelProtocolError: Error, Sendable, Hashable, CustomStringConve
 public struct ChannelFrameReader: Sendable {
     private var buffer: [UInt8] = []
     private var start = 0
+    /// The exact length the first frame must announce, until it has been cut.
+    private var firstFrameLength: Int?
 
     /// An empty reader.
     public init() {}
+
+    /// An empty reader for a connection, whose first frame is the peer's hello: any other
+    /// length in the first prefix is refused at once, so a peer that has not even said hello
+    /// cannot make this end wait for (and hold) a frame of up to ``ChannelFrame/maximumBodyLength``.
+    public init(firstFrameLength: Int) {
+        self.firstFrameLength = firstFrameLength
+    }
 
     /// Bytes received but not yet part of a returned frame.
     public var pendingByteCount: Int { buffer.count - start }
 
     /// Appends `bytes` and returns every frame body now complete, in order.
     /// - Throws: ``ChannelProtocolError/Kind/badFrameLength`` as soon as a length prefix is
-    ///   zero or above the maximum, before its body arrives.
+    ///   zero or above the maximum, before its body arrives; ``ChannelProtocolError/Kind/badHandshake``
+    ///   as soon as a first frame announces another length than the one required.
     public mutating func append<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(ChannelProtocolError) -> [[UInt8]] {
         buffer.append(contentsOf: bytes)
         var frames: [[UInt8]] = []
         while buffer.count - start >= ChannelFrame.headerLength {
             let length = Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8 | Int(buffer[start + 3])
+            if let firstFrameLength, length != firstFrameLength {
+                throw ChannelProtocolError(.badHandshake, "the first frame is a \(firstFrameLength)-byte hello; this one announced \(length) bytes")
+            }
             guard length > 0, length <= ChannelFrame.maximumBodyLength else {
                 throw ChannelProtocolError(.badFrameLength, "a frame announced \(length) bytes; frames carry 1 to \(ChannelFrame.maximumBodyLength)")
             }
@@ -83,6 +96,7 @@ public struct ChannelFrameReader: Sendable {
             let bodyStart = start + ChannelFrame.headerLength
             frames.append(Array(buffer[bodyStart..<bodyStart + length]))
             start = bodyStart + length
+            firstFrameLength = nil
         }
         // Compact once the consumed prefix dominates, so the buffer stays bounded by one frame.
         if start > 0 && start * 2 >= buffer.count {

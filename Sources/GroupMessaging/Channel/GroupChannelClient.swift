@@ -171,6 +171,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                     return (groupKey.id, groupKey.key)
                 }()
                 let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .channelOption(.writeBufferWaterMark, value: ChannelConnectionHandler.waterMark)
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
@@ -178,6 +179,13 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                         }
                     }
                     .connect(unixDomainSocketPath: name.rawValue).get()
+                // Kept from now on, not only once established, so that close() also ends a
+                // connection still in its handshake (this loop waits on it below).
+                let closedMeanwhile = state.withLock { state in
+                    if !state.closed { state.channel = channel }
+                    return state.closed
+                }
+                if closedMeanwhile { channel.close(promise: nil) }
                 try? await channel.closeFuture.get()
                 state.withLock { state in
                     state.channel = nil
@@ -253,7 +261,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                 channel.writeAndFlush(envelope).whenFailure { error in
                     self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlying: error)))
                 }
-                channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)) {
+                channel.eventLoop.scheduleTask(in: TimeAmount(clamping: timeout)) {
                     self.resume(id, with: .failure(GroupMessagingError(.timedOut, "no response from \(self.name) within \(timeout)")))
                 }
             }
@@ -261,7 +269,8 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
             throw error as! GroupMessagingError
         }
         if reply.kind == .failure {
-            throw GroupMessagingError(.protocolViolation, "the server's handler failed: " + String(decoding: reply.body, as: UTF8.self))
+            // The server's words: shown escaped, never as terminal control sequences.
+            throw GroupMessagingError(.protocolViolation, "the server's handler failed: " + UntrustedText.printable(String(decoding: reply.body, as: UTF8.self), limit: 1000))
         }
         do {
             return try types.decode(name: reply.type, body: reply.bodyData)
@@ -297,12 +306,18 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     func groupKey(id: UInt32) -> SymmetricKey? { nil }  // clients send the key id; servers look keys up
 
     func established(connectionID: UInt64, channel: any Channel) {
-        let waiters = state.withLock { state in
+        let waiters: [UInt64: CheckedContinuation<UInt64, any Error>]? = state.withLock { state in
+            // A handshake that completes after close() began: the client stays closed.
+            guard !state.closed else { return nil }
             state.channel = channel
             state.connectionID = connectionID
             state.establishedCount += 1
             defer { state.connectWaiters = [:] }
             return state.connectWaiters
+        }
+        guard let waiters else {
+            channel.close(promise: nil)
+            return
         }
         waiters.values.forEach { $0.resume(returning: connectionID) }
         handlers.connected(connectionID)

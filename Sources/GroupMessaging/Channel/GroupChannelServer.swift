@@ -63,11 +63,16 @@ public final class GroupChannelServer: Sendable {
     public let name: GroupIPCName
     private let core: ServerCore
     private let listener: any Channel
+    /// The socket file this server bound, so that ``close()`` removes that file and no other.
+    private let socketFile: SocketFile.Identity?
+    private let sharing: FileSharing
 
-    private init(name: GroupIPCName, core: ServerCore, listener: any Channel) {
+    private init(name: GroupIPCName, core: ServerCore, listener: any Channel, socketFile: SocketFile.Identity?, sharing: FileSharing) {
         self.name = name
         self.core = core
         self.listener = listener
+        self.socketFile = socketFile
+        self.sharing = sharing
     }
 
     /// Binds `name` (a ``GroupIPCName/Kind/socket`` name) and starts accepting clients.
@@ -111,21 +116,34 @@ public final class GroupChannelServer: Sendable {
         case .otherFile:
             throw GroupMessagingError(.addressInUse, "\(name) exists and is not a socket; it was left alone: move it away")
         }
-        let timeout = TimeAmount.nanoseconds(handshakeTimeout.components.seconds * 1_000_000_000 + handshakeTimeout.components.attoseconds / 1_000_000_000)
+        let timeout = TimeAmount(clamping: handshakeTimeout)
         let core = ServerCore(keyring: keyring, group: name.group, types: types, handlers: handlers, handshakeTimeout: timeout)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.writeBufferWaterMark, value: ChannelConnectionHandler.waterMark)
             .childChannelInitializer { channel in core.initialize(channel) }
         let listener: any Channel
         do {
-            listener = try await bootstrap.bind(unixDomainSocketPath: name.rawValue, cleanupExistingSocketFile: false).get()
+            let descriptor: CInt
+            do {
+                descriptor = try SocketFile.bindListening(name.rawValue, backlog: 256)
+            } catch {
+                throw GroupMessagingError(.system, "bind \(name): \(error)", underlying: error)
+            }
+            listener = try await bootstrap.withBoundSocket(descriptor).get()
+        } catch let error as GroupMessagingError {
+            throw error
         } catch {
-            throw GroupMessagingError(.system, "bind \(name): \(error)", underlying: error)
+            unlink(name.rawValue)  // bound by this call, under the lock: nobody else's file
+            throw GroupMessagingError(.system, "listen on \(name): \(error)", underlying: error)
         }
-        _ = consume startupLock  // the socket answers now: a server starting next will see it live
-        // The socket gets the group's file mode: who may connect is who may use the container.
+        // Still under the lock, so the file at the path is the one just bound: the socket gets
+        // the group's file mode (who may connect is who may use the container), and its identity
+        // is kept for close().
         chmod(name.rawValue, mode_t(keyring.home.sharing.fileSharing.fileMode))
-        return GroupChannelServer(name: name, core: core, listener: listener)
+        let socketFile = SocketFile.identity(of: name.rawValue)
+        _ = consume startupLock  // the socket answers now: a server starting next will see it live
+        return GroupChannelServer(name: name, core: core, listener: listener, socketFile: socketFile, sharing: keyring.home.sharing.fileSharing)
     }
 
     /// The clients connected now, by id.
@@ -161,11 +179,22 @@ public final class GroupChannelServer: Sendable {
         for channel in core.openChannels { try? await channel.close().get() }
     }
 
-    /// Stops listening, closes every connection and removes the socket file.
+    /// Stops listening, closes every connection and removes the socket file, if the file at
+    /// the path is still the one this server bound.
+    ///
+    /// The file may have been removed and the path bound by another server meanwhile; removing
+    /// that one would take a live server's socket away. So the file is compared with the one
+    /// bound (device and inode, which the kernel keeps allocated while this server listens) and
+    /// removed under the startup lock, before listening stops: a server starting at the same
+    /// moment waits, then finds the path free. If the lock cannot be taken the file stays, and
+    /// the next server finds it stale and removes it.
     public func close() async {
+        if let socketFile, let lock = try? FileLock(exclusiveAt: FilePath(name.rawValue + ".lock"), sharing: sharing) {
+            if SocketFile.identity(of: name.rawValue) == socketFile { unlink(name.rawValue) }
+            _ = consume lock
+        }
         try? await listener.close().get()
         for channel in core.openChannels { try? await channel.close().get() }
-        unlink(name.rawValue)
     }
 }
 
@@ -178,7 +207,14 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
         var pending: [UInt64: PeerCredentials] = [:]
         /// Every open connection, handshake done or not, so that closing the server closes all.
         var open: [UInt64: any Channel] = [:]
+        /// Requests whose handler has not answered yet, by connection.
+        var requestsInFlight: [UInt64: Int] = [:]
     }
+
+    /// The most requests one connection may have awaiting their response. Each is a task
+    /// holding its decoded message; without a bound, a client sending requests faster than the
+    /// handler answers would make the server hold all of them.
+    static let maximumRequestsInFlight = 1024
 
     let keyring: Keyring
     let group: GroupIdentifier
@@ -251,6 +287,17 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
             handlers.message(message, peer)
             return
         }
+        let admitted = state.withLock { state in
+            let count = state.requestsInFlight[connectionID, default: 0]
+            guard count < Self.maximumRequestsInFlight else { return false }
+            state.requestsInFlight[connectionID] = count + 1
+            return true
+        }
+        guard admitted else {
+            throw ChannelProtocolError(
+                .unexpectedFrame,
+                "the client has \(Self.maximumRequestsInFlight) requests awaiting their response; it must wait for answers before sending more")
+        }
         let request = handlers.request
         let id = envelope.id
         Task {
@@ -261,6 +308,10 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
                 reply = ChannelEnvelope(kind: .failure, id: id, body: Array(String(describing: error).utf8.prefix(1000)))
             }
             channel.writeAndFlush(reply, promise: nil)
+            self.state.withLock { state in
+                // Absent once the connection ended: nothing to count any more.
+                if let count = state.requestsInFlight[connectionID] { state.requestsInFlight[connectionID] = count - 1 }
+            }
         }
     }
 
@@ -269,6 +320,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
             guard let connectionID else { return nil }
             state.pending.removeValue(forKey: connectionID)
             state.open.removeValue(forKey: connectionID)
+            state.requestsInFlight.removeValue(forKey: connectionID)
             return state.peers.removeValue(forKey: connectionID)?.peer
         }
         handlers.invalidated(peer, reason)

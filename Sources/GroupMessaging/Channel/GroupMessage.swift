@@ -1,4 +1,5 @@
 import Foundation
+import SealedStorage
 
 /// A message the channel can carry: `Codable` (as JSON) and named by a stable type string.
 ///
@@ -43,7 +44,26 @@ public struct GroupMessageTypes: Sendable {
         do {
             return try decoder(body)
         } catch {
-            throw ChannelProtocolError(.undecodableMessage, "a \(name) message of \(body.count) bytes does not decode: \(error)")
+            throw ChannelProtocolError(.undecodableMessage, "a \(name) message of \(body.count) bytes does not decode: \(Self.summary(of: error))")
+        }
+    }
+
+    /// What went wrong in decoding, without the message's contents: a `DecodingError`'s own
+    /// description quotes the values it refused (an enum's raw value, a number), which may be
+    /// anything the peer sent, so only the kind of failure and where it happened are kept.
+    static func summary(of error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "the body is not JSON of this type" }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            // Dictionary keys in the path are the peer's own text.
+            return keys.isEmpty ? "the top level" : UntrustedText.printable(keys.joined(separator: "."), limit: 200)
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "expected \(type) at \(path(context))"
+        case .valueNotFound(let type, let context): return "no \(type) value at \(path(context))"
+        case .keyNotFound(let key, let context): return "missing key \(UntrustedText.printable(key.stringValue, limit: 80)) at \(path(context))"
+        case .dataCorrupted(let context): return "invalid value at \(path(context)) (or not valid JSON)"
+        @unknown default: return "the body is not JSON of this type"
         }
     }
 }

@@ -15,13 +15,29 @@ enum SocketFile {
         case otherFile
     }
 
+    /// Which socket file a server bound: its device and inode. While the server's socket is
+    /// open, the kernel keeps that inode allocated, so no other file at the path can have it.
+    struct Identity: Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// The identity of the socket at `path`, or `nil` if there is none (or something else).
+    static func identity(of path: String) -> Identity? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        return Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+
     /// Looks at `path`, and if it is a socket, tries to connect: `ECONNREFUSED` means no process
-    /// listens any more. One non-blocking probe, not a socket loop.
+    /// listens any more. One non-blocking probe, not a socket loop: a blocking `connect(2)` to
+    /// a server whose backlog is full (stopped, or not accepting) would wait for a slot, and a
+    /// server starting up would hang here holding the startup lock.
     static func occupant(of path: String) -> Occupant {
         var status = stat()
         guard lstat(path, &status) == 0 else { return .nothing }
         guard status.st_mode & S_IFMT == S_IFSOCK else { return .otherFile }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { return .liveServer }  // cannot tell: assume it is in use
         defer { close(descriptor) }
         var address = sockaddr_un()
@@ -35,7 +51,35 @@ enum SocketFile {
         }
         if result == 0 { return .liveServer }
         // ECONNREFUSED: a socket file with no listener. Anything else (EAGAIN: a backlog that
-        // is full) means someone may still be there.
+        // is full; a Unix stream connect never answers EINPROGRESS) means someone may still be there.
         return errno == ECONNREFUSED ? .staleSocket : .liveServer
+    }
+
+    /// A stream socket bound to `path` and listening, for `ServerBootstrap.withBoundSocket`.
+    ///
+    /// The server binds it itself rather than letting SwiftNIO bind the path: a listener NIO
+    /// bound removes whatever socket is at its path when it closes, which may by then be
+    /// another, live server's (the file was replaced meanwhile). A socket handed to NIO already
+    /// bound is left to its owner, and ``GroupChannelServer/close()`` removes only its own file.
+    static func bindListening(_ path: String, backlog: Int32) throws(Errno) -> CInt {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard descriptor >= 0 else { throw Errno(rawValue: errno) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(descriptor)
+            throw Errno.fileNameTooLong
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(descriptor, backlog) == 0 else {
+            let error = Errno(rawValue: errno)
+            close(descriptor)
+            throw error
+        }
+        return descriptor
     }
 }
