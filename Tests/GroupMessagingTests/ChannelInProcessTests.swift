@@ -109,6 +109,50 @@ final class ChannelInProcessTests: XCTestCase {
         await server.close()
     }
 
+    // A timer holds what it will touch until it fires. These two check that a connection's
+    // timers are cancelled once they have nothing left to do: each would otherwise keep the
+    // client's state alive long after close() (30 s for the handshake, an hour for the request).
+
+    func testAClosedClientIsReleasedBeforeItsHandshakeTimeoutWouldFire() async throws {
+        let server = try await GroupChannelServer.start(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]))
+        var client: GroupChannelClient? = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        weak let core = client?.core
+        client?.start()
+        _ = try await client?.connected()
+
+        await client?.close()
+        client = nil
+        try await Self.waitUntilReleased { core == nil }
+        XCTAssertNil(core, "the closed client's state is still held")
+        await server.close()
+    }
+
+    func testAClosedClientIsReleasedBeforeTheTimeoutOfItsAnsweredRequestWouldFire() async throws {
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(request: { message, _ in Pong(seq: (message as! Ping).seq) }))
+        var client: GroupChannelClient? = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        weak let core = client?.core
+        client?.start()
+        _ = try await client?.connected()
+        _ = try await client?.request(Ping(seq: 1), timeout: .seconds(3_600))
+
+        await client?.close()
+        client = nil
+        try await Self.waitUntilReleased { core == nil }
+        XCTAssertNil(core, "the closed client's state is still held")
+        await server.close()
+    }
+
+    /// Gives the event loops a moment to drop what a closed connection held, checking
+    /// `released` as they do. The bound only ends a failing test; a passing one returns as soon
+    /// as `released` holds.
+    private static func waitUntilReleased(_ released: () -> Bool) async throws {
+        for _ in 0..<1_000 where !released() {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     func testRequestWithoutResponseTimesOut() async throws {
         let server = try await GroupChannelServer.start(
             try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),

@@ -54,6 +54,9 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
     private var ownHello: ChannelHello?
     private var connectionID: UInt64?
     private var endReason: String?
+    /// Closes the connection if the handshake is not done in time; cancelled once it is, or
+    /// once the connection ends, so that the timer does not keep this handler alive.
+    private var handshakeTimer: Scheduled<Void>?
 
     /// A client end holding `key`.
     init(clientKey key: SymmetricKey, keyID: UInt32, group: String, delegate: any ChannelConnectionDelegate) {
@@ -85,7 +88,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         // forever: whoever has not proved the key in time is closed.
         let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
         let loopBoundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-        context.eventLoop.scheduleTask(in: handshakeTimeout) {
+        handshakeTimer = context.eventLoop.scheduleTask(in: handshakeTimeout) {
             let handler = loopBoundSelf.value
             switch handler.state {
             case .awaitingHello, .awaitingReady:
@@ -120,6 +123,8 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
             do { try reader.finish() } catch { reason = error.description }
         }
         state = .closed
+        handshakeTimer?.cancel()
+        handshakeTimer = nil
         delegate.ended(connectionID: connectionID ?? (role == .server ? serverConnectionID : nil), reason: reason)
         context.fireChannelInactive()
     }
@@ -160,6 +165,8 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
                 throw ChannelProtocolError(.unexpectedFrame, "expected the peer's ready, got a \(envelope.kind) envelope")
             }
             state = .established(sealer)
+            handshakeTimer?.cancel()
+            handshakeTimer = nil
             let id = role == .server ? serverConnectionID : envelope.id
             connectionID = id
             delegate.established(connectionID: id, channel: context.channel)

@@ -52,7 +52,8 @@ public final class GroupChannelClient: Sendable {
 
     /// The server's socket name.
     public let name: GroupIPCName
-    private let core: ClientCore
+    /// Internal, not private: tests check that nothing keeps it alive after close().
+    let core: ClientCore
 
     /// A client of the server at `name`, decoding only `types`; nothing happens until ``start()``.
     /// - Throws: ``GroupMessagingError/Code/invalidName`` when `name` is not a socket name,
@@ -117,6 +118,20 @@ public final class GroupChannelClient: Sendable {
     }
 }
 
+/// A request waiting for its response: who to resume, and the timer that fails it at its
+/// timeout. The timer is cancelled when the request ends otherwise, so an answered request
+/// leaves nothing scheduled (a timer holds the client until it fires, and a busy client would
+/// otherwise keep one per request for the whole timeout).
+private struct PendingRequest {
+    var continuation: CheckedContinuation<ChannelEnvelope, any Error>
+    var timeout: Scheduled<Void>?
+
+    func end(with result: Result<ChannelEnvelope, any Error>) {
+        timeout?.cancel()
+        continuation.resume(with: result)
+    }
+}
+
 /// The client's state, shared with its connection handlers.
 final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     // @unchecked: mutable state is in `state` (a Mutex); the rest is immutable and Sendable.
@@ -128,7 +143,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
         /// Connections established so far: tells the connect loop whether to reset its backoff.
         var establishedCount = 0
         var nextRequestID: UInt64 = 1
-        var pending: [UInt64: CheckedContinuation<ChannelEnvelope, any Error>] = [:]
+        var pending: [UInt64: PendingRequest] = [:]
         var connectWaiters: [UInt64: CheckedContinuation<UInt64, any Error>] = [:]
         var nextWaiterID: UInt64 = 0
         var loop: Task<Void, Never>?
@@ -251,7 +266,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
             reply = try await withCheckedThrowingContinuation { continuation in
                 let channel: (any Channel)? = state.withLock { state in
                     guard state.connectionID != nil, let channel = state.channel else { return nil }
-                    state.pending[id] = continuation
+                    state.pending[id] = PendingRequest(continuation: continuation)
                     return channel
                 }
                 guard let channel else {
@@ -261,9 +276,17 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                 channel.writeAndFlush(envelope).whenFailure { error in
                     self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlying: error)))
                 }
-                channel.eventLoop.scheduleTask(in: TimeAmount(clamping: timeout)) {
+                let timer = channel.eventLoop.scheduleTask(in: TimeAmount(clamping: timeout)) {
                     self.resume(id, with: .failure(GroupMessagingError(.timedOut, "no response from \(self.name) within \(timeout)")))
                 }
+                // The request may have ended already (answered, or the connection lost): then
+                // the timer has nothing left to do.
+                let stillPending = state.withLock { state in
+                    guard state.pending[id] != nil else { return false }
+                    state.pending[id]?.timeout = timer
+                    return true
+                }
+                if !stillPending { timer.cancel() }
             }
         } catch {
             throw error as! GroupMessagingError
@@ -280,8 +303,8 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     }
 
     private func resume(_ id: UInt64, with result: Result<ChannelEnvelope, GroupMessagingError>) {
-        let continuation = state.withLock { $0.pending.removeValue(forKey: id) }
-        continuation?.resume(with: result.mapError { $0 as any Error })
+        let request = state.withLock { $0.pending.removeValue(forKey: id) }
+        request?.end(with: result.mapError { $0 as any Error })
     }
 
     func close() async {
@@ -294,7 +317,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
             return (state.channel, state.loop, state.pending, state.connectWaiters)
         }
         let error = GroupMessagingError(.closed, "the client was closed")
-        pending.values.forEach { $0.resume(throwing: error) }
+        pending.values.forEach { $0.end(with: .failure(error)) }
         waiters.values.forEach { $0.resume(throwing: error) }
         try? await channel?.close().get()
         loop?.cancel()
@@ -341,7 +364,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
             return state.pending
         }
         let error = GroupMessagingError(.notConnected, "the connection to \(name) ended: \(reason)")
-        pending.values.forEach { $0.resume(throwing: error) }
+        pending.values.forEach { $0.end(with: .failure(error)) }
         handlers.invalidated(reason)
     }
 }
