@@ -6,8 +6,11 @@ extension FuzzTarget {
     ///
     /// The first byte chooses where the stream is cut in two; the reader must give the same
     /// frames as a model that reads the stream in one piece (4-byte big-endian length, body of
-    /// 1...65536 bytes), and refuse only with badFrameLength. Every frame body is also fed to
-    /// the hello and envelope parsers: an accepted hello must encode back to the same bytes.
+    /// 1...65536 bytes), and refuse only with badFrameLength. The reader a connection uses,
+    /// which requires the first frame to be a hello's length, reads the same stream: it must
+    /// refuse with badHandshake exactly when the first prefix announces another length, and
+    /// otherwise agree with the plain reader. Every frame body is also fed to the hello and
+    /// envelope parsers: an accepted hello must encode back to the same bytes.
     static let channelFrames = FuzzTarget(
         name: "channel-frames",
         summary: "ChannelFrameReader agrees with the frame format however the stream is cut; hello/envelope parsers never crash",
@@ -32,6 +35,7 @@ extension FuzzTarget {
                 try expect(!model.badLength, "the reader accepted a frame length the format forbids")
             }
             try expect(refusal != nil || frames == model.frames, "the reader gave \(frames.count) frames, the model \(model.frames.count)")
+            try checkConnectionReader(on: stream, split: split, plainFrames: refusal == nil ? frames : nil)
             for frame in frames {
                 if let hello = try? ChannelHello(parsing: frame, expecting: .client) {
                     try expect(hello.encoded == frame, "a parsed hello does not encode back to its bytes")
@@ -50,6 +54,7 @@ extension FuzzTarget {
                 "zero-length": [0, 0, 0, 0, 0],
                 "over-maximum": [2, 0, 1, 0, 1, 0xAA],
                 "unfinished": [1, 0, 0, 0, 9, 1, 2],
+                "first-frame-not-a-hello": [2] + ChannelFrame.encode(envelope.encoded),
             ]
         })
 
@@ -83,6 +88,30 @@ extension FuzzTarget {
                 "short": [0, 0, 0],
             ]
         })
+}
+
+/// The connection's reader (first frame: a hello's length) on `stream` cut at `split`, against
+/// the plain reader's result (`plainFrames`, `nil` when it refused).
+private func checkConnectionReader(on stream: [UInt8], split: Int, plainFrames: [[UInt8]]?) throws(FuzzFinding) {
+    var reader = ChannelFrameReader(firstFrameLength: ChannelHello.encodedLength)
+    var frames: [[UInt8]] = []
+    var refusal: ChannelProtocolError?
+    do throws(ChannelProtocolError) {
+        frames += try reader.append(stream[..<split])
+        frames += try reader.append(stream[split...])
+    } catch {
+        refusal = error
+    }
+    let firstLength = stream.count >= 4 ? stream[0..<4].reduce(0) { $0 << 8 | Int($1) } : nil
+    if let firstLength, firstLength != ChannelHello.encodedLength {
+        try expect(refusal?.kind == .badHandshake, "a first frame of \(firstLength) bytes was not refused as a bad handshake")
+        return
+    }
+    if let plainFrames {
+        try expect(refusal == nil && frames == plainFrames, "the connection's reader disagrees with the plain reader on a stream that starts with a hello")
+    } else {
+        try expect(refusal?.kind == .badFrameLength, "the connection's reader accepted a stream the plain reader refused, or refused it otherwise")
+    }
 }
 
 /// The frame format read in one piece, as docs/MESSAGING.md states it.
