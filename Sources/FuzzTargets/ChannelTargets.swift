@@ -19,15 +19,7 @@ extension FuzzTarget {
             let stream = Array(input.dropFirst())
             let split = min(Int(cut), stream.count)
             let model = ChannelFrameModel.frames(stream)
-            var reader = ChannelFrameReader()
-            var frames: [[UInt8]] = []
-            var refusal: ChannelProtocolError?
-            do throws(ChannelProtocolError) {
-                frames += try reader.append(stream[..<split])
-                frames += try reader.append(stream[split...])
-            } catch {
-                refusal = error
-            }
+            let (frames, refusal) = read(stream, cutAt: split, with: ChannelFrameReader())
             if let refusal {
                 try expect(refusal.kind == .badFrameLength, "the reader refused with \(refusal.kind); only badFrameLength is possible")
                 try expect(model.badLength, "the reader refused a stream whose lengths are all valid")
@@ -90,18 +82,24 @@ extension FuzzTarget {
         })
 }
 
-/// The connection's reader (first frame: a hello's length) on `stream` cut at `split`, against
-/// the plain reader's result (`plainFrames`, `nil` when it refused).
-private func checkConnectionReader(on stream: [UInt8], split: Int, plainFrames: [[UInt8]]?) throws(FuzzFinding) {
-    var reader = ChannelFrameReader(firstFrameLength: ChannelHello.encodedLength)
+/// The frames `reader` cuts from `stream` given in two pieces, cut at `split`, up to its
+/// refusal if it refuses.
+private func read(_ stream: [UInt8], cutAt split: Int, with reader: ChannelFrameReader) -> (frames: [[UInt8]], refusal: ChannelProtocolError?) {
+    var reader = reader
     var frames: [[UInt8]] = []
-    var refusal: ChannelProtocolError?
     do throws(ChannelProtocolError) {
         frames += try reader.append(stream[..<split])
         frames += try reader.append(stream[split...])
     } catch {
-        refusal = error
+        return (frames, error)
     }
+    return (frames, nil)
+}
+
+/// The connection's reader (first frame: a hello's length) on `stream` cut at `split`, against
+/// the plain reader's result (`plainFrames`, `nil` when it refused).
+private func checkConnectionReader(on stream: [UInt8], split: Int, plainFrames: [[UInt8]]?) throws(FuzzFinding) {
+    let (frames, refusal) = read(stream, cutAt: split, with: ChannelFrameReader(firstFrameLength: ChannelHello.encodedLength))
     let firstLength = stream.count >= 4 ? stream[0..<4].reduce(0) { $0 << 8 | Int($1) } : nil
     if let firstLength, firstLength != ChannelHello.encodedLength {
         try expect(refusal?.kind == .badHandshake, "a first frame of \(firstLength) bytes was not refused as a bad handshake")

@@ -47,13 +47,24 @@ final class ChannelInProcessTests: XCTestCase {
         try GroupIPCName(.socket, "t", in: MessagingSandbox.group, keyring: sandbox.keyring)
     }
 
-    func testRequestGetsTheHandlersResponse() async throws {
-        let server = try await GroupChannelServer.start(
+    /// A server of ``socket()`` that answers each `Ping` with the next `Pong`.
+    private func startIncrementingServer(handshakeTimeout: Duration = .seconds(10)) async throws -> GroupChannelServer {
+        try await GroupChannelServer.start(
             try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
-            handlers: .init(request: { message, _ in Pong(seq: (message as! Ping).seq + 1) }))
+            handlers: .init(request: { message, _ in Pong(seq: (message as! Ping).seq + 1) }), handshakeTimeout: handshakeTimeout)
+    }
+
+    /// A client of ``socket()`` accepting `Pong`, started and connected.
+    private func connectedClient() async throws -> GroupChannelClient {
         let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
         client.start()
         _ = try await client.connected()
+        return client
+    }
+
+    func testRequestGetsTheHandlersResponse() async throws {
+        let server = try await startIncrementingServer()
+        let client = try await connectedClient()
         let response = try await client.request(Ping(seq: 41), timeout: .seconds(60))
         XCTAssertEqual((response as? Pong)?.seq, 42)
         await client.close()
@@ -160,9 +171,7 @@ final class ChannelInProcessTests: XCTestCase {
                 try await Task.sleep(for: .seconds(3600))
                 return Pong(seq: 0)
             }))
-        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
-        client.start()
-        _ = try await client.connected()
+        let client = try await connectedClient()
         do {
             _ = try await client.request(Ping(seq: 1), timeout: .milliseconds(50))
             XCTFail("a request without response must time out")
@@ -372,9 +381,7 @@ final class ChannelInProcessTests: XCTestCase {
         let server = try await GroupChannelServer.start(
             try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
             handlers: .init(request: { _, _ in throw TerminalTrick() }))
-        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
-        client.start()
-        _ = try await client.connected()
+        let client = try await connectedClient()
         do {
             _ = try await client.request(Ping(seq: 1), timeout: .seconds(60))
             XCTFail("the handler threw")
@@ -488,12 +495,8 @@ final class ChannelInProcessTests: XCTestCase {
     }
 
     func testRequestWithATimeoutBeyondWhatTheClockHoldsGetsItsResponse() async throws {
-        let server = try await GroupChannelServer.start(
-            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
-            handlers: .init(request: { message, _ in Pong(seq: (message as! Ping).seq + 1) }))
-        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
-        client.start()
-        _ = try await client.connected()
+        let server = try await startIncrementingServer()
+        let client = try await connectedClient()
         let response = try await client.request(Ping(seq: 1), timeout: .seconds(Int64.max))
         XCTAssertEqual((response as? Pong)?.seq, 2)
         await client.close()
@@ -501,12 +504,8 @@ final class ChannelInProcessTests: XCTestCase {
     }
 
     func testServerWithAHandshakeTimeoutBeyondWhatTheClockHoldsServes() async throws {
-        let server = try await GroupChannelServer.start(
-            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
-            handlers: .init(request: { message, _ in Pong(seq: (message as! Ping).seq + 1) }), handshakeTimeout: .seconds(Int64.max))
-        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
-        client.start()
-        _ = try await client.connected()
+        let server = try await startIncrementingServer(handshakeTimeout: .seconds(Int64.max))
+        let client = try await connectedClient()
         let response = try await client.request(Ping(seq: 1), timeout: .seconds(60))
         XCTAssertEqual((response as? Pong)?.seq, 2)
         await client.close()
@@ -523,9 +522,7 @@ final class ChannelInProcessTests: XCTestCase {
                     return Pong(seq: 0)
                 },
                 invalidated: { _, reason in invalidated.yield(reason) }))
-        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
-        client.start()
-        _ = try await client.connected()
+        let client = try await connectedClient()
         // One request more than the server keeps in flight for a connection.
         let codes = await withTaskGroup(of: GroupMessagingError.Code?.self) { group in
             for seq in 0...ServerCore.maximumRequestsInFlight {

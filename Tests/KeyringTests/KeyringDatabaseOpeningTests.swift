@@ -48,57 +48,33 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
     // the file was changed.
 
     func testADatabaseFileReadableByOthersInAnOwnerOnlyHomeIsRefused() throws {
-        let home = try ItemTestHome()
-        defer { home.remove() }
-        _ = try KeyringDatabase.shared(for: home.home)
-        KeyringDatabase.closeAll()
-        XCTAssertEqual(chmod(home.databaseFile.path, 0o644), 0)
-
-        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
-            Self.assertRefusedAsStorage(error, mentioning: "keyring.db")
-        }
+        try assertOpeningIsRefused(after: { home in
+            XCTAssertEqual(chmod(home.databaseFile.path, 0o644), 0)
+        })
     }
 
     func testADatabaseFileWritableByItsGroupInAnOwnerOnlyHomeIsRefused() throws {
-        let home = try ItemTestHome()
-        defer { home.remove() }
-        _ = try KeyringDatabase.shared(for: home.home)
-        KeyringDatabase.closeAll()
-        XCTAssertEqual(chmod(home.databaseFile.path, 0o620), 0)
-
-        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
-            Self.assertRefusedAsStorage(error, mentioning: "keyring.db")
-        }
+        try assertOpeningIsRefused(after: { home in
+            XCTAssertEqual(chmod(home.databaseFile.path, 0o620), 0)
+        })
     }
 
     func testASymbolicLinkInPlaceOfTheDatabaseIsRefusedNotFollowed() throws {
-        let home = try ItemTestHome()
-        defer { home.remove() }
-        _ = try KeyringDatabase.shared(for: home.home)
-        KeyringDatabase.closeAll()
-        // The real database moved aside, a link to it in its place: following the link would
-        // open a file the home's checks never looked at.
-        let aside = home.directory.url.appendingPathComponent("elsewhere.db").path
-        XCTAssertEqual(rename(home.databaseFile.path, aside), 0)
-        XCTAssertEqual(symlink(aside, home.databaseFile.path), 0)
-
-        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
-            Self.assertRefusedAsStorage(error, mentioning: "keyring.db")
-        }
+        try assertOpeningIsRefused(after: { home in
+            // The real database moved aside, a link to it in its place: following the link
+            // would open a file the home's checks never looked at.
+            let aside = home.directory.url.appendingPathComponent("elsewhere.db").path
+            XCTAssertEqual(rename(home.databaseFile.path, aside), 0)
+            XCTAssertEqual(symlink(aside, home.databaseFile.path), 0)
+        })
     }
 
     func testADatabaseFileOwnedByAnotherUserIsRefused() throws {
         // Giving a file away takes root; as anyone else the test cannot set the scene.
         try XCTSkipUnless(geteuid() == 0, "chown to another user needs root")
-        let home = try ItemTestHome()
-        defer { home.remove() }
-        _ = try KeyringDatabase.shared(for: home.home)
-        KeyringDatabase.closeAll()
-        XCTAssertEqual(chown(home.databaseFile.path, 4_242, 4_242), 0)
-
-        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
-            Self.assertRefusedAsStorage(error, mentioning: "keyring.db")
-        }
+        try assertOpeningIsRefused(after: { home in
+            XCTAssertEqual(chown(home.databaseFile.path, 4_242, 4_242), 0)
+        })
     }
 
     func testAnUnchangedDatabaseFileIsOpenedAgainByANewProcess() throws {
@@ -111,11 +87,22 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
         XCTAssertNoThrow(try KeyringDatabase.shared(for: home.home))
     }
 
-    private static func assertRefusedAsStorage(_ error: any Error, mentioning file: String, line: UInt = #line) {
-        guard let error = error as? KeyringError else {
-            return XCTFail("expected a KeyringError, got \(error)", line: line)
+    /// Creates a home's database, lets `change` alter the file, and checks that a process
+    /// opening it next is refused: `keyring.db` named, the status a device gives for storage
+    /// it will not use.
+    private func assertOpeningIsRefused(after change: (ItemTestHome) -> Void, line: UInt = #line) throws {
+        let home = try ItemTestHome()
+        defer { home.remove() }
+        _ = try KeyringDatabase.shared(for: home.home)
+        KeyringDatabase.closeAll()
+        change(home)
+
+        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home), line: line) { error in
+            guard let error = error as? KeyringError else {
+                return XCTFail("expected a KeyringError, got \(error)", line: line)
+            }
+            XCTAssertEqual(error.status, .notAvailable, error.reason, line: line)
+            XCTAssertTrue(error.reason.contains("keyring.db"), error.reason, line: line)
         }
-        XCTAssertEqual(error.status, .notAvailable, error.reason, line: line)
-        XCTAssertTrue(error.reason.contains(file), error.reason, line: line)
     }
 }
