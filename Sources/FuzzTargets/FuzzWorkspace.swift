@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SealedStorage
 
 /// The scratch directory of one fuzzing or replay run, and the state the targets that need
 /// files keep in it (a keyring home for `sealed-document` and `secitem`).
@@ -15,7 +15,7 @@ package enum FuzzWorkspace {
         var states: [String: any Sendable] = [:]
     }
 
-    private static let run = Mutex<Run?>(nil)
+    private static let run = Locked<Run?>(nil)
 
     /// The state called `name`, made by `make` in a fresh directory `<run>/<name>` the first
     /// time it is asked for (after ``remove()``, again).

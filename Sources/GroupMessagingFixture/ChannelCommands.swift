@@ -3,7 +3,6 @@ import Foundation
 import GroupMessaging
 import Keyring
 import SealedStorage
-import Synchronization
 
 /// Channel commands (all take `--group G --name N`, N the socket name):
 ///
@@ -38,7 +37,7 @@ enum ChannelFixture {
         let broadcasts = try options.integer("broadcast", default: 0)
         let targeted = try options.integer("targeted", default: 0)
         let padding = String(repeating: "t", count: try options.integer("size", default: 0))
-        let received = Mutex([String: Int]())
+        let received = Locked([String: Int]())
         let (connections, connectionsContinuation) = AsyncStream.makeStream(of: Int.self)
         let server = try await GroupChannelServer.start(
             try socketName(options, keyring), keyring: keyring, accepting: fixtureTypes,
@@ -125,7 +124,7 @@ enum ChannelFixture {
         let keyring = try options.keyring()
         let sender = try options.string("sender")
         let wanted = try options.integer("after-reconnect")
-        let connections = Mutex(0)
+        let connections = Locked(0)
         let client = try GroupChannelClient(
             try socketName(options, keyring), keyring: keyring, accepting: fixtureTypes,
             handlers: .init(connected: { _ in
@@ -155,7 +154,7 @@ enum ChannelFixture {
     static func noKey(_ options: FixtureOptions) async throws -> Int32 {
         let keyring = try options.keyring()
         let (reasons, continuation) = AsyncStream.makeStream(of: String.self)
-        let accepted = Mutex(false)
+        let accepted = Locked(false)
         let client = try GroupChannelClient(
             try socketName(options, keyring), keyring: keyring, accepting: fixtureTypes,
             handlers: .init(connected: { _ in accepted.withLock { $0 = true } }, invalidated: { continuation.yield($0) }),

@@ -2,7 +2,6 @@ import Dispatch
 import FixtureSupport
 import Foundation
 import Keyring
-import Synchronization
 import Vault
 
 /// Vault commands for multi-process tests.

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import SealedStorage
-import Synchronization
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -161,7 +160,7 @@ extension KeyringHome {
     private static let runtimeSecrets = FileVersionCache<SymmetricKey>()
 
     /// The values of `XDG_RUNTIME_DIR` whose directory this process vetted (``runtimeFiles(creating:environment:)``).
-    private static let vettedRuntimeDirectories = Mutex<Set<String>>([])
+    private static let vettedRuntimeDirectories = Locked<Set<String>>([])
 
     /// The master secret this process already read from the runtime directory, when that file
     /// is still the same version: one `lstat`, no read, no guarded allocation. The runtime

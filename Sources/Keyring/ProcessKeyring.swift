@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
+import SealedStorage
 
 /// The keyring the `Security` module's SecItem functions and
 /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` act as: this process's
@@ -41,9 +41,9 @@ public enum ProcessKeyring {
         var lastError: KeyringError?
     }
 
-    // One process-wide state, as the code signature is on Apple platforms; a Mutex because
+    // One process-wide state, as the code signature is on Apple platforms; locked because
     // SecItem functions are called from any thread.
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     /// The process keyring, resolving it from the environment on first use.
     ///

@@ -1,4 +1,4 @@
-import Synchronization
+import SealedStorage
 
 /// The emulated person in front of the device: what they answer when an item protected by
 /// user presence or biometry is used. Process-wide; tests set it.
@@ -13,7 +13,7 @@ public enum UserPresence {
         case unavailable
     }
 
-    private static let current = Mutex<Response>(.approve)
+    private static let current = Locked<Response>(.approve)
 
     /// The answer every prompt in this process gets. Starts as ``Response/approve``.
     public static var response: Response {

@@ -1,7 +1,6 @@
 #if os(Linux)
 import Dispatch
 import Glibc
-import Synchronization
 import SystemPackage
 
 /// The Linux backend of ``DirectoryWatcher``.
@@ -13,7 +12,7 @@ typealias PlatformDirectoryWatchBackend = InotifyDirectoryWatch
 /// returns; nothing polls. The source's cancel handler is the only place the descriptor is
 /// closed, which Dispatch runs after the last event handler: no read can race the close.
 package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sendable {
-    // @unchecked: `state` is behind a Mutex; `readBuffer` is touched only by the source's
+    // @unchecked: `state` is behind a lock; `readBuffer` is touched only by the source's
     // handlers, which Dispatch serialises on `queue`; everything else is immutable.
 
     private enum State {
@@ -51,7 +50,7 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     private let directory: FilePath
     private let parentWatch: ParentWatch?
     private let queue: DispatchQueue
-    private let state = Mutex(State.ready)
+    private let state = Locked(State.ready)
     private let readBuffer: UnsafeMutableRawBufferPointer
 
     package init(directory: FilePath) throws(StorageError) {

@@ -1,7 +1,6 @@
 #if canImport(Darwin)
 import Darwin
 import Dispatch
-import Synchronization
 import SystemPackage
 
 /// The Apple-platform backend of ``DirectoryWatcher``.
@@ -15,7 +14,7 @@ typealias PlatformDirectoryWatchBackend = KqueueDirectoryWatch
 /// A file rewritten in place without a rename changes no directory entry, so, unlike
 /// inotify's IN_CLOSE_WRITE, it is not reported; GroupVault always replaces by rename.
 package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Sendable {
-    // @unchecked: `state` is behind a Mutex; `snapshot` is touched only by the source's
+    // @unchecked: `state` is behind a lock; `snapshot` is touched only by the source's
     // handlers, which Dispatch serialises on `queue`; everything else is immutable.
 
     private enum State {
@@ -34,7 +33,7 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
     private let descriptor: Int32
     private let directory: FilePath
     private let queue: DispatchQueue
-    private let state = Mutex(State.ready)
+    private let state = Locked(State.ready)
     private var snapshot: [String: Fingerprint] = [:]
 
     package init(directory: FilePath) throws(StorageError) {

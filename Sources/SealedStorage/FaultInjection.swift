@@ -1,5 +1,4 @@
 import SystemPackage
-import Synchronization
 
 /// A step of a durable write, a trust-ledger commit or a lock acquisition where a test can inject a fault.
 package enum FaultPoint: String, Sendable, CaseIterable {
@@ -88,7 +87,7 @@ package enum FaultInjection {
     }
 
     #if DEBUG
-    private static let armed = Mutex<[FaultSite: Armed]>(FaultInjection.fromEnvironment())
+    private static let armed = Locked<[FaultSite: Armed]>(FaultInjection.fromEnvironment())
 
     private static func fromEnvironment() -> [FaultSite: Armed] {
         guard let value = getenv("GROUPVAULT_FAULT").map({ String(cString: $0) }) else { return [:] }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Vault
+import SealedStorage
 
 /// One process's view of a suite: every key's value, decoded once, kept until a change
 /// notification says a record changed.
@@ -69,7 +70,7 @@ final class SuiteCache: Sendable {
     let vault: Vault
     let naming: EntryNaming
     let suite: String
-    let state = Mutex(State())
+    let state = Locked(State())
     /// How many entries this cache has read from disk: tests check that warm reads add none.
     let entryReads = Atomic<Int>(0)
 

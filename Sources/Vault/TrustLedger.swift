@@ -1,6 +1,5 @@
 import Keyring
 import SealedStorage
-import Synchronization
 
 /// What the keyring trusts about each record of one group: the confirmed sequence and blob
 /// digest, and the sequence a writer announced before publishing it. Kept in the keyring's

@@ -1,6 +1,5 @@
 import Keyring
 import SealedStorage
-import Synchronization
 
 extension Vault {
     /// Rewrites the authentic record `name` under the current primary key with a higher
@@ -132,11 +131,11 @@ extension Vault {
     #if DEBUG
     /// Test seam (debug builds only): runs in ``resealAll(progress:)`` after a batch's
     /// announcement and before its renames, where a concurrent writer is most in the way.
-    package static let resealBatchAnnounced = Mutex<(@Sendable () -> Void)?>(nil)
+    package static let resealBatchAnnounced = Locked<(@Sendable () -> Void)?>(nil)
 
     /// Test seam (debug builds only): runs in ``resealAll(progress:)`` once a batch's temporary
     /// files are written and durable, before any is renamed, with no writer lock held.
-    package static let resealBatchWritten = Mutex<(@Sendable () -> Void)?>(nil)
+    package static let resealBatchWritten = Locked<(@Sendable () -> Void)?>(nil)
     #endif
 
     /// What became of one record of a reseal batch.

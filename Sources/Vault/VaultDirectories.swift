@@ -1,5 +1,4 @@
 import SealedStorage
-import Synchronization
 import SystemPackage
 
 /// The records and locks directories of one vault, each opened once, by descriptor, when the
@@ -21,7 +20,7 @@ package final class VaultDirectories: Sendable {
     private let locksPath: FilePath
     private let vaultPath: FilePath
     private let sharing: FileSharing
-    private let handles: Mutex<Handles>
+    private let handles: Locked<Handles>
 
     private struct Handles: Sendable {
         var records: DirectoryHandle
@@ -36,7 +35,7 @@ package final class VaultDirectories: Sendable {
         self.sharing = sharing
         let records = try Self.open(recordsPath, in: vaultDirectory, sharing: sharing)
         let locks = try Self.open(locksPath, in: vaultDirectory, sharing: sharing)
-        handles = Mutex(Handles(records: records, locks: locks))
+        handles = Locked(Handles(records: records, locks: locks))
     }
 
     /// The records directory.

@@ -1,8 +1,8 @@
 import Foundation
 @testable import GroupMessaging
 import GroupVaultTestKit
-import Synchronization
 import XCTest
+import SealedStorage
 
 struct Ping: GroupMessage {
     static let messageType = "test.ping"
@@ -81,7 +81,7 @@ final class ChannelInProcessTests: XCTestCase {
         let envelope = try ChannelEnvelope.encoding(Filler(text: text), kind: .request, id: 1)
         XCTAssertEqual(envelope.encoded.count + ChannelSealer.overhead, ChannelFrame.maximumBodyLength, "the message must fill a frame")
 
-        let received = Mutex<String?>(nil)
+        let received = Locked<String?>(nil)
         let server = try await GroupChannelServer.start(
             try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Filler.self]),
             handlers: .init(request: { message, _ in
@@ -344,7 +344,7 @@ final class ChannelInProcessTests: XCTestCase {
                 break
             }
         }
-        let occupant = Mutex<SocketFile.Occupant?>(nil)
+        let occupant = Locked<SocketFile.Occupant?>(nil)
         let probed = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             occupant.withLock { $0 = SocketFile.occupant(of: path) }
@@ -406,7 +406,7 @@ final class ChannelInProcessTests: XCTestCase {
         }
         XCTAssertEqual(bound, 0)
         XCTAssertEqual(listen(listener, 1), 0)
-        let connections = Mutex(0)
+        let connections = Locked(0)
         let client = try GroupChannelClient(
             name, keyring: sandbox.keyring, accepting: GroupMessageTypes(),
             handlers: .init(connected: { _ in connections.withLock { $0 += 1 } }))

@@ -5,10 +5,10 @@ import Darwin
 #endif
 import Foundation
 import GroupVaultTestKit
-import Synchronization
 import XCTest
 
 @testable import Keyring
+import SealedStorage
 
 final class GroupContainerTests: XCTestCase {
     private var directory: TemporaryDirectory!
@@ -121,7 +121,7 @@ final class GroupContainerTests: XCTestCase {
     func testConcurrentFirstUsesAllGetTheContainer() throws {
         let keyring = keyring()
         let group = appGroup
-        let results = Mutex<[Result<URL?, KeyringError>]>([])
+        let results = Locked<[Result<URL?, KeyringError>]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let result = Result { () throws(KeyringError) in try keyring.containerURL(for: group) }
             results.withLock { $0.append(result) }

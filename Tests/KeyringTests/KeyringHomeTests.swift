@@ -6,7 +6,6 @@ import Darwin
 import Foundation
 import GroupVaultTestKit
 import SealedStorage
-import Synchronization
 import XCTest
 
 @testable import Keyring
@@ -84,7 +83,7 @@ final class KeyringHomeTests: XCTestCase {
 
     func testConcurrentFirstUsesOfTheMasterKeyAgreeOnOneKey() throws {
         let root = home.root
-        let keys = Mutex<[Result<SymmetricKey, KeyringError>]>([])
+        let keys = Locked<[Result<SymmetricKey, KeyringError>]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             // Each thread its own KeyringHome value, as separate callers would have.
             let result = Result { () throws(KeyringError) in try KeyringHome(root: root).masterKey() }

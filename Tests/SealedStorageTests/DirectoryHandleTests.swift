@@ -6,7 +6,6 @@ import Darwin
 import GroupVaultTestKit
 import SealedStorage
 import Foundation
-import Synchronization
 import SystemPackage
 import XCTest
 
@@ -118,7 +117,7 @@ final class DirectoryHandleTests: XCTestCase {
             try FileInspection.write([1], to: records.appending(name))
         }
 
-        let listings = Mutex<[[String]]>([])
+        let listings = Locked<[[String]]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let names = (try? handle.names()) ?? []
             listings.withLock { $0.append(names) }

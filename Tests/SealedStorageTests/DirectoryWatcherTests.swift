@@ -1,7 +1,6 @@
 import Foundation
 import GroupVaultTestKit
 import SealedStorage
-import Synchronization
 import SystemPackage
 import XCTest
 
@@ -274,7 +273,7 @@ final class DirectoryWatcherTests: XCTestCase {
 /// with a bound instead of hanging on `next()` when an event never comes.
 final class EventRecorder<Element: Sendable>: Sendable {
     private final class Storage: Sendable {
-        let state = Mutex<(elements: [Element], finished: Bool)>(([], false))
+        let state = Locked<(elements: [Element], finished: Bool)>(([], false))
     }
 
     private let storage = Storage()

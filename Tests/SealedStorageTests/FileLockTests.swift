@@ -30,7 +30,7 @@ final class FileLockTests: XCTestCase {
         try FileInspection.write(Array("0".utf8), to: counter)
         let holders = Atomic<Int>(0)
         let overlaps = Atomic<Int>(0)
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
 
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             for _ in 0..<incrementsPerWorker {

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import GroupVaultTestKit
 import SealedStorage
-import Synchronization
 import SystemPackage
 import XCTest
 
@@ -63,7 +62,7 @@ final class SafeFileTests: XCTestCase {
     func testFIFOIsRefusedWithoutHanging() throws {
         let fifo = root.appending("fifo")
         XCTAssertEqual(mkfifo(fifo.string, 0o600), 0)
-        let outcome = Mutex<Result<[UInt8]?, StorageError>?>(nil)
+        let outcome = Locked<Result<[UInt8]?, StorageError>?>(nil)
         let finished = DispatchSemaphore(value: 0)
 
         // A reader that opened a FIFO without O_NONBLOCK would wait for a writer forever; run it

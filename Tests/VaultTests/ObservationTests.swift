@@ -1,8 +1,8 @@
 import Foundation
 import GroupVaultTestKit
-import Synchronization
 import Vault
 import XCTest
+import SealedStorage
 
 /// `Vault.changes(to:)`: every write seen, nothing else, in this process and in another.
 ///
@@ -164,7 +164,7 @@ final class ObservationTests: XCTestCase {
 /// change with a bound instead of hanging on `next()` when one never comes.
 final class ChangeRecorder: Sendable {
     private final class Storage: Sendable {
-        let state = Mutex<(elements: [VaultChange], finished: Bool)>(([], false))
+        let state = Locked<(elements: [VaultChange], finished: Bool)>(([], false))
     }
 
     private let storage = Storage()

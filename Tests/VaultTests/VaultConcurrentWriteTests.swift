@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Vault
 import XCTest
+import SealedStorage
 
 /// Writers on several threads of one process (the observation helper's MultiProcess tests do
 /// the same across processes): the writer lock serializes them, so no update is lost.
@@ -11,8 +11,8 @@ final class VaultConcurrentWriteTests: XCTestCase {
         defer { sandbox.remove() }
         let vault = try sandbox.vault(durability: .atomic)
         try vault.write(AuthState.signedOut, as: "auth-state")  // the key exists before the race
-        let sequences = Mutex<[UInt64]>([])
-        let failures = Mutex<[VaultError]>([])
+        let sequences = Locked<[UInt64]>([])
+        let failures = Locked<[VaultError]>([])
 
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<5 {
@@ -34,7 +34,7 @@ final class VaultConcurrentWriteTests: XCTestCase {
         defer { sandbox.remove() }
         let vault = try sandbox.vault(durability: .atomic)
         try vault.write(AuthState.signedOut, as: "auth-state")
-        let refusals = Mutex<[VaultError]>([])
+        let refusals = Locked<[VaultError]>([])
 
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             for round in 0..<40 {

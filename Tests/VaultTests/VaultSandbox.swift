@@ -2,7 +2,6 @@ import Foundation
 import GroupVaultTestKit
 import Keyring
 import SealedStorage
-import Synchronization
 import Vault
 import XCTest
 
@@ -11,10 +10,10 @@ final class TestClock: Sendable {
     /// 2023-11-14T22:13:20Z: a whole second, so millisecond rounding never matters.
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
 
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
     init(_ date: Date = TestClock.start) {
-        current = Mutex(date)
+        current = Locked(date)
     }
 
     var now: Date { current.withLock { $0 } }

@@ -3,7 +3,6 @@ import Keyring
 import NIOCore
 import NIOPosix
 import SealedStorage
-import Synchronization
 
 /// The connecting end of a group's sealed message channel.
 ///
@@ -134,7 +133,7 @@ private struct PendingRequest {
 
 /// The client's state, shared with its connection handlers.
 final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
-    // @unchecked: mutable state is in `state` (a Mutex); the rest is immutable and Sendable.
+    // @unchecked: mutable state is in `state` (a `Locked`); the rest is immutable and Sendable.
     private struct State {
         var started = false
         var closed = false
@@ -155,7 +154,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     let handlers: GroupChannelClient.Handlers
     let backoff: GroupChannelClient.Backoff
     let keyOverride: (id: UInt32, key: SymmetricKey)?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(name: GroupIPCName, keyring: Keyring, types: GroupMessageTypes, handlers: GroupChannelClient.Handlers,
          backoff: GroupChannelClient.Backoff, keyOverride: (id: UInt32, key: SymmetricKey)?) {

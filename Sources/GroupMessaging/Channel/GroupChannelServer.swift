@@ -4,7 +4,6 @@ import Keyring
 import NIOCore
 import NIOPosix
 import SealedStorage
-import Synchronization
 import SystemPackage
 
 /// The listening end of a group's sealed message channel: a Unix domain stream socket in the
@@ -200,7 +199,7 @@ public final class GroupChannelServer: Sendable {
 
 /// The server's state shared with its connection handlers.
 final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
-    // @unchecked: mutable state is in `state` (a Mutex); the rest is immutable and Sendable.
+    // @unchecked: mutable state is in `state` (a `Locked`); the rest is immutable and Sendable.
     private struct State {
         var nextID: UInt64 = 1
         var peers: [UInt64: (peer: ChannelPeer, channel: any Channel)] = [:]
@@ -221,7 +220,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
     let types: GroupMessageTypes
     let handlers: GroupChannelServer.Handlers
     let handshakeTimeout: TimeAmount
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(keyring: Keyring, group: GroupIdentifier, types: GroupMessageTypes, handlers: GroupChannelServer.Handlers, handshakeTimeout: TimeAmount) {
         self.handshakeTimeout = handshakeTimeout

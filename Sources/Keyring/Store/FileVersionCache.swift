@@ -1,5 +1,4 @@
 import SealedStorage
-import Synchronization
 import SystemPackage
 
 /// What identifies one version of a file without reading it: device, inode, size, and the
@@ -34,7 +33,7 @@ struct FileVersion: Hashable, Sendable {
 final class FileVersionCache<Value: Sendable>: Sendable {
     /// The most entries kept.
     let capacity: Int
-    private let entries = Mutex<[FilePath: (version: FileVersion, value: Value)]>([:])
+    private let entries = Locked<[FilePath: (version: FileVersion, value: Value)]>([:])
 
     init(capacity: Int = 64) {
         self.capacity = capacity

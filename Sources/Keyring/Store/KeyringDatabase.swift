@@ -1,6 +1,5 @@
 import CSQLite
 import SealedStorage
-import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)
@@ -51,20 +50,20 @@ package final class KeyringDatabase: Sendable {
     let itemLookupKey: SymmetricKey
     // Guarded by `lock`: every use of the connection is inside `lock.withLock`.
     nonisolated(unsafe) private let connection: SQLiteConnection
-    private let lock = ConnectionLock()
+    private let lock = Lock()
     /// The access groups whose items of the sealed-JSON layout this process knows to be
     /// imported (or absent), so the check costs one look per group and process.
-    let itemImportsChecked = Mutex<Set<GroupIdentifier>>([])
+    let itemImportsChecked = Locked<Set<GroupIdentifier>>([])
     /// The same for keysets.
-    let keysetImportsChecked = Mutex<Set<GroupIdentifier>>([])
+    let keysetImportsChecked = Locked<Set<GroupIdentifier>>([])
     /// The same for the Vault's trust ledger (kept by `TrustLedger`, which imports it).
-    package let ledgerImportsChecked = Mutex<Set<GroupIdentifier>>([])
+    package let ledgerImportsChecked = Locked<Set<GroupIdentifier>>([])
     /// Keysets read by this process, each valid for one ``changeStamp``.
-    let keysets = Mutex<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
+    let keysets = Locked<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.
     nonisolated(unsafe) private var localCommits: UInt64 = 0
 
-    private static let opened = Mutex<[FilePath: KeyringDatabase]>([:])
+    private static let opened = Locked<[FilePath: KeyringDatabase]>([:])
 
     /// The database of `home`, opened (and created, with the home's file mode) on first use in
     /// this process and kept for the process's lifetime.
@@ -381,27 +380,5 @@ package final class KeyringDatabase: Sendable {
         default:
             return KeyringError(.ioError, "\(doing)keyring database \(path): \(failure)")
         }
-    }
-}
-
-/// A plain mutex whose critical section may return anything: `Synchronization.Mutex` demands a
-/// `sending` result, which a generic transaction body cannot promise.
-private final class ConnectionLock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
     }
 }
