@@ -24,13 +24,13 @@ import SealedStorage
 /// ```
 ///
 /// Format 1 is sealed under a key derived from the master secret. Format 2, used only in
-/// passphrase mode (MasterKeyWrapping.swift) and only for the classes usable solely while
+/// passphrase mode (Keys/MasterKeyWrapping.swift) and only for the classes usable solely while
 /// unlocked (`WhenUnlocked`, `WhenUnlockedThisDeviceOnly`, `WhenPasscodeSetThisDeviceOnly`), is
 /// sealed under a key derived from the unlock key, which is on the machine in the clear only
 /// between `unlock` and `lock`: while locked such a row cannot be opened at all, and any
 /// operation that would have to open one is refused as ``KeyringStatus/interactionNotAllowed``
 /// (its attributes are sealed too, so whether it matches cannot be known; the uniform
-/// lock-state rule of Keyring+Items.swift refuses such a match anyway), except that a query
+/// lock-state rule of Items/Keyring+Items.swift refuses such a match anyway), except that a query
 /// naming another accessibility class passes over it, since it cannot be of that class.
 ///
 /// The hashes are keyed with a key derived from the master secret and include the group, so

@@ -11,8 +11,8 @@ import SystemPackage
 /// Layout (see docs/STORAGE.md):
 /// ```
 /// <root>/Keychains/master.key            32-byte master secret, mode 0600
-/// <root>/Keychains/passphrase.wrapped    passphrase mode only (MasterKeyWrapping.swift): the
-///                                        unlock key under an Argon2id-derived key
+/// <root>/Keychains/passphrase.wrapped    passphrase mode only (Keys/MasterKeyWrapping.swift):
+///                                        the unlock key under an Argon2id-derived key
 /// <root>/Keychains/master.key.sealed     passphrase mode only, instead of master.key: the
 ///                                        master secret sealed under the unlock key
 /// <root>/Keychains/device-lock-state     beforeFirstUnlock | locked | unlocked (emulated; not
@@ -127,7 +127,7 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     package func masterKey(inPassphraseMode knownMode: Bool?) throws(KeyringError) -> SymmetricKey {
         if let held = heldMasterKey(inPassphraseMode: knownMode) { return held }
         try prepareKeychains()
-        // Passphrase mode (MasterKeyWrapping.swift): the secret is only in the runtime directory.
+        // Passphrase mode (Keys/MasterKeyWrapping.swift): the secret is only in the runtime directory.
         if try isPassphraseProtected() { return try runtimeMasterKey() }
         if let existing = try readMasterKey() { return existing }
         do {
@@ -234,8 +234,8 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     // MARK: Device lock state
 
     /// The current lock state: in passphrase mode the machine's (derived from the runtime
-    /// directory, see MasterKeyWrapping.swift); otherwise the emulated one, and a home that
-    /// never set one is ``DeviceLockState/unlocked``.
+    /// directory, see Keys/MasterKeyWrapping.swift); otherwise the emulated one, and a home
+    /// that never set one is ``DeviceLockState/unlocked``.
     public func lockState() throws(KeyringError) -> DeviceLockState {
         try lockState(inPassphraseMode: isPassphraseProtected())
     }

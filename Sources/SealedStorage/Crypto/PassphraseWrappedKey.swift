@@ -2,7 +2,7 @@ import CSodium
 
 /// A 32-byte key sealed under a key derived from a passphrase with Argon2id: in the keyring's
 /// passphrase mode, the unlock key at rest (`Keychains/passphrase.wrapped`), unwrapped only by
-/// `unlock` (Keyring/MasterKeyWrapping.swift).
+/// `unlock` (Keyring/Keys/MasterKeyWrapping.swift).
 ///
 /// Format (big-endian, 112 bytes): `"GVPW"`, version `1`, three zero bytes, Argon2id ops limit
 /// (8 bytes), memory limit in bytes (8), salt (16), XChaCha20-Poly1305 nonce (24), sealed key
