@@ -276,15 +276,8 @@ final class ChannelInProcessTests: XCTestCase {
             handlers: .init(invalidated: { _, reason in continuation.yield(reason) }),
             handshakeTimeout: .milliseconds(100))
         // A silent peer: connects, sends nothing.
-        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = try connectedSocket(to: name)
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(name.rawValue.utf8).prefix($0.count - 1)) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        XCTAssertEqual(connected, 0)
         var iterator = invalidations.makeAsyncIterator()
         let reason = await iterator.next()
         XCTAssertTrue(reason?.contains("no handshake within") == true, reason ?? "")
@@ -324,11 +317,7 @@ final class ChannelInProcessTests: XCTestCase {
     func testProbeOfASocketWhoseBacklogIsFullSaysLiveWithoutBlocking() throws {
         let path = sandbox.home.path + "/full"
         let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.address(path)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        XCTAssertEqual(bound, 0)
+        XCTAssertEqual(SocketFile.withAddress(of: path) { bind(listener, $0, $1) }, 0)
         XCTAssertEqual(listen(listener, 0), 0)
         // A server that accepts nothing (stopped, or busy): fill its backlog until connect would wait.
         var queued: [Int32] = []
@@ -336,10 +325,7 @@ final class ChannelInProcessTests: XCTestCase {
         while true {
             let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             queued.append(descriptor)
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            if result != 0 {
+            if SocketFile.withAddress(of: path, { connect(descriptor, $0, $1) }) != 0 {
                 XCTAssertEqual(errno, EAGAIN)
                 break
             }
@@ -359,21 +345,10 @@ final class ChannelInProcessTests: XCTestCase {
         XCTAssertEqual(occupant.withLock { $0 }, .liveServer)
     }
 
-    private static func address(_ path: String) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8).prefix($0.count - 1)) }
-        return address
-    }
-
     /// A raw client socket connected to `name`'s server, speaking nothing yet.
     private func connectedSocket(to name: GroupIPCName) throws -> Int32 {
         let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.address(name.rawValue)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        XCTAssertEqual(connected, 0, "connect to \(name): errno \(errno)")
+        XCTAssertEqual(SocketFile.withAddress(of: name.rawValue) { connect(descriptor, $0, $1) }, 0, "connect to \(name): errno \(errno)")
         return descriptor
     }
 
@@ -400,11 +375,7 @@ final class ChannelInProcessTests: XCTestCase {
         let groupKey = try sandbox.keyring.groupKey(for: MessagingSandbox.group)
         // A server played by hand, so that the test decides when the handshake completes.
         let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.address(name.rawValue)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        XCTAssertEqual(bound, 0)
+        XCTAssertEqual(SocketFile.withAddress(of: name.rawValue) { bind(listener, $0, $1) }, 0)
         XCTAssertEqual(listen(listener, 1), 0)
         let connections = Locked(0)
         let client = try GroupChannelClient(

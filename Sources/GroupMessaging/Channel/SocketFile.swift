@@ -37,18 +37,11 @@ enum SocketFile {
         var status = stat()
         guard lstat(path, &status) == 0 else { return .nothing }
         guard status.st_mode & S_IFMT == S_IFSOCK else { return .otherFile }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let descriptor = streamSocket()
         guard descriptor >= 0 else { return .liveServer }  // cannot tell: assume it is in use
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { sunPath in
-            sunPath.copyBytes(from: bytes.prefix(sunPath.count - 1))
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        // A path too long for an address cannot be probed: assume it is in use.
+        guard let result = withAddress(of: path, { connect(descriptor, $0, $1) }) else { return .liveServer }
         if result == 0 { return .liveServer }
         // ECONNREFUSED: a socket file with no listener. Anything else (EAGAIN: a backlog that
         // is full; a Unix stream connect never answers EINPROGRESS) means someone may still be there.
@@ -62,18 +55,11 @@ enum SocketFile {
     /// another, live server's (the file was replaced meanwhile). A socket handed to NIO already
     /// bound is left to its owner, and ``GroupChannelServer/close()`` removes only its own file.
     static func bindListening(_ path: String, backlog: Int32) throws(Errno) -> CInt {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let descriptor = streamSocket()
         guard descriptor >= 0 else { throw Errno(rawValue: errno) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let bound = withAddress(of: path, { bind(descriptor, $0, $1) }) else {
             close(descriptor)
             throw Errno.fileNameTooLong
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0, listen(descriptor, backlog) == 0 else {
             let error = Errno(rawValue: errno)
@@ -81,5 +67,24 @@ enum SocketFile {
             throw error
         }
         return descriptor
+    }
+
+    /// A new non-blocking Unix stream socket (close-on-exec), or -1 with errno set.
+    private static func streamSocket() -> CInt {
+        socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    }
+
+    /// Calls `body` with `path` as a Unix socket address and that address's length, and returns
+    /// what it returns; `nil`, without calling it, when the path and its terminating NUL do not
+    /// fit `sun_path`.
+    static func withAddress<Result>(of path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
     }
 }
