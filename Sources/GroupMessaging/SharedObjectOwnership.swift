@@ -17,20 +17,24 @@ enum SharedObjectOwnership {
     static func adopt(
         _ status: stat, sharing: FileSharing, name: GroupIPCName, call: String, setMode: (mode_t) -> Int32
     ) throws(GroupMessagingError) {
-        let wanted = mode_t(sharing.fileMode)
         if status.st_uid == geteuid() {
             // open(2), sem_open and shm_open applied the umask: the creator sets the mode right.
+            let wanted = mode_t(sharing.fileMode)
             guard status.st_mode & 0o777 != wanted else { return }
             guard setMode(wanted) == 0 else { throw GroupSemaphore.failure(call, name: name) }
             return
         }
-        let mode = UInt16(status.st_mode & 0o777)
-        guard sharing == .unixGroup, Syscall.isMember(ofGroup: UInt32(status.st_gid)), mode & sharing.forbiddenBits == 0 else {
+        // Someone else's: the rule every shared file of a home is held to.
+        do {
+            try SafeDirectory.checkOwnerAndMode(Stat(rawValue: status), path: FilePath(name.posixName), sharing: sharing, operation: "use")
+        } catch {
+            let mode = UInt16(status.st_mode & 0o777)
             throw GroupMessagingError(
                 .system,
                 "\(name) (\(name.posixName)) belongs to uid \(status.st_uid), group \(status.st_gid), mode \(String(mode, radix: 8)): "
                     + "not this user's (uid \(geteuid())) nor shared through a group of this process with the group's mode; "
-                    + "it was left alone: unlink it if it is stale or was planted")
+                    + "it was left alone: unlink it if it is stale or was planted",
+                underlying: error)
         }
     }
 }

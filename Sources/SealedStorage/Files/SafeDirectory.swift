@@ -42,7 +42,7 @@ package enum SafeDirectory {
     }
 
     /// `path` names the file in a refusal, and is made only for one.
-    static func checkOwnerAndMode(
+    package static func checkOwnerAndMode(
         _ status: Stat, path: @autoclosure () -> FilePath, sharing: FileSharing, operation: String, forbiddenBits: UInt16? = nil
     ) throws(StorageError) {
         let owner = UInt32(status.userID.rawValue)
