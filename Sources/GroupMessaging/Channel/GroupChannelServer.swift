@@ -64,14 +64,12 @@ public final class GroupChannelServer: Sendable {
     private let listener: any Channel
     /// The socket file this server bound, so that ``close()`` removes that file and no other.
     private let socketFile: SocketFile.Identity?
-    private let sharing: FileSharing
 
-    private init(name: GroupIPCName, core: ServerCore, listener: any Channel, socketFile: SocketFile.Identity?, sharing: FileSharing) {
+    private init(name: GroupIPCName, core: ServerCore, listener: any Channel, socketFile: SocketFile.Identity?) {
         self.name = name
         self.core = core
         self.listener = listener
         self.socketFile = socketFile
-        self.sharing = sharing
     }
 
     /// Binds `name` (a ``GroupIPCName/Kind/socket`` name) and starts accepting clients.
@@ -103,7 +101,7 @@ public final class GroupChannelServer: Sendable {
         // moment waits here, then finds the first one answering instead of removing its file.
         let startupLock: FileLock
         do {
-            startupLock = try FileLock(exclusiveAt: FilePath(name.rawValue + ".lock"), sharing: keyring.home.sharing.fileSharing)
+            startupLock = try Self.startupLock(of: name, keyring: keyring)
         } catch {
             throw .storage(error, while: "lock \(name) to start a server")
         }
@@ -142,7 +140,13 @@ public final class GroupChannelServer: Sendable {
         chmod(name.rawValue, mode_t(keyring.home.sharing.fileSharing.fileMode))
         let socketFile = SocketFile.identity(of: name.rawValue)
         _ = consume startupLock  // the socket answers now: a server starting next will see it live
-        return GroupChannelServer(name: name, core: core, listener: listener, socketFile: socketFile, sharing: keyring.home.sharing.fileSharing)
+        return GroupChannelServer(name: name, core: core, listener: listener, socketFile: socketFile)
+    }
+
+    /// The lock servers of `name` hold while they probe, bind or remove its socket file:
+    /// `<socket>.lock`, beside it, with the group's sharing mode.
+    private static func startupLock(of name: GroupIPCName, keyring: Keyring) throws(StorageError) -> FileLock {
+        try FileLock(exclusiveAt: FilePath(name.rawValue + ".lock"), sharing: keyring.home.sharing.fileSharing)
     }
 
     /// The clients connected now, by id.
@@ -188,7 +192,7 @@ public final class GroupChannelServer: Sendable {
     /// moment waits, then finds the path free. If the lock cannot be taken the file stays, and
     /// the next server finds it stale and removes it.
     public func close() async {
-        if let socketFile, let lock = try? FileLock(exclusiveAt: FilePath(name.rawValue + ".lock"), sharing: sharing) {
+        if let socketFile, let lock = try? Self.startupLock(of: name, keyring: core.keyring) {
             if SocketFile.identity(of: name.rawValue) == socketFile { unlink(name.rawValue) }
             _ = consume lock
         }
