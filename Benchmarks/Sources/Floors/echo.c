@@ -1,4 +1,5 @@
 #include "Floors.h"
+#include "io.h"
 
 #include <errno.h>
 #include <arpa/inet.h>
@@ -27,26 +28,6 @@ struct floor_echo {
     uint8_t *plaintext;
     size_t plaintext_capacity;
 };
-
-static int write_all(int fd, const uint8_t *data, size_t length) {
-    for (size_t sent = 0; sent < length;) {
-        ssize_t wrote = write(fd, data + sent, length - sent);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) return -1;
-        sent += (size_t)wrote;
-    }
-    return 0;
-}
-
-static int read_exactly(int fd, uint8_t *data, size_t length) {
-    for (size_t received = 0; received < length;) {
-        ssize_t got = read(fd, data + received, length - received);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return -1;
-        received += (size_t)got;
-    }
-    return 0;
-}
 
 // The channel's sealed frame body: counter (8, big endian) | ciphertext | tag. The nonce is 16
 // zero bytes and the counter; the additional data "GVM1", the direction and the counter.
@@ -87,15 +68,15 @@ static void serve_sealed(floor_echo *echo, int connection) {
     uint8_t *frame = malloc(4 + 65536), *plaintext = malloc(65536);
     while (frame && plaintext) {
         uint32_t prefix;
-        if (read_exactly(connection, (uint8_t *)&prefix, 4) != 0) break;
+        if (floor_io_read_exactly(connection, (uint8_t *)&prefix, 4) != 0) break;
         size_t length = ntohl(prefix);
         if (length < SEAL_OVERHEAD || length > 65536) break;
-        if (read_exactly(connection, frame + 4, length) != 0) break;
+        if (floor_io_read_exactly(connection, frame + 4, length) != 0) break;
         size_t plain = length - SEAL_OVERHEAD;
         if (floor_channel_open(plaintext, frame + 4, length, echo->server_received++, 'C', echo->client_to_server) != 0) break;
         memcpy(frame, &prefix, 4);
         floor_channel_seal(frame + 4, plaintext, plain, echo->server_sent++, 'S', echo->server_to_client);
-        if (write_all(connection, frame, 4 + length) != 0) break;
+        if (floor_io_write_all(connection, frame, 4 + length) != 0) break;
     }
     free(frame);
     free(plaintext);
@@ -116,7 +97,7 @@ static void *floor_echo_serve(void *argument) {
         ssize_t got = read(connection, buffer, sizeof buffer);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) break;
-        if (write_all(connection, buffer, (size_t)got) != 0) break;
+        if (floor_io_write_all(connection, buffer, (size_t)got) != 0) break;
     }
     close(connection);
     return NULL;
@@ -190,8 +171,8 @@ int floor_echo_sealed_round_trip(floor_echo *echo, size_t plaintext_length) {
     uint32_t prefix = htonl((uint32_t)length);
     memcpy(echo->buffer, &prefix, 4);
     floor_channel_seal(echo->buffer + 4, echo->plaintext, plaintext_length, echo->client_sent++, 'C', echo->client_to_server);
-    if (write_all(echo->client, echo->buffer, length + 4) != 0) return -1;
-    if (read_exactly(echo->client, echo->buffer, length + 4) != 0) return -1;
+    if (floor_io_write_all(echo->client, echo->buffer, length + 4) != 0) return -1;
+    if (floor_io_read_exactly(echo->client, echo->buffer, length + 4) != 0) return -1;
     return floor_channel_open(echo->plaintext, echo->buffer + 4, length, echo->client_received++, 'S', echo->server_to_client);
 }
 
@@ -200,8 +181,8 @@ int floor_echo_round_trip(floor_echo *echo, size_t length) {
     if (reserve(echo, total, 0) != 0) return -1;
     uint32_t prefix = htonl((uint32_t)length);
     memcpy(echo->buffer, &prefix, 4);
-    if (write_all(echo->client, echo->buffer, total) != 0) return -1;
-    return read_exactly(echo->client, echo->buffer, total);
+    if (floor_io_write_all(echo->client, echo->buffer, total) != 0) return -1;
+    return floor_io_read_exactly(echo->client, echo->buffer, total);
 }
 
 void floor_echo_stop(floor_echo *echo) {

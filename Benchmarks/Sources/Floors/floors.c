@@ -1,4 +1,5 @@
 #include "Floors.h"
+#include "io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,34 +40,6 @@ long floor_open(uint8_t *message, const uint8_t *sealed, size_t sealed_length,
     return (long)length;
 }
 
-// Reads all of `fd` into a buffer of `capacity`; returns the length read, or -1.
-static long read_all(int fd, uint8_t *buffer, size_t capacity) {
-    size_t total = 0;
-    while (total < capacity) {
-        ssize_t count = read(fd, buffer + total, capacity - total);
-        if (count < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        if (count == 0) break;
-        total += (size_t)count;
-    }
-    return (long)total;
-}
-
-static int write_all(int fd, const uint8_t *data, size_t length) {
-    size_t total = 0;
-    while (total < length) {
-        ssize_t count = write(fd, data + total, length - total);
-        if (count < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        total += (size_t)count;
-    }
-    return 0;
-}
-
 long floor_read_open(const char *path, uint8_t *message, size_t capacity,
                      const uint8_t *context, size_t context_length, const uint8_t *key) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -80,7 +53,7 @@ long floor_read_open(const char *path, uint8_t *message, size_t capacity,
     }
     size_t size = (size_t)status.st_size;
     uint8_t sealed[size];
-    long count = read_all(fd, sealed, size);
+    long count = floor_io_read_all(fd, sealed, size);
     close(fd);
     if (count != (long)size) return -1;
     return floor_open(message, sealed, size, context, context_length, key);
@@ -89,7 +62,7 @@ long floor_read_open(const char *path, uint8_t *message, size_t capacity,
 int floor_write_plain(const char *path, const uint8_t *data, size_t length) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
-    int result = write_all(fd, data, length);
+    int result = floor_io_write_all(fd, data, length);
     if (close(fd) != 0) result = -1;
     return result;
 }
@@ -98,7 +71,7 @@ int floor_durable_replace(int directory_fd, const char *temporary, const char *n
                           const uint8_t *data, size_t length) {
     int fd = openat(directory_fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
-    if (write_all(fd, data, length) != 0 || fsync(fd) != 0) {
+    if (floor_io_write_all(fd, data, length) != 0 || fsync(fd) != 0) {
         close(fd);
         unlinkat(directory_fd, temporary, 0);
         return -1;
@@ -132,7 +105,7 @@ int floor_reseal(int directory_fd, const char *temporary, const char *name,
     }
     size_t size = (size_t)status.st_size;
     uint8_t sealed[size];
-    long count = read_all(fd, sealed, size);
+    long count = floor_io_read_all(fd, sealed, size);
     close(fd);
     if (count != (long)size) return -1;
     uint8_t message[size];
