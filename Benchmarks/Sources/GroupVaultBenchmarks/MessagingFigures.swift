@@ -401,28 +401,33 @@ private final class SealedEchoServerHandler: ChannelInboundHandler, @unchecked S
 /// opened whole, sealed again for the way back: what any channel that seals a message into one
 /// frame must add to the plain echo).
 private final class NIOEcho: Sendable {
+    /// The client end: the handler that waits for the answer, and for the sealed echo its keys.
+    private enum ClientEnd: Sendable {
+        case plain(EchoClientHandler)
+        case sealed(SealedEchoClientHandler, EchoKeys)
+    }
+
     private let server: any Channel
     private let client: any Channel
-    private let plainHandler: EchoClientHandler?
-    private let sealedHandler: SealedEchoClientHandler?
-    private let keys: EchoKeys?
-    // The client's send counter: one round trip runs at a time, from one task.
+    private let end: ClientEnd
+    // The sealed client's send counter: one round trip runs at a time, from one task.
     private let sent = Mutex<UInt64>(0)
 
     init(path: String, sealed: Bool) throws {
-        let keys = sealed ? EchoKeys.random() : nil
-        let plainHandler = sealed ? nil : EchoClientHandler()
-        let sealedHandler = keys.map(SealedEchoClientHandler.init(keys:))
-        self.keys = keys
-        self.plainHandler = plainHandler
-        self.sealedHandler = sealedHandler
+        let end: ClientEnd
+        if sealed {
+            let keys = EchoKeys.random()
+            end = .sealed(SealedEchoClientHandler(keys: keys), keys)
+        } else {
+            end = .plain(EchoClientHandler())
+        }
+        self.end = end
         server = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let keys {
-                        try channel.pipeline.syncOperations.addHandler(SealedEchoServerHandler(keys: keys))
-                    } else {
-                        try channel.pipeline.syncOperations.addHandler(EchoServerHandler())
+                    switch end {
+                    case .plain: try channel.pipeline.syncOperations.addHandler(EchoServerHandler())
+                    case .sealed(_, let keys): try channel.pipeline.syncOperations.addHandler(SealedEchoServerHandler(keys: keys))
                     }
                 }
             }
@@ -430,10 +435,9 @@ private final class NIOEcho: Sendable {
         client = try ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let sealedHandler {
-                        try channel.pipeline.syncOperations.addHandler(sealedHandler)
-                    } else if let plainHandler {
-                        try channel.pipeline.syncOperations.addHandler(plainHandler)
+                    switch end {
+                    case .plain(let handler): try channel.pipeline.syncOperations.addHandler(handler)
+                    case .sealed(let handler, _): try channel.pipeline.syncOperations.addHandler(handler)
                     }
                 }
             }
@@ -446,20 +450,20 @@ private final class NIOEcho: Sendable {
     func roundTrip(_ length: Int) async throws {
         let promise = client.eventLoop.makePromise(of: Void.self)
         let buffer: ByteBuffer
-        if let keys, let handler = sealedHandler {
+        switch end {
+        case .plain(let handler):
+            var plain = client.allocator.buffer(capacity: length + 4)
+            plain.writeInteger(UInt32(length))
+            plain.writeRepeatingByte(0x61, count: length)
+            buffer = plain
+            client.eventLoop.execute { handler.expect(length + 4, promise) }
+        case .sealed(let handler, let keys):
             let counter = sent.withLock { counter in
                 defer { counter += 1 }
                 return counter
             }
             buffer = sealedFrame([UInt8](repeating: 0x61, count: length), counter: counter, direction: UInt8(ascii: "C"), key: keys.clientToServer, allocator: client.allocator)
             client.eventLoop.execute { handler.expect(length, promise) }
-        } else {
-            var plain = client.allocator.buffer(capacity: length + 4)
-            plain.writeInteger(UInt32(length))
-            plain.writeRepeatingByte(0x61, count: length)
-            buffer = plain
-            let handler = plainHandler!
-            client.eventLoop.execute { handler.expect(length + 4, promise) }
         }
         try await client.writeAndFlush(buffer).get()
         try await promise.futureResult.get()
