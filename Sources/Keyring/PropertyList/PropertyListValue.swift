@@ -14,7 +14,7 @@ import Foundation
 /// `PropertyListSerialization` is not used: on Linux it bridges CoreFoundation objects to Swift,
 /// and a corrupted binary property list (a dictionary marker flipped into a set marker, found
 /// by EntitlementsFuzzTests) crashed the process inside that bridging.
-enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible {
+package enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible {
     case string(String)
     case boolean(Bool)
     case integer(Int64)
@@ -83,7 +83,7 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
 
 
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         guard decoder.codingPath.count <= Self.maximumDepth else { throw Refusal.tooDeep }
         if let budget = decoder.userInfo[ValueBudget.key] as? ValueBudget {
             budget.remaining -= 1
@@ -124,7 +124,7 @@ enum PropertyListValue: Decodable, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The value's kind and, for scalars, a printable, truncated rendering, for messages.
-    var description: String {
+    package var description: String {
         switch self {
         case .string(let string): return "the string \"\(GroupIdentifier.printable(string))\""
         case .boolean(let boolean): return "the boolean \(boolean)"
