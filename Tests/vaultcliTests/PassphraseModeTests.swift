@@ -4,20 +4,13 @@ import XCTest
 /// Passphrase mode: the master secret wrapped under Argon2id, the lock state the machine's.
 /// Every step runs the built vaultcli in its own process, as a user would; passphrases go in on
 /// standard input through `--passphrase-fd 0`, with libsodium's minimum Argon2id cost.
-final class PassphraseModeTests: VaultCLITestCase {
+final class PassphraseModeTests: PassphraseTestCase {
     private let passphrase = "tr0ub4dor&3-passphrase"
     private let secret = "s3cret-for-the-mail-account"
     private var transcripts: [String] = []
 
-    private var runtimeDirectory: URL { directory.url.appendingPathComponent("runtime") }
-
-    override var environment: [String: String] {
-        super.environment.merging(["XDG_RUNTIME_DIR": runtimeDirectory.path]) { _, new in new }
-    }
-
     override func setUpWithError() throws {
         try super.setUpWithError()
-        try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         transcripts = []
     }
 

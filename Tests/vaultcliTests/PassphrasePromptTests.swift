@@ -5,19 +5,8 @@ import XCTest
 /// pseudo-terminal that is its controlling terminal (`/dev/tty`) and standard input, and the
 /// test types at its prompts as a person would. What the terminal displays must never hold
 /// what was typed.
-final class PassphrasePromptTests: VaultCLITestCase {
+final class PassphrasePromptTests: PassphraseTestCase {
     private let passphrase = "typed-at-the-terminal-7f3a"
-
-    private var runtimeDirectory: URL { directory.url.appendingPathComponent("runtime") }
-
-    override var environment: [String: String] {
-        super.environment.merging(["XDG_RUNTIME_DIR": runtimeDirectory.path]) { _, new in new }
-    }
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-    }
 
     private func atTerminal(_ arguments: [String], typing exchanges: [PseudoTerminalSession.Exchange]) throws -> PseudoTerminalSession.Outcome {
         try PseudoTerminalSession.run(vaultcliURL, arguments, environment: environment, exchanges: exchanges)
