@@ -50,6 +50,15 @@ package final class DirectoryHandle: Sendable {
         self.sharing = sharing
     }
 
+    /// Adopts `descriptor`, a directory the caller opened `O_DIRECTORY | O_NOFOLLOW` and vetted
+    /// as ``init(opening:sharing:)`` does; the handle closes it. Only for
+    /// DirectoryHandle+Subdirectories.swift, which opens directories relative to a handle.
+    init(vetted descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) {
+        self.descriptor = descriptor
+        self.path = path
+        self.sharing = sharing
+    }
+
     deinit {
         Syscall.close(descriptor)
     }
@@ -300,11 +309,12 @@ package final class DirectoryHandle: Sendable {
         return path.appending(name)
     }
 
-    /// Refuses a `name` that is not one path component.
-    private func checkName(_ name: String) throws(StorageError) {
+    /// Refuses a `name` that is not one path component (a file's or, in
+    /// DirectoryHandle+Subdirectories.swift, a subdirectory's).
+    func checkName(_ name: String) throws(StorageError) {
         guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")), !name.utf8.contains(0) else {
             throw StorageError(.wrongFileType, operation: "open", path: path.string + "/" + UntrustedText.printable(name),
-                               hint: "a file name in a directory handle must be one path component")
+                               hint: "a name in a directory handle must be one path component")
         }
     }
 }
