@@ -37,6 +37,17 @@ extension Keyring {
     ///   ``KeyringStatus/ioError`` for other system failures.
     public func containerURL(for group: GroupIdentifier) throws(KeyringError) -> URL? {
         guard let container = try containerDirectory(for: group) else { return nil }
+        // The caller gets a path, and will use it: it must lead to the container that was
+        // made and vetted, not through a directory swapped for a link since the home opened it.
+        let leadsThere: Bool
+        do {
+            leadsThere = try container.isNamed(by: container.path)
+        } catch {
+            throw Self.containerFailure(error, operation: "open group container \(group)", sharing: home.sharing)
+        }
+        guard leadsThere else {
+            throw KeyringError(.notAvailable, "open group container \(group): \(container.path) no longer leads to the container this keyring made and vetted: a directory on the way was moved or replaced by a symbolic link, which could send the group's files somewhere else. Remove the link (GroupVault recreates the directory) and open the keyring again")
+        }
         return URL(fileURLWithPath: container.path.string, isDirectory: true)
     }
 
