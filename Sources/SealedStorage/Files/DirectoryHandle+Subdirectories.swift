@@ -143,6 +143,59 @@ extension DirectoryHandle {
         }
     }
 
+    /// Removes the entry `name` of this directory and, when it is a directory, everything
+    /// below it, without following any symbolic link (a link is removed, never its target);
+    /// nothing when there is no such entry.
+    /// - Throws: ``StorageError`` naming the first entry that could not be removed.
+    package func removeTree(_ name: String) throws(StorageError) {
+        try checkName(name)
+        try Self.removeEntry(name, in: descriptor, path: path.appending(name))
+    }
+
+    /// Removes `path` and everything below it, as ``removeTree(_:)`` does. The directories
+    /// above `path` are looked up by path (the caller's choice, as for ``ensure(_:sharing:)``);
+    /// from `path` down, everything is reached by descriptor and no link is followed.
+    package static func removeTree(at path: FilePath) throws(StorageError) {
+        guard let name = path.lastComponent?.string, name != ".", name != ".." else {
+            throw StorageError(.wrongFileType, operation: "remove", path: path, hint: "only a named directory can be removed")
+        }
+        let parentPath = path.removingLastComponent().isEmpty ? FilePath(".") : path.removingLastComponent()
+        let parent: FileDescriptor
+        do {
+            parent = try Syscall.open(parentPath, .readOnly, options: [.directory, .closeOnExec])
+        } catch .noSuchFileOrDirectory {
+            return
+        } catch {
+            throw StorageError(.system(error), operation: "open directory", path: parentPath)
+        }
+        defer { Syscall.close(parent) }
+        try removeEntry(name, in: parent, path: path)
+    }
+
+    /// Removes `name` in `directory`: its contents first when it is a real directory.
+    private static func removeEntry(_ name: String, in directory: FileDescriptor, path: FilePath) throws(StorageError) {
+        do {
+            guard let status = try Syscall.statusIfPresent(name, in: directory) else { return }
+            guard status.type == .directory else {
+                try Syscall.unlink(name, in: directory)
+                return
+            }
+            // Opened O_NOFOLLOW: swapped for a link since the lstat, it is refused, not entered.
+            let child = try Syscall.open(name, in: directory, .readOnly, options: [.directory, .noFollow, .closeOnExec])
+            defer { Syscall.close(child) }
+            for entry in try Syscall.listDirectory(child) {
+                try removeEntry(entry, in: child, path: path.appending(entry))
+            }
+            try Syscall.removeDirectory(name, in: directory)
+        } catch let error as StorageError {
+            throw error
+        } catch let error as Errno {
+            throw StorageError(.system(error), operation: "remove", path: path)
+        } catch {
+            throw StorageError(.system(.ioError), operation: "remove", path: path)
+        }
+    }
+
     // MARK: Parts
 
     /// This directory opened again through `"."` and vetted anew, for ``chain(_:creating:)``
@@ -213,6 +266,18 @@ extension DirectoryHandle {
 }
 
 extension Syscall {
+    /// `unlinkat(2)` with `AT_REMOVEDIR`: removes the empty directory `name` in `directory`.
+    /// Faults as ``SystemCall/unlink``, the call it is.
+    package static func removeDirectory(_ name: String, in directory: FileDescriptor) throws(Errno) {
+        try FaultInjection.check(call: .unlink)
+        while true {
+            if name.withCString({ unlinkat(directory.rawValue, $0, AT_REMOVEDIR) }) == 0 { return }
+            let code = errno
+            if code == EINTR { continue }
+            throw Errno(rawValue: code)
+        }
+    }
+
     /// `mkdirat(2)`: creates `name`, a single path component, in the directory `directory`
     /// with `mode` (less the umask; set the exact mode on the opened directory afterwards).
     /// EEXIST is reported, not hidden. Never follows a symbolic link at `name`.
