@@ -38,34 +38,49 @@ package final class HomeDirectories: Sendable {
     /// The root, created when missing.
     package func root() throws(StorageError) -> DirectoryHandle {
         if let handle = try current(\.root) { return handle }
-        return try hold(\.root, try DirectoryHandle.ensure(rootPath, sharing: sharing))
+        return hold(\.root, try DirectoryHandle.ensure(rootPath, sharing: sharing))
     }
 
     /// `Keychains/`, created (with the root) when missing.
     package func keychains() throws(StorageError) -> DirectoryHandle {
         if let handle = try current(\.keychains) { return handle }
-        return try hold(\.keychains, try root().subdirectory(creating: "Keychains"))
+        let root = try root()
+        guard let keychains = try Self.keychains(in: root, creating: true) else {
+            throw StorageError(.system(.noSuchFileOrDirectory), operation: "open directory", path: root.path.appending("Keychains"))
+        }
+        return hold(\.keychains, keychains)
     }
 
     /// `Keychains/` when the home has one, without creating anything: `nil` when the root or
     /// `Keychains/` does not exist. For reads, which must not create a home.
     package func existingKeychains() throws(StorageError) -> DirectoryHandle? {
         if let handle = try current(\.keychains) { return handle }
-        guard let root = try existingRoot(), let keychains = try root.subdirectory("Keychains", creating: false) else { return nil }
-        return try hold(\.keychains, keychains)
+        guard let root = try existingRoot(), let keychains = try Self.keychains(in: root, creating: false) else { return nil }
+        return hold(\.keychains, keychains)
+    }
+
+    /// `Keychains/` in `root`. Something else by that name is reported as the system reports a
+    /// file where a directory must be (ENOTDIR, an I/O error), as it was when the first file
+    /// reached below it reported it: a damaged home, not a refusal to share.
+    private static func keychains(in root: DirectoryHandle, creating: Bool) throws(StorageError) -> DirectoryHandle? {
+        do {
+            return try root.subdirectory("Keychains", creating: creating)
+        } catch where error.kind == .wrongFileType {
+            throw StorageError(.system(.notDirectory), operation: "open directory", path: root.path.appending("Keychains"))
+        }
     }
 
     /// `Group Containers/`, created (with the root) when missing.
     package func containers() throws(StorageError) -> DirectoryHandle {
         if let handle = try current(\.containers) { return handle }
-        return try hold(\.containers, try root().subdirectory(creating: "Group Containers"))
+        return hold(\.containers, try root().subdirectory(creating: "Group Containers"))
     }
 
     /// The root when it exists, without creating it.
     private func existingRoot() throws(StorageError) -> DirectoryHandle? {
         if let handle = try current(\.root) { return handle }
         do {
-            return try hold(\.root, try DirectoryHandle(opening: rootPath, sharing: sharing))
+            return hold(\.root, try DirectoryHandle(opening: rootPath, sharing: sharing))
         } catch let error where error.kind == .system(.noSuchFileOrDirectory) {
             return nil
         }
@@ -80,7 +95,7 @@ package final class HomeDirectories: Sendable {
 
     /// Holds `handle` as `which`, unless another thread held one first: then that one, so all
     /// threads keep using a single directory.
-    private func hold(_ which: WritableKeyPath<Held, DirectoryHandle?>, _ handle: DirectoryHandle) throws(StorageError) -> DirectoryHandle {
+    private func hold(_ which: WritableKeyPath<Held, DirectoryHandle?>, _ handle: DirectoryHandle) -> DirectoryHandle {
         let winner = held.withLock { held -> DirectoryHandle in
             if let existing = held[keyPath: which], existing !== handle, (try? existing.isStillLinked()) == true {
                 return existing

@@ -30,8 +30,15 @@ package final class DirectoryHandle: Sendable {
         } catch .tooManySymbolicLinkLevels {
             throw StorageError(.symbolicLink, operation: "open directory", path: path)
         } catch .notDirectory {
-            let isLink = (try? Syscall.statusIfPresent(path))??.type == .symbolicLink
-            throw StorageError(isLink ? .symbolicLink : .wrongFileType, operation: "open directory", path: path)
+            // ENOTDIR from the path itself (a link, or another kind of file), or from a
+            // component above it that is not a directory: only the first is the path's kind.
+            let kind: StorageError.Kind
+            switch Result(catching: { () throws(Errno) in try Syscall.statusIfPresent(path) }) {
+            case .success(let status?) where status.type == .symbolicLink: kind = .symbolicLink
+            case .success(let status?) where status.type != .directory: kind = .wrongFileType
+            default: kind = .system(.notDirectory)
+            }
+            throw StorageError(kind, operation: "open directory", path: path)
         } catch {
             throw StorageError(.system(error), operation: "open directory", path: path)
         }
