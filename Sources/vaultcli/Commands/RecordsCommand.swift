@@ -243,9 +243,7 @@ struct RecordsCommand: ParsableCommand {
             var seen = 0
             for await change in changes {
                 if output.json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                    print(String(decoding: try encoder.encode(Change(kind: change.kind.rawValue, name: change.name)), as: UTF8.self))
+                    print(try JSONOutput.encodeLine(Change(kind: change.kind.rawValue, name: change.name)))
                 } else {
                     print("\(change.kind.rawValue) \(Terminal.escaped(change.name ?? "*"))")
                 }
