@@ -83,4 +83,11 @@ final class UntrustedOutputTests: VaultCLITestCase {
         XCTAssertEqual(result.status, 0, result.transcript)
         assertInert(result.output, lines: 2)
     }
+
+    func testAUsageErrorQuotingAHostileArgumentIsOneInertLine() throws {
+        // Scripts pass names read from disk as arguments; ArgumentParser quotes them back.
+        let result = try vaultcli("items", "--\(hostile)")
+        assertFails(result, with: 2, mentioning: [])
+        assertInert(result.errors, lines: 1)
+    }
 }
