@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Keyring
 import Vault
 import XCTest
@@ -130,6 +133,19 @@ final class DoctorFixCommandTests: VaultCLITestCase {
         var status = stat()
         XCTAssertEqual(stat(target, &status), 0)
         XCTAssertEqual(status.st_uid, nobody, "the printed fix followed the link: \(fix)")
+    }
+
+    func testAFileWhoseNameIsNotUTF8IsAFindingWithoutACommand() throws {
+        // Listed with U+FFFD in place of the byte, a name that addresses another file.
+        let records = try records()
+        let path = Array(records.path.utf8) + Array("/bad".utf8) + [0xFF] + Array(".gvr".utf8) + [0]
+        let descriptor = path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) } }
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        XCTAssertEqual(close(descriptor), 0)
+        let result = try vaultcli("doctor", "--json")
+        XCTAssertEqual(result.status, 1, result.transcript)
+        let finding = try XCTUnwrap(try findings(result).first { $0["check"] as? String == "unreadable-name" }, result.output)
+        XCTAssertTrue((finding["fix"] as? String)?.hasPrefix("#") == true, "\(finding)")
     }
 
     // MARK: --fix

@@ -34,8 +34,8 @@ struct DoctorCommand: ParsableCommand {
 
     /// The `--json` shape of one finding (docs/CLI.md).
     struct Finding: Encodable {
-        /// The check: `mode`, `owner`, `symlink`, `stray-file`, `lock-file`, `keyset`,
-        /// `retired-key`, `unknown-key`, `missing-record`, `inotify`.
+        /// The check: `mode`, `owner`, `symlink`, `stray-file`, `lock-file`, `unreadable-name`,
+        /// `unreadable`, `keyset`, `retired-key`, `unknown-key`, `missing-record`, `inotify`.
         var check: String
         /// The path, record or setting concerned.
         var subject: String

@@ -84,7 +84,23 @@ struct HomeInspection {
                           repair: .changeDirectoryMode(directory, examined: status, mode: sharing.directoryMode))
         for name in names(of: directory) {
             let path = directory.child(name)
-            guard let entry = try? directory.status(of: name), entry.type != .directory else { continue }
+            let entry: Stat
+            do {
+                guard let found = try directory.status(of: name) else {
+                    // Listed, yet not there by its name: the name on disk is not UTF-8, and the
+                    // listing shows it with U+FFFD, which names another file. GroupVault never
+                    // makes such a name, and nothing can address it by this one.
+                    findings.append(.init(check: "unreadable-name", subject: path,
+                                          problem: "a name that is not valid UTF-8 (shown with U+FFFD): GroupVault never creates one",
+                                          fixText: "# no command printed: the name cannot be written here; inspect the directory with ls -b and remove it by hand"))
+                    continue
+                }
+                entry = found
+            } catch {
+                findings.append(.init(check: "unreadable", subject: path, problem: "cannot be examined: \(error)", fixText: "# check its permissions"))
+                continue
+            }
+            guard entry.type != .directory else { continue }
             if entry.type == .symbolicLink {
                 findings.append(.init(check: "symlink", subject: path, problem: "a symbolic link where GroupVault keeps its own files (it refuses to follow it)",
                                       fix: ShellCommand("rm", "--", path), repair: .remove(parent: directory, name: name, examined: entry)))
