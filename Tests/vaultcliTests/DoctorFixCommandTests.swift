@@ -45,12 +45,12 @@ final class DoctorFixCommandTests: VaultCLITestCase {
 
     /// Runs `command` with `sh -c` in the scratch directory, as an operator pasting it would.
     @discardableResult
-    private func shell(_ command: String) throws -> Int32 {
+    private func shell(_ command: String, environment: [String: String] = [:]) throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
         process.currentDirectoryURL = scratch
-        process.environment = ["PATH": "/usr/bin:/bin"]
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { own, _ in own }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -146,6 +146,17 @@ final class DoctorFixCommandTests: VaultCLITestCase {
         XCTAssertEqual(result.status, 1, result.transcript)
         let finding = try XCTUnwrap(try findings(result).first { $0["check"] as? String == "unreadable-name" }, result.output)
         XCTAssertTrue((finding["fix"] as? String)?.hasPrefix("#") == true, "\(finding)")
+    }
+
+    func testThePrintedRecordDeletionWorksForANameThatLooksLikeAnOption() throws {
+        _ = try records()
+        try vault().write(Note(text: "y"), as: "-rf")
+        try FileManager.default.removeItem(atPath: try vault().recordsDirectory.appending("-rf.gvr").string)
+        let fix = try XCTUnwrap(try finding("missing-record", about: "\(group)/-rf", in: try vaultcli("doctor", "--json"))["fix"] as? String)
+        var environment = environment
+        environment["PATH"] = vaultcliURL.deletingLastPathComponent().path + ":/usr/bin:/bin"
+        XCTAssertEqual(try shell(fix, environment: environment), 0, fix)
+        XCTAssertEqual(try vault().recordsMissingFromDisk(), [], fix)
     }
 
     // MARK: --fix

@@ -135,18 +135,26 @@ struct DoctorCommand: ParsableCommand {
                     findings.append(Finding(
                         check: key == nil ? "unknown-key" : "retired-key", subject: "\(group)/\(listing.name)",
                         problem: "sealed with key #\(header.keyID), which the keyset \(key == nil ? "never had" : "has retired"): nobody can read it",
-                        fixText: "vaultcli keys import --reveal --group \(group) --id \(header.keyID) (from a backup), or \(ShellCommand("vaultcli", "records", "delete", "--group", group.rawValue, listing.name).line ?? noCommand)"))
+                        fixText: "vaultcli keys import --reveal --group \(group) --id \(header.keyID) (from a backup), or \(deleteCommand(group, listing.name).line ?? noCommand)"))
                 }
             }
             for name in (try? vault.recordsMissingFromDisk()) ?? [] {
                 findings.append(Finding(
                     check: "missing-record", subject: "\(group)/\(name)",
                     problem: "the trust ledger knows this record but its file is gone",
-                    fix: ShellCommand("vaultcli", "records", "delete", "--group", group.rawValue, name),
+                    fix: deleteCommand(group, name),
                     repair: .deleteRecord(vault, name: name)))
             }
         }
         return findings
+    }
+
+    /// `vaultcli records delete` of `name`; a record name may start with `-`, which then
+    /// follows `--` so that it is not taken for an option.
+    private static func deleteCommand(_ group: GroupIdentifier, _ name: String) -> ShellCommand {
+        name.hasPrefix("-")
+            ? ShellCommand("vaultcli", "records", "delete", "--group", group.rawValue, "--", name)
+            : ShellCommand("vaultcli", "records", "delete", "--group", group.rawValue, name)
     }
 
     /// inotify limits: `records watch` and `Vault.changes` need an instance per watcher and a
