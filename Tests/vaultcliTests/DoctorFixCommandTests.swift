@@ -204,6 +204,24 @@ final class DoctorFixCommandTests: VaultCLITestCase {
         XCTAssertEqual(mode(outside), 0o644)
     }
 
+    func testFixAtATerminalRemovesOnlyWhatTheOperatorConfirms() throws {
+        let records = try records()
+        let link = records.appendingPathComponent("other.gvr").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/etc/passwd")
+        let question = "remove \(link)? [y/N] "
+
+        let declined = try PseudoTerminalSession.run(vaultcliURL, ["doctor", "--fix"], environment: environment,
+                                                     exchanges: [.init(prompt: question, line: "n")])
+        XCTAssertEqual(declined.status, 1, declined.transcript)
+        XCTAssertTrue(declined.transcript.contains("not fixed: declined"), declined.transcript)
+        XCTAssertNotNil(try? FileManager.default.destinationOfSymbolicLink(atPath: link), "removed though declined")
+
+        let confirmed = try PseudoTerminalSession.run(vaultcliURL, ["doctor", "--fix"], environment: environment,
+                                                      exchanges: [.init(prompt: question, line: "y")])
+        XCTAssertEqual(confirmed.status, 0, confirmed.transcript)
+        XCTAssertNil(try? FileManager.default.destinationOfSymbolicLink(atPath: link), confirmed.transcript)
+    }
+
     func testYesWithoutFixIsAUsageError() throws {
         assertFails(try vaultcli("doctor", "--yes"), with: 2, mentioning: ["--fix"])
     }
