@@ -32,6 +32,9 @@ struct DoctorCommand: ParsableCommand {
     /// What a printed fix says when no command line can carry the name (ShellCommand).
     static let noCommand = "# no command printed: the name holds a control or invisible character, which a shell line cannot carry safely; run: vaultcli doctor --fix"
 
+    /// The result of a finding `--fix` repaired.
+    static let fixed = "fixed"
+
     /// The `--json` shape of one finding (docs/CLI.md).
     struct Finding: Encodable {
         /// The check: `mode`, `owner`, `symlink`, `stray-file`, `lock-file`, `unreadable-name`,
@@ -91,13 +94,13 @@ struct DoctorCommand: ParsableCommand {
             for finding in findings { table.add(finding.check, finding.subject, finding.problem, fix ? finding.result ?? "" : finding.fix) }
             table.print()
         }
-        let remaining = fix ? findings.filter { $0.result != "fixed" } : findings
+        let remaining = fix ? findings.filter { $0.result != Self.fixed } : findings
         if !remaining.isEmpty { throw ExitCode(ExitStatus.findings.rawValue) }
     }
 
     /// Makes the repair of `finding`, asking first when it removes something: the result.
     private func repair(_ finding: Finding) -> String {
-        guard let repair = finding.repair else { return "not fixed: needs a person (see the fix)" }
+        guard let repair = finding.repair else { return "not fixed: needs a person: \(finding.fix)" }
         if repair.isDestructive && !yes {
             guard Terminal.standardInputIsTerminal, !output.json else {
                 return "not fixed: it would \(repair.question); run with --fix --yes to do that"
@@ -107,7 +110,7 @@ struct DoctorCommand: ParsableCommand {
         }
         do {
             try repair.perform()
-            return "fixed"
+            return Self.fixed
         } catch {
             return "not fixed: \(error.reason)"
         }
