@@ -55,6 +55,11 @@ enum DoctorRepair {
             try attempt("fchmod", directory.path) { () throws(Errno) in try Syscall.changeMode(directory.descriptor, to: mode) }
         case .changeFileMode(let parent, let name, let examined, let mode):
             let path = parent.child(name)
+            // Opening a device or FIFO can have effects of its own; GroupVault's files are
+            // regular files, and anything else in their place is better removed by a person.
+            guard examined.type == .regular else {
+                throw Refusal(reason: "\(Terminal.escaped(path)) is not a regular file, so it is not opened to change its mode; remove it if it is not yours")
+            }
             // O_NONBLOCK: a FIFO swapped in cannot hang the repair (and is refused below).
             let file = try attempt("open", path) { () throws(Errno) in
                 try Syscall.open(name, in: parent.descriptor, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
