@@ -61,6 +61,8 @@ extension Syscall {
     /// opened `/dev/shm`, so that its owner, type and link count can be checked and its mode set
     /// on the descriptor. `nil` when there is no such file.
     package static func openSemaphoreFile(_ name: String) throws(Errno) -> FileDescriptor? {
+        // One component after the leading slash, as sem_open itself requires.
+        guard name.hasPrefix("/"), name.utf8.count > 1, !name.dropFirst().contains("/") else { throw .invalidArgument }
         let directory = try open(FilePath("/dev/shm"), .readOnly, options: [.directory, .noFollow, .closeOnExec])
         defer { close(directory) }
         do {
