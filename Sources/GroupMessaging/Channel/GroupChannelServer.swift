@@ -140,7 +140,7 @@ public final class GroupChannelServer: Sendable {
                 throw GroupMessagingError(.addressInUse, "\(name) exists and is not a socket; it was left alone: move it away")
             }
         } catch let error as StorageError {
-            throw .storage(error, while: "remove the stale socket \(name)")
+            throw .storage(error, while: "probe or remove the stale socket \(name)")
         } catch {
             throw error as! GroupMessagingError
         }
