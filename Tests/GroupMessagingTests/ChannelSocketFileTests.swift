@@ -2,6 +2,7 @@ import Foundation
 import GroupMessaging
 import GroupVaultTestKit
 import Keyring
+import SealedStorage
 import XCTest
 
 /// The channel server's socket file in a shared (`unixGroup`) container, against another member
@@ -68,6 +69,22 @@ final class ChannelSocketFileTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: container).filter { $0.contains(".bind-") }, [])
         await server.close()
         XCTAssertFalse(FileManager.default.fileExists(atPath: name.rawValue), "close() removes the socket it bound")
+    }
+
+    func testAFailedPublicationLeavesNeitherTheSocketNorThePrivateDirectory() async throws {
+        let name = try GroupIPCName(.socket, "fp", in: MessagingSandbox.group, keyring: shared)
+        FaultInjection.arm(.fail(.permissionDenied), atCall: .link)
+        defer { FaultInjection.disarmAll() }
+        do {
+            let server = try await GroupChannelServer.start(name, keyring: shared, accepting: GroupMessageTypes())
+            await server.close()
+            XCTFail("the server started though its socket could not be linked into the container")
+        } catch {
+            XCTAssertEqual(error.code, .system, "\(error)")
+        }
+        let container = (name.rawValue as NSString).deletingLastPathComponent
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: container).filter { $0.hasPrefix(name.name) || $0.contains(".bind-") },
+                       ["fp.lock"], "only the startup lock file stays")
     }
 
     func testAHardLinkPlantedAsTheStartupLockIsRefusedAndItsTargetLeftAlone() async throws {
