@@ -71,6 +71,19 @@ final class ChannelSocketFileTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: name.rawValue), "close() removes the socket it bound")
     }
 
+    func testTheSocketBelongsToTheContainersGroupNotTheServersOwn() async throws {
+        let name = try GroupIPCName(.socket, "gr", in: MessagingSandbox.group, keyring: shared)
+        let container = (name.rawValue as NSString).deletingLastPathComponent
+        _ = try shared.containerURL(for: MessagingSandbox.group)
+        XCTAssertEqual(chown(container, geteuid(), 4242), 0)
+        XCTAssertEqual(chmod(container, 0o2770), 0)
+        let server = try await GroupChannelServer.start(name, keyring: shared, accepting: GroupMessageTypes())
+        var status = stat()
+        XCTAssertEqual(lstat(name.rawValue, &status), 0)
+        XCTAssertEqual(status.st_gid, 4242, "the group's members connect through the container's group")
+        await server.close()
+    }
+
     func testAFailedPublicationLeavesNeitherTheSocketNorThePrivateDirectory() async throws {
         let name = try GroupIPCName(.socket, "fp", in: MessagingSandbox.group, keyring: shared)
         FaultInjection.arm(.fail(.permissionDenied), atCall: .link)

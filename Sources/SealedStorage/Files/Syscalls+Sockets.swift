@@ -161,7 +161,7 @@ extension DirectoryHandle {
     /// name, and the chmod would change the mode of any file this user owns. So:
     /// 1. a fresh directory `.<name>.bind-<random>` is made here (mkdirat, 0700 and only ever
     ///    less under the umask) and opened with `O_DIRECTORY | O_NOFOLLOW`; its fstat must show
-    ///    a directory this user owns with one link, as made;
+    ///    a directory this user owns with no bits for its group or others, as made;
     /// 2. the socket is bound inside it through `/proc/self/fd/<that directory>/<name>`, a path
     ///    pinned to the opened directory whatever is renamed meanwhile;
     /// 3. its fstatat must show a socket this user owns with one link; its mode is set there
@@ -205,8 +205,10 @@ extension DirectoryHandle {
                 throw StorageError(.wrongFileType, operation: "bind socket", path: target,
                                    hint: "the private directory made to bind it was replaced by another process's; nothing was bound")
             }
-            // mkdirat applied the umask, which may have taken the owner's own bits too.
-            try Syscall.changeMode(privateDirectory, to: 0o700)
+            // mkdirat applied the umask, which may have taken the owner's own bits too. The
+            // setgid bit inherited from a unixGroup directory stays: through it the socket gets
+            // the directory's group, the one the other members connect through.
+            try Syscall.changeMode(privateDirectory, to: 0o700 | UInt16(status.permissions.rawValue) & 0o2000)
             privateIdentity = SocketFileIdentity(status)
         } catch let error as StorageError {
             throw error
