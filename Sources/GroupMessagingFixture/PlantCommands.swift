@@ -6,7 +6,9 @@ import Foundation
 ///
 /// - `plant --at P --target T [--kind symlink|hardlink|fifo|directory] [--uid U --gid G]`: makes a
 ///   symbolic link to T (or a hard link to T, a FIFO, an empty directory) under a temporary name
-///   beside P and renames it over P, replacing whatever was there. Prints `planted`.
+///   beside P and renames it over P, replacing whatever was there. With `--move-aside`, first
+///   renames what is at P to `P.moved` (a directory cannot be replaced by a link). Prints `planted`.
+///   (`--move-aside yes`: fixture options all take a value.)
 ///
 /// With `--uid`, the process first becomes that user with `--gid` as its only group.
 let plantCommands: [String: FixtureCommand] = [
@@ -23,6 +25,9 @@ let plantCommands: [String: FixtureCommand] = [
             case "fifo": made = mkfifo(temporary, 0o666)
             case "directory": made = mkdir(temporary, 0o777)
             case let kind: throw PlantFailure(description: "unknown --kind \(kind)")
+            }
+            if options.optionalString("move-aside") != nil, rename(at, at + ".moved") != 0 {
+                throw PlantFailure(description: "cannot move \(at) aside: errno \(errno)")
             }
             guard made == 0 else { throw PlantFailure(description: "cannot make \(temporary): errno \(errno)") }
             guard rename(temporary, at) == 0 else { throw PlantFailure(description: "cannot rename \(temporary) over \(at): errno \(errno)") }
