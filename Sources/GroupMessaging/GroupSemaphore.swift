@@ -9,7 +9,8 @@ import SystemPackage
 /// Created with the group's sharing mode (0600, or 0660 for ``StorageSharing/unixGroup``),
 /// set explicitly after creation because `sem_open` applies the umask. One created by another
 /// member of a `unixGroup` home is used as it is (only its owner may change its mode); one that
-/// belongs to nobody of the group is refused. The semaphore outlives every process until
+/// belongs to nobody of the group is refused, and so is anything under the name but a regular
+/// file with one link. The semaphore outlives every process until
 /// ``unlink(_:)``.
 public final class GroupSemaphore: @unchecked Sendable {
     // @unchecked: the handle is a sem_t*, which POSIX makes safe to use from any thread.

@@ -8,12 +8,13 @@ import SystemPackage
 /// Created with the group's sharing mode (0600, or 0660 for ``StorageSharing/unixGroup``),
 /// set with `fchmod` because `shm_open` applies the umask. One created by another member of a
 /// `unixGroup` home is used as it is (only its owner may change its mode); one that belongs to
-/// nobody of the group is refused. Map it with `mmap`, size it with
-/// `ftruncate`; the caller owns the descriptor.
+/// nobody of the group is refused, and so is anything under the name but a regular file with one
+/// link (checked with `fstat` of the opened descriptor before any `fchmod`). Map it with `mmap`,
+/// size it with `ftruncate`; the caller owns the descriptor.
 public enum GroupSharedMemory {
     /// Opens (creating if needed) the shared-memory object `name` for reading and writing.
-    /// - Throws: ``GroupMessagingError`` when the name is not a shared-memory name, or
-    ///   `shm_open`/`fchmod` fail.
+    /// - Throws: ``GroupMessagingError`` when the name is not a shared-memory name, the object is
+    ///   refused (see above), or `shm_open`/`fstat`/`fchmod` fail.
     public static func open(_ name: GroupIPCName, keyring: Keyring) throws(GroupMessagingError) -> FileDescriptor {
         guard name.kind == .sharedMemory else {
             throw GroupMessagingError(.invalidName, "\(name) is a \(name.kind.rawValue) name; build a GroupIPCName(.sharedMemory, ...) for shared memory")
