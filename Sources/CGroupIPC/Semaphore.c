@@ -8,11 +8,6 @@ void *cgroupipc_semaphore_create(const char *name, int exclusive, mode_t mode, u
     return semaphore == SEM_FAILED ? NULL : semaphore;
 }
 
-void *cgroupipc_semaphore_open(const char *name) {
-    sem_t *semaphore = sem_open(name, 0);
-    return semaphore == SEM_FAILED ? NULL : semaphore;
-}
-
 int cgroupipc_semaphore_wait(void *semaphore) { return sem_wait((sem_t *)semaphore); }
 int cgroupipc_semaphore_try_wait(void *semaphore) { return sem_trywait((sem_t *)semaphore); }
 int cgroupipc_semaphore_post(void *semaphore) { return sem_post((sem_t *)semaphore); }

@@ -26,7 +26,11 @@ public struct GroupNotification: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Only identities entitled to the group can build a center (the container is refused to the
 /// others), and the directory has the group's sharing mode, so other users can neither post
-/// nor observe. See docs/MESSAGING.md.
+/// nor observe. The directory is opened once, when the center is made, and every post is
+/// relative to that descriptor: a directory swapped for a symbolic link later is not followed.
+/// A post opens its file with `O_NOFOLLOW`, and refuses anything but a regular file with one
+/// link owned as the sharing mode expects before it changes the file's mode. See
+/// docs/MESSAGING.md.
 ///
 /// ```swift
 /// let center = try GroupNotificationCenter(keyring: keyring, group: group)
@@ -40,8 +44,8 @@ public struct GroupNotificationCenter: Sendable {
 
     /// The application group.
     public let group: GroupIdentifier
-    /// The directory holding one file per posted name.
-    let directory: FilePath
+    /// The directory holding one file per posted name, held open since the center was made.
+    let directory: DirectoryHandle
     let sharing: FileSharing
 
     /// A center for `group`, creating its directory in the group container if needed.
@@ -58,9 +62,10 @@ public struct GroupNotificationCenter: Sendable {
         guard let container = url else { throw GroupIPCName.notEntitled(group, keyring: keyring) }
         self.group = group
         self.sharing = keyring.home.sharing.fileSharing
-        self.directory = FilePath(container.path).appending("GroupMessaging").appending("notifications")
+        let path = FilePath(container.path).appending("GroupMessaging").appending("notifications")
         do {
-            try SafeDirectory.ensure(directory, sharing: sharing)
+            try SafeDirectory.ensure(path, sharing: sharing)
+            self.directory = try DirectoryHandle(opening: path, sharing: sharing)
         } catch {
             throw .storage(error, while: "create the notifications directory of \(group)")
         }
@@ -70,27 +75,55 @@ public struct GroupNotificationCenter: Sendable {
     /// - Throws: ``GroupMessagingError/Code/invalidName`` for a name outside the allowed set
     ///   (ASCII letters, digits, `-`, `.`, `_`; not starting with `.`; at most 255 bytes);
     ///   ``GroupMessagingError/Code/system`` when the name's file cannot be opened, or is not a
-    ///   regular file (something else was put in its place).
+    ///   regular file with one link owned as the sharing mode expects (something else was put
+    ///   in its place: a symbolic or hard link, a FIFO, a directory); it is then left alone.
     public func post(_ name: String) throws(GroupMessagingError) {
         try Self.check(name)
-        let path = directory.appending(name)
-        // O_NONBLOCK: a FIFO planted under the name must not block the poster; O_NOFOLLOW: a
-        // link must not redirect the open. The write-close is the signal; nothing is written.
-        let descriptor = path.withPlatformString { open($0, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode_t(sharing.fileMode)) }
-        guard descriptor >= 0 else {
-            let error = Errno(rawValue: errno)
-            throw GroupMessagingError(.system, "post \(name) in \(group): cannot open \(path): \(error)", underlying: error)
+        let path = directory.path.appending(name)
+        func refusal(_ reason: String, _ error: (any Error & Sendable)? = nil) -> GroupMessagingError {
+            GroupMessagingError(.system, "post \(name) in \(group): \(path) \(reason)", underlying: error)
         }
-        var status = stat()
-        let isRegular = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+        // Relative to the held directory. O_NONBLOCK: a FIFO planted under the name must not
+        // block the poster; O_NOFOLLOW: a link must not redirect the open. The write-close is
+        // the signal; nothing is written.
+        let file: FileDescriptor
+        do {
+            file = try Syscall.open(name, in: directory.descriptor, .writeOnly, options: [.create, .noFollow, .nonBlocking, .closeOnExec],
+                                    permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
+        } catch .tooManySymbolicLinkLevels {
+            throw refusal("is a symbolic link; it was left alone: remove it", Errno.tooManySymbolicLinkLevels)
+        } catch {
+            throw refusal("cannot be opened (\(error)); if it is not a regular file, remove it", error)
+        }
+        defer { Syscall.close(file) }
+        let status: Stat
+        do {
+            status = try Syscall.status(file)
+        } catch {
+            throw refusal("cannot be checked: \(error)", error)
+        }
+        guard status.type == .regular else {
+            throw refusal("is not a regular file (a \(status.type)); it was left alone: remove it")
+        }
+        // A second name means the file is also something else, maybe a private file of this
+        // user elsewhere, whose mode must not be changed.
+        guard status.linkCount == 1 else {
+            throw refusal("has \(status.linkCount) hard links, so it may be another file's other name; it was left alone: remove it")
+        }
+        do {
+            try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "post")
+        } catch {
+            throw refusal("is not a file this group may use (\(error)); it was left alone: remove it", error)
+        }
         // open(2) applied the umask: a 0660 file would come out 0640 under the usual 022, and
-        // the other users of a unixGroup home could no longer post. The creator sets it right.
-        if isRegular && status.st_uid == geteuid() && status.st_mode & 0o777 != mode_t(sharing.fileMode) {
-            _ = fchmod(descriptor, mode_t(sharing.fileMode))
-        }
-        close(descriptor)
-        guard isRegular else {
-            throw GroupMessagingError(.system, "post \(name) in \(group): \(path) is not a regular file; remove it")
+        // the other users of a unixGroup home could no longer post. The creator sets it right;
+        // only the owner can.
+        guard UInt32(status.userID.rawValue) == Syscall.effectiveUserID,
+              UInt16(status.permissions.rawValue) & 0o7777 != sharing.fileMode else { return }
+        do {
+            try Syscall.changeMode(file, to: sharing.fileMode)
+        } catch {
+            throw refusal("cannot be given mode \(String(sharing.fileMode, radix: 8)): \(error)", error)
         }
     }
 
@@ -105,13 +138,37 @@ public struct GroupNotificationCenter: Sendable {
         let notification = GroupNotification(name: name)
         // A buffer of one pending wake-up (the watcher's minimum of two, newest kept) is the
         // coalescing: a burst while the observer is busy leaves one wake-up waiting, never none.
-        let watcher = DirectoryWatcher(directory: directory, bufferLimit: 2)
+        // inotify watches a path; the watch must be on the directory posts go to, so the path
+        // must still name the held directory, before and after the watch is in place.
+        try checkPathStillNamesTheDirectory(observing: name)
+        let watcher = DirectoryWatcher(directory: directory.path, bufferLimit: 2)
+        let stream: AsyncStream<GroupNotification>
         do {
-            return try watcher.events { event in
+            stream = try watcher.events { event in
                 event.kind == .overflow || (event.name == name && event.kind == .written) ? notification : nil
             }
         } catch {
             throw .storage(error, while: "observe \(name) in \(group)")
+        }
+        // Dropping the stream on a refusal ends the watch and closes its descriptor.
+        try checkPathStillNamesTheDirectory(observing: name)
+        return stream
+    }
+
+    /// Refuses to observe when the notifications directory's path no longer names the directory
+    /// this center holds (another member renamed something over it): a watch there would wait
+    /// for posts that go elsewhere.
+    private func checkPathStillNamesTheDirectory(observing name: String) throws(GroupMessagingError) {
+        let held: Stat
+        let current: Stat?
+        do {
+            held = try Syscall.status(directory.descriptor)
+            current = try Syscall.statusIfPresent(directory.path)
+        } catch {
+            throw GroupMessagingError(.system, "observe \(name) in \(group): cannot check \(directory.path): \(error)", underlying: error)
+        }
+        guard let current, current.type == .directory, current.deviceID == held.deviceID, current.inode == held.inode else {
+            throw GroupMessagingError(.system, "observe \(name) in \(group): \(directory.path) was replaced since this center opened it; it was left alone: make a new center")
         }
     }
 

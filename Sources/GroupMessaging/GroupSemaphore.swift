@@ -9,7 +9,8 @@ import SystemPackage
 /// Created with the group's sharing mode (0600, or 0660 for ``StorageSharing/unixGroup``),
 /// set explicitly after creation because `sem_open` applies the umask. One created by another
 /// member of a `unixGroup` home is used as it is (only its owner may change its mode); one that
-/// belongs to nobody of the group is refused. The semaphore outlives every process until
+/// belongs to nobody of the group is refused, and so is anything under the name but a regular
+/// file with one link. The semaphore outlives every process until
 /// ``unlink(_:)``.
 public final class GroupSemaphore: @unchecked Sendable {
     // @unchecked: the handle is a sem_t*, which POSIX makes safe to use from any thread.
@@ -25,29 +26,54 @@ public final class GroupSemaphore: @unchecked Sendable {
             throw GroupMessagingError(.invalidName, "\(name) is a \(name.kind.rawValue) name; build a GroupIPCName(.semaphore, ...) for a semaphore")
         }
         let sharing = keyring.home.sharing.fileSharing
-        guard let handle = cgroupipc_semaphore_create(name.posixName, 0, mode_t(sharing.fileMode), initialValue) else {
-            throw Self.failure("sem_open", name: name)
+        let handle: UnsafeMutableRawPointer
+        do {
+            handle = try Syscall.openSemaphore(name.posixName, mode: sharing.fileMode, initialValue: initialValue, through: cgroupipc_semaphore_create)
+        } catch {
+            throw Self.failure("sem_open", name: name, error)
         }
-        self.handle = handle
-        self.name = name
         #if os(Linux)
         // glibc keeps a named semaphore as /dev/shm/sem.<name without the slash> (and opens it
         // with O_NOFOLLOW); its mode is the one place the group's sharing can be set after the
-        // umask had its say, and only its owner may set it.
-        let path = "/dev/shm/sem." + name.posixName.dropFirst()
+        // umask had its say, and only its owner may set it. The file is opened O_NOFOLLOW and
+        // vetted on its descriptor (a regular file, one link, owned as the sharing mode
+        // expects) before fchmod: /dev/shm is every user's, a path there is nobody's promise.
         do throws(GroupMessagingError) {
-            var status = stat()
-            guard lstat(path, &status) == 0 else { throw Self.failure("lstat \(path)", name: name) }
-            try SharedObjectOwnership.adopt(status, sharing: sharing, name: name, call: "chmod \(path)") { chmod(path, $0) }
+            let file: FileDescriptor?
+            do {
+                file = try Syscall.openSemaphoreFile(name.posixName)
+            } catch {
+                throw Self.failure("open /dev/shm/sem.\(name.posixName.dropFirst())", name: name, error)
+            }
+            guard let file else {
+                throw GroupMessagingError(.system, "\(name) (\(name.posixName)) was unlinked while it was being opened; try again")
+            }
+            defer { Syscall.close(file) }
+            let status: Stat
+            do {
+                status = try Syscall.status(file)
+            } catch {
+                throw Self.failure("fstat", name: name, error)
+            }
+            try SharedObjectOwnership.adopt(status, sharing: sharing, name: name) { mode throws(Errno) in try Syscall.changeMode(file, to: mode) }
         } catch {
-            _ = cgroupipc_semaphore_close(handle)
+            if cgroupipc_semaphore_close(handle) != 0 {
+                // The handle is unusable either way; the refusal is what the caller must see.
+                assertionFailure("sem_close failed: errno \(errno)")
+            }
             throw error
         }
         #endif
+        // Only now: a class whose stored properties are all set runs its deinit (sem_close)
+        // when its init throws, which would close the handle a second time.
+        self.handle = handle
+        self.name = name
     }
 
     deinit {
-        _ = cgroupipc_semaphore_close(handle)
+        // sem_close only unmaps; it fails only for a handle that is not a semaphore.
+        let closed = cgroupipc_semaphore_close(handle)
+        assert(closed == 0, "sem_close failed: errno \(errno)")
     }
 
     /// Increments the semaphore, waking one waiter.
@@ -71,11 +97,18 @@ public final class GroupSemaphore: @unchecked Sendable {
 
     /// Removes the semaphore's name; processes that have it open keep using it.
     public static func unlink(_ name: GroupIPCName) throws(GroupMessagingError) {
-        guard sem_unlink(name.posixName) == 0 || errno == ENOENT else { throw failure("sem_unlink", name: name) }
+        do {
+            try Syscall.unlinkSemaphore(name.posixName)
+        } catch {
+            throw failure("sem_unlink", name: name, error)
+        }
     }
 
     static func failure(_ call: String, name: GroupIPCName) -> GroupMessagingError {
-        let error = Errno(rawValue: errno)
-        return GroupMessagingError(.system, "\(call) for \(name) (\(name.posixName)) failed: \(error)", underlying: error)
+        failure(call, name: name, Errno(rawValue: errno))
+    }
+
+    static func failure(_ call: String, name: GroupIPCName, _ error: Errno) -> GroupMessagingError {
+        GroupMessagingError(.system, "\(call) for \(name) (\(name.posixName)) failed: \(error)", underlying: error)
     }
 }

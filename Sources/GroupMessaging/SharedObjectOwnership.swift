@@ -10,31 +10,41 @@ import SystemPackage
 /// set only by its owner; anyone else accepts it if it belongs to a group this process is in
 /// and grants nothing to other users, as files of a shared container are accepted. `/dev/shm`
 /// is shared by every user of the machine: an object someone outside the group planted under
-/// the name is refused, never used.
+/// the name is refused, never used; so is anything but a regular file with one link (a hard
+/// link planted at the name would otherwise have its target's mode changed).
 enum SharedObjectOwnership {
-    /// Checks `status` (the object's) against `sharing`; if this user owns it, gives it the
-    /// group's mode with `setMode` (`chmod` or `fchmod`, which return 0 or -1 with errno).
+    /// Checks `status` (the object's, from `fstat` of the descriptor `setMode` acts on) against
+    /// `sharing`; if this user owns it, gives it the group's mode with `setMode` (`fchmod`).
     static func adopt(
-        _ status: stat, sharing: FileSharing, name: GroupIPCName, call: String, setMode: (mode_t) -> Int32
+        _ status: Stat, sharing: FileSharing, name: GroupIPCName, setMode: (UInt16) throws(Errno) -> Void
     ) throws(GroupMessagingError) {
-        if status.st_uid == geteuid() {
+        let owner = UInt32(status.userID.rawValue)
+        let mode = UInt16(status.permissions.rawValue) & 0o7777
+        func refusal(_ what: String, _ error: (any Error & Sendable)? = nil) -> GroupMessagingError {
+            GroupMessagingError(.system, "\(name) (\(name.posixName)) \(what); it was left alone: unlink it if it is stale or was planted", underlying: error)
+        }
+        guard status.type == .regular else { throw refusal("is not a regular file (a \(status.type))") }
+        guard status.linkCount == 1 else {
+            throw refusal("has \(status.linkCount) hard links, so it may be another file's other name, whose mode must not be changed")
+        }
+        if owner == Syscall.effectiveUserID {
             // open(2), sem_open and shm_open applied the umask: the creator sets the mode right.
-            let wanted = mode_t(sharing.fileMode)
-            guard status.st_mode & 0o777 != wanted else { return }
-            guard setMode(wanted) == 0 else { throw GroupSemaphore.failure(call, name: name) }
+            guard mode != sharing.fileMode else { return }
+            do {
+                try setMode(sharing.fileMode)
+            } catch {
+                throw GroupMessagingError(.system, "fchmod of \(name) (\(name.posixName)) failed: \(error)", underlying: error)
+            }
             return
         }
         // Someone else's: the rule every shared file of a home is held to.
         do {
-            try SafeDirectory.checkOwnerAndMode(Stat(rawValue: status), path: FilePath(name.posixName), sharing: sharing, operation: "use")
+            try SafeDirectory.checkOwnerAndMode(status, path: FilePath(name.posixName), sharing: sharing, operation: "use")
         } catch {
-            let mode = UInt16(status.st_mode & 0o777)
-            throw GroupMessagingError(
-                .system,
-                "\(name) (\(name.posixName)) belongs to uid \(status.st_uid), group \(status.st_gid), mode \(String(mode, radix: 8)): "
-                    + "not this user's (uid \(geteuid())) nor shared through a group of this process with the group's mode; "
-                    + "it was left alone: unlink it if it is stale or was planted",
-                underlying: error)
+            throw refusal(
+                "belongs to uid \(owner), group \(status.groupID.rawValue), mode \(String(mode & 0o777, radix: 8)): "
+                    + "not this user's (uid \(Syscall.effectiveUserID)) nor shared through a group of this process with the group's mode",
+                error)
         }
     }
 }

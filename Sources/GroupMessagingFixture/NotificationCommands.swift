@@ -6,7 +6,8 @@ import GroupMessaging
 ///
 /// - `notify-observe --group G --name N [--count K]`: observes N, prints `ready` once the watch
 ///   is in place, then `woken` per wake-up; exits 0 after K wake-ups (default 1).
-/// - `notify-post --group G --name N [--count K]`: posts N K times (default 1), prints `posted`.
+/// - `notify-post --group G --name N [--count K] [--uid U --gid G2]`: posts N K times (default 1),
+///   prints `posted`; with `--uid`, as that user (see `becomeUser`).
 let notificationCommands: [String: FixtureCommand] = [
     "notify-observe": { arguments in
         await runFixture(arguments) { options in
@@ -26,6 +27,7 @@ let notificationCommands: [String: FixtureCommand] = [
     },
     "notify-post": { arguments in
         runFixture(arguments) { options in
+            try becomeUser(options)
             let center = try GroupNotificationCenter(keyring: try options.keyring(), group: try options.group())
             for _ in 0..<(try options.integer("count", default: 1)) {
                 try center.post(try options.string("name"))

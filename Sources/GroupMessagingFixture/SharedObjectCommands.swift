@@ -34,7 +34,7 @@ let sharedObjectCommands: [String: FixtureCommand] = [
 ]
 
 /// Drops to `--uid` with `--gid` as the only group, when `--uid` is given.
-private func becomeUser(_ options: FixtureOptions) throws {
+func becomeUser(_ options: FixtureOptions) throws {
     let uid = try options.integer("uid", default: -1)
     guard uid >= 0 else { return }
     var gid = gid_t(try options.integer("gid", default: 0))

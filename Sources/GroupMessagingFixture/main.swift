@@ -9,7 +9,7 @@ import Foundation
 // A peer that closes mid-write must show up as a write error, not kill the process.
 signal(SIGPIPE, SIG_IGN)
 let commandLine = Array(CommandLine.arguments.dropFirst())
-let commands = [notificationCommands, channelCommands, sharedObjectCommands]
+let commands = [notificationCommands, channelCommands, sharedObjectCommands, plantCommands]
     .reduce(into: [String: FixtureCommand]()) { all, area in all.merge(area) { first, _ in first } }
 guard let name = commandLine.first, let command = commands[name] else {
     printError("usage: GroupMessagingFixture <\(commands.keys.sorted().joined(separator: "|"))> ...")

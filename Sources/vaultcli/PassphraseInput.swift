@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Keyring
 import SealedStorage
+import SystemPackage
 
 /// Where a passphrase comes from: a terminal prompt without echo, or `--passphrase-fd N` for
 /// scripts. Never an argument: arguments are visible to every user in `/proc/<pid>/cmdline`.
@@ -35,7 +36,7 @@ struct PassphraseInput: ParsableArguments {
             guard let terminal = Self.openTerminal() else {
                 throw CLIError.usage("no terminal to ask for the passphrase: pass it on a file descriptor with --passphrase-fd N")
             }
-            defer { close(terminal) }
+            defer { Syscall.close(terminal) }
             lines = prompts.map { Self.readLineWithoutEcho(from: terminal, prompt: $0) }
             guard !lines.contains(where: \.isEmpty) else { throw CLIError.usage("the passphrase is empty: nothing was changed") }
         }
@@ -52,11 +53,13 @@ struct PassphraseInput: ParsableArguments {
         defer { for index in current.indices { current[index] = 0 } }
         var byte: UInt8 = 0
         defer { byte = 0 }
+        let source = FileDescriptor(rawValue: descriptor)
         while lines.count < count {
-            let result = Foundation.read(descriptor, &byte, 1)
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw CLIError.usage("--passphrase-fd \(descriptor): cannot read it (\(String(cString: strerror(errno))))")
+            let result: Int
+            do {
+                result = try withUnsafeMutableBytes(of: &byte) { buffer throws(Errno) in try Syscall.read(source, into: buffer) }
+            } catch {
+                throw CLIError.usage("--passphrase-fd \(descriptor): cannot read it (\(error))")
             }
             if result == 0 {
                 if !current.isEmpty { lines.append(current) }
@@ -74,20 +77,26 @@ struct PassphraseInput: ParsableArguments {
         return lines
     }
 
-    private static func openTerminal() -> Int32? {
-        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC)
-        return descriptor >= 0 ? descriptor : nil
+    /// The controlling terminal, through the file layer (`O_CLOEXEC`, EINTR retried).
+    private static func openTerminal() -> FileDescriptor? {
+        try? Syscall.open(FilePath("/dev/tty"), .readWrite, options: [.closeOnExec])
     }
 
-    /// One line from the terminal with echo off, settings restored afterwards.
-    private static func readLineWithoutEcho(from terminal: Int32, prompt: String) -> [UInt8] {
+    /// One line from the terminal with echo off, settings restored afterwards. A failed
+    /// prompt write or read ends the line: an empty passphrase is then refused by the caller.
+    private static func readLineWithoutEcho(from terminal: FileDescriptor, prompt: String) -> [UInt8] {
         // Echo goes off before the prompt appears, so nothing typed in answer to it is shown.
-        Terminal.withEchoOff(terminal, then: { _ = write(terminal, "\n", 1) }) {
-            _ = Array(prompt.utf8).withUnsafeBytes { write(terminal, $0.baseAddress, $0.count) }
+        Terminal.withEchoOff(terminal.rawValue, then: { try? Syscall.writeAll(terminal, Array("\n".utf8)) }) {
+            guard (try? Syscall.writeAll(terminal, Array(prompt.utf8))) != nil else { return [] }
             var line: [UInt8] = []
+            line.reserveCapacity(4096)  // one allocation: no stray copies of the passphrase
             var byte: UInt8 = 0
-            while Foundation.read(terminal, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
-            byte = 0
+            defer { byte = 0 }
+            while line.count < 4096 {
+                let count = (try? withUnsafeMutableBytes(of: &byte) { buffer throws(Errno) in try Syscall.read(terminal, into: buffer) }) ?? 0
+                guard count == 1, byte != UInt8(ascii: "\n") else { break }
+                line.append(byte)
+            }
             return line
         }
     }

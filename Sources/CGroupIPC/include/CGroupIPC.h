@@ -15,9 +15,10 @@ typedef struct {
 } cgroupipc_peer_credentials;
 
 /// sem_open(name, O_CREAT | (exclusive ? O_EXCL : 0), mode, value); returns NULL with errno set.
+/// A file call: Swift code never calls it directly but hands it to SealedStorage's
+/// Syscall.openSemaphore, which checks faults, retries EINTR and types the error (the file
+/// layer, Sources/SealedStorage/Files, is the only caller of file functions).
 void *cgroupipc_semaphore_create(const char *name, int exclusive, mode_t mode, unsigned int value);
-/// sem_open(name, 0) of an existing semaphore; returns NULL with errno set.
-void *cgroupipc_semaphore_open(const char *name);
 /// sem_wait, sem_trywait, sem_post, sem_close: 0 or -1 with errno.
 int cgroupipc_semaphore_wait(void *semaphore);
 int cgroupipc_semaphore_try_wait(void *semaphore);

@@ -62,13 +62,17 @@ public final class GroupChannelServer: Sendable {
     public let name: GroupIPCName
     private let core: ServerCore
     private let listener: any Channel
+    /// The group container, held open since the server started: the socket and its startup
+    /// lock are reached relative to it, never by a path another member could redirect.
+    private let container: DirectoryHandle
     /// The socket file this server bound, so that ``close()`` removes that file and no other.
-    private let socketFile: SocketFile.Identity?
+    private let socketFile: SocketFileIdentity
 
-    private init(name: GroupIPCName, core: ServerCore, listener: any Channel, socketFile: SocketFile.Identity?) {
+    private init(name: GroupIPCName, core: ServerCore, listener: any Channel, container: DirectoryHandle, socketFile: SocketFileIdentity) {
         self.name = name
         self.core = core
         self.listener = listener
+        self.container = container
         self.socketFile = socketFile
     }
 
@@ -76,7 +80,11 @@ public final class GroupChannelServer: Sendable {
     ///
     /// A socket file already at the path is removed only if connecting to it is refused (its
     /// server is gone); if a server answers, this throws ``GroupMessagingError/Code/addressInUse``.
-    /// Anything at the path that is not a socket is left alone and refused.
+    /// Anything at the path that is not a socket is left alone and refused, and so is anything
+    /// put at the name while the socket is being bound. The socket is bound in a private
+    /// directory, given the group's file mode there and then linked into the container (see
+    /// ``DirectoryHandle/bindListeningSocket(named:backlog:)``), so no file swapped in at the name
+    /// can have its mode changed.
     /// - Throws: ``GroupMessagingError``: ``GroupMessagingError/Code/notEntitled``,
     ///   ``GroupMessagingError/Code/keyring`` (no group key), ``GroupMessagingError/Code/addressInUse``,
     ///   ``GroupMessagingError/Code/system`` when binding fails.
@@ -85,6 +93,16 @@ public final class GroupChannelServer: Sendable {
     public static func start(
         _ name: GroupIPCName, keyring: Keyring, accepting types: GroupMessageTypes, handlers: Handlers = Handlers(),
         handshakeTimeout: Duration = .seconds(10)
+    ) async throws(GroupMessagingError) -> GroupChannelServer {
+        try await start(name, keyring: keyring, accepting: types, handlers: handlers, handshakeTimeout: handshakeTimeout, whileBinding: nil)
+    }
+
+    /// ``start(_:keyring:accepting:handlers:handshakeTimeout:)`` with a test seam:
+    /// `whileBinding` runs once the socket is bound and before its mode is set and it is
+    /// published, the moment another member of the group would swap something in.
+    package static func start(
+        _ name: GroupIPCName, keyring: Keyring, accepting types: GroupMessageTypes, handlers: Handlers = Handlers(),
+        handshakeTimeout: Duration = .seconds(10), whileBinding: (() -> Void)?
     ) async throws(GroupMessagingError) -> GroupChannelServer {
         guard name.kind == .socket else {
             throw GroupMessagingError(.invalidName, "\(name) is a \(name.kind.rawValue) name; a channel needs GroupIPCName(.socket, ...)")
@@ -97,21 +115,34 @@ public final class GroupChannelServer: Sendable {
         } catch {
             throw error as! GroupMessagingError
         }
+        // The container, opened once: every later step is relative to this descriptor.
+        let container: DirectoryHandle
+        do {
+            container = try DirectoryHandle(opening: FilePath(name.rawValue).removingLastComponent(), sharing: keyring.home.sharing.fileSharing)
+        } catch {
+            throw .storage(error, while: "open the container of \(name)")
+        }
         // Held from the probe until the bind is done: a second server starting at the same
         // moment waits here, then finds the first one answering instead of removing its file.
         let startupLock: FileLock
         do {
-            startupLock = try Self.startupLock(of: name, keyring: keyring)
+            startupLock = try Self.startupLock(of: name, in: container)
         } catch {
             throw .storage(error, while: "lock \(name) to start a server")
         }
-        switch SocketFile.occupant(of: name.rawValue) {
-        case .nothing: break
-        case .staleSocket: unlink(name.rawValue)
-        case .liveServer:
-            throw GroupMessagingError(.addressInUse, "a server is already answering on \(name); stop it first, or use another name")
-        case .otherFile:
-            throw GroupMessagingError(.addressInUse, "\(name) exists and is not a socket; it was left alone: move it away")
+        do {
+            switch try container.socketOccupant(named: name.name) {
+            case .nothing: break
+            case .staleSocket(let stale): try container.removeSocket(named: name.name, ifStill: stale)
+            case .liveServer:
+                throw GroupMessagingError(.addressInUse, "a server is already answering on \(name); stop it first, or use another name")
+            case .otherFile:
+                throw GroupMessagingError(.addressInUse, "\(name) exists and is not a socket; it was left alone: move it away")
+            }
+        } catch let error as StorageError {
+            throw .storage(error, while: "probe or remove the stale socket \(name)")
+        } catch {
+            throw error as! GroupMessagingError
         }
         let timeout = TimeAmount(clamping: handshakeTimeout)
         let core = ServerCore(keyring: keyring, group: name.group, types: types, handlers: handlers, handshakeTimeout: timeout)
@@ -119,34 +150,32 @@ public final class GroupChannelServer: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.writeBufferWaterMark, value: ChannelConnectionHandler.waterMark)
             .childChannelInitializer { channel in core.initialize(channel) }
+        let socket: BoundSocket
+        do {
+            socket = try container.bindListeningSocket(named: name.name, backlog: 256, whileBound: whileBinding)
+        } catch {
+            if case .system(.fileExists) = error.kind {
+                throw GroupMessagingError(.addressInUse, "\(name) was taken by another process while this server was binding it; it was left alone: \(error)", underlying: error)
+            }
+            throw GroupMessagingError(.system, "bind \(name): \(error)", underlying: error)
+        }
         let listener: any Channel
         do {
-            let descriptor: CInt
-            do {
-                descriptor = try SocketFile.bindListening(name.rawValue, backlog: 256)
-            } catch {
-                throw GroupMessagingError(.system, "bind \(name): \(error)", underlying: error)
-            }
-            listener = try await bootstrap.withBoundSocket(descriptor).get()
-        } catch let error as GroupMessagingError {
-            throw error
+            // NIO owns the descriptor from here, and closes it with the listener.
+            listener = try await bootstrap.withBoundSocket(socket.descriptor.rawValue).get()
         } catch {
-            unlink(name.rawValue)  // bound by this call, under the lock: nobody else's file
+            // Bound by this call, under the lock: removed only if it is still that file.
+            _ = try? container.removeSocket(named: name.name, ifStill: socket.identity)
             throw GroupMessagingError(.system, "listen on \(name): \(error)", underlying: error)
         }
-        // Still under the lock, so the file at the path is the one just bound: the socket gets
-        // the group's file mode (who may connect is who may use the container), and its identity
-        // is kept for close().
-        chmod(name.rawValue, mode_t(keyring.home.sharing.fileSharing.fileMode))
-        let socketFile = SocketFile.identity(of: name.rawValue)
         _ = consume startupLock  // the socket answers now: a server starting next will see it live
-        return GroupChannelServer(name: name, core: core, listener: listener, socketFile: socketFile)
+        return GroupChannelServer(name: name, core: core, listener: listener, container: container, socketFile: socket.identity)
     }
 
     /// The lock servers of `name` hold while they probe, bind or remove its socket file:
-    /// `<socket>.lock`, beside it, with the group's sharing mode.
-    private static func startupLock(of name: GroupIPCName, keyring: Keyring) throws(StorageError) -> FileLock {
-        try FileLock(exclusiveAt: FilePath(name.rawValue + ".lock"), sharing: keyring.home.sharing.fileSharing)
+    /// `<socket>.lock`, beside it in the held container, with the group's sharing mode.
+    private static func startupLock(of name: GroupIPCName, in container: DirectoryHandle) throws(StorageError) -> FileLock {
+        try FileLock(exclusiveIn: container, name: name.name + ".lock")
     }
 
     /// The clients connected now, by id.
@@ -192,8 +221,9 @@ public final class GroupChannelServer: Sendable {
     /// moment waits, then finds the path free. If the lock cannot be taken the file stays, and
     /// the next server finds it stale and removes it.
     public func close() async {
-        if let socketFile, let lock = try? Self.startupLock(of: name, keyring: core.keyring) {
-            if SocketFile.identity(of: name.rawValue) == socketFile { unlink(name.rawValue) }
+        if let lock = try? Self.startupLock(of: name, in: container) {
+            // A failure leaves the file, which the next server finds stale and removes.
+            _ = try? container.removeSocket(named: name.name, ifStill: socketFile)
             _ = consume lock
         }
         try? await listener.close().get()

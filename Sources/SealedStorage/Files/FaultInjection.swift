@@ -43,6 +43,10 @@ package enum SystemCall: String, Sendable, CaseIterable {
     case inotifyInit = "call-inotify-init"
     case inotifyAddWatch = "call-inotify-add-watch"
     case inotifyRead = "call-inotify-read"
+    case socket = "call-socket"
+    case bind = "call-bind"
+    case connect = "call-connect"
+    case link = "call-link"
 }
 
 /// Where a fault is armed: a write step, or every use of one system call.

@@ -18,6 +18,9 @@ struct ChannelPong: GroupMessage {
 }
 
 /// `vaultcli channel serve|ping`: a debugging server and client for a group's sealed channel.
+///
+/// What a peer sends (a message type name in a refusal, a goodbye) reaches the output only
+/// escaped: text lines through ``printEscapedLine(_:)``, JSON lines through ``printJSONLine(_:)``.
 struct ChannelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channel",
@@ -62,16 +65,16 @@ struct ChannelCommand: AsyncParsableCommand {
                 handlers: .init(
                     connected: { peer in
                         json ? printJSONLine(["event": "connected", "peer": "\(peer.id)", "pid": "\(peer.credentials.pid)", "uid": "\(peer.credentials.uid)", "gid": "\(peer.credentials.gid)"])
-                            : print("connected \(peer)")
+                            : printEscapedLine("connected \(peer)")
                     },
                     request: { message, peer in
                         ChannelPong(seq: (message as? ChannelPing)?.seq ?? -1, peerPID: peer.credentials.pid)
                     },
                     invalidated: { peer, reason in
                         json ? printJSONLine(["event": "invalidated", "peer": peer.map { "\($0.id)" } ?? "", "reason": reason])
-                            : print("invalidated \(peer.map { "\($0)" } ?? "(before the handshake)"): \(reason)")
+                            : printEscapedLine("invalidated \(peer.map { "\($0)" } ?? "(before the handshake)"): \(reason)")
                     }))
-            json ? printJSONLine(["event": "listening", "path": server.name.rawValue]) : print("listening \(server.name.rawValue)")
+            json ? printJSONLine(["event": "listening", "path": server.name.rawValue]) : printEscapedLine("listening \(server.name.rawValue)")
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
     }
@@ -121,7 +124,7 @@ struct ChannelCommand: AsyncParsableCommand {
                 let pid = (pong as? ChannelPong)?.peerPID ?? -1
                 target.json
                     ? printJSONLine(["event": "pong", "seq": "\(seq)", "connection": "\(connection)", "microseconds": "\(Int(microseconds))", "seenPID": "\(pid)"])
-                    : print("pong \(seq) from \(name.rawValue) in \(Int(microseconds)) µs (the server saw pid \(pid))")
+                    : printEscapedLine("pong \(seq) from \(name.rawValue) in \(Int(microseconds)) µs (the server saw pid \(pid))")
             }
             await client.close()
         }

@@ -7,7 +7,9 @@ import SharedDefaults
 ///
 /// Values are shown only with `--reveal`: a suite may hold things a person at a shared
 /// terminal should not see. Keys and values are printed as JSON string literals or JSON
-/// values, so a hostile key cannot forge output lines.
+/// values with every character a terminal would act on escaped (``JSONOutput/terminalSafe(_:)``),
+/// and reasons through the terminal escaper, so a hostile key (a member of the group chooses
+/// it) cannot forge output lines, drive the terminal or read as another key.
 struct DefaultsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "defaults",
@@ -52,16 +54,16 @@ struct DefaultsCommand: ParsableCommand {
                     return row
                 }
                 let refused: [[String: DefaultsJSON]] = refusals.keys.sorted().map { key in
-                    ["key": .string(key), "code": .string(refusals[key]!.code.rawValue), "reason": .string(refusals[key]!.reason)]
+                    ["key": .string(key), "code": .string(refusals[key]!.code.rawValue), "reason": .string(CLIHints.translate(refusals[key]!.reason))]
                 }
                 try printJSON(["suite": .string(defaults.suiteName), "group": .string(defaults.group.rawValue), "keys": .array(keys.map(DefaultsJSON.object)), "refused": .array(refused.map(DefaultsJSON.object))])
             } else {
                 if values.isEmpty && refusals.isEmpty { print("no keys") }
                 for key in values.keys.sorted() {
-                    print("\(try literal(key))  \(values[key]!.description)" + (reveal ? "  \(try render(values[key]!))" : ""))
+                    print("\(try literal(key))  \(Terminal.escaped(values[key]!.description))" + (reveal ? "  \(try render(values[key]!))" : ""))
                 }
                 for key in refusals.keys.sorted() {
-                    print("\(try literal(key))  refused: \(refusals[key]!)")
+                    print("\(try literal(key))  refused: \(refusals[key]!.code.rawValue): \(CLIHints.translate(refusals[key]!.reason))")
                 }
             }
             if !refusals.isEmpty { throw ExitCode(1) }
@@ -81,9 +83,9 @@ struct DefaultsCommand: ParsableCommand {
                 value = try defaults.value(forKey: key)
             } catch {
                 if options.json {
-                    try printJSON(["key": .string(key), "refused": .string(error.vaultError?.code.rawValue ?? error.code.rawValue), "reason": .string(error.reason)])
+                    try printJSON(["key": .string(key), "refused": .string(error.vaultError?.code.rawValue ?? error.code.rawValue), "reason": .string(CLIHints.translate(error.reason))])
                 } else {
-                    print("\(try literal(key))  refused: \(error)")
+                    print("\(try literal(key))  refused: \(CLIHints.translate(error.description))")
                 }
                 throw ExitCode(1)
             }
@@ -96,7 +98,7 @@ struct DefaultsCommand: ParsableCommand {
                 if reveal { object["value"] = .value(value) }
                 try printJSON(object)
             } else {
-                print(reveal ? try render(value) : value.description)
+                print(reveal ? try render(value) : Terminal.escaped(value.description))
             }
         }
     }
@@ -184,10 +186,11 @@ struct DefaultsCommand: ParsableCommand {
                 ])
             } else {
                 let verb = dryRun ? "would move" : "moved"
-                for key in result.moved.keys.sorted() { print("\(verb) \(try literal(key)) (\(result.moved[key]!.description))") }
+                for key in result.moved.keys.sorted() { print("\(verb) \(try literal(key)) (\(Terminal.escaped(result.moved[key]!.description)))") }
                 for key in result.kept { print("kept \(try literal(key)) (the suite already holds it)") }
-                for key in result.skipped.keys.sorted() { print("skipped \(try literal(key)): \(result.skipped[key]!)") }
-                if !dryRun { print(result.fileRemoved ? "removed \(url.path)" : "kept \(url.path): some keys were not imported") }
+                for key in result.skipped.keys.sorted() { print("skipped \(try literal(key)): \(Terminal.escaped(result.skipped[key]!))") }
+                let file = Terminal.escaped(url.path)
+                if !dryRun { print(result.fileRemoved ? "removed \(file)" : "kept \(file): some keys were not imported") }
             }
             if !result.skipped.isEmpty { throw ExitCode(1) }
         }
@@ -215,22 +218,18 @@ private indirect enum DefaultsJSON: Encodable {
     }
 }
 
-private func encoder() -> JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-}
-
+/// `object` as one line of JSON, terminal-safe (``JSONOutput/terminalSafe(_:)``).
 private func printJSON(_ object: [String: DefaultsJSON]) throws {
-    print(String(decoding: try encoder().encode(DefaultsJSON.object(object)), as: UTF8.self))
+    print(try JSONOutput.encodeLine(DefaultsJSON.object(object)))
 }
 
-/// A key as a JSON string literal: quotes and control characters escaped.
+/// A key as a JSON string literal: quotes, control characters, C1 controls, bidirectional and
+/// other invisible characters escaped.
 private func literal(_ key: String) throws -> String {
-    String(decoding: try encoder().encode(key), as: UTF8.self)
+    try JSONOutput.encodeLine(key)
 }
 
-/// A value in its sealed JSON form.
+/// A value in its sealed JSON form, terminal-safe.
 private func render(_ value: SharedDefaults.Value) throws -> String {
-    String(decoding: try encoder().encode(value), as: UTF8.self)
+    try JSONOutput.encodeLine(value)
 }

@@ -145,23 +145,18 @@ struct ItemsCommand: ParsableCommand {
 
         /// The secret: the file's bytes, or standard input's with one trailing newline removed
         /// (so `echo token | vaultcli items add ...` stores `token`; use --secret-file for exact
-        /// binary input).
+        /// binary input). Neither is read past ``KeychainItem/maximumSecretSize`` (and a line end).
         func read() throws -> Data {
+            let limit = KeychainItem.maximumSecretSize
+            let what = "a keychain item's secret"
             if let secretFile {
-                do {
-                    return try Data(contentsOf: URL(fileURLWithPath: secretFile))
-                } catch {
-                    throw CLIError.usage("--secret-file \(Terminal.escaped(secretFile)): cannot be read (\((error as NSError).localizedDescription))")
-                }
+                return Data(try BoundedInput.file(secretFile, limit: limit, flag: "--secret-file", what: what))
             }
             if Terminal.standardInputIsTerminal {
                 // Typed at a terminal: one line, not echoed (shoulder-surfing, screen recordings).
                 return Data(Terminal.readLineWithoutEcho(prompt: "secret: ").utf8)
             }
-            var data = FileHandle.standardInput.readDataToEndOfFile()
-            if data.last == UInt8(ascii: "\n") { data.removeLast() }
-            if data.last == UInt8(ascii: "\r") { data.removeLast() }
-            return data
+            return Data(try BoundedInput.standardInput(limit: limit, what: what, strippingLineEnd: true))
         }
     }
 

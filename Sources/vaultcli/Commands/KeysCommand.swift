@@ -179,21 +179,27 @@ struct KeysCommand: ParsableCommand {
         @Option(help: "Read the encoded key from this file instead of standard input.") var keyFile: String?
         @Flag(help: "Required: confirms that key bytes are handled here.") var reveal = false
 
+        /// The most bytes of encoded key read from standard input or `--key-file`.
+        static let maximumEncodedKeySize = 4096
+
         func run() throws {
             guard reveal else {
                 throw CLIError.usage("keys import handles the key itself: add --reveal to confirm")
             }
-            let text: String
+            // An encoded 32-byte key is 64 hex digits or 44 base64 characters; the limit leaves
+            // room for whitespace and line breaks, and stops `/dev/zero` or a mistaken file.
+            let limit = Self.maximumEncodedKeySize
+            let what = "an encoded key"
+            var encoded: [UInt8]
             if let keyFile {
-                guard let contents = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
-                    throw CLIError.usage("--key-file \(Terminal.escaped(keyFile)): cannot be read as text")
-                }
-                text = contents
+                encoded = try BoundedInput.file(keyFile, limit: limit, flag: "--key-file", what: what)
             } else if Terminal.standardInputIsTerminal {
-                text = Terminal.readLineWithoutEcho(prompt: "key (\(format.rawValue)): ")
+                encoded = Array(Terminal.readLineWithoutEcho(prompt: "key (\(format.rawValue)): ").utf8)
             } else {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                encoded = try BoundedInput.standardInput(limit: limit, what: what)
             }
+            defer { for index in encoded.indices { encoded[index] = 0 } }
+            let text = String(decoding: encoded, as: UTF8.self)
             guard var bytes = format.decode(text), bytes.count == 32 else {
                 throw CLIError.usage("\(keyFile == nil ? "standard input" : "--key-file") is not a 32-byte key in \(format.rawValue) (--format \(format.rawValue))")
             }

@@ -33,7 +33,7 @@ struct NotifyCommand: AsyncParsableCommand {
             if json {
                 printJSONLine(["event": event, "name": name, "group": group.rawValue])
             } else {
-                print("\(event) \(name) in \(group)")
+                printEscapedLine("\(event) \(name) in \(group)")
             }
         }
     }
@@ -79,10 +79,15 @@ struct NotifyCommand: AsyncParsableCommand {
     }
 }
 
-/// Writes `object` as one line of JSON with sorted keys, flushed at once.
+/// Writes `object` as one line of JSON with sorted keys, terminal-safe
+/// (``JSONOutput/terminalSafe(_:)``), flushed at once.
 func printJSONLine<Value: Encodable>(_ object: Value) {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(object) else { return }
-    FileHandle.standardOutput.write(data + Data("\n".utf8))
+    guard let line = try? JSONOutput.encodeLine(object) else { return }
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Writes `text` as one line, every character a terminal would act on escaped, flushed at once
+/// (a line of `channel serve` may name what a peer sent).
+func printEscapedLine(_ text: String) {
+    FileHandle.standardOutput.write(Data((Terminal.escaped(text) + "\n").utf8))
 }

@@ -153,7 +153,7 @@ struct RecordsCommand: ParsableCommand {
             for name in try vault.recordsMissingFromDisk() {
                 results.append(Result(
                     name: name, status: "missing", code: "missing",
-                    reason: "the trust ledger knows this record but its file is gone (removed outside GroupVault); write it again, or record the deletion with: vaultcli records delete --group \(group) \(name)"))
+                    reason: "the trust ledger knows this record but its file is gone (removed outside GroupVault); write it again, or record the deletion with: vaultcli records delete --group \(group) \(name.hasPrefix("-") ? "-- " : "")\(name)"))
             }
             progress.finish()
             let failures = results.filter { $0.status == "refused" || $0.status == "missing" }.count
@@ -243,9 +243,7 @@ struct RecordsCommand: ParsableCommand {
             var seen = 0
             for await change in changes {
                 if output.json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                    print(String(decoding: try encoder.encode(Change(kind: change.kind.rawValue, name: change.name)), as: UTF8.self))
+                    print(try JSONOutput.encodeLine(Change(kind: change.kind.rawValue, name: change.name)))
                 } else {
                     print("\(change.kind.rawValue) \(Terminal.escaped(change.name ?? "*"))")
                 }

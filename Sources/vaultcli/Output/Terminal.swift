@@ -16,9 +16,11 @@ enum Terminal {
     /// Whether standard input is a terminal (reading a secret from it would wait for typing).
     static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 
-    /// One line on standard error, prefixed `vaultcli: `.
+    /// One line on standard error, prefixed `vaultcli: `, escaped whatever it quotes: usage
+    /// errors repeat arguments, and scripts pass names read from disk as arguments. (Text
+    /// escaped once is left as it is: the escaper's output holds no character it escapes.)
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("vaultcli: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("vaultcli: \(UntrustedText.printable(message, limit: 8192))\n".utf8))
     }
 
     /// Raw text on standard error (progress updates, which rewrite their own line).

@@ -1,0 +1,86 @@
+import Foundation
+import GroupMessaging
+import GroupVaultTestKit
+import Keyring
+import XCTest
+
+/// The notification files and their directory in a shared (`unixGroup`) container, against a
+/// member of the group who plants or swaps things there.
+final class NotificationFileTests: XCTestCase {
+    private var sandbox: MessagingSandbox!
+    private var shared: Keyring!
+    private var center: GroupNotificationCenter!
+    /// `<container>/GroupMessaging/notifications`.
+    private var directory: String!
+
+    override func setUpWithError() throws {
+        sandbox = try MessagingSandbox()
+        XCTAssertEqual(chmod(sandbox.home.path, 0o750), 0)
+        shared = Keyring(identity: sandbox.keyring.identity, home: KeyringHome(root: sandbox.home.url, sharing: .unixGroup))
+        center = try GroupNotificationCenter(keyring: shared, group: MessagingSandbox.group)
+        directory = sandbox.home.path + "/Group Containers/\(MessagingSandbox.group)/GroupMessaging/notifications"
+    }
+
+    override func tearDown() { sandbox.remove() }
+
+    func testPostRefusesAHardLinkAndLeavesItsTargetsModeAlone() throws {
+        let victim = sandbox.home.path + "/victim"
+        XCTAssertTrue(FileManager.default.createFile(atPath: victim, contents: Data("private".utf8)))
+        XCTAssertEqual(chmod(victim, 0o640), 0)
+        XCTAssertEqual(link(victim, directory + "/linked"), 0)
+        XCTAssertThrowsError(try center.post("linked")) { error in
+            XCTAssertEqual((error as? GroupMessagingError)?.code, .system)
+            XCTAssertTrue("\(error)".contains("hard links"), "\(error)")
+        }
+        XCTAssertEqual(mode(of: victim), 0o640, "post changed the mode of another file through its hard link")
+    }
+
+    func testPostAfterTheDirectoryWasSwappedForASymlinkWritesNothingInItsTarget() throws {
+        try XCTSkipUnless(geteuid() == 0, "playing a second member of the group needs root")
+        let elsewhere = sandbox.home.path + "/elsewhere"
+        XCTAssertEqual(mkdir(elsewhere, 0o700), 0)
+        let member = try FixtureProcess(
+            ["plant", "--at", directory, "--target", elsewhere, "--kind", "symlink", "--move-aside", "yes", "--uid", "4242", "--gid", "\(getegid())"],
+            environment: ["GROUPVAULT_HOME": sandbox.home.path], executable: "GroupMessagingFixture")
+        XCTAssertEqual(member.wait(), 0, member.standardError)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: directory), elsewhere)
+        try? center.post("swapped")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere), [], "post followed the swapped-in link")
+    }
+
+    func testObservingAfterTheDirectoryWasSwappedForAnotherIsRefused() throws {
+        XCTAssertEqual(rename(directory, directory + ".moved"), 0)
+        XCTAssertEqual(mkdir(directory, 0o2770), 0)
+        XCTAssertThrowsError(try center.notifications(named: "swapped")) { error in
+            XCTAssertTrue("\(error)".contains("replaced"), "\(error)")
+        }
+    }
+
+    func testPostRefusesWhatAMemberPlantedThatIsNotARegularFile() throws {
+        try XCTSkipUnless(geteuid() == 0, "playing a second member of the group needs root")
+        for kind in ["fifo", "directory", "symlink"] {
+            let member = try FixtureProcess(
+                ["plant", "--at", directory + "/" + kind, "--target", sandbox.home.path, "--kind", kind, "--uid", "4242", "--gid", "\(getegid())"],
+                environment: ["GROUPVAULT_HOME": sandbox.home.path], executable: "GroupMessagingFixture")
+            XCTAssertEqual(member.wait(), 0, member.standardError)
+            XCTAssertThrowsError(try center.post(kind), kind) { error in
+                XCTAssertEqual((error as? GroupMessagingError)?.code, .system, "\(error)")
+            }
+        }
+    }
+
+    func testPostKeepsWorkingAfterAnotherMemberCreatedTheFile() throws {
+        try XCTSkipUnless(geteuid() == 0, "playing a second member of the group needs root")
+        let member = try FixtureProcess(
+            ["notify-post", "--group", MessagingSandbox.group.rawValue, "--name", "theirs", "--uid", "4242", "--gid", "\(getegid())"],
+            environment: ["GROUPVAULT_HOME": sandbox.home.path, "GROUPVAULT_SHARING": "unixGroup"], executable: "GroupMessagingFixture")
+        XCTAssertEqual(member.wait(), 0, member.standardError)
+        XCTAssertNoThrow(try center.post("theirs"))
+    }
+
+    private func mode(of path: String) -> mode_t {
+        var status = stat()
+        XCTAssertEqual(lstat(path, &status), 0, path)
+        return status.st_mode & 0o7777
+    }
+}
