@@ -1,9 +1,4 @@
 import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Directories reached from a held ``DirectoryHandle`` by one name at a time, never by path.
 ///
@@ -261,33 +256,6 @@ extension DirectoryHandle {
             return try Syscall.status(descriptor)
         } catch {
             throw StorageError(.system(error), operation: "stat directory", path: path)
-        }
-    }
-}
-
-extension Syscall {
-    /// `unlinkat(2)` with `AT_REMOVEDIR`: removes the empty directory `name` in `directory`.
-    /// Faults as ``SystemCall/unlink``, the call it is.
-    package static func removeDirectory(_ name: String, in directory: FileDescriptor) throws(Errno) {
-        try FaultInjection.check(call: .unlink)
-        while true {
-            if name.withCString({ unlinkat(directory.rawValue, $0, AT_REMOVEDIR) }) == 0 { return }
-            let code = errno
-            if code == EINTR { continue }
-            throw Errno(rawValue: code)
-        }
-    }
-
-    /// `mkdirat(2)`: creates `name`, a single path component, in the directory `directory`
-    /// with `mode` (less the umask; set the exact mode on the opened directory afterwards).
-    /// EEXIST is reported, not hidden. Never follows a symbolic link at `name`.
-    package static func makeDirectory(_ name: String, in directory: FileDescriptor, mode: UInt16) throws(Errno) {
-        try FaultInjection.check(call: .makeDirectory)
-        while true {
-            if name.withCString({ mkdirat(directory.rawValue, $0, mode_t(mode)) }) == 0 { return }
-            let code = errno
-            if code == EINTR { continue }
-            throw Errno(rawValue: code)
         }
     }
 }
