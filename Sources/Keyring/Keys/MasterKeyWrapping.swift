@@ -114,23 +114,37 @@ extension KeyringHome {
             throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR is \"\(GroupIdentifier.printable(runtime))\", not an absolute path: set it to a directory you own with mode 0700")
         }
         let base = FilePath(runtime)
-        let status = try mapStorage("check XDG_RUNTIME_DIR") { () throws(StorageError) in try Syscall.typedStatus(base) }
-        guard let status, status.type == .directory else {
-            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) is not a directory (missing, or a symbolic link): set it to a directory you own with mode 0700")
+        // Opened O_NOFOLLOW and checked through fstat of the descriptor, which is then held:
+        // what is checked is what the unlocked keys are written into and read from.
+        let opened: DirectoryHandle
+        do {
+            opened = try DirectoryHandle(opening: base, sharing: .ownerOnly)
+        } catch {
+            switch error.kind {
+            case .wrongOwner(let owner, _):
+                throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) belongs to user \(owner), not to you (\(Syscall.effectiveUserID)): no unlocked key is kept there")
+            case .insecurePermissions(let mode):
+                throw Self.runtimeDirectoryModeRefusal(base, mode)
+            case .symbolicLink, .wrongFileType, .system(.noSuchFileOrDirectory), .system(.notDirectory):
+                throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) is not a directory (missing, or a symbolic link): set it to a directory you own with mode 0700")
+            default:
+                throw KeyringError(storage: error, while: "check XDG_RUNTIME_DIR")
+            }
         }
-        let owner = UInt32(status.userID.rawValue)
-        guard owner == Syscall.effectiveUserID else {
-            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) belongs to user \(owner), not to you (\(Syscall.effectiveUserID)): no unlocked key is kept there")
+        let status = try mapStorage("check XDG_RUNTIME_DIR") { () throws(StorageError) -> Stat in
+            do throws(Errno) {
+                return try Syscall.status(opened.descriptor)
+            } catch {
+                throw StorageError(.system(error), operation: "stat directory", path: base)
+            }
         }
+        // Exactly 0700, not only "nothing for others": a directory the owner cannot write or
+        // search is not the runtime directory the session manager made.
         let mode = UInt16(status.permissions.rawValue) & 0o777
-        guard mode == 0o700 else {
-            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) has mode \(String(mode, radix: 8)), not 700: no unlocked key is kept where others may look (chmod 700 \(base))")
-        }
+        guard mode == 0o700 else { throw Self.runtimeDirectoryModeRefusal(base, mode) }
         let directory = base.appending("groupvault")
         let handle = try mapStorage("check the runtime directory") { () throws(StorageError) -> DirectoryHandle? in
-            // What was checked above by path is trusted only once the descriptor holds it:
-            // opened O_NOFOLLOW and vetted again by fstat, then groupvault/ relative to it.
-            try DirectoryHandle(opening: base, sharing: .ownerOnly).subdirectory("groupvault", creating: creating)
+            try opened.subdirectory("groupvault", creating: creating)
         }
         // Vetted: from now on the lock state derived from its files needs no stat of it.
         if let handle, environment["XDG_RUNTIME_DIR"] == Self.runtimeDirectoryNamed() {
@@ -141,6 +155,10 @@ extension KeyringHome {
             master: directory.appending("\(homeIdentifier).master"),
             unlockKey: directory.appending("\(homeIdentifier).unlock"),
             handle: handle)
+    }
+
+    private static func runtimeDirectoryModeRefusal(_ base: FilePath, _ mode: UInt16) -> KeyringError {
+        KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) has mode \(String(mode, radix: 8)), not 700: no unlocked key is kept where others may look (chmod 700 \(base))")
     }
 
     // MARK: Derived state and keys
