@@ -65,6 +65,19 @@ final class SharedDefaultsMissingEntryTests: XCTestCase {
         XCTAssertEqual(Self.refusal(of: "plan", in: writer)?.code, Self.missing)
     }
 
+    func testEmptyingTheWholeRecordsDirectoryLeavesEveryEntryMissing() throws {
+        let writer = try sandbox.defaults()
+        try writer.set("pro", forKey: "plan")
+        try writer.set("dark", forKey: "theme")
+        let records = try XCTUnwrap(try sandbox.recordFiles().first).deletingLastPathComponent()
+        try FileManager.default.removeItem(at: records)
+
+        let reader = try sandbox.defaults()
+        XCTAssertEqual(Self.refusal(of: "plan", in: reader)?.code, Self.missing)
+        XCTAssertEqual(Self.refusal(of: "theme", in: reader)?.code, Self.missing)
+        XCTAssertEqual(try reader.refusals().count, 2)
+    }
+
     func testAMissingEntryReadsAsItsRegisteredDefaultInTheNonThrowingGetters() throws {
         let writer = try sandbox.defaults()
         try writer.set(false, forKey: "onboarded")
