@@ -117,7 +117,7 @@ enum PreferencesFile {
             throw SharedDefaultsError(.storage, "\(shown) is owned by user \(owner), not by this user (\(Syscall.effectiveUserID)): its values are not this user's to import")
         }
         guard mode & 0o022 == 0 else {
-            throw SharedDefaultsError(.storage, "\(shown) has mode \(String(mode, radix: 8)): others can write it, so its values may be theirs; check its content, remove their write permission (chmod go-w), then import it")
+            throw SharedDefaultsError(.storage, "\(shown) has mode \(String(mode, radix: 8)): others can write it, so its values may be theirs; check its content, remove the group and others write permission (mode go-w), then import it")
         }
         guard links == 1 else {
             throw SharedDefaultsError(.storage, "\(shown) has \(links) hard links, so it may be another file's other name; copy it to a file of its own to import it")

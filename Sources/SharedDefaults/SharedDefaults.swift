@@ -26,7 +26,8 @@ import Vault
 /// - **Sealed by Vault under the group's key**, with the group and record name in the
 ///   additional data and the suite and key inside the sealed entry: an entry moved to another
 ///   key, suite or group does not open. **Freshness** is Vault's: an older copy of an entry put
-///   back is refused as `rollback`, an altered one as `authenticationFailed`.
+///   back is refused as `rollback`, an altered one as `authenticationFailed`, a deleted one
+///   (the trust ledger knows it was written) as `missing`.
 /// - **Reads come from an in-memory cache** per suite object, filled on first use and kept up
 ///   to date by the Vault's change notifications (inotify): a warm read is a lock and a
 ///   dictionary lookup, and a change re-reads only the entries that changed.
@@ -35,9 +36,11 @@ import Vault
 /// usually within a millisecond, like `UserDefaults` between processes. Writes of this object
 /// are seen by its own reads at once.
 ///
-/// Getters never throw, as in `UserDefaults`: an absent key, or an entry that is present but
-/// refused, reads as the registered default (or `nil`). Use ``value(forKey:)`` to get the
-/// reason an entry is refused.
+/// Getters never throw, as in `UserDefaults`: an absent key, or an entry that is refused
+/// (tampered with, rolled back, or `missing`: written, then its file deleted outside
+/// SharedDefaults), reads as the registered default (or `nil`). Use ``value(forKey:)`` to get
+/// the reason an entry is refused, ``entries()`` or ``refusals()`` to find refused entries, and
+/// ``Change/refusal`` to be told when an entry's file is deleted.
 ///
 /// A `SharedDefaults` is safe to use from any thread or task. Keep one per suite per process:
 /// each holds its cache and one inotify watch.

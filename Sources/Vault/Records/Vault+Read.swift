@@ -35,7 +35,8 @@ extension Vault {
     ///
     /// The checks, in order, each with its own code: name (``VaultError/Code/invalidName``),
     /// file present (``VaultError/Code/notFound`` when the record was never written,
-    /// ``VaultError/Code/missing`` when the trust ledger knows it and its file is gone), structure (``VaultError/Code/malformed``,
+    /// ``VaultError/Code/missing`` when the trust ledger has confirmed it and its file is
+    /// gone), structure (``VaultError/Code/malformed``,
     /// ``VaultError/Code/unsupportedFormat``), key (``VaultError/Code/unknownKey``,
     /// ``VaultError/Code/retiredKey``), authentication bound to this group and name
     /// (``VaultError/Code/authenticationFailed``), trust (``VaultError/Code/rollback``,
