@@ -115,14 +115,16 @@ final class FileLayerDriverTests: XCTestCase {
     }
 
     /// The trace shows every call of an operation, in order: a full replacement is exactly
-    /// these system calls, each write step at the call that performs it.
+    /// these system calls (open the directory, create the temporary in it, vet and set its
+    /// mode, write, fsync, rename, fsync the directory), each write step at the call that
+    /// performs it.
     func testTheTraceListsEveryCallOfAnAtomicReplacement() throws {
         let target = root.appending("state")
         let trace = try FileLayerDriver.with { driver throws(StorageError) in
             try AtomicFile.replace(target, with: [1, 2, 3], sharing: .ownerOnly, durability: .full)
             return driver.trace
         }
-        XCTAssertEqual(trace.map(\.call), [.open, .changeMode, .write, .sync, .rename, .open, .sync], "\(trace)")
+        XCTAssertEqual(trace.map(\.call), [.open, .open, .status, .changeMode, .write, .sync, .rename, .sync], "\(trace)")
         XCTAssertEqual(trace.compactMap(\.step), [.createTemporary, .writeTemporary, .syncTemporary, .rename, .syncDirectory], "\(trace)")
     }
 

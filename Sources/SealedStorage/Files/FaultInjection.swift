@@ -43,6 +43,7 @@ package enum SystemCall: String, Sendable, CaseIterable {
     case inotifyInit = "call-inotify-init"
     case inotifyAddWatch = "call-inotify-add-watch"
     case inotifyRead = "call-inotify-read"
+    case changeOwner = "call-fchown"
 }
 
 /// Where a fault is armed: a write step, or every use of one system call.

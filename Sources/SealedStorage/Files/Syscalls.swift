@@ -163,6 +163,48 @@ package enum Syscall {
         }
     }
 
+    /// `mkdirat(2)`: makes the directory `name`, a single path component, inside `directory`
+    /// with `mode` (less the umask, and never setgid: give it its exact mode with
+    /// ``changeMode(_:to:)`` on the directory opened by ``openDirectory(_:in:lookupOnly:)``).
+    /// EEXIST is reported, not hidden.
+    package static func makeDirectory(_ name: String, in directory: FileDescriptor, mode: UInt16) throws(Errno) {
+        try checkFaults(.makeDirectory, step: nil, name: name, descriptor: directory.rawValue)
+        try retrying { name.withCString { mkdirat(directory.rawValue, $0, mode_t(mode)) } }
+    }
+
+    /// Opens the directory at `path` with `O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC`: a symbolic
+    /// link in the last component is refused (ELOOP, or ENOTDIR on some systems), so what is
+    /// opened is the directory itself, held from then on whatever happens to its path.
+    ///
+    /// `lookupOnly` opens it for lookups only (`O_PATH` on Linux): enough for `openat`,
+    /// `mkdirat`, `fstatat`, `unlinkat`, `renameat` and `fstat`, and needs only search
+    /// permission, as resolving a path through it does; not for listing, `fsync` or `fchmod`.
+    package static func openDirectory(_ path: FilePath, lookupOnly: Bool = false) throws(Errno) -> FileDescriptor {
+        try open(path, .readOnly, options: directoryOptions(lookupOnly: lookupOnly))
+    }
+
+    /// ``openDirectory(_:lookupOnly:)`` of the entry `name` in `directory` (`openat`).
+    package static func openDirectory(_ name: String, in directory: FileDescriptor, lookupOnly: Bool = false) throws(Errno) -> FileDescriptor {
+        try open(name, in: directory, .readOnly, options: directoryOptions(lookupOnly: lookupOnly))
+    }
+
+    private static func directoryOptions(lookupOnly: Bool) -> FileDescriptor.OpenOptions {
+        var options: FileDescriptor.OpenOptions = [.directory, .noFollow, .closeOnExec]
+        #if os(Linux)
+        // O_PATH, which Swift's Glibc module does not export (it is behind _GNU_SOURCE); this
+        // is its value on every Linux architecture Swift supports (x86_64, arm64, riscv64).
+        if lookupOnly { options.insert(FileDescriptor.OpenOptions(rawValue: 0o10000000)) }
+        #endif
+        return options
+    }
+
+    /// `fchown(2)` of an open descriptor; `nil` leaves that id as it is. Call it only after
+    /// ``status(_:)`` of the same descriptor showed the expected type, owner and a single link.
+    package static func changeOwner(_ descriptor: FileDescriptor, user: UInt32?, group: UInt32?) throws(Errno) {
+        try checkFaults(.changeOwner, step: nil, descriptor: descriptor.rawValue)
+        try retrying { fchown(descriptor.rawValue, user.map { uid_t($0) } ?? uid_t.max, group.map { gid_t($0) } ?? gid_t.max) }
+    }
+
     /// `renameat(2)` within one directory descriptor.
     package static func rename(_ source: String, to destination: String, in directory: FileDescriptor, step: FaultPoint? = nil) throws(Errno) {
         try checkFaults(.rename, step: step, name: source + " -> " + destination, descriptor: directory.rawValue)
@@ -350,13 +392,16 @@ extension Syscall {
             throw Errno(rawValue: errno)
         }
     }
-
-    /// `close(2)` of a raw descriptor.
-    package static func close(raw descriptor: Int32) {
-        _ = Glibc.close(descriptor)
-    }
 }
 #endif
+
+extension Syscall {
+    /// `close(2)` of a raw descriptor; like ``close(_:)``, its error is of no use to a caller
+    /// that is done with the descriptor.
+    package static func close(raw descriptor: Int32) {
+        _ = Glibc_or_Darwin_close(descriptor)
+    }
+}
 
 // The C functions share names with the Swift wrappers above; these aliases say which is meant.
 @inline(__always) private func Glibc_or_Darwin_rename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 {
