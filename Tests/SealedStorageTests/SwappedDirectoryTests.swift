@@ -179,6 +179,21 @@ final class SwappedDirectoryTests: XCTestCase {
         XCTAssertTrue([.notDurable(.notDirectory), .notDurable(.tooManySymbolicLinkLevels)].contains(error.kind), error.description)
     }
 
+    // MARK: DirectoryListing
+
+    /// A listing by path opens the directory with `O_NOFOLLOW` (not `opendir`, which follows):
+    /// a directory swapped for a link is refused, not listed through.
+    func testListingRefusesADirectorySwappedForALink() throws {
+        let records = root.appending("records")
+        try SafeDirectory.ensure(records, sharing: .ownerOnly)
+        try FileInspection.write([1], to: elsewhere.appending("planted"))
+
+        Self.swap(records, forLinkTo: elsewhere)
+
+        let error = try storageError { try DirectoryListing.entries(in: records) }
+        XCTAssertTrue([.system(.notDirectory), .system(.tooManySymbolicLinkLevels)].contains(error.kind), error.description)
+    }
+
     // MARK: FileLock
 
     /// The lock directory is vetted, then swapped for a link to a directory of the victim's:

@@ -315,11 +315,22 @@ package enum Syscall {
         }
     }
 
-    /// The entry names of `directory` (`opendir`/`readdir`, without "." and ".."), unsorted.
+    /// The entry names of `directory` (without "." and ".."), unsorted. The directory is opened
+    /// with `O_DIRECTORY | O_NOFOLLOW` (not `opendir`, which follows a symbolic link), so a link
+    /// in its place is refused (ENOTDIR on Linux, ELOOP elsewhere), not listed through.
     package static func listDirectory(_ directory: FilePath) throws(Errno) -> [String] {
         try checkFaults(.listDirectory, step: nil, name: directory.string)
-        guard let stream = directory.withPlatformString({ opendir($0) }) else { throw Errno(rawValue: errno) }
-        defer { closedir(stream) }
+        var own: Int32
+        repeat {
+            own = directory.withPlatformString { Glibc_or_Darwin_open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        } while own < 0 && errno == EINTR
+        guard own >= 0 else { throw Errno(rawValue: errno) }
+        guard let stream = fdopendir(own) else {
+            let code = errno
+            _ = Glibc_or_Darwin_close(own)
+            throw Errno(rawValue: code)
+        }
+        defer { closedir(stream) }  // closes `own`
         return try names { readdir(stream) }
     }
 
@@ -380,6 +391,18 @@ extension Syscall {
         return watch
     }
 
+    /// `inotify_add_watch(2)` of the directory open as `directory`, named as
+    /// `/proc/self/fd/<directory>`: that magic link resolves to the opened directory itself,
+    /// whatever has happened to its path since, so a directory swapped for a symbolic link
+    /// between the open and the watch is not followed. `IN_DONT_FOLLOW` is taken out of `mask`
+    /// (it would refuse the magic link); `IN_ONLYDIR` stays. ENOENT means `/proc` is not there.
+    package static func inotifyAddWatch(_ descriptor: Int32, openDirectory directory: FileDescriptor, mask: UInt32) throws(Errno) -> Int32 {
+        try checkFaults(.inotifyAddWatch, step: nil, name: "/proc/self/fd/\(directory.rawValue)", descriptor: descriptor)
+        let watch = "/proc/self/fd/\(directory.rawValue)".withCString { inotify_add_watch(descriptor, $0, mask & ~UInt32(IN_DONT_FOLLOW)) }
+        guard watch >= 0 else { throw Errno(rawValue: errno) }
+        return watch
+    }
+
     /// `read(2)` of a non-blocking inotify descriptor: the bytes read, or `nil` when nothing is
     /// queued (EAGAIN).
     package static func inotifyRead(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
@@ -410,6 +433,10 @@ extension Syscall {
 
 @inline(__always) private func Glibc_or_Darwin_unlink(_ path: UnsafePointer<CChar>) -> Int32 {
     unlink(path)
+}
+
+@inline(__always) private func Glibc_or_Darwin_open(_ path: UnsafePointer<CChar>, _ flags: Int32) -> Int32 {
+    open(path, flags)
 }
 
 @inline(__always) private func Glibc_or_Darwin_close(_ descriptor: Int32) -> Int32 {
