@@ -90,6 +90,21 @@ final class SwappedDirectoryTests: XCTestCase {
         XCTAssertTrue(exists(moved(parent).appending("b")))
     }
 
+    // MARK: SafeDirectory.check
+
+    /// The directory above a vetted one is swapped for a link to a tree with a look-alike
+    /// (owned by the victim, mode right): a later check refuses rather than vet the look-alike.
+    func testCheckRefusesADirectoryWhoseParentWasSwappedForALink() throws {
+        let vault = root.appending("vault")
+        try SafeDirectory.ensure(vault.appending("records"), sharing: .ownerOnly)
+        try SafeDirectory.ensure(elsewhere.appending("records"), sharing: .ownerOnly)
+
+        Self.swap(vault, forLinkTo: elsewhere)
+
+        let error = try storageError { try SafeDirectory.check(vault.appending("records"), sharing: .ownerOnly) }
+        XCTAssertEqual(error.kind, .symbolicLink, error.description)
+    }
+
     // MARK: SafeFile
 
     /// A reader checks the directory, then reads a file in it; the directory is swapped for a
