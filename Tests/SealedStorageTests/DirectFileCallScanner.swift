@@ -25,20 +25,25 @@ struct DirectFileCallScanner {
         var description: String { "\(file):\(line): \(call)" }
     }
 
-    /// The libc (and C shim) functions that take a path or act on a file's metadata, from the
-    /// rule of the file layer (docs/ARCHITECTURE.md). `cgroupipc_semaphore_create/open` are
-    /// CGroupIPC's wrappers of the variadic `sem_open`.
+    /// The libc functions that take a path or act on a file's metadata, from the rule of the
+    /// file layer (docs/ARCHITECTURE.md).
     static let libcFunctions: [String] = [
         "open", "openat", "creat", "fopen", "chmod", "fchmod", "fchmodat", "chown", "fchown", "fchownat", "lchown",
         "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat",
         "symlink", "symlinkat", "stat", "lstat", "fstat", "fstatat", "access", "faccessat", "truncate", "ftruncate",
         "bind", "mkfifo", "mkfifoat", "mknod", "mknodat", "opendir", "realpath", "readlink", "readlinkat", "utimes",
         "utimensat", "futimens", "sem_open", "sem_unlink", "shm_open", "shm_unlink", "inotify_add_watch",
-        "cgroupipc_semaphore_create", "cgroupipc_semaphore_open",
+    ]
+
+    /// The C shims that wrap file calls Swift cannot make (the variadic `sem_open`): CFileLayer's
+    /// own, and the names CGroupIPC's wrappers had. Their names are unique, so any mention is a
+    /// finding, not only a call: passing one as a function pointer is calling it by proxy.
+    static let shimFunctions: [String] = [
+        "filelayer_semaphore_create", "cgroupipc_semaphore_create", "cgroupipc_semaphore_open",
     ]
 
     /// Foundation's and swift-system's file operations, as (pattern, what to call it).
-    static let apiPatterns: [(pattern: String, call: String)] = [
+    static let apiPatterns: [(pattern: String, call: String)] = shimFunctions.map { (#"\b"# + $0 + #"\b"#, $0) } + [
         (#"\bsqlite3_open\w*\s*\("#, "sqlite3_open"),
         (#"\bFileDescriptor\s*\.\s*open\s*\("#, "FileDescriptor.open"),
         // FilePath.stat / FileDescriptor.stat (swift-system): any `.stat(` method call.

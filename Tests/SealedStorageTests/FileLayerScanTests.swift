@@ -61,8 +61,15 @@ final class FileLayerScanTests: XCTestCase {
             let semaphore = cgroupipc_semaphore_create(name, 0, mode, 1)
             """
         XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f").map(\.call),
-                       ["unlink(", "Glibc.rename(", "chmod(", "sqlite3_open", "cgroupipc_semaphore_create("])
+                       ["unlink(", "Glibc.rename(", "chmod(", "sqlite3_open", "cgroupipc_semaphore_create"])
         XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f").map(\.line), [1, 2, 3, 4, 5])
+    }
+
+    func testAFileCallShimHandedOverAsAFunctionPointerIsFound() {
+        // GroupSemaphore once passed the sem_open shim to the layer as a pointer: no call
+        // syntax, yet the module named a file call the layer should own.
+        let source = "handle = try Syscall.openSemaphore(name, mode: mode, initialValue: 1, through: filelayer_semaphore_create)"
+        XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f").map(\.call), ["filelayer_semaphore_create"])
     }
 
     func testFoundationAndSwiftSystemFileOperationsAreFound() {
