@@ -81,6 +81,8 @@ let package = Package(
             name: "SealedStorage",
             dependencies: [
                 "CSodium",
+                // The file layer's C shim: sem_open is variadic, so Swift cannot call it.
+                "CFileLayer",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
@@ -101,8 +103,11 @@ let package = Package(
             ]
         ),
         // What GroupMessaging needs from C that Swift cannot call: SO_PEERCRED's struct ucred
-        // (hidden behind _GNU_SOURCE) and the variadic sem_open.
+        // (hidden behind _GNU_SOURCE) and semaphore calls on a handle.
         .target(name: "CGroupIPC"),
+        // The file layer's calls Swift cannot make (the variadic sem_open); only
+        // Sources/SealedStorage/Files calls them (FileLayerScanTests).
+        .target(name: "CFileLayer"),
         // Notifications and a sealed Unix-socket channel between the processes of a group
         // (docs/MESSAGING.md). The only module that depends on SwiftNIO.
         .target(
@@ -123,6 +128,8 @@ let package = Package(
                 "Vault",
                 "Keyring",
                 "SealedStorage",
+                // The file layer's types, for the preferences file it imports.
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // A SQLite database in the group container, shared by several processes, through GRDB.
@@ -146,8 +153,11 @@ let package = Package(
             dependencies: [
                 "Vault",
                 "Keyring",
-                // For UntrustedText: every name read from disk is printed through its escaper.
+                // For UntrustedText: every name read from disk is printed through its escaper,
+                // and for the file layer every file call goes through.
                 "SealedStorage",
+                // The file layer's types (FileDescriptor, FilePath, Errno) appear in its calls.
+                .product(name: "SystemPackage", package: "swift-system"),
                 "GroupMessaging",
                 "SharedDefaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

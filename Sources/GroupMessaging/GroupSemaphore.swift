@@ -28,7 +28,7 @@ public final class GroupSemaphore: @unchecked Sendable {
         let sharing = keyring.home.sharing.fileSharing
         let handle: UnsafeMutableRawPointer
         do {
-            handle = try Syscall.openSemaphore(name.posixName, mode: sharing.fileMode, initialValue: initialValue, through: cgroupipc_semaphore_create)
+            handle = try Syscall.openSemaphore(name.posixName, mode: sharing.fileMode, initialValue: initialValue)
         } catch {
             throw Self.failure("sem_open", name: name, error)
         }

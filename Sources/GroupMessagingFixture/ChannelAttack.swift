@@ -6,7 +6,8 @@ import SealedStorage
 
 /// `channel-attack --kind K`: a peer that holds the group key, completes the handshake, then
 /// breaks the protocol in one way, to show the server refuses it and keeps serving others.
-/// Kinds: oversized, truncated, replay, reorder, forge, unknown-type, malformed. Prints
+/// Kinds: oversized, truncated, replay, reorder, forge, unknown-type (its name `--type`, by
+/// default `evil.type`: a test passes terminal controls there), malformed. Prints
 /// `handshaken`, then `closed` when the server has closed the connection. Talks through a
 /// blocking socket on purpose: it must be able to write what no correct client would.
 enum ChannelAttack {
@@ -32,7 +33,7 @@ enum ChannelAttack {
         }
         // The server may close after the first bad frame; later writes failing is expected.
         do {
-            try attack(kind, socket: socket, sealer: &sealer, note: note)
+            try attack(kind, type: options.optionalString("type") ?? "evil.type", socket: socket, sealer: &sealer, note: note)
         } catch let error as UsageError {
             throw error
         } catch {
@@ -43,7 +44,7 @@ enum ChannelAttack {
         return 0
     }
 
-    private static func attack(_ kind: String, socket: RawSocket, sealer: inout ChannelSealer, note: (Int) throws -> [UInt8]) throws {
+    private static func attack(_ kind: String, type: String, socket: RawSocket, sealer: inout ChannelSealer, note: (Int) throws -> [UInt8]) throws {
         switch kind {
         case "oversized":
             let length = UInt32(ChannelFrame.maximumBodyLength + 1)
@@ -66,7 +67,7 @@ enum ChannelAttack {
             frame[frame.count - 1] ^= 0x01
             try socket.write(frame)
         case "unknown-type":
-            let envelope = ChannelEnvelope(kind: .message, type: "evil.type", body: Array("{}".utf8))
+            let envelope = ChannelEnvelope(kind: .message, type: type, body: Array("{}".utf8))
             try socket.write(ChannelFrame.encode(sealer.seal(envelope.encoded)))
         case "malformed":
             let envelope = ChannelEnvelope(kind: .message, type: FixtureNote.messageType, body: Array("{not json".utf8))

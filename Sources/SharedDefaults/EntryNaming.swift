@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import SealedStorage
+import Vault
 
 /// How a suite's keys become Vault record names, without the names telling which keys exist.
 ///
@@ -61,29 +62,61 @@ struct EntryNaming: Sendable {
     ///
     /// Two processes creating it at once: one add wins, the other gets `duplicateItem` and
     /// reads the winner's key, so every process names records alike.
-    static func namingKey(keyring: Keyring, group: GroupIdentifier) throws(KeyringError) -> [UInt8] {
+    ///
+    /// Created only while the group has no SharedDefaults entry: once the trust ledger knows
+    /// one (`vault`'s ``Vault/ledgerRecordNames(withPrefix:)``), a missing naming key means
+    /// the item was removed, and a new key would name every entry anew, so that every stored
+    /// key of every suite would read as never set: a silent reset of the group's settings.
+    /// That is refused instead, and the item must be restored.
+    static func namingKey(keyring: Keyring, group: GroupIdentifier, vault: Vault) throws(SharedDefaultsError) -> [UInt8] {
         let query = ItemQuery(service: itemService, account: itemAccount, accessGroup: group)
-        for _ in 0..<2 {
-            do throws(KeyringError) {
-                let item = try keyring.item(matching: query)
-                guard item.secret.count == keyByteCount else {
-                    throw KeyringError(.decode, "the SharedDefaults naming key of \(group) is \(item.secret.count) bytes, not \(keyByteCount); it was altered through the keychain, and without it no suite of the group can be found")
-                }
-                return Array(item.secret)
-            } catch where error.status == .itemNotFound {
-                // Readable while locked, like the group keys: widgets read settings in the background.
-                let item = KeychainItem(
-                    service: itemService, account: itemAccount, accessGroup: group,
-                    secret: Data(SecureRandom.bytes(count: keyByteCount)),
-                    label: "GroupVault SharedDefaults record naming key",
-                    accessibility: .afterFirstUnlock)
+        func stored() throws(KeyringError) -> [UInt8] {
+            let item = try keyring.item(matching: query)
+            guard item.secret.count == keyByteCount else {
+                throw KeyringError(.decode, "the SharedDefaults naming key of \(group) is \(item.secret.count) bytes, not \(keyByteCount); it was altered through the keychain, and without it no suite of the group can be found")
+            }
+            return Array(item.secret)
+        }
+        do throws(KeyringError) {
+            for _ in 0..<2 {
                 do throws(KeyringError) {
-                    return Array(try keyring.add(item).secret)
-                } catch where error.status == .duplicateItem {
-                    continue  // another process created it first: read theirs
+                    return try stored()
+                } catch where error.status == .itemNotFound {
+                    let entries = try entryCount(group: group, vault: vault)
+                    if entries > 0 {
+                        // Entries are written only once their naming key exists: one created by
+                        // another process after the lookup above is there now.
+                        do throws(KeyringError) {
+                            return try stored()
+                        } catch where error.status == .itemNotFound {
+                            throw KeyringError(.itemNotFound, "the naming key is not in the keychain (service \"\(itemService)\", account \"\(itemAccount)\"), but the trust ledger knows \(entries) SharedDefaults entr\(entries == 1 ? "y" : "ies") of the group named with it: the item was removed. A new key would make every stored setting of the group read as never set, so none was made; restore the item from a backup of the keyring")
+                        }
+                    }
+                    // Readable while locked, like the group keys: widgets read settings in the background.
+                    let item = KeychainItem(
+                        service: itemService, account: itemAccount, accessGroup: group,
+                        secret: Data(SecureRandom.bytes(count: keyByteCount)),
+                        label: "GroupVault SharedDefaults record naming key",
+                        accessibility: .afterFirstUnlock)
+                    do throws(KeyringError) {
+                        return Array(try keyring.add(item).secret)
+                    } catch where error.status == .duplicateItem {
+                        continue  // another process created it first: read theirs
+                    }
                 }
             }
+            throw KeyringError(.ioError, "the SharedDefaults naming key of \(group) was neither found nor created")
+        } catch {
+            throw SharedDefaultsError(.storage, "could not get the record naming key of \(group): \(error)")
         }
-        throw KeyringError(.ioError, "the SharedDefaults naming key of \(group) was neither found nor created")
+    }
+
+    /// How many SharedDefaults entries, of any suite of `group`, the trust ledger knows.
+    private static func entryCount(group: GroupIdentifier, vault: Vault) throws(KeyringError) -> Int {
+        do {
+            return try vault.ledgerRecordNames(withPrefix: recordPrefix).count
+        } catch {
+            throw KeyringError(.ioError, "the naming key is not in the keychain, and the trust ledger, which says whether the group has entries named with one, could not be read (\(error.reason)); no new key was made")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Keyring
+import SealedStorage
 
 /// What importing an Apple-style preferences file (`Library/Preferences/<suite>.plist`, as
 /// `UserDefaults(suiteName:)` leaves it, XML or binary) into a suite does, key by key.
@@ -50,7 +51,7 @@ public struct PreferencesImport: Sendable, Equatable {
         do {
             root = try BoundedPropertyList.parse(data)
         } catch {
-            throw SharedDefaultsError(.malformedPreferences, "\(printable(file.path)) is not a property list this importer reads (XML in UTF-8 or binary, at most \(BoundedPropertyList.maximumDepth) levels and \(BoundedPropertyList.maximumValues) values): \(printable(String(describing: error)))")
+            throw SharedDefaultsError(.malformedPreferences, "\(printable(file.path)) is not a property list this importer reads (XML in UTF-8 or binary, at most \(BoundedPropertyList.maximumDepth) levels and \(BoundedPropertyList.maximumValues) values): \(UntrustedText.printable(String(describing: error), limit: 240))")
         }
         guard case .dictionary(let entries) = root else {
             throw SharedDefaultsError(.malformedPreferences, "\(printable(file.path)) is a property list whose root is not a dictionary, so it is not a preferences file")
@@ -109,7 +110,7 @@ public struct PreferencesImport: Sendable, Equatable {
 extension SharedDefaults {
     /// Where `UserDefaults(suiteName:)` on Apple platforms keeps a suite's plaintext file:
     /// `<home>/Library/Preferences/<suiteName>.plist`.
-    public static func applePreferencesURL(suiteName: String, home: URL = FileManager.default.homeDirectoryForCurrentUser) -> URL {
+    public static func applePreferencesURL(suiteName: String, home: URL = URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)) -> URL {
         home.appendingPathComponent("Library/Preferences").appendingPathComponent("\(suiteName).plist")
     }
 
@@ -123,37 +124,32 @@ extension SharedDefaults {
     /// - Throws: ``SharedDefaultsError/Code/malformedPreferences``; what
     ///   ``set(_:forKey:)-(Value,_)`` throws for a value that cannot be stored (then the keys
     ///   stored before it stay, the file stays, and running again moves the rest);
-    ///   ``SharedDefaultsError/Code/storage`` when the file cannot be read or removed.
+    ///   ``SharedDefaultsError/Code/storage`` when the file cannot be read or removed, or is
+    ///   not one to import: a symbolic link (not followed), not a regular file, owned by
+    ///   another user, writable by others, or with more than one link (its values would be
+    ///   someone else's, sealed as this user's settings).
     @discardableResult
     public func importPreferences(from url: URL, dryRun: Bool = false) throws(SharedDefaultsError) -> PreferencesImport {
-        let data: Data
-        do {
-            // Bounded before reading it all: a preferences file is small.
-            let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0
-            guard size <= PreferencesImport.maximumFileSize else {
-                throw SharedDefaultsError(.malformedPreferences, "\(printable(url.path)) is \(size) bytes, over the \(PreferencesImport.maximumFileSize)-byte limit for a preferences file")
+        // Read once through the file layer, and removed only if still the file read
+        // (PreferencesFile says why and how).
+        try PreferencesFile.withContents(of: url.path, maximumSize: PreferencesImport.maximumFileSize) {
+            (bytes: [UInt8], remove: () throws(SharedDefaultsError) -> Void) throws(SharedDefaultsError) -> PreferencesImport in
+            let existing = Set(try cache.withFreshState { (state: inout SuiteCache.State) -> [String] in Array(state.entries.keys) })
+            var plan = try PreferencesImport.plan(parsing: Data(bytes), file: url, existingKeys: existing)
+            guard !dryRun else { return plan }
+            for key in plan.moved.keys.sorted() {
+                try set(plan.moved[key]!, forKey: key)
             }
-            data = try Data(contentsOf: url)
-        } catch let error as SharedDefaultsError {
-            throw error
-        } catch {
-            throw SharedDefaultsError(.storage, "could not read \(printable(url.path)): \((error as NSError).localizedDescription)")
-        }
-        let existing = Set(try cache.withFreshState { (state: inout SuiteCache.State) -> [String] in Array(state.entries.keys) })
-        var plan = try PreferencesImport.plan(parsing: data, file: url, existingKeys: existing)
-        guard !dryRun else { return plan }
-        for key in plan.moved.keys.sorted() {
-            try set(plan.moved[key]!, forKey: key)
-        }
-        plan.isDryRun = false
-        if plan.skipped.isEmpty {
-            do {
-                try FileManager.default.removeItem(at: url)
-            } catch {
-                throw SharedDefaultsError(.storage, "every key of \(printable(url.path)) was imported, but the plaintext file could not be removed: \((error as NSError).localizedDescription); remove it by hand")
+            plan.isDryRun = false
+            if plan.skipped.isEmpty {
+                do throws(SharedDefaultsError) {
+                    try remove()
+                } catch {
+                    throw SharedDefaultsError(error.code, "every key of \(printable(url.path)) was imported, but the plaintext file was not removed: \(error.reason); remove it by hand")
+                }
+                plan.fileRemoved = true
             }
-            plan.fileRemoved = true
+            return plan
         }
-        return plan
     }
 }

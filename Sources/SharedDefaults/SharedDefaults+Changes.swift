@@ -7,12 +7,34 @@ extension SharedDefaults {
         /// queue overflowed) or concern an entry whose key this process cannot read: re-read
         /// whatever you depend on.
         public var key: String?
+        /// For a change that removed the entry's file: why the entry now reads as refused
+        /// (`missing`: the trust ledger knows it was written). SharedDefaults never removes a
+        /// file (``removeObject(forKey:)`` seals a tombstone over it, a change with no
+        /// refusal), so this is tampering to alert on, not a removal; the key reads as its
+        /// registered default meanwhile, and ``value(forKey:)`` throws the same reason.
+        ///
+        /// `nil` for a change that wrote the file: re-read; an entry replaced by a refused one
+        /// (rolled back, tampered with) is reported by ``value(forKey:)``. Only removals are
+        /// read ahead here, so that a write is read once, by the reader that wants it.
+        public var refusal: VaultError?
 
-        /// A change to `key` (`nil`: to anything).
-        public init(key: String?) { self.key = key }
+        /// A change to `key` (`nil`: to anything), refused for `refusal` if given.
+        public init(key: String?, refusal: VaultError? = nil) {
+            self.key = key
+            self.refusal = refusal
+        }
 
-        /// The key, or `*`.
-        public var description: String { key.map(printable) ?? "*" }
+        /// The key, or `*`, and the refusal's code if any: `theme`, `theme refused: missing`.
+        public var description: String {
+            (key.map(printable) ?? "*") + (refusal.map { " refused: \($0.code)" } ?? "")
+        }
+
+        /// Hashes the key and the refusal's code (`VaultError` is not `Hashable`; equal changes
+        /// still hash alike).
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(key)
+            hasher.combine(refusal?.code)
+        }
     }
 
     /// Changes to `key` made by any process, this one included, as they happen (inotify on
@@ -32,7 +54,9 @@ extension SharedDefaults {
     public func changes(forKey key: String) throws(SharedDefaultsError) -> AsyncStream<Change> {
         try Self.checkKey(key)
         let record = cache.naming.recordName(forKey: key)
-        return relay(try watch(record: record)) { _, _ in Change(key: key) }
+        return relay(try watch(record: record)) { cache, change in
+            Change(key: key, refusal: Self.refusal(of: record, after: change, in: cache))
+        }
     }
 
     /// Changes to any key of the suite, by any process, this one included, with the key that
@@ -43,7 +67,19 @@ extension SharedDefaults {
             // The key of a record is learned by reading it; a removed entry's key is known if
             // this process had read it before.
             let key = try? cache.withFreshState { (state: inout SuiteCache.State) -> String? in state.keys[record] }
-            return Change(key: key ?? nil)
+            return Change(key: key ?? nil, refusal: Self.refusal(of: record, after: change, in: cache))
+        }
+    }
+
+    /// For a removal of `record`'s file: why its entry is refused now (``Change/refusal``),
+    /// read through the cache, so the getters do not read it again; a suite that cannot be
+    /// listed is reported as the Vault's storage error. `nil` for any other change.
+    private static func refusal(of record: String, after change: VaultChange, in cache: SuiteCache) -> VaultError? {
+        guard change.kind == .removed else { return nil }
+        do {
+            return try cache.withFreshState { (state: inout SuiteCache.State) -> VaultError? in state.refusal(for: record) }
+        } catch {
+            return error.vaultError ?? VaultError(.storage, error.reason)
         }
     }
 

@@ -26,7 +26,8 @@ import Vault
 /// - **Sealed by Vault under the group's key**, with the group and record name in the
 ///   additional data and the suite and key inside the sealed entry: an entry moved to another
 ///   key, suite or group does not open. **Freshness** is Vault's: an older copy of an entry put
-///   back is refused as `rollback`, an altered one as `authenticationFailed`.
+///   back is refused as `rollback`, an altered one as `authenticationFailed`, a deleted one
+///   (the trust ledger knows it was written) as `missing`.
 /// - **Reads come from an in-memory cache** per suite object, filled on first use and kept up
 ///   to date by the Vault's change notifications (inotify): a warm read is a lock and a
 ///   dictionary lookup, and a change re-reads only the entries that changed.
@@ -35,9 +36,11 @@ import Vault
 /// usually within a millisecond, like `UserDefaults` between processes. Writes of this object
 /// are seen by its own reads at once.
 ///
-/// Getters never throw, as in `UserDefaults`: an absent key, or an entry that is present but
-/// refused, reads as the registered default (or `nil`). Use ``value(forKey:)`` to get the
-/// reason an entry is refused.
+/// Getters never throw, as in `UserDefaults`: an absent key, or an entry that is refused
+/// (tampered with, rolled back, or `missing`: written, then its file deleted outside
+/// SharedDefaults), reads as the registered default (or `nil`). Use ``value(forKey:)`` to get
+/// the reason an entry is refused, ``entries()`` or ``refusals()`` to find refused entries, and
+/// ``Change/refusal`` to be told when an entry's file is deleted.
 ///
 /// A `SharedDefaults` is safe to use from any thread or task. Keep one per suite per process:
 /// each holds its cache and one inotify watch.
@@ -113,12 +116,7 @@ public final class SharedDefaults: Sendable {
         } catch {
             throw SharedDefaultsError(.storage, "could not open the vault of \(group) for suite \"\(printable(suiteName))\": \(error.reason)", vaultError: error)
         }
-        let namingKey: [UInt8]
-        do {
-            namingKey = try EntryNaming.namingKey(keyring: keyring, group: group)
-        } catch {
-            throw SharedDefaultsError(.storage, "could not get the record naming key of \(group): \(error)")
-        }
+        let namingKey = try EntryNaming.namingKey(keyring: keyring, group: group, vault: vault)
         let cache = SuiteCache(vault: vault, naming: EntryNaming(key: namingKey, suite: suiteName), suite: suiteName)
         let changes: AsyncStream<VaultChange>
         do {
@@ -153,7 +151,8 @@ public final class SharedDefaults: Sendable {
     /// catch where error.vaultError?.code == .rollback { alertTampering() }
     /// ```
     /// - Throws: ``SharedDefaultsError/Code/refused`` (``SharedDefaultsError/vaultError`` says
-    ///   why: `rollback`, `authenticationFailed`, `retiredKey`, ...), or
+    ///   why: `rollback`, `authenticationFailed`, `retiredKey`, `missing` when the entry was
+    ///   written and its file has since been deleted outside SharedDefaults, ...), or
     ///   ``SharedDefaultsError/Code/storage`` when the suite cannot be listed.
     public func value(forKey key: String) throws(SharedDefaultsError) -> Value? {
         let record = cache.naming.recordName(forKey: key)
@@ -175,7 +174,8 @@ public final class SharedDefaults: Sendable {
     }
 
     /// The keys that have a value, registered defaults included, with their values, as
-    /// `UserDefaults.dictionaryRepresentation()`. Refused entries are left out.
+    /// `UserDefaults.dictionaryRepresentation()`. Refused entries (`missing` ones included)
+    /// are left out: ``entries()`` and ``refusals()`` list them with their reasons.
     public func dictionaryRepresentation() -> [String: Any] {
         values().mapValues(\.foundationValue)
     }
@@ -187,12 +187,45 @@ public final class SharedDefaults: Sendable {
         }) ?? [:]
     }
 
-    /// The keys whose entries are present but refused, with the Vault's reasons: what
+    /// The keys whose entries are refused, with the Vault's reasons: what
     /// `vaultcli defaults list` reports and what a health check should alert on. Entries
     /// refused before this process ever opened them are listed under their record names.
+    /// An entry whose file was deleted outside SharedDefaults is here as `missing`.
     public func refusals() throws(SharedDefaultsError) -> [String: VaultError] {
         try cache.withFreshState { (state: inout SuiteCache.State) -> [String: VaultError] in
             state.refusals.merging(state.refusedRecords) { key, _ in key }
+        }
+    }
+
+    /// Every stored entry of the suite with its state, sorted by record name: values and
+    /// refusals in one listing, for tools (`vaultcli defaults list`) and health checks.
+    ///
+    /// ```swift
+    /// for entry in try defaults.entries() {
+    ///     switch entry.state {
+    ///     case .value(let value): print(entry.key ?? entry.recordName, value)
+    ///     case .refused(let error): print(entry.key ?? entry.recordName, "refused:", error.code)  // e.g. missing
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Registered defaults are not entries and are not listed; removed keys are not listed.
+    /// - Throws: ``SharedDefaultsError/Code/storage`` when the suite or the trust ledger
+    ///   cannot be listed.
+    public func entries() throws(SharedDefaultsError) -> [EntryListing] {
+        try cache.withFreshState { (state: inout SuiteCache.State) -> [EntryListing] in
+            var listings: [EntryListing] = []
+            let recordOfKey = Dictionary(state.keys.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            for (key, value) in state.entries {
+                listings.append(EntryListing(key: key, recordName: recordOfKey[key] ?? cache.naming.recordName(forKey: key), state: .value(value)))
+            }
+            for (key, error) in state.refusals {
+                listings.append(EntryListing(key: key, recordName: recordOfKey[key] ?? cache.naming.recordName(forKey: key), state: .refused(error)))
+            }
+            for (record, error) in state.refusedRecords {
+                listings.append(EntryListing(key: nil, recordName: record, state: .refused(error)))
+            }
+            return listings.sorted { $0.recordName < $1.recordName }
         }
     }
 

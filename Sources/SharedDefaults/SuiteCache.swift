@@ -15,7 +15,9 @@ final class SuiteCache: Sendable {
     /// What an entry read from disk turned out to be.
     enum Reading {
         case value(DefaultsEntry, size: Int)
-        /// Never written, or deleted (a sealed tombstone).
+        /// Never written, or deleted by SharedDefaults (a sealed tombstone). An entry whose
+        /// file was removed outside SharedDefaults is ``refused(_:)`` with the Vault's
+        /// `missing`.
         case absent
         case refused(VaultError)
     }
@@ -59,6 +61,11 @@ final class SuiteCache: Sendable {
                 remove(key)
                 refusals[key] = error
             }
+        }
+
+        /// Why the entry of `record` is refused, or `nil` when it holds a value or is absent.
+        func refusal(for record: String) -> VaultError? {
+            keys[record].flatMap { refusals[$0] } ?? refusedRecords[record]
         }
 
         private mutating func remove(_ key: String) {
@@ -113,16 +120,24 @@ final class SuiteCache: Sendable {
     /// Loads the suite if needed, then re-reads the records reported stale.
     private func refresh(_ state: inout State) throws(SharedDefaultsError) {
         if !state.loaded || state.needsReload {
-            let records: [String]
+            let records: Set<String>
             do {
-                records = try vault.recordNames(withPrefix: naming.suitePrefix)
+                // The directory lists the entries that are there; the trust ledger adds those
+                // that were written and whose files are gone, which read as refused
+                // (`missing`), not as never set.
+                records = Set(try vault.recordNames(withPrefix: naming.suitePrefix))
+                    .union(try vault.ledgerRecordNames(withPrefix: naming.suitePrefix))
             } catch {
                 throw SharedDefaultsError(.storage, "could not list suite \"\(suite)\" of \(vault.group): \(error.reason)", vaultError: error)
             }
             let registered = state.registered
+            // Record names are keyed hashes of the keys, so a key learned once still names its
+            // record: kept, so that an entry refused after a reload is reported under its key.
+            let keys = state.keys
             state = State()
             state.registered = registered
-            for record in records {
+            state.keys = keys
+            for record in records.sorted() {
                 state.apply(read(record), record: record)
             }
             state.loaded = true

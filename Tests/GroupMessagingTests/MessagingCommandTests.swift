@@ -69,6 +69,29 @@ final class MessagingCommandTests: XCTestCase {
         XCTAssertTrue(server.standardOutput.contains("\"pid\":\"\(ping.pid)\""), server.standardOutput)
     }
 
+    func testAPeersHostileMessageTypeReachesChannelServesOutputInert() throws {
+        // A member sends a message type holding a screen clear, a one-byte CSI, a bidi override
+        // and a newline: the operator's terminal must see escapes, one line per event.
+        let hostile = "k\u{1B}[2J\u{9B}31m\u{202E}\nforged line"
+        for json in [false, true] {
+            let server = try start(["channel", "serve", "--name", "hostile"] + (json ? ["--json"] : []))
+            try awaitOutput("listening", in: server)
+            let attacker = try FixtureProcess(
+                ["channel-attack", "--group", "group.com.example.cli", "--name", "hostile", "--kind", "unknown-type", "--type", hostile],
+                environment: environment, executable: "GroupMessagingFixture")
+            children.append(attacker)
+            XCTAssertEqual(attacker.wait(), 0, attacker.standardError)
+            try awaitOutput("unknownMessageType", in: server)
+            server.kill(SIGKILL)
+            server.wait()
+            let output = server.standardOutput + server.standardError
+            for character in ["\u{1B}", "\u{9B}", "\u{202E}"] {
+                XCTAssertFalse(output.contains(character), "json: \(json): \(output.debugDescription)")
+            }
+            XCTAssertFalse(output.split(separator: "\n").contains { $0.hasPrefix("forged line") }, output.debugDescription)
+        }
+    }
+
     func testChannelPingWithoutServerFailsAfterItsTimeoutWithAHint() throws {
         let ping = try FixtureProcess.run(["channel", "ping", "--timeout", "0.2"], environment: environment, executable: "vaultcli")
         XCTAssertNotEqual(ping.status, 0)

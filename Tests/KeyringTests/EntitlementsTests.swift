@@ -249,6 +249,21 @@ final class EntitlementsTests: XCTestCase {
         assertReason(error, contains: [url.path, "not a property list"])
     }
 
+    func testBinaryEntitlementsNamingAKeyTwiceAreRefused() throws {
+        // Two application-groups arrays in one file: a reader keeping the first and one keeping
+        // the last would grant different groups from one file.
+        let group = BinaryPlistFixture.ascii(IdentityFixtures.appGroupsKey)
+        let data = BinaryPlistFixture.plist([
+            BinaryPlistFixture.dictionary(keys: [1, 2], values: [3, 5]),
+            group, group,
+            BinaryPlistFixture.array([4]), BinaryPlistFixture.ascii("group.com.example.a"),
+            BinaryPlistFixture.array([6]), BinaryPlistFixture.ascii("group.com.example.b"),
+        ])
+        let url = try write(data)
+        let error = refusal { try Identity(entitlementsAt: url, teamID: "ABCDE12345", bundleID: "com.example.app") }
+        assertReason(error, contains: [url.path, "the key \"\(IdentityFixtures.appGroupsKey)\" appears twice in one dictionary"])
+    }
+
     func testEmptyFileIsRefusedAsNotAPropertyList() throws {
         let url = try write(Data())
         let error = refusal { try Identity(entitlementsAt: url) }

@@ -126,6 +126,37 @@ final class DirectoryWatcherTests: XCTestCase {
         }
     }
 
+    #if os(Linux) && DEBUG
+    /// A directory above the watched one is swapped for a symbolic link to a look-alike tree
+    /// just before the watch is put in place (an action armed on the task's FileLayerDriver):
+    /// the watch is on the directory that was opened, so a file written behind the link is not
+    /// reported and one written in the opened directory is. (Watching by path, inotify would
+    /// follow the link and report the look-alike's files as the watched directory's.)
+    func testADirectorySwappedForALinkBeforeTheWatchIsNotFollowed() async throws {
+        let above = directory.appending("g")
+        let watched = above.appending("a").appending("w")
+        let lookalike = directory.appending("elsewhere")
+        try SafeDirectory.ensure(watched, sharing: .ownerOnly)
+        try SafeDirectory.ensure(lookalike.appending("a").appending("w"), sharing: .ownerOnly)
+        let moved = directory.appending("g-moved")
+
+        let stream = try FileLayerDriver.with { driver throws(StorageError) in
+            driver.run(before: .call(.inotifyAddWatch)) {
+                precondition(rename(above.string, moved.string) == 0 && symlink(lookalike.string, above.string) == 0)
+            }
+            return try DirectoryWatcher(directory: watched).events()
+        }
+        let recorder = EventRecorder(stream)
+        defer { recorder.cancel() }
+
+        try writeFile(at: lookalike.appending("a").appending("w").appending("decoy"))
+        try writeFile(at: moved.appending("a").appending("w").appending("real"))
+
+        let events = await recorder.wait { $0.contains { $0.name == "real" || $0.name == "decoy" } }
+        XCTAssertEqual(events, [.init(name: "real", kind: .written)])
+    }
+    #endif
+
     // MARK: Descriptors
 
     func testCancellingTheConsumerClosesTheDescriptor() async throws {
@@ -260,6 +291,11 @@ final class DirectoryWatcherTests: XCTestCase {
             directory.appending(name), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
         defer { try? descriptor.close() }
         _ = try descriptor.writeAll(Array(text.utf8))
+    }
+
+    private func writeFile(at path: FilePath) throws {
+        let descriptor = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+        try descriptor.close()
     }
 
     private func renameFile(_ source: String, over target: String) throws {

@@ -95,6 +95,33 @@ final class PreferencesImportTests: XCTestCase {
         XCTAssertTrue(defaults.values().isEmpty)
     }
 
+    func testABinaryFileNamingAKeyTwiceIsRefusedAndKept() throws {
+        // { "theme": "dark", "theme": "light" }: which value a reader keeps is up to the reader.
+        var bytes = Array("bplist00".utf8)
+        let objects: [[UInt8]] = [[0xD2, 1, 2, 3, 4], [0x55] + Array("theme".utf8), [0x55] + Array("theme".utf8),
+                                  [0x54] + Array("dark".utf8), [0x55] + Array("light".utf8)]
+        var offsets: [UInt8] = []
+        for object in objects {
+            offsets.append(UInt8(bytes.count))
+            bytes += object
+        }
+        let table = UInt64(bytes.count)
+        bytes += offsets + [0, 0, 0, 0, 0, 0, 1, 1]
+        for value in [UInt64(objects.count), 0, table] { bytes += withUnsafeBytes(of: value.bigEndian, Array.init) }
+        let url = sandbox.directory.url.appendingPathComponent("twice.plist")
+        try Data(bytes).write(to: url)
+        let defaults = try sandbox.defaults()
+        do {
+            let plan = try defaults.importPreferences(from: url)
+            XCTFail("expected a refusal, got \(plan)")
+        } catch {
+            XCTAssertEqual(error.code, .malformedPreferences, "\(error)")
+            XCTAssertTrue(error.reason.contains("the key \"theme\" appears twice in one dictionary"), error.reason)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: url.path))
+        XCTAssertNil(defaults.object(forKey: "theme"))
+    }
+
     func testTheApplePreferencesLocationIsLibraryPreferences() {
         let url = SharedDefaults.applePreferencesURL(suiteName: "group.x.y", home: URL(fileURLWithPath: "/home/ada"))
         XCTAssertEqual(url.path, "/home/ada/Library/Preferences/group.x.y.plist")

@@ -102,6 +102,14 @@ final class SharedDefaultsMultiProcessTests: XCTestCase {
         XCTAssertEqual(try run(["defaults-read", "--suite", "tamper", "--key", "plan"]), "refused authenticationFailed\n")
     }
 
+    func testAnEntryWhoseFileWasDeletedIsRefusedAsMissingInAnotherProcess() throws {
+        let writer = try sandbox.defaults("tamper")
+        try writer.set("pro", forKey: "plan")
+        let file = try XCTUnwrap(try sandbox.recordFiles().first)
+        try FileManager.default.removeItem(at: file)  // as anyone who can write the container can
+        XCTAssertEqual(try run(["defaults-read", "--suite", "tamper", "--key", "plan"]), "refused missing\n")
+    }
+
     func testTheLiveObjectOfTheWriterAlsoRefusesARollback() throws {
         let writer = try sandbox.defaults("tamper")
         try writer.set(1, forKey: "plan")

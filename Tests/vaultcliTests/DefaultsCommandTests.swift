@@ -47,6 +47,41 @@ final class DefaultsCommandTests: XCTestCase {
         XCTAssertEqual(json.output, "{\"group\":\"\(group)\",\"keys\":[{\"key\":\"refresh\",\"type\":\"int\",\"value\":{\"int\":30}}],\"refused\":[],\"suite\":\"\(group)\"}\n")
     }
 
+    func testAnEntryWhoseRecordFileWasDeletedIsListedAndReadAsRefusedMissingNotAbsent() throws {
+        // Someone who can write the container deletes one setting's record file: the operator
+        // must see a refusal, not a key that reads as never set (issue 18's silent reset).
+        XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "first", "x").status, 0)
+        let before = try recordFiles()
+        XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "theme", "dark").status, 0)
+        let added = try recordFiles().subtracting(before)
+        XCTAssertEqual(added.count, 1, "\(added)")
+        try FileManager.default.removeItem(atPath: added.first!)
+
+        let list = try vaultcli("defaults", "list", "--group", group, "--json")
+        XCTAssertEqual(list.status, 1, list.errors)
+        let listed = try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [String: Any]
+        let refused = listed?["refused"] as? [[String: Any]]
+        XCTAssertEqual(refused?.map { $0["code"] as? String }, ["missing"], list.output)
+        // The key is sealed inside the deleted file: the entry is named by its record, never
+        // by a record name passed off as a key.
+        XCTAssertNil(refused?.first?["key"], list.output)
+        XCTAssertEqual((refused?.first?["record"] as? String)?.hasPrefix("sd-"), true, list.output)
+        let text = try vaultcli("defaults", "list", "--group", group)
+        XCTAssertEqual(text.status, 1, text.errors)
+        XCTAssertTrue(text.output.contains("record sd-") && text.output.contains("refused: missing"), text.output)
+        let read = try vaultcli("defaults", "read", "--group", group, "theme", "--json")
+        XCTAssertEqual(read.status, 1, read.errors)
+        XCTAssertTrue(read.output.contains("\"refused\":\"missing\""), read.output)
+        XCTAssertFalse(read.output.contains("absent"), read.output)
+    }
+
+    /// The paths of every sealed record file under the test's home.
+    private func recordFiles() throws -> Set<String> {
+        let home = directory.url.appendingPathComponent("home").path
+        let found = FileManager.default.enumerator(atPath: home)?.compactMap { $0 as? String } ?? []
+        return Set(found.filter { $0.hasSuffix(".gvr") }.map { home + "/" + $0 })
+    }
+
     func testDeleteRemovesTheKeyAndReadThenExitsOne() throws {
         XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "gone", "x").status, 0)
         XCTAssertEqual(try vaultcli("defaults", "delete", "--group", group, "gone").status, 0)

@@ -42,6 +42,69 @@ enum BinaryPropertyListCheck {
         for offset in offsets {
             try checkObject(bytes, at: offset, end: end, referenceSize: referenceSize, offsets: offsets)
         }
+        try checkDistinctKeys(bytes, end: end, referenceSize: referenceSize, offsets: offsets)
+    }
+
+    /// Refuses a dictionary that names one key twice, as the XML parser does: which of two
+    /// contradictory values a decoder keeps is up to the decoder (Foundation keeps the last),
+    /// so one file would mean different things to different readers, and a check that read
+    /// the first value would not have checked what is used.
+    ///
+    /// Keys are compared as the decoded dictionary compares them: as Swift strings, so an
+    /// ASCII and a UTF-16 object of one text, or a precomposed and a decomposed accent, are one
+    /// key. Runs after every object was checked, so every key object is a string inside the
+    /// object area. Each key object is decoded once (``KeyTexts``), whatever number of
+    /// dictionaries refer to it, so a list cannot make this pass decode one long string per
+    /// reference.
+    private static func checkDistinctKeys(_ bytes: [UInt8], end: Int, referenceSize: Int, offsets: [Int]) throws(Malformed) {
+        var texts = KeyTexts()
+        for offset in Set(offsets) where bytes[offset] >> 4 == 0xD {
+            // Sound: checkObject accepted this dictionary's count and references.
+            guard let (count, header) = try? length(bytes, at: offset, info: Int(bytes[offset] & 0x0F), end: end) else { continue }
+            var seen: Set<Int> = []
+            for index in 0..<count {
+                let object = Int(unsigned(bytes, at: offset + header + index * referenceSize, size: referenceSize))
+                let (identity, text) = texts.identity(ofKeyAt: offsets[object], in: bytes, end: end)
+                guard seen.insert(identity).inserted else {
+                    throw Malformed(description: "is not a property list: binary dictionary at byte \(offset): the key \"\(GroupIdentifier.printable(text))\" appears twice in one dictionary")
+                }
+            }
+        }
+    }
+
+    /// The text of every key object decoded so far, each distinct text numbered once, so that
+    /// comparing two keys is comparing two numbers.
+    private struct KeyTexts {
+        private var byOffset: [Int: Int] = [:]
+        private var byText: [String: Int] = [:]
+        private var texts: [String] = []
+
+        /// The number of the text of the string object at `offset`, and the text.
+        mutating func identity(ofKeyAt offset: Int, in bytes: [UInt8], end: Int) -> (Int, String) {
+            if let known = byOffset[offset] { return (known, texts[known]) }
+            let text = BinaryPropertyListCheck.text(ofStringAt: offset, in: bytes, end: end)
+            let identity = byText[text] ?? texts.count
+            if identity == texts.count {
+                texts.append(text)
+                byText[text] = identity
+            }
+            byOffset[offset] = identity
+            return (identity, text)
+        }
+    }
+
+    /// The text of the checked ASCII (0x5) or UTF-16 big-endian (0x6) string object at
+    /// `offset`. Bytes that are not ASCII, or unpaired surrogates, become U+FFFD: two keys
+    /// that differ only there are refused as one, and the decoder refuses such strings anyway.
+    private static func text(ofStringAt offset: Int, in bytes: [UInt8], end: Int) -> String {
+        let marker = bytes[offset]
+        guard let (count, header) = try? length(bytes, at: offset, info: Int(marker & 0x0F), end: end) else { return "" }
+        let start = offset + header
+        if marker >> 4 == 0x5 {
+            return String(decoding: bytes[start..<(start + count)], as: Unicode.ASCII.self)
+        }
+        let units = (0..<count).map { UInt16(bytes[start + 2 * $0]) << 8 | UInt16(bytes[start + 2 * $0 + 1]) }
+        return String(decoding: units, as: UTF16.self)
     }
 
     private static func checkObject(_ bytes: [UInt8], at offset: Int, end: Int, referenceSize: Int, offsets: [Int]) throws(Malformed) {

@@ -26,19 +26,26 @@ package enum AtomicFile {
     }
 
     /// Replaces `target` with `bytes`, with the mode `sharing` prescribes.
+    ///
+    /// The directory is opened once (`O_DIRECTORY | O_NOFOLLOW`) and every step after that is
+    /// relative to its descriptor: the temporary is created with `openat(O_CREAT | O_EXCL |
+    /// O_NOFOLLOW)`, renamed with `renameat`, removed with `unlinkat`, and the directory synced
+    /// through the same descriptor. A directory swapped for a symbolic link during the
+    /// replacement is not followed: the new content lands in the directory that was opened.
     package static func replace(
         _ target: FilePath,
         with bytes: [UInt8],
         sharing: FileSharing,
         durability: Durability
     ) throws(StorageError) {
-        let directory = target.removingLastComponent()
-        let temporary = directory.appending(temporaryPrefix(for: target) + SecureRandom.hex(count: suffixLength / 2))
+        let directory = try ParentDirectory(of: target, lookupOnly: false, operation: "create temporary file")
+        let temporaryName = temporaryPrefix(for: target) + SecureRandom.hex(count: suffixLength / 2)
+        let temporary = directory.path.appending(temporaryName)
 
         let descriptor: FileDescriptor
         do {
             descriptor = try Syscall.open(
-                temporary, .writeOnly,
+                temporaryName, in: directory.descriptor, .writeOnly,
                 options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
                 permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)),
                 step: .createTemporary)
@@ -48,10 +55,22 @@ package enum AtomicFile {
 
         var published = false
         defer {
-            if !published { try? Syscall.unlink(temporary) }
+            // Best effort: the replacement has already failed and its error is what the caller
+            // needs; a temporary left behind is hidden, never read as the target, and removed by
+            // the next writer's removeStaleTemporaries under the lock.
+            if !published { try? Syscall.unlink(temporaryName, in: directory.descriptor) }
         }
         do {
             defer { Syscall.close(descriptor) }
+            // O_EXCL made this file, but the directory is shared: change the mode only of what
+            // fstat shows is still this user's regular file with its one name (a second name,
+            // a hard link someone made meanwhile, would keep the content after the rename).
+            var status: Stat?
+            try step("set mode of temporary file", temporary) { () throws(Errno) in status = try Syscall.status(descriptor) }
+            guard let status, status.type == .regular, UInt32(status.userID.rawValue) == Syscall.effectiveUserID, status.linkCount == 1 else {
+                throw StorageError(.wrongFileType, operation: "set mode of temporary file", path: temporary,
+                                   hint: "the new temporary file was linked or replaced by another process; nothing was replaced")
+            }
             try step("set mode of temporary file", temporary) { () throws(Errno) in
                 try Syscall.changeMode(descriptor, to: sharing.fileMode)
             }
@@ -63,19 +82,24 @@ package enum AtomicFile {
             }
         }
         try step("rename temporary file over", target) { () throws(Errno) in
-            try Syscall.rename(temporary, to: target, step: .rename)
+            try Syscall.rename(temporaryName, to: directory.name, in: directory.descriptor, step: .rename)
         }
         published = true
         if durability == .full {
-            try syncDirectory(directory)
+            do {
+                try Syscall.sync(directory.descriptor, step: .syncDirectory)
+            } catch {
+                throw StorageError(.notDurable(error), operation: "sync directory", path: directory.path)
+            }
         }
     }
 
-    /// fsyncs a directory so that a rename in it survives power loss.
+    /// fsyncs a directory so that a rename in it survives power loss. The directory is opened
+    /// with `O_NOFOLLOW`: a symbolic link in its place is refused, not synced through.
     /// - Throws: ``StorageError/Kind/notDurable(_:)``: whatever was renamed is already visible.
     package static func syncDirectory(_ directory: FilePath) throws(StorageError) {
         do {
-            let descriptor = try Syscall.open(directory, .readOnly, options: [.directory, .closeOnExec], step: .syncDirectory)
+            let descriptor = try Syscall.open(directory, .readOnly, options: [.directory, .noFollow, .closeOnExec], step: .syncDirectory)
             defer { Syscall.close(descriptor) }
             try Syscall.sync(descriptor)
         } catch {
@@ -86,15 +110,23 @@ package enum AtomicFile {
     /// Removes temporary files that a killed writer left beside `target`. Call only while
     /// holding the writer lock for `target`: then no live writer owns such a file.
     /// Returns how many were removed.
+    ///
+    /// The directory is opened once; it is listed and the temporaries removed through that
+    /// descriptor (`unlinkat`), so a directory swapped for a link after the listing does not
+    /// make this remove same-named files elsewhere.
     @discardableResult
     package static func removeStaleTemporaries(for target: FilePath) -> Int {
-        let directory = target.removingLastComponent()
         let prefix = temporaryPrefix(for: target)
+        // Best effort throughout: a sweep of leftovers that cannot look (no directory yet, no
+        // permission) or cannot remove one has nothing to undo; the leftovers are hidden, never
+        // read as records, and the next sweep under the lock tries again.
+        guard let directory = try? ParentDirectory(of: target, lookupOnly: false, operation: "remove temporary files"),
+              let names = try? Syscall.listDirectory(directory.descriptor) else { return 0 }
         var removed = 0
         // Exactly the prefix and the random suffix: a record named "a.gvr.tmp-x" has temporaries
         // that start with ".a.gvr.tmp-", and they belong to its writer, not to a's.
-        for name in DirectoryListing.names(in: directory) where isTemporary(name, prefix: prefix) {
-            if (try? Syscall.unlink(directory.appending(name))) != nil { removed += 1 }
+        for name in names.sorted() where isTemporary(name, prefix: prefix) {
+            if (try? Syscall.unlink(name, in: directory.descriptor)) != nil { removed += 1 }
         }
         return removed
     }

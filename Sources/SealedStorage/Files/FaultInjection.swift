@@ -47,6 +47,7 @@ package enum SystemCall: String, Sendable, CaseIterable {
     case bind = "call-bind"
     case connect = "call-connect"
     case link = "call-link"
+    case changeOwner = "call-fchown"
 }
 
 /// Where a fault is armed: a write step, or every use of one system call.
@@ -79,7 +80,8 @@ package enum Fault: Sendable, Equatable {
 /// it performs, when it performs one) before the real call. In release builds the checks are
 /// empty and the table does not exist.
 ///
-/// Tests arm faults for a scope with ``withFault(_:at:afterPassing:_:)``, or with
+/// Tests arm faults for the current task or thread with ``FileLayerDriver`` (which also traces
+/// every call) or ``withFault(_:at:afterPassing:_:)``; process-wide, for every thread, with
 /// ``arm(_:at:afterPassing:)`` and ``disarmAll()``; child processes are armed through the
 /// environment variable `GROUPVAULT_FAULT=<site>:<errno number|terminate>[:<passes>]` (debug
 /// builds only), where `<site>` is a step (`rename`, `sync-directory`, ...) or a system call
@@ -127,8 +129,11 @@ package enum FaultInjection {
         #endif
     }
 
-    /// Runs `body` with `fault` armed at `site`, then restores what was armed there before,
-    /// whether the fault fired or not and however `body` ends.
+    /// Runs `body` with `fault` armed at `site` for the current task or thread only (the
+    /// driver bound there, see ``FileLayerDriver``, or a new one bound for `body`), then
+    /// restores what was armed there before, whether the fault fired or not and however `body`
+    /// ends. Work `body` hands to another thread does not see the fault: for that, use the
+    /// process-wide ``arm(_:at:afterPassing:)``.
     ///
     /// ```swift
     /// try FaultInjection.withFault(.fail(.ioError), at: .call(.read)) {
@@ -140,11 +145,13 @@ package enum FaultInjection {
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
         #if DEBUG
-        let previous = armed.withLock { table in
-            defer { table[site] = Armed(fault: fault, remainingPasses: passes) }
-            return table[site]
+        guard let driver = FileLayerDriver.current else {
+            return try FileLayerDriver().bind { _ throws(Failure) in
+                try withFault(fault, at: site, afterPassing: passes, body)
+            }
         }
-        defer { armed.withLock { $0[site] = previous } }
+        let previous = driver.exchange(at: site, with: .init(effect: .fault(fault), remainingPasses: passes))
+        defer { _ = driver.exchange(at: site, with: previous) }
         #endif
         return try body()
     }
@@ -158,17 +165,37 @@ package enum FaultInjection {
 
     /// Called before the write step `point`; throws or exits if a fault is due.
     package static func check(_ point: FaultPoint) throws(Errno) {
-        try check(site: .step(point))
-    }
-
-    /// Called by every ``Syscall`` wrapper before the real call; throws or exits if a fault is due.
-    package static func check(call: SystemCall) throws(Errno) {
-        try check(site: .call(call))
-    }
-
-    @inline(__always)
-    private static func check(site: FaultSite) throws(Errno) {
         #if DEBUG
+        try check(site: .step(point), driver: FileLayerDriver.current)
+        #endif
+    }
+
+    /// Called by every ``Syscall`` wrapper before the real call; throws or exits if a fault is
+    /// due. Records the call in the trace of the task's ``FileLayerDriver``, if one is bound.
+    package static func check(call: SystemCall) throws(Errno) {
+        try check(call: call, step: nil)
+    }
+
+    /// ``check(call:)`` for a wrapper that performs the write step `step` and can name what it
+    /// addresses: the step is checked first (its name is what tests and `GROUPVAULT_FAULT` arm),
+    /// then the call; `name` and `descriptor` are evaluated only when a driver records them.
+    package static func check(
+        call: SystemCall, step: FaultPoint?,
+        name: @autoclosure () -> String? = nil, descriptor: @autoclosure () -> Int32? = nil
+    ) throws(Errno) {
+        #if DEBUG
+        let driver = FileLayerDriver.current
+        driver?.record(.init(call: call, step: step, name: name(), descriptor: descriptor()))
+        if let step { try check(site: .step(step), driver: driver) }
+        try check(site: .call(call), driver: driver)
+        #endif
+    }
+
+    #if DEBUG
+    /// The task's driver first, then the process-wide table.
+    @inline(__always)
+    private static func check(site: FaultSite, driver: FileLayerDriver?) throws(Errno) {
+        if let fault = driver?.due(at: site) { try perform(fault) }
         let due: Fault? = armed.withLock { table in
             guard !table.isEmpty, var entry = table[site] else { return nil }
             if entry.remainingPasses > 0 {
@@ -179,13 +206,16 @@ package enum FaultInjection {
             table[site] = nil
             return entry.fault
         }
-        switch due {
-        case nil: return
+        if let due { try perform(due) }
+    }
+
+    private static func perform(_ fault: Fault) throws(Errno) {
+        switch fault {
         case .fail(let errno): throw errno
         case .terminateProcess: _exit(137)
         }
-        #endif
     }
+    #endif
 }
 
 #if canImport(Glibc)

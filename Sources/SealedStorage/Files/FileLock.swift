@@ -60,10 +60,16 @@ package struct FileLock: ~Copyable {
         }
     }
 
+    /// By path, the lock file is still opened relative to its directory, opened once with
+    /// `O_DIRECTORY | O_NOFOLLOW`: a lock directory swapped for a symbolic link is refused, so no
+    /// lock file is created, with the group's mode, wherever the link points.
     private init(at path: FilePath, sharing: FileSharing, exclusive: Bool, waitLimit: Duration) throws(StorageError) {
+        let directory = try ParentDirectory(of: path, lookupOnly: true, operation: "open lock file")
+        let (descriptor, name) = (directory.descriptor, directory.name)
         try self.init(at: path, sharing: sharing, exclusive: exclusive, waitLimit: waitLimit) { options, permissions throws(Errno) in
-            try Syscall.open(path, .readOnly, options: options, permissions: permissions)
+            try Syscall.open(name, in: descriptor, .readOnly, options: options, permissions: permissions)
         }
+        _ = consume directory  // closed here, after the lock file was opened through it
     }
 
     /// `path` names the file in messages; `open` opens it (by path or relative to a directory).

@@ -1,44 +1,124 @@
 import SystemPackage
 
 /// Creating and vetting directories in shared storage.
+///
+/// Both work through descriptors: the parent is opened once (`O_DIRECTORY | O_NOFOLLOW`), the
+/// directory is made in it with `mkdirat` and opened from it with `openat(O_NOFOLLOW)`, and
+/// what is vetted is the `fstat` of that descriptor, so a directory swapped for a symbolic link
+/// between two steps is neither created through, given a mode, nor accepted.
 package enum SafeDirectory {
     /// Creates `path` (and missing parents) with the mode `sharing` prescribes, then checks it:
     /// a real directory, not a symbolic link, owned by this user, and not open to others beyond
     /// what `sharing` allows. Returns `true` if the final component was created by this call.
     @discardableResult
     package static func ensure(_ path: FilePath, sharing: FileSharing) throws(StorageError) -> Bool {
+        let (descriptor, created) = try openEnsuring(path, sharing: sharing)
+        Syscall.close(descriptor)
+        return created
+    }
+
+    /// ``ensure(_:sharing:)``, handing back the vetted directory's descriptor (open for
+    /// lookups only unless this call created it), which the caller closes. Each missing parent
+    /// is made inside the descriptor of the one above it, never by its path again.
+    private static func openEnsuring(_ path: FilePath, sharing: FileSharing) throws(StorageError) -> (FileDescriptor, created: Bool) {
+        let parent: ParentDirectory
+        do {
+            parent = try ParentDirectory(of: path, lookupOnly: true, operation: "create directory")
+        } catch let error where error.kind == .system(.noSuchFileOrDirectory) {
+            let above = path.removingLastComponent()
+            guard !above.isEmpty, above != path else { throw error }
+            let (descriptor, _) = try openEnsuring(above, sharing: sharing)
+            parent = ParentDirectory(holding: descriptor, path: above, name: path.lastComponent?.string ?? "")
+        }
         var created = false
-        if try Syscall.typedStatus(path) == nil {
-            let parent = path.removingLastComponent()
-            if parent != path, !parent.isEmpty, try Syscall.typedStatus(parent) == nil {
-                try ensure(parent, sharing: sharing)
-            }
+        var opened = try open(parent, created: false, operation: "check directory")
+        if opened == nil {
             do {
-                try Syscall.makeDirectory(path, mode: sharing.directoryMode)
+                try Syscall.makeDirectory(parent.name, in: parent.descriptor, mode: sharing.directoryMode)
                 created = true
             } catch .fileExists {
-                // Another process created it first: fine, it is checked below like any other.
+                // Another process created it first: it is vetted below like any other.
             } catch {
                 throw StorageError(.system(error), operation: "create directory", path: path)
             }
-            if created {
-                // mkdir applies the umask and never sets setgid; set the exact mode explicitly.
-                try setMode(path, sharing.directoryMode)
-            }
+            opened = try open(parent, created: created, operation: created ? "set directory mode" : "check directory")
         }
-        try check(path, sharing: sharing)
-        return created
+        guard let directory = opened else {
+            // Made, then removed before it could be opened: nothing is there to vet.
+            throw StorageError(.system(.noSuchFileOrDirectory), operation: "create directory", path: path)
+        }
+        do throws(StorageError) {
+            var status = try vettedStatus(directory, path: path, operation: "create directory")
+            if created, UInt32(status.userID.rawValue) == Syscall.effectiveUserID {
+                // mkdir applies the umask and never sets setgid: set the exact mode on the
+                // descriptor, now that fstat shows it is a directory this user owns (a directory
+                // has no hard links to worry about). One made by someone else in the moment
+                // between the mkdirat and the openat is not changed, only vetted below.
+                do {
+                    try Syscall.changeMode(directory, to: sharing.directoryMode)
+                    status = try Syscall.status(directory)
+                } catch {
+                    throw StorageError(.system(error), operation: "set directory mode", path: path)
+                }
+            }
+            try checkOwnerAndMode(status, path: path, sharing: sharing, operation: "check directory")
+        } catch {
+            Syscall.close(directory)
+            throw error
+        }
+        return (directory, created)
     }
 
     /// Refuses a directory that is a symbolic link, not a directory, owned by someone else,
     /// or writable (or readable) by users outside what `sharing` allows.
+    ///
+    /// What is vetted is the `fstat` of the directory opened with `O_NOFOLLOW` from its
+    /// parent's descriptor: a link swapped in for it is refused, not followed.
     package static func check(_ path: FilePath, sharing: FileSharing) throws(StorageError) {
-        guard let status = try Syscall.typedStatus(path) else {
+        let parent: ParentDirectory
+        do {
+            parent = try ParentDirectory(of: path, lookupOnly: true, operation: "check directory")
+        } catch let error where error.kind == .system(.noSuchFileOrDirectory) {
             throw StorageError(.system(.noSuchFileOrDirectory), operation: "check directory", path: path)
         }
-        if status.type == .symbolicLink { throw StorageError(.symbolicLink, operation: "check directory", path: path) }
-        guard status.type == .directory else { throw StorageError(.wrongFileType, operation: "check directory", path: path) }
+        guard let directory = try open(parent, created: false, operation: "check directory") else {
+            throw StorageError(.system(.noSuchFileOrDirectory), operation: "check directory", path: path)
+        }
+        defer { Syscall.close(directory) }
+        let status = try vettedStatus(directory, path: path, operation: "check directory")
         try checkOwnerAndMode(status, path: path, sharing: sharing, operation: "check directory")
+    }
+
+    /// Opens the directory `parent.name` inside `parent` without following a link: for lookups
+    /// only, unless it was just created and its mode is to be set through the descriptor.
+    /// `nil` when there is no such entry.
+    private static func open(_ parent: borrowing ParentDirectory, created: Bool, operation: String) throws(StorageError) -> FileDescriptor? {
+        do {
+            return try Syscall.openDirectory(parent.name, in: parent.descriptor, lookupOnly: !created)
+        } catch .noSuchFileOrDirectory {
+            return nil
+        } catch .tooManySymbolicLinkLevels {
+            throw StorageError(.symbolicLink, operation: operation, path: parent.entryPath)
+        } catch .notDirectory {
+            // ENOTDIR where ELOOP would be on Linux: tell a link from a file, relative to the
+            // held parent (for the message only).
+            let isLink = (try? Syscall.statusIfPresent(parent.name, in: parent.descriptor))?.type == .symbolicLink
+            throw StorageError(isLink ? .symbolicLink : .wrongFileType, operation: operation, path: parent.entryPath)
+        } catch {
+            throw StorageError(.system(error), operation: operation, path: parent.entryPath)
+        }
+    }
+
+    /// The `fstat` of an opened directory, refused unless it is one.
+    private static func vettedStatus(_ directory: FileDescriptor, path: FilePath, operation: String) throws(StorageError) -> Stat {
+        let status: Stat
+        do {
+            status = try Syscall.status(directory)
+        } catch {
+            throw StorageError(.system(error), operation: operation, path: path)
+        }
+        guard status.type == .directory else { throw StorageError(.wrongFileType, operation: "check directory", path: path) }
+        return status
     }
 
     /// `path` names the file in a refusal, and is made only for one.
@@ -62,17 +142,6 @@ package enum SafeDirectory {
         let mode = UInt16(status.permissions.rawValue) & 0o777
         guard mode & (forbiddenBits ?? sharing.forbiddenBits) == 0 else {
             throw StorageError(.insecurePermissions(mode: mode), operation: operation, path: path())
-        }
-    }
-
-
-    private static func setMode(_ path: FilePath, _ mode: UInt16) throws(StorageError) {
-        do {
-            let descriptor = try Syscall.open(path, .readOnly, options: [.directory, .noFollow, .closeOnExec])
-            defer { Syscall.close(descriptor) }
-            try Syscall.changeMode(descriptor, to: mode)
-        } catch {
-            throw StorageError(.system(error), operation: "set directory mode", path: path)
         }
     }
 }

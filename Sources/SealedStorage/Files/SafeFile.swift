@@ -2,16 +2,21 @@ import SystemPackage
 
 /// Reading and checking files in shared storage, which is untrusted input: no symbolic links
 /// are followed, only regular files are read, and every read is bounded.
+///
+/// The file's directory is opened once (`O_DIRECTORY | O_NOFOLLOW`) and the file looked up
+/// relative to it, so neither the file nor its directory may be a symbolic link: a directory
+/// swapped for one after a caller checked it is refused, not followed.
 package enum SafeFile {
     /// Reads the whole of `path`, or returns `nil` if it does not exist.
     ///
-    /// - Throws: ``StorageError`` if the path is a symbolic link or not a regular file, if it
-    ///   holds more than `maximumSize` bytes, or if reading fails.
+    /// - Throws: ``StorageError`` if the path or its directory is a symbolic link, the path is
+    ///   not a regular file, holds more than `maximumSize` bytes, or if reading fails.
     package static func readIfPresent(_ path: FilePath, maximumSize: Int) throws(StorageError) -> [UInt8]? {
+        guard let parent = try parentIfPresent(of: path, operation: "read") else { return nil }
         let descriptor: FileDescriptor
         do {
             // O_NONBLOCK so that a FIFO planted in place of the file cannot hang the reader.
-            descriptor = try Syscall.open(path, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
+            descriptor = try Syscall.open(parent.name, in: parent.descriptor, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
         } catch .noSuchFileOrDirectory {
             return nil
         } catch .tooManySymbolicLinkLevels {
@@ -61,13 +66,30 @@ package enum SafeFile {
     }
 
     /// Checks that an existing file is a regular file (not a link), owned by this user, and
-    /// not readable or writable beyond what `sharing` allows.
+    /// not readable or writable beyond what `sharing` allows. A missing file passes; a
+    /// directory that is a symbolic link is refused.
     package static func checkOwnership(_ path: FilePath, sharing: FileSharing) throws(StorageError) {
-        guard let status = try Syscall.typedStatus(path) else { return }
+        guard let parent = try parentIfPresent(of: path, operation: "check") else { return }
+        let found: Stat?
+        do {
+            found = try Syscall.statusIfPresent(parent.name, in: parent.descriptor)
+        } catch {
+            throw StorageError(.system(error), operation: "stat", path: path)
+        }
+        guard let status = found else { return }
         guard status.type == .regular else {
             throw StorageError(status.type == .symbolicLink ? .symbolicLink : .wrongFileType, operation: "check", path: path)
         }
         try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "check file")
     }
 
+    /// The directory of `path`, opened for lookups; `nil` when it does not exist (so neither
+    /// does the file).
+    private static func parentIfPresent(of path: FilePath, operation: String) throws(StorageError) -> ParentDirectory? {
+        do {
+            return try ParentDirectory(of: path, lookupOnly: true, operation: operation)
+        } catch let error where error.kind == .system(.noSuchFileOrDirectory) {
+            return nil
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import CFileLayer
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -12,17 +13,15 @@ import Darwin
 extension Syscall {
     /// The C shim that calls the variadic `sem_open(name, O_CREAT | (exclusive ? O_EXCL : 0), mode,
     /// value)` (Swift cannot call a variadic C function); returns NULL with errno set.
-    package typealias SemaphoreCreate = @convention(c) (UnsafePointer<CChar>?, Int32, mode_t, UInt32) -> UnsafeMutableRawPointer?
-
-    /// `sem_open(name, O_CREAT, mode, value)` through `create` (GroupMessaging's CGroupIPC shim,
-    /// which SealedStorage does not link): the semaphore's handle. The mode is reduced by the
+    /// `sem_open(name, O_CREAT, mode, value)` (through CFileLayer's shim: sem_open is variadic):
+    /// the semaphore's handle. The mode is reduced by the
     /// umask; set the exact one with ``openSemaphoreFile(_:in:)`` and ``changeMode(_:to:)``.
     package static func openSemaphore(
-        _ name: String, mode: UInt16, initialValue: UInt32, through create: SemaphoreCreate
+        _ name: String, mode: UInt16, initialValue: UInt32
     ) throws(Errno) -> UnsafeMutableRawPointer {
         try FaultInjection.check(call: .open)
         while true {
-            if let handle = name.withCString({ create($0, 0, mode_t(mode), initialValue) }) { return handle }
+            if let handle = name.withCString({ filelayer_semaphore_create($0, 0, mode_t(mode), initialValue) }) { return handle }
             if errno == EINTR { continue }
             throw Errno(rawValue: errno)
         }

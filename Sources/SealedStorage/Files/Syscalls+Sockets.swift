@@ -55,13 +55,6 @@ extension Syscall {
         guard result == 0 else { throw Errno(rawValue: errno) }
     }
 
-    /// `mkdirat(2)`: the directory `name` in `directory`, with `mode` less the umask (set the
-    /// exact mode with ``changeMode(_:to:)`` on the opened directory). EEXIST is reported.
-    package static func makeDirectory(_ name: String, in directory: FileDescriptor, mode: UInt16) throws(Errno) {
-        try checkSocketFaults(.makeDirectory)
-        try retryingCall { name.withCString { mkdirat(directory.rawValue, $0, mode_t(mode)) } }
-    }
-
     /// `unlinkat(name, AT_REMOVEDIR)`: removes the empty directory `name` in `directory`.
     package static func removeDirectory(_ name: String, in directory: FileDescriptor) throws(Errno) {
         try checkSocketFaults(.unlink)

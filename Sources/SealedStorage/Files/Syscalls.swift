@@ -36,9 +36,13 @@ package enum Syscall {
         }
     }
 
-    private static func checkFaults(_ call: SystemCall, step: FaultPoint?) throws(Errno) {
-        if let step { try FaultInjection.check(step) }
-        try FaultInjection.check(call: call)
+    /// Asks the seam whether to fail `call` (and its write step), and records it in the trace of
+    /// the task's ``FileLayerDriver``; `name` and `descriptor` are built only for a trace.
+    private static func checkFaults(
+        _ call: SystemCall, step: FaultPoint?,
+        name: @autoclosure () -> String? = nil, descriptor: @autoclosure () -> Int32? = nil
+    ) throws(Errno) {
+        try FaultInjection.check(call: call, step: step, name: name(), descriptor: descriptor())
     }
 
     /// Runs a swift-system call (declared `throws`, though it only throws `Errno`) with a typed error.
@@ -59,7 +63,7 @@ package enum Syscall {
         _ path: FilePath, _ mode: FileDescriptor.AccessMode, options: FileDescriptor.OpenOptions,
         permissions: FilePermissions? = nil, step: FaultPoint? = nil
     ) throws(Errno) -> FileDescriptor {
-        try checkFaults(.open, step: step)
+        try checkFaults(.open, step: step, name: path.string)
         return try typed { try FileDescriptor.open(path, mode, options: options, permissions: permissions, retryOnInterrupt: true) }
     }
 
@@ -70,13 +74,13 @@ package enum Syscall {
 
     /// `fstat(2)` of an open descriptor.
     package static func status(_ descriptor: FileDescriptor) throws(Errno) -> Stat {
-        try checkFaults(.status, step: nil)
+        try checkFaults(.status, step: nil, descriptor: descriptor.rawValue)
         return try typed { try descriptor.stat(retryOnInterrupt: true) }
     }
 
     /// `read(2)` into `buffer`: the number of bytes read, 0 at the end of the file.
     package static func read(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
-        try checkFaults(.read, step: nil)
+        try checkFaults(.read, step: nil, descriptor: descriptor.rawValue)
         return try typed { try descriptor.read(into: buffer, retryOnInterrupt: true) }
     }
 
@@ -93,13 +97,13 @@ package enum Syscall {
 
     /// `write(2)` until every byte of `bytes` is written.
     package static func writeAll(_ descriptor: FileDescriptor, _ bytes: [UInt8], step: FaultPoint? = nil) throws(Errno) {
-        try checkFaults(.write, step: step)
+        try checkFaults(.write, step: step, descriptor: descriptor.rawValue)
         _ = try typed { try descriptor.writeAll(bytes) }
     }
 
     /// `fsync(2)`: the file's data and metadata reach stable storage.
     package static func sync(_ descriptor: FileDescriptor, step: FaultPoint? = nil) throws(Errno) {
-        try checkFaults(.sync, step: step)
+        try checkFaults(.sync, step: step, descriptor: descriptor.rawValue)
         try retrying { fsync(descriptor.rawValue) }
     }
 
@@ -113,7 +117,7 @@ package enum Syscall {
     /// An error may come from any file of the filesystem, not only the caller's: the caller
     /// cannot tell, and must then treat its own files as not proven durable.
     package static func syncFileSystem(_ descriptor: FileDescriptor) throws(Errno) {
-        try checkFaults(.syncFileSystem, step: nil)
+        try checkFaults(.syncFileSystem, step: nil, descriptor: descriptor.rawValue)
         #if os(Linux)
         guard let call = SyncFileSystem.call else { throw .noFunction }
         try retrying { call(descriptor.rawValue) }
@@ -125,7 +129,7 @@ package enum Syscall {
     /// `flock(fd, LOCK_EX | LOCK_NB)` or `LOCK_SH | LOCK_NB`: `true` when this open file
     /// description now holds the lock, `false` when another holder has it (EWOULDBLOCK).
     package static func tryLock(_ descriptor: FileDescriptor, exclusive: Bool) throws(Errno) -> Bool {
-        try checkFaults(.lock, step: nil)
+        try checkFaults(.lock, step: nil, descriptor: descriptor.rawValue)
         do {
             try retrying { flock(descriptor.rawValue, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) }
             return true
@@ -136,7 +140,7 @@ package enum Syscall {
 
     /// `fchmod(2)`: sets the mode regardless of the process umask.
     package static func changeMode(_ descriptor: FileDescriptor, to mode: UInt16) throws(Errno) {
-        try checkFaults(.changeMode, step: nil)
+        try checkFaults(.changeMode, step: nil, descriptor: descriptor.rawValue)
         try retrying { fchmod(descriptor.rawValue, mode_t(mode)) }
     }
 
@@ -148,7 +152,7 @@ package enum Syscall {
         _ name: String, in directory: FileDescriptor, _ mode: FileDescriptor.AccessMode,
         options: FileDescriptor.OpenOptions, permissions: FilePermissions? = nil, step: FaultPoint? = nil
     ) throws(Errno) -> FileDescriptor {
-        try checkFaults(.open, step: step)
+        try checkFaults(.open, step: step, name: name, descriptor: directory.rawValue)
         let flags = mode.rawValue | options.rawValue
         let permissionBits = permissions?.rawValue ?? 0
         while true {
@@ -159,9 +163,51 @@ package enum Syscall {
         }
     }
 
+    /// `mkdirat(2)`: makes the directory `name`, a single path component, inside `directory`
+    /// with `mode` (less the umask, and never setgid: give it its exact mode with
+    /// ``changeMode(_:to:)`` on the directory opened by ``openDirectory(_:in:lookupOnly:)``).
+    /// EEXIST is reported, not hidden.
+    package static func makeDirectory(_ name: String, in directory: FileDescriptor, mode: UInt16) throws(Errno) {
+        try checkFaults(.makeDirectory, step: nil, name: name, descriptor: directory.rawValue)
+        try retrying { name.withCString { mkdirat(directory.rawValue, $0, mode_t(mode)) } }
+    }
+
+    /// Opens the directory at `path` with `O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC`: a symbolic
+    /// link in the last component is refused (ELOOP, or ENOTDIR on some systems), so what is
+    /// opened is the directory itself, held from then on whatever happens to its path.
+    ///
+    /// `lookupOnly` opens it for lookups only (`O_PATH` on Linux): enough for `openat`,
+    /// `mkdirat`, `fstatat`, `unlinkat`, `renameat` and `fstat`, and needs only search
+    /// permission, as resolving a path through it does; not for listing, `fsync` or `fchmod`.
+    package static func openDirectory(_ path: FilePath, lookupOnly: Bool = false) throws(Errno) -> FileDescriptor {
+        try open(path, .readOnly, options: directoryOptions(lookupOnly: lookupOnly))
+    }
+
+    /// ``openDirectory(_:lookupOnly:)`` of the entry `name` in `directory` (`openat`).
+    package static func openDirectory(_ name: String, in directory: FileDescriptor, lookupOnly: Bool = false) throws(Errno) -> FileDescriptor {
+        try open(name, in: directory, .readOnly, options: directoryOptions(lookupOnly: lookupOnly))
+    }
+
+    private static func directoryOptions(lookupOnly: Bool) -> FileDescriptor.OpenOptions {
+        var options: FileDescriptor.OpenOptions = [.directory, .noFollow, .closeOnExec]
+        #if os(Linux)
+        // O_PATH, which Swift's Glibc module does not export (it is behind _GNU_SOURCE); this
+        // is its value on every Linux architecture Swift supports (x86_64, arm64, riscv64).
+        if lookupOnly { options.insert(FileDescriptor.OpenOptions(rawValue: 0o10000000)) }
+        #endif
+        return options
+    }
+
+    /// `fchown(2)` of an open descriptor; `nil` leaves that id as it is. Call it only after
+    /// ``status(_:)`` of the same descriptor showed the expected type, owner and a single link.
+    package static func changeOwner(_ descriptor: FileDescriptor, user: UInt32?, group: UInt32?) throws(Errno) {
+        try checkFaults(.changeOwner, step: nil, descriptor: descriptor.rawValue)
+        try retrying { fchown(descriptor.rawValue, user.map { uid_t($0) } ?? uid_t.max, group.map { gid_t($0) } ?? gid_t.max) }
+    }
+
     /// `renameat(2)` within one directory descriptor.
     package static func rename(_ source: String, to destination: String, in directory: FileDescriptor, step: FaultPoint? = nil) throws(Errno) {
-        try checkFaults(.rename, step: step)
+        try checkFaults(.rename, step: step, name: source + " -> " + destination, descriptor: directory.rawValue)
         try retrying {
             source.withCString { from in destination.withCString { to in renameat(directory.rawValue, from, directory.rawValue, to) } }
         }
@@ -169,14 +215,14 @@ package enum Syscall {
 
     /// `unlinkat(2)` of a file within a directory descriptor.
     package static func unlink(_ name: String, in directory: FileDescriptor) throws(Errno) {
-        try checkFaults(.unlink, step: nil)
+        try checkFaults(.unlink, step: nil, name: name, descriptor: directory.rawValue)
         try retrying { name.withCString { unlinkat(directory.rawValue, $0, 0) } }
     }
 
     /// `fstatat(2)` of `name` in `directory` without following a symbolic link, or `nil`
     /// when there is no such entry.
     package static func statusIfPresent(_ name: String, in directory: FileDescriptor) throws(Errno) -> Stat? {
-        try checkFaults(.status, step: nil)
+        try checkFaults(.status, step: nil, name: name, descriptor: directory.rawValue)
         do {
             return try Stat(FilePath(name), relativeTo: directory, flags: .symlinkNoFollow)
         } catch .noSuchFileOrDirectory {
@@ -190,7 +236,7 @@ package enum Syscall {
     /// not a `dup`: a duplicate would share its read offset with every other listing of
     /// `directory`, so two threads listing at once would each see part of the entries.
     package static func listDirectory(_ directory: FileDescriptor) throws(Errno) -> [String] {
-        try checkFaults(.listDirectory, step: nil)
+        try checkFaults(.listDirectory, step: nil, descriptor: directory.rawValue)
         var own: Int32
         repeat {
             own = openat(directory.rawValue, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -230,7 +276,7 @@ package enum Syscall {
 
     /// `rename(2)`: atomically replaces `destination` with `source` (same file system).
     package static func rename(_ source: FilePath, to destination: FilePath, step: FaultPoint? = nil) throws(Errno) {
-        try checkFaults(.rename, step: step)
+        try checkFaults(.rename, step: step, name: source.string + " -> " + destination.string)
         try retrying {
             source.withPlatformString { from in
                 destination.withPlatformString { to in Glibc_or_Darwin_rename(from, to) }
@@ -240,13 +286,13 @@ package enum Syscall {
 
     /// `mkdir(2)` with an exact mode; EEXIST is reported, not hidden.
     package static func makeDirectory(_ path: FilePath, mode: UInt16) throws(Errno) {
-        try checkFaults(.makeDirectory, step: nil)
+        try checkFaults(.makeDirectory, step: nil, name: path.string)
         try retrying { path.withPlatformString { mkdir($0, mode_t(mode)) } }
     }
 
     /// `unlink(2)`.
     package static func unlink(_ path: FilePath) throws(Errno) {
-        try checkFaults(.unlink, step: nil)
+        try checkFaults(.unlink, step: nil, name: path.string)
         try retrying { path.withPlatformString { Glibc_or_Darwin_unlink($0) } }
     }
 
@@ -261,7 +307,7 @@ package enum Syscall {
 
     /// `lstat(2)` that reports a missing path as `nil` instead of an error.
     package static func statusIfPresent(_ path: FilePath) throws(Errno) -> Stat? {
-        try checkFaults(.status, step: nil)
+        try checkFaults(.status, step: nil, name: path.string)
         do {
             return try path.stat(followTargetSymlink: false)
         } catch .noSuchFileOrDirectory {
@@ -269,11 +315,22 @@ package enum Syscall {
         }
     }
 
-    /// The entry names of `directory` (`opendir`/`readdir`, without "." and ".."), unsorted.
+    /// The entry names of `directory` (without "." and ".."), unsorted. The directory is opened
+    /// with `O_DIRECTORY | O_NOFOLLOW` (not `opendir`, which follows a symbolic link), so a link
+    /// in its place is refused (ENOTDIR on Linux, ELOOP elsewhere), not listed through.
     package static func listDirectory(_ directory: FilePath) throws(Errno) -> [String] {
-        try checkFaults(.listDirectory, step: nil)
-        guard let stream = directory.withPlatformString({ opendir($0) }) else { throw Errno(rawValue: errno) }
-        defer { closedir(stream) }
+        try checkFaults(.listDirectory, step: nil, name: directory.string)
+        var own: Int32
+        repeat {
+            own = directory.withPlatformString { Glibc_or_Darwin_open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        } while own < 0 && errno == EINTR
+        guard own >= 0 else { throw Errno(rawValue: errno) }
+        guard let stream = fdopendir(own) else {
+            let code = errno
+            _ = Glibc_or_Darwin_close(own)
+            throw Errno(rawValue: code)
+        }
+        defer { closedir(stream) }  // closes `own`
         return try names { readdir(stream) }
     }
 
@@ -328,8 +385,20 @@ extension Syscall {
 
     /// `inotify_add_watch(2)`: the watch descriptor.
     package static func inotifyAddWatch(_ descriptor: Int32, _ path: FilePath, mask: UInt32) throws(Errno) -> Int32 {
-        try checkFaults(.inotifyAddWatch, step: nil)
+        try checkFaults(.inotifyAddWatch, step: nil, name: path.string, descriptor: descriptor)
         let watch = path.withPlatformString { inotify_add_watch(descriptor, $0, mask) }
+        guard watch >= 0 else { throw Errno(rawValue: errno) }
+        return watch
+    }
+
+    /// `inotify_add_watch(2)` of the directory open as `directory`, named as
+    /// `/proc/self/fd/<directory>`: that magic link resolves to the opened directory itself,
+    /// whatever has happened to its path since, so a directory swapped for a symbolic link
+    /// between the open and the watch is not followed. `IN_DONT_FOLLOW` is taken out of `mask`
+    /// (it would refuse the magic link); `IN_ONLYDIR` stays. ENOENT means `/proc` is not there.
+    package static func inotifyAddWatch(_ descriptor: Int32, openDirectory directory: FileDescriptor, mask: UInt32) throws(Errno) -> Int32 {
+        try checkFaults(.inotifyAddWatch, step: nil, name: "/proc/self/fd/\(directory.rawValue)", descriptor: descriptor)
+        let watch = "/proc/self/fd/\(directory.rawValue)".withCString { inotify_add_watch(descriptor, $0, mask & ~UInt32(IN_DONT_FOLLOW)) }
         guard watch >= 0 else { throw Errno(rawValue: errno) }
         return watch
     }
@@ -337,7 +406,7 @@ extension Syscall {
     /// `read(2)` of a non-blocking inotify descriptor: the bytes read, or `nil` when nothing is
     /// queued (EAGAIN).
     package static func inotifyRead(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
-        try checkFaults(.inotifyRead, step: nil)
+        try checkFaults(.inotifyRead, step: nil, descriptor: descriptor)
         while true {
             let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
@@ -346,13 +415,16 @@ extension Syscall {
             throw Errno(rawValue: errno)
         }
     }
-
-    /// `close(2)` of a raw descriptor.
-    package static func close(raw descriptor: Int32) {
-        _ = Glibc.close(descriptor)
-    }
 }
 #endif
+
+extension Syscall {
+    /// `close(2)` of a raw descriptor; like ``close(_:)``, its error is of no use to a caller
+    /// that is done with the descriptor.
+    package static func close(raw descriptor: Int32) {
+        _ = Glibc_or_Darwin_close(descriptor)
+    }
+}
 
 // The C functions share names with the Swift wrappers above; these aliases say which is meant.
 @inline(__always) private func Glibc_or_Darwin_rename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 {
@@ -361,6 +433,10 @@ extension Syscall {
 
 @inline(__always) private func Glibc_or_Darwin_unlink(_ path: UnsafePointer<CChar>) -> Int32 {
     unlink(path)
+}
+
+@inline(__always) private func Glibc_or_Darwin_open(_ path: UnsafePointer<CChar>, _ flags: Int32) -> Int32 {
+    open(path, flags)
 }
 
 @inline(__always) private func Glibc_or_Darwin_close(_ descriptor: Int32) -> Int32 {

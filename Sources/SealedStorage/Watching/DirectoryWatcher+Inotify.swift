@@ -22,8 +22,10 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     }
 
     /// What the watch asks the kernel for. IN_CLOSE_WRITE fires only for files opened for
-    /// writing; IN_ONLYDIR and IN_DONT_FOLLOW refuse a file or a symbolic link in place of the
-    /// directory; the *_SELF events and IN_UNMOUNT say the directory itself went away.
+    /// writing; IN_ONLYDIR refuses anything but a directory, and IN_DONT_FOLLOW a symbolic link
+    /// in place of it when the path itself is watched (without `/proc`; see
+    /// ``addWatches(_:directory:)``); the *_SELF events and IN_UNMOUNT say the directory itself
+    /// went away.
     static let mask: UInt32 = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
         | UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
         | UInt32(IN_ONLYDIR | IN_DONT_FOLLOW)
@@ -64,25 +66,12 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
                 : nil
             throw StorageError(.system(error), operation: "create inotify instance", path: directory, hint: hint)
         }
+        let parentWatch: ParentWatch?
         do {
-            _ = try Syscall.inotifyAddWatch(descriptor, directory, mask: Self.mask)
+            parentWatch = try Self.addWatches(descriptor, directory: directory)
         } catch {
             Syscall.close(raw: descriptor)
-            // ENOSPC from inotify_add_watch is the per-user watch limit, not a full disk.
-            let hint = error == .noSpace
-                ? "ENOSPC here means the per-user limit fs.inotify.max_user_watches is reached, not a full disk; raise it with sysctl"
-                : nil
-            throw StorageError(.system(error), operation: "watch directory", path: directory, hint: hint)
-        }
-        var parentWatch: ParentWatch?
-        let parent = directory.removingLastComponent()
-        if let name = directory.lastComponent?.string, parent != directory, !parent.isEmpty {
-            do {
-                parentWatch = ParentWatch(watch: try Syscall.inotifyAddWatch(descriptor, parent, mask: Self.parentMask), name: name)
-            } catch {
-                Syscall.close(raw: descriptor)
-                throw StorageError(.system(error), operation: "watch directory", path: parent)
-            }
+            throw error
         }
         self.descriptor = descriptor
         self.directory = directory
@@ -93,6 +82,73 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
 
     deinit {
         readBuffer.deallocate()
+    }
+
+    /// Puts the watches on `directory` and on its parent in place; the parent's watch, if any.
+    ///
+    /// Each directory is opened first (`O_DIRECTORY | O_NOFOLLOW`) and the watch put on what was
+    /// opened, through `/proc/self/fd/N`: a directory of the path swapped for a symbolic link
+    /// while the watch is set up is not followed, so the events are the opened directory's and
+    /// not those of one the swapper chose. The directory must still be its parent's entry of
+    /// that name (same device and inode), or the two watches would not be about one directory.
+    /// Without `/proc` the paths are watched with `IN_DONT_FOLLOW | IN_ONLYDIR`, which refuses a
+    /// link in the last component only.
+    private static func addWatches(_ descriptor: Int32, directory: FilePath) throws(StorageError) -> ParentWatch? {
+        let held: FileDescriptor
+        do {
+            held = try Syscall.openDirectory(directory, lookupOnly: true)
+        } catch {
+            throw StorageError(.system(error), operation: "watch directory", path: directory)
+        }
+        defer { Syscall.close(held) }
+        let parent = directory.removingLastComponent()
+        guard let name = directory.lastComponent?.string, parent != directory, !parent.isEmpty else {
+            try addWatch(descriptor, held: held, path: directory, mask: mask)
+            return nil
+        }
+        // Both are opened, and found to be one directory and its parent, before either watch
+        // is added: what is swapped afterwards changes nothing that is watched.
+        let heldParent: FileDescriptor
+        do {
+            heldParent = try Syscall.openDirectory(parent, lookupOnly: true)
+        } catch {
+            throw StorageError(.system(error), operation: "watch directory", path: parent)
+        }
+        defer { Syscall.close(heldParent) }
+        do {
+            let opened = try Syscall.status(held)
+            let entry = try Syscall.statusIfPresent(name, in: heldParent)
+            guard let entry, entry.deviceID == opened.deviceID, entry.inode == opened.inode else {
+                throw StorageError(.system(.resourceTemporarilyUnavailable), operation: "watch directory", path: directory,
+                                   hint: "the directory was moved or replaced while its watch was set up; retry")
+            }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError(.system(error as? Errno ?? .ioError), operation: "watch directory", path: directory)
+        }
+        try addWatch(descriptor, held: held, path: directory, mask: mask)
+        return ParentWatch(watch: try addWatch(descriptor, held: heldParent, path: parent, mask: parentMask), name: name)
+    }
+
+    /// One watch on the directory open as `held` (whose path is `path`, for messages and for
+    /// the fallback without `/proc`).
+    @discardableResult
+    private static func addWatch(_ descriptor: Int32, held: FileDescriptor, path: FilePath, mask: UInt32) throws(StorageError) -> Int32 {
+        do {
+            do {
+                return try Syscall.inotifyAddWatch(descriptor, openDirectory: held, mask: mask)
+            } catch .noSuchFileOrDirectory {
+                // The directory is held open, so only /proc can be missing.
+                return try Syscall.inotifyAddWatch(descriptor, path, mask: mask)
+            }
+        } catch {
+            // ENOSPC from inotify_add_watch is the per-user watch limit, not a full disk.
+            let hint = error == .noSpace
+                ? "ENOSPC here means the per-user limit fs.inotify.max_user_watches is reached, not a full disk; raise it with sysctl"
+                : nil
+            throw StorageError(.system(error), operation: "watch directory", path: path, hint: hint)
+        }
     }
 
     package func start<Element: Sendable>(delivering sink: DirectoryWatcher.EventSink<Element>) {

@@ -38,11 +38,13 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
 
     package init(directory: FilePath) throws(StorageError) {
         // O_EVTONLY: a descriptor for notifications only, which does not keep a volume busy.
-        let descriptor = directory.withPlatformString { open($0, O_EVTONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard descriptor >= 0 else {
-            throw StorageError(.system(Errno(rawValue: errno)), operation: "watch directory", path: directory)
+        let opened: FileDescriptor
+        do {
+            opened = try Syscall.open(directory, .readOnly, options: [.eventOnly, .directory, .noFollow, .closeOnExec])
+        } catch {
+            throw StorageError(.system(error), operation: "watch directory", path: directory)
         }
-        self.descriptor = descriptor
+        self.descriptor = opened.rawValue
         self.directory = directory
         self.queue = DispatchQueue(label: "GroupVault.DirectoryWatcher")
         // Taken now, so a change made after `events()` returns differs from it.
@@ -62,7 +64,7 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
                 }
                 rescan(into: sink)
             }
-            source.setCancelHandler { [self] in _ = close(descriptor) }
+            source.setCancelHandler { [self] in Syscall.close(raw: descriptor) }
             state = .started(source)
             source.resume()
         }
@@ -73,7 +75,7 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
             defer { state = .cancelled }
             switch state {
             case .ready:
-                close(descriptor)
+                Syscall.close(raw: descriptor)
                 return nil
             case .started(let source):
                 return source
@@ -99,15 +101,15 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
     /// The regular files of `directory` and their fingerprints (symbolic links not followed).
     private static func fingerprints(of directory: FilePath) -> [String: Fingerprint] {
         var result: [String: Fingerprint] = [:]
+        // Best effort: a rescan that cannot list or stat an entry reports it as unchanged or
+        // removed, and the consumer reads the records themselves through the checked layer.
         for name in DirectoryListing.names(in: directory) {
-            var status = stat()
-            let found = directory.appending(name).withPlatformString { lstat($0, &status) } == 0
-            guard found, status.st_mode & S_IFMT == S_IFREG else { continue }
+            guard let status = try? Syscall.statusIfPresent(directory.appending(name)), status.type == .regular else { continue }
             result[name] = Fingerprint(
-                inode: UInt64(status.st_ino),
-                modifiedSeconds: Int(status.st_mtimespec.tv_sec),
-                modifiedNanoseconds: Int(status.st_mtimespec.tv_nsec),
-                size: Int64(status.st_size))
+                inode: UInt64(status.rawValue.st_ino),
+                modifiedSeconds: Int(status.rawValue.st_mtimespec.tv_sec),
+                modifiedNanoseconds: Int(status.rawValue.st_mtimespec.tv_nsec),
+                size: Int64(status.rawValue.st_size))
         }
         return result
     }

@@ -53,3 +53,17 @@ extension Vault {
         return Int(status.size)
     }
 }
+
+extension Vault {
+    /// The record names starting with `prefix` that the trust ledger has a row for, sorted,
+    /// whether or not their files are there: one query, nothing opened.
+    ///
+    /// For stores built on records (SharedDefaults) that list their records from the directory
+    /// (``recordNames(withPrefix:)``): a name here whose file is not listed was written and has
+    /// since been removed outside GroupVault, and ``read(_:name:)`` refuses it as
+    /// ``VaultError/Code/missing``, where a directory listing alone would not know it existed.
+    /// - Throws: ``VaultError/Code/keyring`` when the ledger cannot be read.
+    package func ledgerRecordNames(withPrefix prefix: String) throws(VaultError) -> [String] {
+        try ledger.recordNames().filter { $0.hasPrefix(prefix) }
+    }
+}

@@ -34,7 +34,9 @@ extension Vault {
     /// ```
     ///
     /// The checks, in order, each with its own code: name (``VaultError/Code/invalidName``),
-    /// file present (``VaultError/Code/notFound``), structure (``VaultError/Code/malformed``,
+    /// file present (``VaultError/Code/notFound`` when the record was never written,
+    /// ``VaultError/Code/missing`` when the trust ledger has confirmed it and its file is
+    /// gone), structure (``VaultError/Code/malformed``,
     /// ``VaultError/Code/unsupportedFormat``), key (``VaultError/Code/unknownKey``,
     /// ``VaultError/Code/retiredKey``), authentication bound to this group and name
     /// (``VaultError/Code/authenticationFailed``), trust (``VaultError/Code/rollback``,
@@ -46,7 +48,7 @@ extension Vault {
     /// be accepted again. Takes no lock on the record file.
     public func read<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> Value {
         let name = try RecordName(validating: name)
-        let record = try openTrustedRecord(name)
+        let record = try openTrustedRecordRefusingMissing(name)
         let header = record.header
         // Made only for a refusal: a read that succeeds builds no message.
         func subject() -> String { self.subject(name) }
@@ -91,6 +93,34 @@ extension Vault {
     }
 
     // MARK: Opening
+
+    /// ``openTrustedRecord(_:)``, with a record the trust ledger has confirmed but whose file
+    /// is gone refused as ``VaultError/Code/missing`` instead of reported as never written.
+    ///
+    /// Why: writers never remove a record file (a delete seals a tombstone over it), so a
+    /// confirmed record without a file was removed outside GroupVault. Reporting it as
+    /// ``VaultError/Code/notFound`` would let anyone who can write the container reset a record
+    /// to "never written" (for SharedDefaults: a sealed setting to its default) by deleting
+    /// one file. Only a confirmed entry counts: an announcement alone is a first write that
+    /// may have failed before publishing. The ledger is consulted only when the file is
+    /// absent, so a read that finds its file pays nothing for this.
+    package func openTrustedRecordRefusingMissing(_ name: RecordName) throws(VaultError) -> OpenedRecord {
+        var retries = 0
+        while true {
+            do throws(VaultError) {
+                return try openTrustedRecord(name)
+            } catch where error.code == .notFound {
+                guard let trusted = try ledger.entry(for: name) else { throw error }
+                // A first write may have published and confirmed between the look at the
+                // directory and the look at the ledger: if the file is there now, read again.
+                if retries < 3, (try? readBlob(name)) != nil {
+                    retries += 1
+                    continue
+                }
+                throw VaultError(.missing, "\(subject(name)) is missing: the trust ledger of \(group) has confirmed its sequence \(trusted.sequence), but its file is gone. A delete leaves a sealed tombstone, so the file was removed outside GroupVault; write or delete the record again to replace it, or restore the file")
+            }
+        }
+    }
 
     /// Opens the record and admits it through the trust ledger.
     ///
@@ -222,4 +252,11 @@ extension Vault {
         @unknown default: return "decoding failed"
         }
     }
+}
+
+extension VaultError.Code {
+    /// The trust ledger has confirmed the record, but its file is gone: it was removed outside
+    /// GroupVault (a delete leaves a sealed tombstone). Not ``notFound``: the record was
+    /// written, and treating it as never written would let a deleted file reset it.
+    public static let missing = Self(rawValue: "missing")
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Keyring
 import SharedDefaults
+import Vault
 
 /// `vaultcli defaults`: list, read, write, delete and import the keys of a SharedDefaults suite.
 ///
@@ -46,27 +47,39 @@ struct DefaultsCommand: ParsableCommand {
         func run() throws {
             let defaults = try options.open()
             let values = defaults.values()
-            let refusals = try defaults.refusals()
+            // Refused entries come from `entries()`, not `refusals()`: an entry whose record file
+            // is gone can only be named by its record (the key is sealed inside the file), and
+            // the listing must not show a record name as if it were a key.
+            let refused: [(key: String?, record: String, error: VaultError)] = try defaults.entries().compactMap { entry in
+                guard case .refused(let error) = entry.state else { return nil }
+                return (entry.key, entry.recordName, error)
+            }
             if options.json {
                 let keys: [[String: DefaultsJSON]] = values.keys.sorted().map { key in
                     var row: [String: DefaultsJSON] = ["key": .string(key), "type": .string(values[key]!.typeName)]
                     if reveal { row["value"] = .value(values[key]!) }
                     return row
                 }
-                let refused: [[String: DefaultsJSON]] = refusals.keys.sorted().map { key in
-                    ["key": .string(key), "code": .string(refusals[key]!.code.rawValue), "reason": .string(CLIHints.translate(refusals[key]!.reason))]
+                let refusedRows: [[String: DefaultsJSON]] = refused.map { entry in
+                    var row: [String: DefaultsJSON] = [
+                        "record": .string(entry.record), "code": .string(entry.error.code.rawValue),
+                        "reason": .string(CLIHints.translate(entry.error.reason)),
+                    ]
+                    if let key = entry.key { row["key"] = .string(key) }
+                    return row
                 }
-                try printJSON(["suite": .string(defaults.suiteName), "group": .string(defaults.group.rawValue), "keys": .array(keys.map(DefaultsJSON.object)), "refused": .array(refused.map(DefaultsJSON.object))])
+                try printJSON(["suite": .string(defaults.suiteName), "group": .string(defaults.group.rawValue), "keys": .array(keys.map(DefaultsJSON.object)), "refused": .array(refusedRows.map(DefaultsJSON.object))])
             } else {
-                if values.isEmpty && refusals.isEmpty { print("no keys") }
+                if values.isEmpty && refused.isEmpty { print("no keys") }
                 for key in values.keys.sorted() {
                     print("\(try literal(key))  \(Terminal.escaped(values[key]!.description))" + (reveal ? "  \(try render(values[key]!))" : ""))
                 }
-                for key in refusals.keys.sorted() {
-                    print("\(try literal(key))  refused: \(refusals[key]!.code.rawValue): \(CLIHints.translate(refusals[key]!.reason))")
+                for entry in refused {
+                    let name = try entry.key.map(literal) ?? "record \(Terminal.escaped(entry.record))"
+                    print("\(name)  refused: \(entry.error.code.rawValue): \(CLIHints.translate(entry.error.reason))")
                 }
             }
-            if !refusals.isEmpty { throw ExitCode(1) }
+            if !refused.isEmpty { throw ExitCode(1) }
         }
     }
 

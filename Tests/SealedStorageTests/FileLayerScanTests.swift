@@ -1,0 +1,187 @@
+import Foundation
+import XCTest
+
+/// The rule of the file layer, enforced: no Swift source of the library outside
+/// `Sources/SealedStorage/Files/` calls the file system directly (libc path and metadata calls,
+/// the `sem_open` shims, SQLite's open, Foundation's and swift-system's file operations). Those
+/// calls resolve a path again at every use, so in a directory another member of the group can
+/// change they follow whatever was swapped in between a check and a use; the layer's
+/// descriptor-relative operations do not. A module that needs a call the layer lacks adds it to
+/// the layer (an `extension Syscall` in `Sources/SealedStorage/Files/`), where it is written once
+/// with `O_NOFOLLOW`, an EINTR retry, a typed `Errno` and a fault-injection check.
+final class FileLayerScanTests: XCTestCase {
+    /// Where the layer lives: the only sources allowed to make the calls.
+    static let fileLayer = "Sources/SealedStorage/Files/"
+
+    /// Test-only executables, never linked into the library or vaultcli: they play the other
+    /// user, the attacker or the crashing writer in multi-process tests, plant hostile files,
+    /// and feed fuzzers, so calling the file system directly is their job. `KeyringTestSupport`
+    /// and `vaultcli` are not here: apps link the first, operators run the second.
+    static let exemptTargets: [String: String] = [
+        "GroupVaultFixture": "test fixture executable: plays another process or user in multi-process tests",
+        "GroupMessagingFixture": "test fixture executable: plays a peer, and plants sockets and semaphores",
+        "GroupStoresFixture": "test fixture executable: plays another process on the SQLite stores",
+        "FixtureSupport": "library of the fixture executables only",
+        "FuzzTargets": "fuzzing harness: writes its inputs to scratch files",
+        "GroupVaultFuzz": "fuzzing executable: drives FuzzTargets",
+    ]
+
+    /// The package root, found from this file's own path (`Tests/SealedStorageTests/...`).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func testNoSourceOutsideTheFileLayerCallsTheFileSystemDirectly() throws {
+        let findings = try Self.scanSources()
+
+        XCTAssertTrue(findings.isEmpty, """
+            \(findings.count) direct file-system call(s) outside \(Self.fileLayer); route each through \
+            Syscall / DirectoryHandle / SafeFile / AtomicFile / FileLock (or add the primitive there):
+            \(findings.map(\.description).joined(separator: "\n"))
+            """)
+    }
+
+    /// The scan reaches the sources at all: a scan that found no files would pass vacuously.
+    func testTheScanReadsTheLibrarySources() throws {
+        let files = try Self.sourceFiles()
+        XCTAssertTrue(files.contains { $0.hasPrefix("Sources/Vault/") }, "\(files.prefix(5))")
+        XCTAssertTrue(files.contains { $0.hasPrefix("Sources/SealedStorage/Watching/") })
+        XCTAssertTrue(files.contains { $0.hasPrefix("Sources/vaultcli/") })
+        XCTAssertFalse(files.contains { $0.hasPrefix(Self.fileLayer) }, "the layer itself is not scanned")
+        XCTAssertFalse(files.contains { $0.hasPrefix("Sources/GroupVaultFixture/") }, "exempt targets are not scanned")
+    }
+
+    // MARK: The scanner's own rules
+
+    func testAFreeCallAndAModuleQualifiedCallAreFound() {
+        let source = """
+            let a = unlink("x")
+            _ = Glibc.rename(from, to)
+            if chmod(path, 0o600) != 0 {}
+            let handle = sqlite3_open_v2(path, &db, flags, nil)
+            let semaphore = cgroupipc_semaphore_create(name, 0, mode, 1)
+            """
+        XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f").map(\.call),
+                       ["unlink(", "Glibc.rename(", "chmod(", "sqlite3_open", "cgroupipc_semaphore_create"])
+        XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f").map(\.line), [1, 2, 3, 4, 5])
+    }
+
+    func testAFileCallShimHandedOverAsAFunctionPointerIsFound() {
+        // GroupSemaphore once passed the sem_open shim to the layer as a pointer: no call
+        // syntax, yet the module named a file call the layer should own.
+        let source = "handle = try Syscall.openSemaphore(name, mode: mode, initialValue: 1, through: filelayer_semaphore_create)"
+        XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f").map(\.call), ["filelayer_semaphore_create"])
+    }
+
+    func testFoundationAndSwiftSystemFileOperationsAreFound() {
+        let source = """
+            let data = try Data(contentsOf: url)
+            try data.write(to: url, options: .atomic)
+            try FileManager.default.removeItem(at: url)
+            let exists = FileManager.default.fileExists(atPath: path)
+            let fd = try FileDescriptor.open(path, .readOnly)
+            let status = try path.stat(followTargetSymlink: false)
+            let handle = FileHandle(forReadingAtPath: path)
+            """
+        XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f").map(\.line), [1, 2, 3, 4, 5, 6, 7])
+    }
+
+    func testMethodsDeclarationsCommentsAndStringsAreNotCalls() {
+        let source = """
+            func open(_ name: String) {}
+            let box = try XChaCha20Poly1305.open(sealed, using: key)
+            try descriptor.close()
+            let count = try Syscall.read(descriptor, into: buffer)
+            try Syscall.unlink(name, in: directory)
+            // unlink("x") in a comment
+            /* rename(a, b) /* nested */ chmod(c) */
+            let text = "open(\\"quoted\\") and unlink(x)"
+            let raw = #"rename("a", "b")"#
+            let block = \"\"\"
+                mkdir(p)
+                \"\"\"
+            root.write(to: &output)
+            var status = stat()
+            enum Command { case open(String) }
+            """
+        XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f"), [])
+    }
+
+    func testACallInsideAnInterpolationIsFound() {
+        let source = #"let message = "removed: \(unlink(path))""#
+        XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f").map(\.call), ["unlink("])
+    }
+
+    func testAMethodCalledInsideItsOwnTypeIsNotLibcs() {
+        let source = """
+            final class SQLiteConnection {
+                func run() { try bind(values, to: statement) }
+                private func bind(_ values: [Int], to statement: OpaquePointer) {}
+            }
+            """
+        XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f"), [])
+    }
+
+    /// `Vault.open(_:as:)` is declared in one file and called in another: inside `Vault` the
+    /// call is the member. The same name called in another type, or with `O_` flags, is libc's.
+    func testAMemberDeclaredInAnotherFileOfTheModuleIsTheTypesOwn() {
+        let members = DirectFileCallScanner.memberFunctions(in: "extension Vault { func open(_ bytes: [UInt8], as name: String) {} }")
+        let source = """
+            extension Vault {
+                func write() {
+                    _ = try open(bytes, as: name)
+                    let fd = open(path, O_RDONLY | O_CLOEXEC)
+                }
+            }
+            struct Server {
+                func start() { unlink(path); _ = open(path) }
+            }
+            """
+        XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f", members: members).map(\.line), [4, 8, 8])
+    }
+
+    func testAMethodOfAnotherTypeNamedAsAFileManagerOperationIsNotOne() {
+        let source = """
+            try GroupDatabase.createFile(path, sharing: sharing)
+            try FileManager.default.createFile(atPath: path, contents: nil)
+            """
+        XCTAssertEqual(DirectFileCallScanner.findings(in: source, file: "f").map(\.line), [2])
+    }
+
+    // MARK: Scanning
+
+    /// Every `.swift` file under `Sources/`, relative to the package root, outside the file
+    /// layer and the exempt targets, sorted.
+    static func sourceFiles() throws -> [String] {
+        let sources = packageRoot.appendingPathComponent("Sources")
+        guard let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: sources.path])
+        }
+        let rootPath = packageRoot.standardizedFileURL.path + "/"
+        var files: [String] = []
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            let relative = String(url.standardizedFileURL.path.dropFirst(rootPath.count))
+            guard !relative.hasPrefix(fileLayer), exemptTargets[target(of: relative)] == nil else { continue }
+            files.append(relative)
+        }
+        return files.sorted()
+    }
+
+    static func scanSources() throws -> [DirectFileCallScanner.Finding] {
+        let files = try sourceFiles()
+        let texts = try files.map { try String(contentsOf: packageRoot.appendingPathComponent($0), encoding: .utf8) }
+        // The member functions of each module's types, by target: inside those types an
+        // unqualified call of one of those names is the member, not libc's.
+        var members: [String: [String: Set<String>]] = [:]
+        for (file, text) in zip(files, texts) {
+            members[target(of: file), default: [:]].merge(DirectFileCallScanner.memberFunctions(in: text)) { $0.union($1) }
+        }
+        return zip(files, texts).flatMap { file, text in
+            DirectFileCallScanner.findings(in: text, file: file, members: members[target(of: file)] ?? [:])
+        }
+    }
+
+    /// `Sources/<target>/...` → `<target>`.
+    static func target(of file: String) -> String {
+        file.split(separator: "/").dropFirst().first.map(String.init) ?? ""
+    }
+}
