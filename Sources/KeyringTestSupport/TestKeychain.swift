@@ -52,7 +52,8 @@ public final class TestKeychain {
     public init(identity: Identity, sharing: StorageSharing = .ownerOnly) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("keyring-test-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // Through the library's file layer, as all of its file operations are (issue 18).
+        try PrivateDirectory.create(atPath: directory.path)
         home = KeyringHome(root: directory.appendingPathComponent("home", isDirectory: true), sharing: sharing)
         self.identity = identity
         previousUserPresence = UserPresence.response
@@ -181,8 +182,9 @@ public final class TestKeychain {
             entitlements["application-identifier"] = applicationIdentifier.rawValue
         }
         let data = try PropertyListSerialization.data(fromPropertyList: entitlements, format: .xml, options: 0)
-        let file = directory.appendingPathComponent("entitlements-\(UUID().uuidString).plist")
-        try data.write(to: file, options: .atomic)
+        let name = "entitlements-\(UUID().uuidString).plist"
+        let file = directory.appendingPathComponent(name)
+        try PrivateDirectory.write(Array(data), named: name, inDirectoryAtPath: directory.path)
         var environment = ["GROUPVAULT_HOME": home.root.path, "GROUPVAULT_ENTITLEMENTS": file.path]
         environment["GROUPVAULT_TEAM_ID"] = identity.teamID
         environment["GROUPVAULT_BUNDLE_ID"] = identity.bundleID
@@ -200,7 +202,9 @@ public final class TestKeychain {
         _ = ProcessKeyring.exchange(previousKeyring)
         ProcessKeyring.failNextOperation(with: nil)
         UserPresence.response = previousUserPresence
-        try? FileManager.default.removeItem(at: directory)
+        // A cleanup that cannot finish leaves a directory in the temporary folder; the test
+        // that made it is over, and has nothing to report it to.
+        try? PrivateDirectory.removeTree(atPath: directory.path)
     }
 }
 #endif

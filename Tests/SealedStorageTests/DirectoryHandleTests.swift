@@ -170,4 +170,96 @@ final class DirectoryHandleTests: XCTestCase {
             "a.gvr.tmp-x.gvr": [".a.gvr.tmp-x.gvr.tmp-00112233445566aa"],
         ])
     }
+
+    // MARK: Subdirectories, by descriptor (issue 18)
+
+    /// An empty directory of planted files, outside `records`, for links to point at.
+    private func plantedDirectory() -> FilePath {
+        let planted = root.appending("planted")
+        XCTAssertEqual(mkdir(planted.string, 0o700), 0)
+        return planted
+    }
+
+    private func entries(_ path: FilePath) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path.string).sorted()
+    }
+
+    func testASubdirectoryIsCreatedWithTheSharingModeExactlyWhateverTheUmask() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .unixGroup)
+        let previous = umask(0o077)
+        defer { umask(previous) }
+
+        let created = try handle.subdirectory(creating: "shared")
+
+        XCTAssertEqual(created.path, records.appending("shared"))
+        XCTAssertEqual(try XCTUnwrap(try handle.status(of: "shared")).permissions.rawValue & 0o7777, 0o2770)
+    }
+
+    func testASubdirectoryThatIsASymbolicLinkIsRefusedAndNothingIsCreatedInItsTarget() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        let planted = plantedDirectory()
+        XCTAssertEqual(symlink(planted.string, records.appending("sub").string), 0)
+
+        XCTAssertThrowsError(try handle.subdirectory(creating: "sub")) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .symbolicLink)
+            XCTAssertTrue("\(error)".contains(self.records.appending("sub").string), "\(error)")
+        }
+        XCTAssertEqual(try entries(planted), [])
+    }
+
+    func testAChainIsCreatedBelowTheHeldDirectoryAfterItsPathWasSwappedForALink() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        try swapRecordsForALink()
+
+        let leaf = try XCTUnwrap(try handle.chain(FilePath("Library/Caches"), creating: true))
+
+        XCTAssertEqual(try entries(root.appending("records.vetted/Library")), ["Caches"])
+        XCTAssertEqual(try entries(root.appending("planted")), ["state"], "nothing was created in the link's target")
+        try leaf.replace("cached", with: [1], durability: .atomic)
+        XCTAssertEqual(try entries(root.appending("records.vetted/Library/Caches")), ["cached"])
+    }
+
+    func testAChainRefusesASymbolicLinkAtAnyLevelBelowTheHeldDirectory() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        let planted = plantedDirectory()
+        XCTAssertEqual(mkdir(records.appending("a").string, 0o700), 0)
+        XCTAssertEqual(symlink(planted.string, records.appending("a/b").string), 0)
+
+        XCTAssertThrowsError(try handle.chain(["a", "b", "c"], creating: true)) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .symbolicLink)
+        }
+        XCTAssertEqual(try entries(planted), [])
+    }
+
+    func testAnExistingSubdirectoryOpenToOthersIsRefusedAndNotRepaired() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        XCTAssertEqual(mkdir(records.appending("open").string, 0o700), 0)
+        XCTAssertEqual(chmod(records.appending("open").string, 0o777), 0)
+
+        XCTAssertThrowsError(try handle.subdirectory(creating: "open")) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .insecurePermissions(mode: 0o777))
+        }
+        XCTAssertEqual(try XCTUnwrap(try handle.status(of: "open")).permissions.rawValue & 0o777, 0o777)
+    }
+
+    func testAMissingSubdirectoryIsNilUnlessCreating() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+
+        XCTAssertNil(try handle.subdirectory("absent", creating: false))
+        XCTAssertNil(try handle.status(of: "absent"))
+    }
+
+    func testRemovingATreeRemovesALinkInItButNotTheLinksTarget() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        let planted = plantedDirectory()
+        try FileInspection.write([1], to: planted.appending("kept"))
+        let tree = try handle.subdirectory(creating: "tree")
+        try tree.replace("file", with: [2], durability: .atomic)
+        XCTAssertEqual(symlink(planted.string, records.appending("tree/link").string), 0)
+
+        try handle.removeTree("tree")
+
+        XCTAssertNil(try handle.status(of: "tree"))
+        XCTAssertEqual(try entries(planted), ["kept"])
+    }
 }

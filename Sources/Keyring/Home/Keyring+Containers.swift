@@ -36,21 +36,42 @@ extension Keyring {
     ///   how to fix it); ``KeyringStatus/writePermission`` when a directory cannot be created;
     ///   ``KeyringStatus/ioError`` for other system failures.
     public func containerURL(for group: GroupIdentifier) throws(KeyringError) -> URL? {
-        guard identity.isEntitled(toApplicationGroup: group) else { return nil }
-        let directory = home.containerDirectory(for: group)
-        let sharing = home.sharing.fileSharing
-        let operation = "open group container \(group)"
+        guard let container = try containerDirectory(for: group) else { return nil }
+        // The caller gets a path, and will use it: it must lead to the container that was
+        // made and vetted, not through a directory swapped for a link since the home opened it.
+        let leadsThere: Bool
         do {
-            try SafeDirectory.ensure(home.rootPath, sharing: sharing)
-            try SafeDirectory.ensure(home.containersDirectory, sharing: sharing)
-            try SafeDirectory.ensure(directory, sharing: sharing)
-            for subdirectory in Self.containerSubdirectories {
-                try SafeDirectory.ensure(directory.appending(subdirectory), sharing: sharing)
-            }
+            leadsThere = try container.isNamed(by: container.path)
         } catch {
-            throw Self.containerFailure(error, operation: operation, sharing: home.sharing)
+            throw Self.containerFailure(error, operation: "open group container \(group)", sharing: home.sharing)
         }
-        return URL(fileURLWithPath: directory.string, isDirectory: true)
+        guard leadsThere else {
+            throw KeyringError(.notAvailable, "open group container \(group): \(container.path) no longer leads to the container this keyring made and vetted: a directory on the way was moved or replaced by a symbolic link, which could send the group's files somewhere else. Remove the link (GroupVault recreates the directory) and open the keyring again")
+        }
+        return URL(fileURLWithPath: container.path.string, isDirectory: true)
+    }
+
+    /// The group container of `group`, as ``containerURL(for:)`` makes and vets it, held open:
+    /// for a caller inside the library that goes on to use files in it (relative to the
+    /// handle, so a container swapped for a symbolic link afterwards is not followed).
+    /// `nil` when the identity is not entitled to `group`.
+    ///
+    /// Every level, from the home's held `Group Containers/` down to `Library/Caches`, is
+    /// created or opened `O_NOFOLLOW` relative to the level above and vetted through its
+    /// descriptor (``DirectoryHandle/subdirectory(_:creating:)``): in the `unixGroup` mode any
+    /// member can swap a directory of the container for a link between one step and the next.
+    /// - Throws: as ``containerURL(for:)``.
+    package func containerDirectory(for group: GroupIdentifier) throws(KeyringError) -> DirectoryHandle? {
+        guard identity.isEntitled(toApplicationGroup: group) else { return nil }
+        do {
+            let container = try home.directories.containers().subdirectory(creating: group.rawValue)
+            for subdirectory in Self.containerSubdirectories {
+                _ = try container.chain(FilePath(subdirectory), creating: true)
+            }
+            return container
+        } catch {
+            throw Self.containerFailure(error, operation: "open group container \(group)", sharing: home.sharing)
+        }
     }
 
     /// Where the group container of `group` is, without touching the file system: `nil` when

@@ -23,6 +23,12 @@ import SystemPackage
 ///                                        files it imports once, then keeps unchanged
 /// <root>/Group Containers/<app group>/   the shared containers
 /// ```
+///
+/// Every file of the home is used relative to a directory held open by descriptor
+/// (``HomeDirectories``), never by its path: in the `unixGroup` sharing mode other members can
+/// swap a directory of the home for a symbolic link, and a held directory does not follow it.
+/// Copies of a home share its held directories; two homes are equal when their root and
+/// sharing mode are.
 public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// The root directory.
     public let root: URL
@@ -37,6 +43,8 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     package let masterKeyPath: FilePath
     package let lockStatePath: FilePath
     package let databasePath: FilePath
+    /// The root, `Keychains/` and `Group Containers/`, opened on first use and then held.
+    package let directories: HomeDirectories
 
     /// A home rooted at `root`. Nothing is created until first use.
     public init(root: URL, sharing: StorageSharing = .ownerOnly) {
@@ -48,6 +56,17 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         masterKeyPath = keychainsDirectory.appending("master.key")
         lockStatePath = keychainsDirectory.appending("device-lock-state")
         databasePath = keychainsDirectory.appending(KeyringDatabase.fileName)
+        directories = HomeDirectories(rootPath: rootPath, sharing: sharing.fileSharing)
+    }
+
+    /// Equal when the root and the sharing mode are: the held directories are a cache of them.
+    public static func == (lhs: KeyringHome, rhs: KeyringHome) -> Bool {
+        lhs.root == rhs.root && lhs.sharing == rhs.sharing
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(root)
+        hasher.combine(sharing)
     }
 
     /// The home named by the environment: `GROUPVAULT_HOME`, else `$XDG_DATA_HOME/groupvault`,
@@ -93,22 +112,30 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         containersDirectory.appending(group.rawValue)
     }
 
-    /// Creates (if needed) and vets the keychains directory and its parents.
+    /// Creates (if needed), vets and holds the keychains directory and the root.
     package func prepareKeychains() throws(KeyringError) {
-        try mapStorage("open keyring home") { () throws(StorageError) in
-            try SafeDirectory.ensure(rootPath, sharing: sharing.fileSharing)
-            try SafeDirectory.ensure(keychainsDirectory, sharing: sharing.fileSharing)
-        }
+        _ = try keychains()
     }
 
-    /// Creates (if needed) and vets the directory of one access group's keychain.
+    /// The keychains directory, created (if needed), vetted and held.
+    package func keychains() throws(KeyringError) -> DirectoryHandle {
+        try mapStorage("open keyring home") { () throws(StorageError) in try directories.keychains() }
+    }
+
+    /// Creates (if needed) and vets the directory of one access group's keychain, relative to
+    /// the held keychains directory; its path, for messages and tools.
     package func prepareKeychain(for group: GroupIdentifier) throws(KeyringError) -> FilePath {
-        try prepareKeychains()
-        let directory = keychainDirectory(for: group)
-        try mapStorage("open keychain for \(group)") { () throws(StorageError) in
-            try SafeDirectory.ensure(directory, sharing: sharing.fileSharing)
+        try keychain(for: group, creating: true)?.path ?? keychainDirectory(for: group)
+    }
+
+    /// The directory of one access group's keychain (the earlier layout's sealed documents),
+    /// opened `O_NOFOLLOW` relative to the held keychains directory and vetted; `nil` when it
+    /// does not exist and not `creating` (nor does the home: nothing is created for a read).
+    package func keychain(for group: GroupIdentifier, creating: Bool) throws(KeyringError) -> DirectoryHandle? {
+        try mapStorage("open keychain for \(group)") { () throws(StorageError) -> DirectoryHandle? in
+            guard let keychains = creating ? try directories.keychains() : try directories.existingKeychains() else { return nil }
+            return try keychains.subdirectory(group.rawValue, creating: creating)
         }
-        return directory
     }
 
     // MARK: Master secret
@@ -126,17 +153,17 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// full path does not trust the hint and looks again.
     package func masterKey(inPassphraseMode knownMode: Bool?) throws(KeyringError) -> SymmetricKey {
         if let held = heldMasterKey(inPassphraseMode: knownMode) { return held }
-        try prepareKeychains()
+        let keychains = try keychains()
         // Passphrase mode (Keys/MasterKeyWrapping.swift): the secret is only in the runtime directory.
         if try isPassphraseProtected() { return try runtimeMasterKey() }
-        if let existing = try readMasterKey() { return existing }
+        if let existing = try readMasterKey(in: keychains) { return existing }
         do {
-            return try withExclusiveLock(at: keychainsDirectory.appending(".master.key.lock"), sharing: sharing.fileSharing) {
-                if let existing = try readMasterKey() { return existing }
+            return try withExclusiveLock(in: keychains, name: ".master.key.lock") {
+                if let existing = try readMasterKey(in: keychains) { return existing }
                 let key = SymmetricKey()
                 var bytes = key.exportedBytes()
                 defer { for index in bytes.indices { bytes[index] = 0 } }
-                try AtomicFile.replace(masterKeyPath, with: bytes, sharing: sharing.fileSharing, durability: .full)
+                try keychains.replace("master.key", with: bytes, durability: .full)
                 return key
             }
         } catch let error as KeyringError {
@@ -167,22 +194,25 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// operation needs only an `lstat` to know it is still the same file.
     private static let secrets = FileVersionCache<Secrets>()
 
-    /// The master secret this process already read, when the home's two directories still pass
-    /// their check and the file the secret was read from is still the same version
-    /// (``FileVersion``): four `lstat`s, no read, no guarded allocation. `nil` sends the caller
+    /// The master secret this process already read, when the home's two held directories still
+    /// pass their check and the file the secret was read from is still the same version
+    /// (``FileVersion``): two `fstat`s and two `fstatat`s, no read, no guarded allocation. `nil` sends the caller
     /// down the full path, which vets the directories, reads the file and reports any problem
     /// with a reason; so does any error here.
     ///
     /// The secret is only served while its file is exactly the version read (same inode, same
     /// change time, which no one can set back), so swapping the file or the directory above it
-    /// takes the full path anyway. The directories are still checked on every use (one `lstat`
-    /// each), because a directory opened beyond the sharing mode does not change the file's
+    /// takes the full path anyway. The directories are still checked on every use (one `fstat`
+    /// of the held descriptor each), because a directory opened beyond the sharing mode does not change the file's
     /// version, and SECURITY.md's first layer refuses such a home before each use
     /// (`WarmLookupTests.testAKeychainsDirectoryOpenedToOthersIsRefusedByTheNextWarmLookup`).
     private func heldMasterKey(inPassphraseMode knownMode: Bool?) -> SymmetricKey? {
+        let keychains: DirectoryHandle
         do throws(StorageError) {
-            try SafeDirectory.check(rootPath, sharing: sharing.fileSharing)
-            try SafeDirectory.check(keychainsDirectory, sharing: sharing.fileSharing)
+            // The root's held descriptor is vetted too: `existingKeychains` checks only its own.
+            _ = try directories.root()
+            guard let existing = try directories.existingKeychains() else { return nil }
+            keychains = existing
         } catch {
             return nil
         }
@@ -193,31 +223,34 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
             passphraseMode = knownMode
         } else {
             do {
-                passphraseMode = try Syscall.statusIfPresent(wrappedUnlockKeyPath) != nil
+                passphraseMode = try keychains.status(of: Self.wrappedUnlockKeyName) != nil
             } catch {
                 return nil
             }
         }
         if passphraseMode { return heldRuntimeMasterKey() }
-        guard let status = try? Syscall.statusIfPresent(masterKeyPath), status.type == .regular else { return nil }
+        guard let status = try? keychains.status(of: "master.key"), status.type == .regular else { return nil }
         return Self.secrets.value(at: masterKeyPath, version: FileVersion(status))?.master
     }
 
     private func cachedSecrets() throws(KeyringError) -> Secrets? {
-        let status = try mapStorage("read master key") { () throws(StorageError) in try Syscall.typedStatus(masterKeyPath) }
+        let keychains = try keychains()
+        let status = try mapStorage("read master key") { () throws(StorageError) in try keychains.status(of: "master.key") }
         guard let status, status.type == .regular else { return nil }
         return Self.secrets.value(at: masterKeyPath, version: FileVersion(status))
     }
 
-    private func readMasterKey() throws(KeyringError) -> SymmetricKey? {
+    /// `master.key` in the held keychains directory, or `nil` when there is none.
+    private func readMasterKey(in keychains: DirectoryHandle) throws(KeyringError) -> SymmetricKey? {
         // The version is taken before the read, so what is cached is never older than it.
-        let status = try mapStorage("read master key") { () throws(StorageError) in try Syscall.typedStatus(masterKeyPath) }
+        let status = try mapStorage("read master key") { () throws(StorageError) in try keychains.status(of: "master.key") }
         if let status, status.type == .regular, let cached = Self.secrets.value(at: masterKeyPath, version: FileVersion(status)) {
             return cached.master
         }
         let bytes = try mapStorage("read master key") { () throws(StorageError) -> [UInt8]? in
-            try SafeFile.checkOwnership(masterKeyPath, sharing: sharing.fileSharing)
-            return try SafeFile.readIfPresent(masterKeyPath, maximumSize: 64)
+            // Opened O_NOFOLLOW relative to the held directory and vetted on the descriptor:
+            // a regular file, owned and moded as the sharing mode allows.
+            try keychains.read("master.key", maximumSize: 64)
         }
         guard var bytes else { return nil }
         defer { for index in bytes.indices { bytes[index] = 0 } }
@@ -244,13 +277,19 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// (``isPassphraseProtected()``) in the same operation, and so makes one `lstat` fewer.
     package func lockState(inPassphraseMode: Bool) throws(KeyringError) -> DeviceLockState {
         if inPassphraseMode { return try machineLockState() }
-        // One lstat when the file did not change since this process last read it.
-        let status = try mapStorage("read device lock state") { () throws(StorageError) in try Syscall.typedStatus(lockStatePath) }
+        // Read relative to the held keychains directory; a home without one was never locked.
+        guard let keychains = try mapStorage("read device lock state", { () throws(StorageError) in try directories.existingKeychains() }) else {
+            return .unlocked
+        }
+        // One fstatat when the file did not change since this process last read it.
+        let status = try mapStorage("read device lock state") { () throws(StorageError) in try keychains.status(of: "device-lock-state") }
         guard let status else { return .unlocked }
         let version = FileVersion(status)
         if status.type == .regular, let cached = Self.lockStates.value(at: lockStatePath, version: version) { return cached }
         let bytes = try mapStorage("read device lock state") { () throws(StorageError) in
-            try SafeFile.readIfPresent(lockStatePath, maximumSize: 64)
+            // Only write bits are forbidden beyond the sharing mode's: the state is no secret,
+            // but one that others could rewrite in place would not be the home's.
+            try keychains.read("device-lock-state", maximumSize: 64, forbiddenModeBits: sharing.fileSharing.forbiddenBits & 0o222)
         }
         guard let bytes else { return .unlocked }
         let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespaceAndNewlines()
@@ -271,9 +310,9 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         if try isPassphraseProtected() {
             throw KeyringError(.invalidParameter, "the keyring home \(rootPath) is protected by a passphrase: its lock state is the machine's, changed only by `vaultcli unlock` and `vaultcli lock`")
         }
-        try prepareKeychains()
+        let keychains = try keychains()
         try mapStorage("write device lock state") { () throws(StorageError) in
-            try AtomicFile.replace(lockStatePath, with: Array((state.rawValue + "\n").utf8), sharing: sharing.fileSharing, durability: .full)
+            try keychains.replace("device-lock-state", with: Array((state.rawValue + "\n").utf8), durability: .full)
         }
     }
 

@@ -35,32 +35,39 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
     /// What the document holds, e.g. `items` or `keyset`; also its file name stem.
     package let kind: String
 
-    /// The sealed file.
+    /// The sealed file, for messages: it is used only relative to its held directory.
     package let path: FilePath
-    /// Its lock file, which is never renamed.
-    private let lockPath: FilePath
+    /// The sealed file's name in the group's keychain directory.
+    private let fileName: String
+    /// Its lock file's name there; the lock file is never renamed.
+    private let lockName: String
 
     package init(home: KeyringHome, group: GroupIdentifier, kind: String) {
         self.home = home
         self.group = group
         self.kind = kind
-        let directory = home.keychainDirectory(for: group)
-        path = directory.appending("\(kind).sealed")
-        lockPath = directory.appending("\(kind).lock")
+        fileName = "\(kind).sealed"
+        lockName = "\(kind).lock"
+        path = home.keychainDirectory(for: group).appending(fileName)
     }
 
     /// The current value, or `nil` if the document was never written. Takes no lock.
     package func read() throws(KeyringError) -> Content? {
-        let directory = home.keychainDirectory(for: group)
+        // The group's directory is opened O_NOFOLLOW relative to the home's held keychains
+        // directory and vetted, and the file relative to it: no level is looked up by path.
+        guard let directory = try home.keychain(for: group, creating: false) else { return nil }
         let bytes = try home.mapStorage("read \(kind) of \(group)") { () throws(StorageError) -> [UInt8]? in
-            // O_NOFOLLOW guards only the last component: the group's directory is vetted too,
-            // as writes vet it, so a symbolic link there is refused by readers as well.
-            guard try Syscall.typedStatus(directory) != nil else { return nil }
-            try SafeDirectory.check(directory, sharing: home.sharing.fileSharing)
-            return try SafeFile.readIfPresent(path, maximumSize: Self.maximumSize)
+            try Self.read(fileName, in: directory, sharing: home.sharing.fileSharing)
         }
         guard let bytes else { return nil }
         return try open(bytes, key: try storageKey())
+    }
+
+    /// The sealed file `fileName` in `directory`: a regular file, not a link, bounded. Only its
+    /// write bits are forbidden beyond the owner's: the content is authenticated, so reading it
+    /// tells nobody anything; changing it in place is what must be impossible.
+    private static func read(_ fileName: String, in directory: DirectoryHandle, sharing: FileSharing) throws(StorageError) -> [UInt8]? {
+        try directory.read(fileName, maximumSize: maximumSize, forbiddenModeBits: sharing.forbiddenBits & 0o222)
     }
 
     /// Runs `body` on the current value under the exclusive lock and writes the result back
@@ -87,6 +94,8 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         /// The document this handle locks.
         package let document: SealedDocument
         fileprivate let key: SymmetricKey
+        /// The group's keychain directory, held while the lock is.
+        fileprivate let directory: DirectoryHandle
 
         /// The group the document belongs to.
         package var group: GroupIdentifier { document.group }
@@ -94,7 +103,7 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         /// The current value, read under the lock.
         package func read() throws(KeyringError) -> Content? {
             let bytes = try document.home.mapStorage("read \(document.kind) of \(group)") { () throws(StorageError) in
-                try SafeFile.readIfPresent(document.path, maximumSize: SealedDocument.maximumSize)
+                try SealedDocument.read(document.fileName, in: directory, sharing: document.home.sharing.fileSharing)
             }
             return try bytes.map { bytes throws(KeyringError) in try document.open(bytes, key: key) }
         }
@@ -107,12 +116,13 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         /// rotation). The file becomes durable at the next successful sync of its directory.
         package func write(_ content: Content?, durability: Durability = .full) throws(KeyringError) {
             do {
-                try document.write(content, key: key, durability: durability)
+                try document.write(content, key: key, in: directory, durability: durability)
             } catch let error as StorageError {
                 guard case .notDurable = error.kind else {
                     throw KeyringError(storage: error, while: "write \(document.kind) of \(group)")
                 }
-                try? AtomicFile.syncDirectory(document.path.removingLastComponent())
+                // The one retry; its failure is not reported, as said above.
+                try? directory.sync()
             } catch let error as KeyringError {
                 throw error
             } catch {
@@ -123,12 +133,14 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
 
     /// Runs `body` holding this document's exclusive cross-process lock.
     package func withLock<Result>(_ body: (Locked) throws(KeyringError) -> Result) throws(KeyringError) -> Result {
-        _ = try home.prepareKeychain(for: group)
-        let handle = Locked(document: self, key: try storageKey())
+        guard let directory = try home.keychain(for: group, creating: true) else {
+            throw KeyringError(.ioError, "lock \(kind) of \(group): its keychain directory could not be created")
+        }
+        let handle = Locked(document: self, key: try storageKey(), directory: directory)
         do {
-            return try withExclusiveLock(at: lockPath, sharing: home.sharing.fileSharing) { () throws -> Result in
+            return try withExclusiveLock(in: directory, name: lockName) { () throws -> Result in
                 // Leftovers of a writer killed mid-write: nobody else can own them while we hold the lock.
-                AtomicFile.removeStaleTemporaries(for: path)
+                directory.removeStaleTemporaries(for: fileName)
                 return try body(handle)
             }
         } catch let error as KeyringError {
@@ -140,9 +152,9 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         }
     }
 
-    private func write(_ content: Content?, key: SymmetricKey, durability: Durability) throws {
+    private func write(_ content: Content?, key: SymmetricKey, in directory: DirectoryHandle, durability: Durability) throws {
         guard let content else {
-            try? Syscall.unlink(path)
+            if try directory.removeIfPresent(fileName), durability == .full { try directory.sync() }
             return
         }
         let encoder = JSONEncoder()
@@ -155,7 +167,7 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         guard sealed.count <= Self.maximumSize else {
             throw KeyringError(.dataTooLarge, "\(kind) of \(group) would be \(sealed.count) bytes; the limit is \(Self.maximumSize)")
         }
-        try AtomicFile.replace(path, with: sealed, sharing: home.sharing.fileSharing, durability: durability)
+        try directory.replace(fileName, with: sealed, durability: durability)
     }
 
     fileprivate func open(_ bytes: [UInt8], key: SymmetricKey) throws(KeyringError) -> Content {

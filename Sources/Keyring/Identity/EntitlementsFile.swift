@@ -108,8 +108,16 @@ struct EntitlementsFile {
     }
 
     /// Reads the file at `url`, refusing anything that is not a regular file of at most
-    /// ``maximumSize`` bytes before reading it. Symbolic links are followed: unlike shared
-    /// storage, an entitlements file is the caller's own configuration (build systems link them).
+    /// ``maximumSize`` bytes before reading it.
+    ///
+    /// Opened by path, through the file layer, and symbolic links are followed, on purpose:
+    /// unlike shared storage, an entitlements file is named by the user
+    /// (`GROUPVAULT_ENTITLEMENTS`, `--entitlements`), in a place the user chose, and build
+    /// systems and package layouts commonly link them. `O_NOFOLLOW` would refuse those users
+    /// and protect no one: whoever can swap a link into the user's own path already controls
+    /// the user's configuration. What the file-layer rule is for still holds: the checks are
+    /// made on the opened descriptor (`fstat`: a regular file, bounded), so what is checked is
+    /// what is read, and nothing is ever written there.
     static func contents(of url: URL) throws(KeyringError) -> Data {
         let path = FilePath(url.path)
         let descriptor: FileDescriptor
@@ -138,6 +146,9 @@ struct EntitlementsFile {
             total = try bytes.withUnsafeMutableBytes { buffer throws(Errno) in try Syscall.readAll(descriptor, into: buffer) }
         } catch {
             throw failure(url.path, "cannot be read: \(error)")
+        }
+        guard total <= maximumSize else {
+            throw failure(url.path, "grew past \(maximumSize) bytes while it was read; entitlements files are limited to that, so this is not one")
         }
         return Data(bytes[..<total])
     }

@@ -46,11 +46,17 @@ import Darwin
 /// locked, a `WhenUnlocked` row cannot be decrypted by anyone, this library or a process reading
 /// the files itself: its key is not on the machine in the clear (ItemTable, format 2).
 extension KeyringHome {
-    /// The wrapped unlock key; its presence puts the home in passphrase mode.
-    package var wrappedUnlockKeyPath: FilePath { keychainsDirectory.appending("passphrase.wrapped") }
+    /// The wrapped unlock key's file name in `Keychains/`.
+    static let wrappedUnlockKeyName = "passphrase.wrapped"
+    /// The sealed master secret's file name in `Keychains/`.
+    static let sealedMasterKeyName = "master.key.sealed"
 
-    /// The master secret sealed under the unlock key.
-    package var sealedMasterKeyPath: FilePath { keychainsDirectory.appending("master.key.sealed") }
+    /// The wrapped unlock key; its presence puts the home in passphrase mode. For messages and
+    /// tools: the home reads it relative to its held keychains directory.
+    package var wrappedUnlockKeyPath: FilePath { keychainsDirectory.appending(Self.wrappedUnlockKeyName) }
+
+    /// The master secret sealed under the unlock key (for messages, as ``wrappedUnlockKeyPath``).
+    package var sealedMasterKeyPath: FilePath { keychainsDirectory.appending(Self.sealedMasterKeyName) }
 
     /// The Argon2id cost of new wraps, and the level `unlock` upgrades weaker wraps to.
     /// libsodium's `MODERATE` limits; never lowered for tests (they pass their own parameters).
@@ -64,8 +70,9 @@ extension KeyringHome {
 
     /// Whether this home is in passphrase mode (`Keychains/passphrase.wrapped` exists).
     public func isPassphraseProtected() throws(KeyringError) -> Bool {
-        let status = try mapStorage("look for the wrapped unlock key") { () throws(StorageError) in
-            try Syscall.typedStatus(wrappedUnlockKeyPath)
+        let status = try mapStorage("look for the wrapped unlock key") { () throws(StorageError) -> Stat? in
+            // Looked up in the held keychains directory; a home without one has no passphrase.
+            try directories.existingKeychains()?.status(of: Self.wrappedUnlockKeyName)
         }
         return status != nil
     }
@@ -80,6 +87,15 @@ extension KeyringHome {
         package let master: FilePath
         /// The unlock key: present between `unlock` and `lock`.
         package let unlockKey: FilePath
+        /// `directory`, opened `O_NOFOLLOW` relative to the vetted `XDG_RUNTIME_DIR` and held:
+        /// every file above is used relative to it. `nil` when it does not exist (and was not
+        /// to be created): then neither file does.
+        package let handle: DirectoryHandle?
+
+        /// The file name of ``master`` in ``directory``.
+        var masterName: String { master.lastComponent?.string ?? "" }
+        /// The file name of ``unlockKey`` in ``directory``.
+        var unlockKeyName: String { unlockKey.lastComponent?.string ?? "" }
     }
 
     /// The runtime files, after checking `XDG_RUNTIME_DIR`: set, absolute, a real directory
@@ -98,34 +114,51 @@ extension KeyringHome {
             throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR is \"\(GroupIdentifier.printable(runtime))\", not an absolute path: set it to a directory you own with mode 0700")
         }
         let base = FilePath(runtime)
-        let status = try mapStorage("check XDG_RUNTIME_DIR") { () throws(StorageError) in try Syscall.typedStatus(base) }
-        guard let status, status.type == .directory else {
-            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) is not a directory (missing, or a symbolic link): set it to a directory you own with mode 0700")
-        }
-        let owner = UInt32(status.userID.rawValue)
-        guard owner == Syscall.effectiveUserID else {
-            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) belongs to user \(owner), not to you (\(Syscall.effectiveUserID)): no unlocked key is kept there")
-        }
-        let mode = UInt16(status.permissions.rawValue) & 0o777
-        guard mode == 0o700 else {
-            throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) has mode \(String(mode, radix: 8)), not 700: no unlocked key is kept where others may look (chmod 700 \(base))")
-        }
-        let directory = base.appending("groupvault")
-        try mapStorage("check the runtime directory") { () throws(StorageError) in
-            if creating {
-                try SafeDirectory.ensure(directory, sharing: .ownerOnly)
-            } else if try Syscall.typedStatus(directory) != nil {
-                try SafeDirectory.check(directory, sharing: .ownerOnly)
+        // Opened O_NOFOLLOW and checked through fstat of the descriptor, which is then held:
+        // what is checked is what the unlocked keys are written into and read from.
+        let opened: DirectoryHandle
+        do {
+            opened = try DirectoryHandle(opening: base, sharing: .ownerOnly)
+        } catch {
+            switch error.kind {
+            case .wrongOwner(let owner, _):
+                throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) belongs to user \(owner), not to you (\(Syscall.effectiveUserID)): no unlocked key is kept there")
+            case .insecurePermissions(let mode):
+                throw Self.runtimeDirectoryModeRefusal(base, mode)
+            case .symbolicLink, .wrongFileType, .system(.noSuchFileOrDirectory), .system(.notDirectory):
+                throw KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) is not a directory (missing, or a symbolic link): set it to a directory you own with mode 0700")
+            default:
+                throw KeyringError(storage: error, while: "check XDG_RUNTIME_DIR")
             }
         }
+        let status = try mapStorage("check XDG_RUNTIME_DIR") { () throws(StorageError) -> Stat in
+            do throws(Errno) {
+                return try Syscall.status(opened.descriptor)
+            } catch {
+                throw StorageError(.system(error), operation: "stat directory", path: base)
+            }
+        }
+        // Exactly 0700, not only "nothing for others": a directory the owner cannot write or
+        // search is not the runtime directory the session manager made.
+        let mode = UInt16(status.permissions.rawValue) & 0o777
+        guard mode == 0o700 else { throw Self.runtimeDirectoryModeRefusal(base, mode) }
+        let directory = base.appending("groupvault")
+        let handle = try mapStorage("check the runtime directory") { () throws(StorageError) -> DirectoryHandle? in
+            try opened.subdirectory("groupvault", creating: creating)
+        }
         // Vetted: from now on the lock state derived from its files needs no stat of it.
-        if environment["XDG_RUNTIME_DIR"] == Self.runtimeDirectoryNamed() {
-            Self.vettedRuntimeDirectories.withLock { _ = $0.insert(runtime) }
+        if let handle, environment["XDG_RUNTIME_DIR"] == Self.runtimeDirectoryNamed() {
+            Self.vettedRuntimeDirectories.withLock { $0[runtime] = handle }
         }
         return RuntimeFiles(
             directory: directory,
             master: directory.appending("\(homeIdentifier).master"),
-            unlockKey: directory.appending("\(homeIdentifier).unlock"))
+            unlockKey: directory.appending("\(homeIdentifier).unlock"),
+            handle: handle)
+    }
+
+    private static func runtimeDirectoryModeRefusal(_ base: FilePath, _ mode: UInt16) -> KeyringError {
+        KeyringError(.notAvailable, "XDG_RUNTIME_DIR \(base) has mode \(String(mode, radix: 8)), not 700: no unlocked key is kept where others may look (chmod 700 \(base))")
     }
 
     // MARK: Derived state and keys
@@ -134,8 +167,9 @@ extension KeyringHome {
     /// `lstat`s, so a `lock` or `unlock` by any process is seen by the next call.
     package func machineLockState() throws(KeyringError) -> DeviceLockState {
         let files = try vettedRuntimeFiles()
+        guard let runtime = files.handle else { return .beforeFirstUnlock }
         let (master, unlockKey) = try mapStorage("read the runtime lock state") { () throws(StorageError) in
-            (try Syscall.typedStatus(files.master), try Syscall.typedStatus(files.unlockKey))
+            (try runtime.status(of: files.masterName), try runtime.status(of: files.unlockKeyName))
         }
         guard master != nil else { return .beforeFirstUnlock }
         return unlockKey == nil ? .locked : .unlocked
@@ -147,7 +181,7 @@ extension KeyringHome {
     ///   the secret exists only sealed, so nothing, not even an `Always` item, can be opened.
     package func runtimeMasterKey() throws(KeyringError) -> SymmetricKey {
         let files = try runtimeFiles()
-        guard let (key, version) = try readRuntimeKeyAndVersion(files.master, named: "unlocked master secret") else {
+        guard let (key, version) = try readRuntimeKeyAndVersion(files, files.masterName, named: "unlocked master secret") else {
             throw KeyringError(.interactionNotAllowed, "the keyring home \(rootPath) is protected by a passphrase and was not unlocked since boot (or login): run `vaultcli unlock`")
         }
         Self.runtimeSecrets.store(key, at: files.master, version: version)
@@ -159,19 +193,21 @@ extension KeyringHome {
     /// Runtime master secrets this process read, each valid for one version of its file.
     private static let runtimeSecrets = FileVersionCache<SymmetricKey>()
 
-    /// The values of `XDG_RUNTIME_DIR` whose directory this process vetted (``runtimeFiles(creating:environment:)``).
-    private static let vettedRuntimeDirectories = Locked<Set<String>>([])
+    /// The values of `XDG_RUNTIME_DIR` whose directory this process vetted
+    /// (``runtimeFiles(creating:environment:)``), each with its `groupvault/` held open.
+    private static let vettedRuntimeDirectories = Locked<[String: DirectoryHandle]>([:])
 
     /// The master secret this process already read from the runtime directory, when that file
-    /// is still the same version: one `lstat`, no read, no guarded allocation. The runtime
-    /// directory is not vetted again: the secret was read only after it was, and only that
-    /// identical file (same inode and change time) serves it; a rewritten or removed file, or
-    /// another `XDG_RUNTIME_DIR`, takes the full path of ``runtimeMasterKey()``.
+    /// is still the same version: one `fstatat` in the held directory, no read, no guarded
+    /// allocation. The runtime directory is not vetted again: the secret was read only after it
+    /// was, and only that identical file (same inode and change time) serves it; a rewritten or
+    /// removed file, or another `XDG_RUNTIME_DIR`, takes the full path of ``runtimeMasterKey()``.
     func heldRuntimeMasterKey() -> SymmetricKey? {
-        guard let base = Self.runtimeDirectoryNamed() else { return nil }
-        let path = runtimeFilePath(in: base, stem: homeIdentifier, "master")
-        guard let status = try? Syscall.statusIfPresent(path), status.type == .regular else { return nil }
-        return Self.runtimeSecrets.value(at: path, version: FileVersion(status))
+        guard let base = Self.runtimeDirectoryNamed(),
+              let runtime = Self.vettedRuntimeDirectories.withLock({ $0[base] }) else { return nil }
+        let stem = homeIdentifier
+        guard let status = try? runtime.status(of: "\(stem).master"), status.type == .regular else { return nil }
+        return Self.runtimeSecrets.value(at: runtimeFilePath(in: base, stem: stem, "master"), version: FileVersion(status))
     }
 
     /// ``runtimeFiles(creating:environment:)``, vetting `XDG_RUNTIME_DIR` once per process and
@@ -181,11 +217,15 @@ extension KeyringHome {
     /// only its owner (or root) can change its owner or mode, and another value of the variable
     /// is vetted anew.
     private func vettedRuntimeFiles() throws(KeyringError) -> RuntimeFiles {
-        if let base = Self.runtimeDirectoryNamed(), Self.vettedRuntimeDirectories.withLock({ $0.contains(base) }) {
+        if let base = Self.runtimeDirectoryNamed(), let runtime = Self.vettedRuntimeDirectories.withLock({ $0[base] }),
+           (try? runtime.isStillLinked()) == true {
+            // Still linked: a logout removes the whole runtime directory, and a new login's
+            // directory of the same name is vetted anew below.
             let stem = homeIdentifier
             return RuntimeFiles(
                 directory: FilePath(base).appending("groupvault"),
-                master: runtimeFilePath(in: base, stem: stem, "master"), unlockKey: runtimeFilePath(in: base, stem: stem, "unlock"))
+                master: runtimeFilePath(in: base, stem: stem, "master"), unlockKey: runtimeFilePath(in: base, stem: stem, "unlock"),
+                handle: runtime)
         }
         return try runtimeFiles()
     }
@@ -216,7 +256,8 @@ extension KeyringHome {
     /// Reads the unlock key from the runtime directory when the home is in passphrase mode.
     package func whenUnlockedSealing() throws(KeyringError) -> WhenUnlockedSealing {
         guard try isPassphraseProtected() else { return .masterSecret }
-        guard let unlockKey = try readRuntimeKey(try runtimeFiles().unlockKey, named: "unlock key") else { return .unavailable }
+        let files = try runtimeFiles()
+        guard let unlockKey = try readRuntimeKey(files, files.unlockKeyName, named: "unlock key") else { return .unavailable }
         return .unlockKey(Self.itemKey(from: unlockKey))
     }
 
@@ -242,16 +283,16 @@ extension KeyringHome {
         // Checked before anything changes, so an unusable runtime directory changes nothing.
         let files = try runtimeFiles(creating: true)
         let master = try masterKey()
-        try withMasterKeyLock { () throws(KeyringError) in
+        try withMasterKeyLock { (keychains) throws(KeyringError) in
             guard try !isPassphraseProtected() else { throw Self.alreadySet(rootPath) }
             let unlockKey = SymmetricKey()
             let wrapped = try wrap(unlockKey, passphrase: passphrase, parameters: parameters)
             try mapStorage("write the sealed master secret") { () throws(StorageError) in
-                try AtomicFile.replace(sealedMasterKeyPath, with: Self.sealMaster(master, under: unlockKey), sharing: .ownerOnly, durability: .full)
+                try keychains.replace(Self.sealedMasterKeyName, with: Self.sealMaster(master, under: unlockKey), durability: .full)
             }
             try writeRuntimeKeys(master: master, unlockKey: unlockKey, to: files)
             try mapStorage("write the wrapped unlock key") { () throws(StorageError) in
-                try AtomicFile.replace(wrappedUnlockKeyPath, with: wrapped.encoded, sharing: .ownerOnly, durability: .full)
+                try keychains.replace(Self.wrappedUnlockKeyName, with: wrapped.encoded, durability: .full)
             }
         }
         try finishPassphraseMode()
@@ -263,11 +304,11 @@ extension KeyringHome {
     /// - Throws: ``KeyringStatus/authenticationFailed`` when `old` is wrong (nothing changed);
     ///   ``KeyringStatus/itemNotFound`` when no passphrase is set.
     package func changePassphrase(from old: SecureBytes, to new: SecureBytes, parameters: PassphraseWrappedKey.Parameters = currentPassphraseParameters) throws(KeyringError) {
-        try withMasterKeyLock { () throws(KeyringError) in
-            let unlockKey = try unwrap(try readWrappedUnlockKey(), passphrase: old)
+        try withMasterKeyLock { (keychains) throws(KeyringError) in
+            let unlockKey = try unwrap(try readWrappedUnlockKey(in: keychains), passphrase: old)
             let rewrapped = try wrap(unlockKey, passphrase: new, parameters: parameters)
             try mapStorage("write the wrapped unlock key") { () throws(StorageError) in
-                try AtomicFile.replace(wrappedUnlockKeyPath, with: rewrapped.encoded, sharing: .ownerOnly, durability: .full)
+                try keychains.replace(Self.wrappedUnlockKeyName, with: rewrapped.encoded, durability: .full)
             }
         }
     }
@@ -286,15 +327,15 @@ extension KeyringHome {
     @discardableResult
     package func unlock(passphrase: SecureBytes, parameters: PassphraseWrappedKey.Parameters = currentPassphraseParameters) throws(KeyringError) -> Bool {
         let files = try runtimeFiles(creating: true)
-        let upgraded = try withMasterKeyLock { () throws(KeyringError) -> Bool in
-            let wrapped = try readWrappedUnlockKey()
+        let upgraded = try withMasterKeyLock { (keychains) throws(KeyringError) -> Bool in
+            let wrapped = try readWrappedUnlockKey(in: keychains)
             let unlockKey = try unwrap(wrapped, passphrase: passphrase)
-            let master = try openSealedMaster(with: unlockKey)
+            let master = try openSealedMaster(with: unlockKey, in: keychains)
             let upgrade = wrapped.needsUpgrade(to: parameters)
             if upgrade {
                 let rewrapped = try wrap(unlockKey, passphrase: passphrase, parameters: parameters)
                 try mapStorage("upgrade the wrapped unlock key") { () throws(StorageError) in
-                    try AtomicFile.replace(wrappedUnlockKeyPath, with: rewrapped.encoded, sharing: .ownerOnly, durability: .full)
+                    try keychains.replace(Self.wrappedUnlockKeyName, with: rewrapped.encoded, durability: .full)
                 }
             }
             try writeRuntimeKeys(master: master, unlockKey: unlockKey, to: files)
@@ -312,13 +353,17 @@ extension KeyringHome {
         guard try isPassphraseProtected() else { throw Self.noPassphrase(rootPath) }
         let files = try runtimeFiles()
         try mapStorage("remove the unlock key") { () throws(StorageError) in
-            try Self.removeIfPresent(files.unlockKey)
+            // No runtime directory: no unlock key to remove.
+            try files.handle?.removeIfPresent(files.unlockKeyName)
         }
     }
 
     /// The Argon2id parameters stored in `passphrase.wrapped`.
     package func storedPassphraseParameters() throws(KeyringError) -> PassphraseWrappedKey.Parameters {
-        try readWrappedUnlockKey().parameters
+        guard let keychains = try mapStorage("open keyring home", { () throws(StorageError) in try directories.existingKeychains() }) else {
+            throw Self.noPassphrase(rootPath)
+        }
+        return try readWrappedUnlockKey(in: keychains).parameters
     }
 
     // MARK: Parts
@@ -328,16 +373,18 @@ extension KeyringHome {
     /// resealed under the unlock key, then a leftover `master.key` is removed.
     private func finishPassphraseMode() throws(KeyringError) {
         try ItemTable(home: self).resealWhenUnlockedRows()
+        let keychains = try keychains()
         try mapStorage("remove the plain master key") { () throws(StorageError) in
-            if try Self.removeIfPresent(masterKeyPath) { try AtomicFile.syncDirectory(keychainsDirectory) }
+            if try keychains.removeIfPresent("master.key") { try keychains.sync() }
         }
     }
 
-    private func withMasterKeyLock<Result>(_ body: () throws(KeyringError) -> Result) throws(KeyringError) -> Result {
-        try prepareKeychains()
+    /// Runs `body` with the held keychains directory, holding the master key's lock in it.
+    private func withMasterKeyLock<Result>(_ body: (DirectoryHandle) throws(KeyringError) -> Result) throws(KeyringError) -> Result {
+        let keychains = try keychains()
         do {
-            return try withExclusiveLock(at: keychainsDirectory.appending(".master.key.lock"), sharing: sharing.fileSharing) {
-                try body()
+            return try withExclusiveLock(in: keychains, name: ".master.key.lock") {
+                try body(keychains)
             }
         } catch let error as KeyringError {
             throw error
@@ -345,18 +392,6 @@ extension KeyringHome {
             throw KeyringError(storage: error, while: "lock the master key")
         } catch {
             throw KeyringError(.ioError, "lock the master key failed: \(error)")
-        }
-    }
-
-    /// Unlinks `path`; returns whether there was something to unlink.
-    @discardableResult
-    private static func removeIfPresent(_ path: FilePath) throws(StorageError) -> Bool {
-        do throws(Errno) {
-            try Syscall.unlink(path)
-            return true
-        } catch {
-            guard error == .noSuchFileOrDirectory else { throw StorageError(.system(error), operation: "unlink", path: path) }
-            return false
         }
     }
 
@@ -368,21 +403,25 @@ extension KeyringHome {
         KeyringError(.duplicateItem, "the keyring home \(root) already has a passphrase: use `vaultcli passphrase change`")
     }
 
-    /// A 32-byte key from the runtime directory, checked to be ours and private first; `nil`
-    /// when the file is absent.
-    private func readRuntimeKey(_ path: FilePath, named name: String) throws(KeyringError) -> SymmetricKey? {
-        try readRuntimeKeyAndVersion(path, named: name)?.key
+    /// The 32-byte key `fileName` from the runtime directory, opened relative to its held
+    /// descriptor and checked to be ours and private first; `nil` when the file is absent.
+    private func readRuntimeKey(_ files: RuntimeFiles, _ fileName: String, named name: String) throws(KeyringError) -> SymmetricKey? {
+        try readRuntimeKeyAndVersion(files, fileName, named: name)?.key
     }
 
-    /// ``readRuntimeKey(_:named:)`` with the file's version, taken before the read: what is
+    /// ``readRuntimeKey(_:_:named:)`` with the file's version, taken before the read: what is
     /// cached under it is never older than it.
-    private func readRuntimeKeyAndVersion(_ path: FilePath, named name: String) throws(KeyringError) -> (key: SymmetricKey, version: FileVersion)? {
+    private func readRuntimeKeyAndVersion(
+        _ files: RuntimeFiles, _ fileName: String, named name: String
+    ) throws(KeyringError) -> (key: SymmetricKey, version: FileVersion)? {
+        guard let runtime = files.handle else { return nil }
+        let path = files.directory.appending(fileName)
         var version: FileVersion?
         let read = try mapStorage("read the \(name)") { () throws(StorageError) -> [UInt8]? in
-            guard let status = try Syscall.typedStatus(path) else { return nil }
+            guard let status = try runtime.status(of: fileName) else { return nil }
             version = FileVersion(status)
-            try SafeFile.checkOwnership(path, sharing: .ownerOnly)
-            return try SafeFile.readIfPresent(path, maximumSize: 64)
+            // O_NOFOLLOW, a regular file, owned by this user, no group or other bits.
+            return try runtime.read(fileName, maximumSize: 64)
         }
         // Moved out of `read`, so the zeroing below reaches the only copy.
         guard var bytes = consume read, let version else { return nil }
@@ -393,11 +432,10 @@ extension KeyringHome {
         return (key, version)
     }
 
-    private func readWrappedUnlockKey() throws(KeyringError) -> PassphraseWrappedKey {
+    private func readWrappedUnlockKey(in keychains: DirectoryHandle) throws(KeyringError) -> PassphraseWrappedKey {
         let bytes = try mapStorage("read the wrapped unlock key") { () throws(StorageError) -> [UInt8]? in
-            guard try Syscall.typedStatus(wrappedUnlockKeyPath) != nil else { return nil }
-            try SafeFile.checkOwnership(wrappedUnlockKeyPath, sharing: .ownerOnly)
-            return try SafeFile.readIfPresent(wrappedUnlockKeyPath, maximumSize: 4096)
+            // Owner-only whatever the home's sharing mode: a passphrase home is ownerOnly.
+            try keychains.read(Self.wrappedUnlockKeyName, maximumSize: 4096, forbiddenModeBits: FileSharing.ownerOnly.forbiddenBits)
         }
         guard let bytes else { throw Self.noPassphrase(rootPath) }
         do {
@@ -418,14 +456,12 @@ extension KeyringHome {
             + XChaCha20Poly1305.seal(plaintext, using: key, nonce: nonce, authenticating: Array("GVMK".utf8) + [sealedMasterFormat])
     }
 
-    private func openSealedMaster(with unlockKey: SymmetricKey) throws(KeyringError) -> SymmetricKey {
+    private func openSealedMaster(with unlockKey: SymmetricKey, in keychains: DirectoryHandle) throws(KeyringError) -> SymmetricKey {
         let refuse = { (detail: String) in
             KeyringError(.decode, "the sealed master secret \(sealedMasterKeyPath) \(detail): restore Keychains/ from a backup")
         }
         let bytes = try mapStorage("read the sealed master secret") { () throws(StorageError) -> [UInt8]? in
-            guard try Syscall.typedStatus(sealedMasterKeyPath) != nil else { return nil }
-            try SafeFile.checkOwnership(sealedMasterKeyPath, sharing: .ownerOnly)
-            return try SafeFile.readIfPresent(sealedMasterKeyPath, maximumSize: 4096)
+            try keychains.read(Self.sealedMasterKeyName, maximumSize: 4096, forbiddenModeBits: FileSharing.ownerOnly.forbiddenBits)
         }
         guard let bytes else { throw refuse("is missing") }
         let expected = 1 + XChaCha20Poly1305.nonceByteCount + SymmetricKey.byteCount + XChaCha20Poly1305.tagByteCount
@@ -472,8 +508,11 @@ extension KeyringHome {
         // A tmpfs: a directory fsync buys nothing, but no file may ever be seen half-written.
         // The master secret first, so "unlocked" never appears without "unlocked since boot".
         try mapStorage("write the unlocked keys") { () throws(StorageError) in
-            try AtomicFile.replace(files.master, with: masterBytes, sharing: .ownerOnly, durability: .atomic)
-            try AtomicFile.replace(files.unlockKey, with: unlockBytes, sharing: .ownerOnly, durability: .atomic)
+            guard let runtime = files.handle else {
+                throw StorageError(.system(.noSuchFileOrDirectory), operation: "write the unlocked keys", path: files.directory)
+            }
+            try runtime.replace(files.masterName, with: masterBytes, durability: .atomic)
+            try runtime.replace(files.unlockKeyName, with: unlockBytes, durability: .atomic)
         }
     }
 }

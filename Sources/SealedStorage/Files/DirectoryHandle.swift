@@ -30,8 +30,15 @@ package final class DirectoryHandle: Sendable {
         } catch .tooManySymbolicLinkLevels {
             throw StorageError(.symbolicLink, operation: "open directory", path: path)
         } catch .notDirectory {
-            let isLink = (try? Syscall.statusIfPresent(path))??.type == .symbolicLink
-            throw StorageError(isLink ? .symbolicLink : .wrongFileType, operation: "open directory", path: path)
+            // ENOTDIR from the path itself (a link, or another kind of file), or from a
+            // component above it that is not a directory: only the first is the path's kind.
+            let kind: StorageError.Kind
+            switch Result(catching: { () throws(Errno) in try Syscall.statusIfPresent(path) }) {
+            case .success(let status?) where status.type == .symbolicLink: kind = .symbolicLink
+            case .success(let status?) where status.type != .directory: kind = .wrongFileType
+            default: kind = .system(.notDirectory)
+            }
+            throw StorageError(kind, operation: "open directory", path: path)
         } catch {
             throw StorageError(.system(error), operation: "open directory", path: path)
         }
@@ -45,6 +52,15 @@ package final class DirectoryHandle: Sendable {
             Syscall.close(descriptor)
             throw StorageError(.system(error as? Errno ?? .ioError), operation: "open directory", path: path)
         }
+        self.descriptor = descriptor
+        self.path = path
+        self.sharing = sharing
+    }
+
+    /// Adopts `descriptor`, a directory the caller opened `O_DIRECTORY | O_NOFOLLOW` and vetted
+    /// as ``init(opening:sharing:)`` does; the handle closes it. Only for
+    /// DirectoryHandle+Subdirectories.swift, which opens directories relative to a handle.
+    init(vetted descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) {
         self.descriptor = descriptor
         self.path = path
         self.sharing = sharing
@@ -300,11 +316,12 @@ package final class DirectoryHandle: Sendable {
         return path.appending(name)
     }
 
-    /// Refuses a `name` that is not one path component.
-    private func checkName(_ name: String) throws(StorageError) {
+    /// Refuses a `name` that is not one path component (a file's or, in
+    /// DirectoryHandle+Subdirectories.swift, a subdirectory's).
+    func checkName(_ name: String) throws(StorageError) {
         guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")), !name.utf8.contains(0) else {
             throw StorageError(.wrongFileType, operation: "open", path: path.string + "/" + UntrustedText.printable(name),
-                               hint: "a file name in a directory handle must be one path component")
+                               hint: "a name in a directory handle must be one path component")
         }
     }
 }

@@ -32,20 +32,41 @@ extension Vault {
     ///   (symbolic link, wrong owner or mode) or watched (e.g. the per-user inotify limits).
     public func changes(to name: String? = nil) throws(VaultError) -> AsyncStream<VaultChange> {
         let wanted = try name.map { name throws(VaultError) in try RecordName(validating: name) }
-        let directory = recordsDirectory
+        let records: DirectoryHandle
         do {
-            // Vetted, not only created: watching a directory swapped for a symbolic link would
-            // report another directory's files as this group's records.
-            try SafeDirectory.ensure(directory, sharing: keyring.home.sharing.fileSharing)
+            // The held records directory (recreated relative to the held vault directory if it
+            // was removed), never the path looked up again: that could have been swapped.
+            records = try directories.records()
+            try Self.checkNamesTheHeldDirectory(records, recordsDirectory)
         } catch {
             throw VaultError(storage: error, while: "prepare the records directory of \(group) for observation")
         }
+        let stream: AsyncStream<VaultChange>
         do {
-            return try DirectoryWatcher(directory: directory).events { event in
+            stream = try DirectoryWatcher(directory: records.path).events { event in
                 Self.change(for: event, wanted: wanted)
             }
         } catch {
             throw VaultError(storage: error, while: "observe the records of \(group)")
+        }
+        do {
+            // inotify takes only a path. Looked up again now the watch is in place: if the path
+            // still names the held directory, the watch is on it (a path redirected between the
+            // two looks and back is the one window left, and a watch reports, never writes).
+            try Self.checkNamesTheHeldDirectory(records, recordsDirectory)
+        } catch {
+            throw VaultError(storage: error, while: "observe the records of \(group)")
+        }
+        return stream
+    }
+
+    /// Refuses to watch `path` unless it names the held `records` directory: watching a
+    /// directory swapped for (or reached through) a symbolic link would report another
+    /// directory's files as this group's records.
+    private static func checkNamesTheHeldDirectory(_ records: DirectoryHandle, _ path: FilePath) throws(StorageError) {
+        guard try records.isNamed(by: path) else {
+            throw StorageError(.symbolicLink, operation: "watch directory", path: path,
+                               hint: "the path no longer leads to the records directory this vault opened (a directory on the way was moved or replaced by a symbolic link); reopen the vault")
         }
     }
 

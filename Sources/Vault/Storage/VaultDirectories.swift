@@ -11,41 +11,51 @@ import SystemPackage
 /// directory it vetted, wherever it was moved, and a vault opened after the swap refuses the
 /// link (`O_NOFOLLOW`).
 ///
-/// The one exception: a directory that was *removed* (no name links to it any more, so
-/// nothing written there could ever be read) is recreated and opened again by path, with the
-/// same vetting, so a vault survives `rm -r GroupVault/records` as it did when it addressed
-/// files by path. Reopening cannot follow a link: the open refuses one.
+/// Every level is reached by descriptor: the container is opened once, `GroupVault` is created
+/// or opened `O_NOFOLLOW` relative to it, and `records` and `locks` relative to `GroupVault`
+/// (``DirectoryHandle/subdirectory(_:creating:)``), each vetted through its own descriptor.
+///
+/// The one exception to "opened once": a directory that was *removed* (no name links to it any
+/// more, so nothing written there could ever be read) is recreated relative to the held
+/// directory above it, with the same vetting, so a vault survives `rm -r GroupVault/records`
+/// as it did when it addressed files by path. Recreating never looks a path up: a container
+/// swapped for a symbolic link in the meantime is not followed (`VaultDirectorySwapTests`).
 package final class VaultDirectories: Sendable {
-    private let recordsPath: FilePath
-    private let locksPath: FilePath
-    private let vaultPath: FilePath
-    private let sharing: FileSharing
     private let handles: Locked<Handles>
 
     private struct Handles: Sendable {
+        /// The group container, held for recreating `GroupVault` if it is removed.
+        let container: DirectoryHandle
+        var vault: DirectoryHandle
         var records: DirectoryHandle
         var locks: DirectoryHandle
     }
 
-    /// Creates (if missing) and vets `vaultDirectory` and its `records` and `locks`, and opens both.
-    package init(vaultDirectory: FilePath, sharing: FileSharing) throws(StorageError) {
-        vaultPath = vaultDirectory
-        recordsPath = vaultDirectory.appending("records")
-        locksPath = vaultDirectory.appending("locks")
-        self.sharing = sharing
-        let records = try Self.open(recordsPath, in: vaultDirectory, sharing: sharing)
-        let locks = try Self.open(locksPath, in: vaultDirectory, sharing: sharing)
-        handles = Locked(Handles(records: records, locks: locks))
+    /// Creates (if missing) and vets `vaultDirectory` and its `records` and `locks`, and opens
+    /// all three. The container above `vaultDirectory` is opened by path (`O_NOFOLLOW` on its
+    /// last component) and vetted; everything below it is reached relative to it.
+    package convenience init(vaultDirectory: FilePath, sharing: FileSharing) throws(StorageError) {
+        let container = try DirectoryHandle(opening: vaultDirectory.removingLastComponent(), sharing: sharing)
+        try self.init(container: container, name: vaultDirectory.lastComponent?.string ?? "GroupVault")
+    }
+
+    /// Creates (if missing) and vets the vault directory `name` in the held `container` and
+    /// its `records` and `locks`, and opens all three, relative to `container`.
+    package init(container: DirectoryHandle, name: String = "GroupVault") throws(StorageError) {
+        let vault = try container.subdirectory(creating: name)
+        handles = Locked(Handles(
+            container: container, vault: vault,
+            records: try vault.subdirectory(creating: "records"), locks: try vault.subdirectory(creating: "locks")))
     }
 
     /// The records directory.
     package func records() throws(StorageError) -> DirectoryHandle {
-        try current(\.records, path: recordsPath)
+        try current(\.records, name: "records")
     }
 
     /// What `body` finds in the records directory, looked up without the `fstat` that
     /// ``records()`` makes first: a read's hot path. Only when `body` finds nothing (`nil`) is
-    /// the directory checked, and, if it was removed, `body` runs again in the reopened one.
+    /// the directory checked, and, if it was removed, `body` runs again in the recreated one.
     ///
     /// The same answer as ``records()`` then `body`: a removed directory has no entries, so
     /// finding a file there means it had not been removed when it was looked up; and a
@@ -59,13 +69,20 @@ package final class VaultDirectories: Sendable {
 
     /// The locks directory.
     package func locks() throws(StorageError) -> DirectoryHandle {
-        try current(\.locks, path: locksPath)
+        try current(\.locks, name: "locks")
     }
 
-    private func current(_ which: WritableKeyPath<Handles, DirectoryHandle>, path: FilePath) throws(StorageError) -> DirectoryHandle {
-        let handle = handles.withLock { $0[keyPath: which] }
+    /// The held directory `which`, or, when it was removed, `name` recreated relative to the
+    /// held vault directory (itself recreated relative to the container if it was removed too).
+    private func current(_ which: WritableKeyPath<Handles, DirectoryHandle>, name: String) throws(StorageError) -> DirectoryHandle {
+        let (handle, vault, container) = handles.withLock { ($0[keyPath: which], $0.vault, $0.container) }
         guard Self.isRemoved(handle) else { return handle }
-        let reopened = try Self.open(path, in: vaultPath, sharing: sharing)
+        var parent = vault
+        if Self.isRemoved(vault) {
+            parent = try container.subdirectory(creating: vault.path.lastComponent?.string ?? "GroupVault")
+            handles.withLock { $0.vault = parent }
+        }
+        let reopened = try parent.subdirectory(creating: name)
         handles.withLock { $0[keyPath: which] = reopened }
         return reopened
     }
@@ -74,13 +91,5 @@ package final class VaultDirectories: Sendable {
     private static func isRemoved(_ handle: DirectoryHandle) -> Bool {
         guard let status = try? Syscall.status(handle.descriptor) else { return false }
         return status.linkCount == 0
-    }
-
-    private static func open(_ path: FilePath, in vaultDirectory: FilePath, sharing: FileSharing) throws(StorageError) -> DirectoryHandle {
-        try SafeDirectory.ensure(vaultDirectory, sharing: sharing)
-        try SafeDirectory.ensure(path, sharing: sharing)
-        // Opened with O_NOFOLLOW and vetted again through the descriptor: what was checked
-        // above by path is only trusted once it is what the descriptor holds.
-        return try DirectoryHandle(opening: path, sharing: sharing)
     }
 }

@@ -1,0 +1,108 @@
+import SealedStorage
+import SystemPackage
+
+/// The directories of one ``KeyringHome``, each opened once, by descriptor, and used for every
+/// file in it afterwards: the root, `Keychains/` and `Group Containers/`.
+///
+/// Why: in the `unixGroup` sharing mode the root and `Keychains/` are writable by every member
+/// of the group, so any member can rename `Keychains/` away and put a symbolic link to a
+/// directory of their own in its place at any moment. Checked and then used by path, the next
+/// read of `master.key` or write of `device-lock-state` would follow that link. Held by
+/// descriptor, a swap is not followed: the home keeps using the directories it vetted, and a
+/// directory opened after the swap refuses the link (`O_NOFOLLOW` at every level below the
+/// root; ``DirectoryHandle/ensure(_:sharing:)`` says why the root's own parents are not vetted).
+///
+/// Each directory is opened on first use and then held (a home that is only named, never used,
+/// touches nothing). Every later use `fstat`s the held descriptor: owner and mode are vetted
+/// again (a directory opened to others after the fact is refused by the next use), and a
+/// directory that was *removed* (no name links to it any more, so nothing written there could
+/// ever be read) is recreated relative to its parent and held anew, so a home survives
+/// `rm -r Keychains` as it did when it addressed files by path.
+package final class HomeDirectories: Sendable {
+    private let rootPath: FilePath
+    private let sharing: FileSharing
+    private let held = Locked(Held())
+
+    private struct Held: Sendable {
+        var root: DirectoryHandle?
+        var keychains: DirectoryHandle?
+        var containers: DirectoryHandle?
+    }
+
+    /// The directories of the home rooted at `rootPath`; nothing is opened yet.
+    package init(rootPath: FilePath, sharing: FileSharing) {
+        self.rootPath = rootPath
+        self.sharing = sharing
+    }
+
+    /// The root, created when missing.
+    package func root() throws(StorageError) -> DirectoryHandle {
+        if let handle = try current(\.root) { return handle }
+        return hold(\.root, try DirectoryHandle.ensure(rootPath, sharing: sharing))
+    }
+
+    /// `Keychains/`, created (with the root) when missing.
+    package func keychains() throws(StorageError) -> DirectoryHandle {
+        if let handle = try current(\.keychains) { return handle }
+        let root = try root()
+        guard let keychains = try Self.keychains(in: root, creating: true) else {
+            throw StorageError(.system(.noSuchFileOrDirectory), operation: "open directory", path: root.path.appending("Keychains"))
+        }
+        return hold(\.keychains, keychains)
+    }
+
+    /// `Keychains/` when the home has one, without creating anything: `nil` when the root or
+    /// `Keychains/` does not exist. For reads, which must not create a home.
+    package func existingKeychains() throws(StorageError) -> DirectoryHandle? {
+        if let handle = try current(\.keychains) { return handle }
+        guard let root = try existingRoot(), let keychains = try Self.keychains(in: root, creating: false) else { return nil }
+        return hold(\.keychains, keychains)
+    }
+
+    /// `Keychains/` in `root`. Something else by that name is reported as the system reports a
+    /// file where a directory must be (ENOTDIR, an I/O error), as it was when the first file
+    /// reached below it reported it: a damaged home, not a refusal to share.
+    private static func keychains(in root: DirectoryHandle, creating: Bool) throws(StorageError) -> DirectoryHandle? {
+        do {
+            return try root.subdirectory("Keychains", creating: creating)
+        } catch where error.kind == .wrongFileType {
+            throw StorageError(.system(.notDirectory), operation: "open directory", path: root.path.appending("Keychains"))
+        }
+    }
+
+    /// `Group Containers/`, created (with the root) when missing.
+    package func containers() throws(StorageError) -> DirectoryHandle {
+        if let handle = try current(\.containers) { return handle }
+        return hold(\.containers, try root().subdirectory(creating: "Group Containers"))
+    }
+
+    /// The root when it exists, without creating it.
+    private func existingRoot() throws(StorageError) -> DirectoryHandle? {
+        if let handle = try current(\.root) { return handle }
+        do {
+            return hold(\.root, try DirectoryHandle(opening: rootPath, sharing: sharing))
+        } catch let error where error.kind == .system(.noSuchFileOrDirectory) {
+            return nil
+        }
+    }
+
+    /// The held handle, vetted again through its descriptor; `nil` when none is held yet or
+    /// the held directory was removed (the caller opens it anew).
+    private func current(_ which: WritableKeyPath<Held, DirectoryHandle?>) throws(StorageError) -> DirectoryHandle? {
+        guard let handle = held.withLock({ $0[keyPath: which] }) else { return nil }
+        return try handle.isStillLinked() ? handle : nil
+    }
+
+    /// Holds `handle` as `which`, unless another thread held one first: then that one, so all
+    /// threads keep using a single directory.
+    private func hold(_ which: WritableKeyPath<Held, DirectoryHandle?>, _ handle: DirectoryHandle) -> DirectoryHandle {
+        let winner = held.withLock { held -> DirectoryHandle in
+            if let existing = held[keyPath: which], existing !== handle, (try? existing.isStillLinked()) == true {
+                return existing
+            }
+            held[keyPath: which] = handle
+            return handle
+        }
+        return winner
+    }
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Vault
+import XCTest
+
+/// A member of the group who removes `GroupVault/records` and swaps a directory above it (the
+/// container, or `GroupVault`) for a symbolic link to a directory of their own, while a process
+/// has the vault open, cannot make that process follow the link (issue 18): the records
+/// directory is recreated relative to the vault directory the process holds, never looked up
+/// by path, and an observer is refused rather than pointed at the link's target.
+final class VaultDirectoryRecreationTests: XCTestCase {
+    private var sandbox: VaultSandbox!
+    /// The attacker's directory, which the link will point to.
+    private var elsewhere: URL!
+
+    override func setUpWithError() throws {
+        sandbox = try VaultSandbox()
+        elsewhere = sandbox.directory.url.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    }
+
+    override func tearDown() {
+        sandbox.remove()
+    }
+
+    /// Moves `path` aside (the same directory, by another name) and puts a symbolic link to the
+    /// attacker's directory in its place; returns where it went.
+    private func swapForLink(_ path: String) throws -> URL {
+        let original = URL(fileURLWithPath: path)
+        let movedAside = original.deletingLastPathComponent().appendingPathComponent(original.lastPathComponent + ".moved")
+        try FileManager.default.moveItem(at: original, to: movedAside)
+        try FileManager.default.createSymbolicLink(at: original, withDestinationURL: elsewhere)
+        return movedAside
+    }
+
+    /// Every path below the attacker's directory, sorted.
+    private func attackerEntries() -> [String] {
+        (FileManager.default.enumerator(atPath: elsewhere.path)?.allObjects as? [String] ?? []).sorted()
+    }
+
+    func testRecordsRecreatedAfterTheContainerWasSwappedForALinkAreNotCreatedInTheLinkTarget() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        // The attacker's container looks like a vault's: a GroupVault directory, no records.
+        try FileManager.default.createDirectory(at: elsewhere.appendingPathComponent("GroupVault"), withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+
+        try FileManager.default.removeItem(atPath: vault.recordsDirectory.string)
+        let container = vault.vaultDirectory.removingLastComponent().string
+        let movedAside = try swapForLink(container)
+        try vault.write(AuthState.signedOut, as: "auth-state")
+
+        XCTAssertEqual(attackerEntries(), ["GroupVault"], "the records directory was recreated in the link's target")
+        let recreated = movedAside.appendingPathComponent("GroupVault/records")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: recreated.path), ["auth-state.gvr"],
+                       "the record was written into the vault directory the process had opened")
+        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), .signedOut)
+    }
+
+    func testObservingAfterTheVaultDirectoryWasSwappedForALinkIsRefusedAndCreatesNothingInTheLinkTarget() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+
+        _ = try swapForLink(vault.vaultDirectory.string)
+
+        XCTAssertThrowsError(try vault.changes(to: "auth-state")) { error in
+            let reason = (error as? VaultError)?.reason ?? "\(error)"
+            XCTAssertTrue(reason.contains(vault.recordsDirectory.string), reason)
+        }
+        XCTAssertEqual(attackerEntries(), [], "the records directory was created in the link's target to be watched")
+    }
+}
