@@ -1,0 +1,151 @@
+import Foundation
+import GRDB
+import GroupDatabase
+import GroupVaultTestKit
+import Keyring
+import XCTest
+
+/// A member of the group who can write the container changes the database's files between
+/// the opener's checks and SQLite's use of them: each change is refused before SQLite reads or
+/// writes a byte, and the file it pointed at is left as it was.
+final class GroupDatabaseFileSwapTests: XCTestCase {
+    static let group = GroupIdentifier(rawValue: "group.com.example.shared")!
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory(prefix: "groupdb-swap") }
+    override func tearDown() { directory.remove() }
+
+    private func keyring() -> Keyring {
+        Keyring(
+            identity: Identity(teamID: "ABCDE12345", bundleID: "com.example.app", applicationGroups: [Self.group]),
+            home: KeyringHome(root: directory.url))
+    }
+
+    /// `v1` makes the app's table; `v2`, new in this release, writes a marker wherever the
+    /// opener ends up migrating.
+    private func migrator(upTo version: Int) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE note (text TEXT)") }
+        if version >= 2 {
+            migrator.registerMigration("v2") { db in try db.execute(sql: "CREATE TABLE migrated_here (x)") }
+        }
+        return migrator
+    }
+
+    private var databaseDirectory: URL {
+        get throws { try XCTUnwrap(try keyring().containerURL(for: Self.group)).appendingPathComponent("GroupDatabase") }
+    }
+
+    /// This user's private database somewhere else, which the attack steers the opener into.
+    private func makePrivateDatabase() throws -> URL {
+        let elsewhere = directory.url.appendingPathComponent("private", isDirectory: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let queue = try DatabaseQueue(path: elsewhere.appendingPathComponent("notes.sqlite").path)
+        try queue.write { db in try db.execute(sql: "CREATE TABLE private_data (secret TEXT); INSERT INTO private_data VALUES ('mine')") }
+        try queue.close()
+        return elsewhere
+    }
+
+    private func tables(in database: URL) throws -> [String] {
+        let queue = try DatabaseQueue(path: database.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        defer { try? queue.close() }
+        return try queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") }
+    }
+
+    func testADirectorySwappedForALinkWhileTheOpenerWaitsForTheOpenLockIsRefused() throws {
+        _ = try GroupDatabase(name: "notes", group: Self.group, keyring: keyring(), migrator: migrator(upTo: 1))
+        let elsewhere = try makePrivateDatabase()
+        let shared = try databaseDirectory
+        let lockPath = shared.appendingPathComponent("notes.sqlite-open.lock").path
+
+        // The member holds the open lock, as any opener does for a few milliseconds.
+        let lock = open(lockPath, O_RDONLY | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(lock, 0)
+        XCTAssertEqual(flock(lock, LOCK_EX), 0)
+
+        let outcome = OpenOutcome()
+        let opener = Thread { [keyring = keyring(), migrator = migrator(upTo: 2)] in
+            do {
+                _ = try GroupDatabase(name: "notes", group: Self.group, keyring: keyring, migrator: migrator)
+                outcome.set(nil)
+            } catch {
+                outcome.set(error)
+            }
+        }
+        opener.start()
+        // The opener has vetted the file and waits on the lock once it holds the lock file open.
+        try waitUntilOpenedTwice(lockPath, unless: outcome)
+
+        // The swap: the real directory moved aside, a link to the private one in its place.
+        XCTAssertEqual(rename(shared.path, shared.path + ".moved"), 0)
+        XCTAssertEqual(symlink(elsewhere.path, shared.path), 0)
+        XCTAssertEqual(close(lock), 0)
+
+        let error = try XCTUnwrap(outcome.wait(), "the opener followed the link and migrated another database")
+        XCTAssertEqual((error as? GroupDatabaseError)?.code, .storage, "\(error)")
+        XCTAssertTrue("\(error)".contains("not the one vetted"), "\(error)")
+        XCTAssertEqual(try tables(in: elsewhere.appendingPathComponent("notes.sqlite")), ["private_data"])
+    }
+
+    func testADatabaseFileWithASecondHardLinkIsRefused() throws {
+        _ = try GroupDatabase(name: "notes", group: Self.group, keyring: keyring(), migrator: migrator(upTo: 1))
+        let file = try databaseDirectory.appendingPathComponent("notes.sqlite")
+        XCTAssertEqual(link(file.path, directory.url.appendingPathComponent("second-name").path), 0)
+
+        XCTAssertThrowsError(try GroupDatabase(name: "notes", group: Self.group, keyring: keyring(), migrator: migrator(upTo: 2))) { error in
+            XCTAssertEqual((error as? GroupDatabaseError)?.code, .storage, "\(error)")
+            XCTAssertTrue("\(error)".contains("hard links"), "\(error)")
+        }
+        XCTAssertEqual(try tables(in: file), ["grdb_migrations", "note"])
+    }
+
+    func testAnotherFileLinkedInAsTheWalIsRefusedAndKeptIntact() throws {
+        _ = try GroupDatabase(name: "notes", group: Self.group, keyring: keyring(), migrator: migrator(upTo: 1))
+        let file = try databaseDirectory.appendingPathComponent("notes.sqlite")
+        let victim = directory.url.appendingPathComponent("victim.txt")
+        let content = Data(repeating: 0x41, count: 8_192)
+        XCTAssertTrue(FileManager.default.createFile(atPath: victim.path, contents: content, attributes: [.posixPermissions: 0o600]))
+        try? FileManager.default.removeItem(atPath: file.path + "-wal")
+        XCTAssertEqual(link(victim.path, file.path + "-wal"), 0)
+
+        XCTAssertThrowsError(try {
+            let database = try GroupDatabase(name: "notes", group: Self.group, keyring: keyring(), migrator: migrator(upTo: 2))
+            try database.pool.write { db in try db.execute(sql: "INSERT INTO note VALUES ('x')") }
+        }()) { error in
+            XCTAssertEqual((error as? GroupDatabaseError)?.code, .storage, "\(error)")
+            XCTAssertTrue("\(error)".contains("notes.sqlite-wal"), "\(error)")
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: victim.path), content, "SQLite wrote into the linked file")
+    }
+
+    /// Waits until two descriptors of this process name `path`: the test's and the opener's.
+    private func waitUntilOpenedTwice(_ path: String, unless outcome: OpenOutcome) throws {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        while !outcome.isFinished {
+            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+            let count = descriptors.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == target }.count
+            if count >= 2 { return }
+            usleep(1_000)
+        }
+    }
+}
+
+/// What the opener thread ended with: `nil` for success.
+private final class OpenOutcome: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var error: (any Error)?
+    private var finished = false
+
+    func set(_ error: (any Error)?) {
+        lock.withLock { self.error = error; finished = true }
+        done.signal()
+    }
+
+    var isFinished: Bool { lock.withLock { finished } }
+
+    func wait() -> (any Error)? {
+        done.wait()
+        return lock.withLock { error }
+    }
+}
