@@ -43,6 +43,8 @@ final class GroupDatabaseFileSwapTests: XCTestCase {
         let queue = try DatabaseQueue(path: elsewhere.appendingPathComponent("notes.sqlite").path)
         try queue.write { db in try db.execute(sql: "CREATE TABLE private_data (secret TEXT); INSERT INTO private_data VALUES ('mine')") }
         try queue.close()
+        // Owner-only like the group's own database, so only its identity can tell them apart.
+        XCTAssertEqual(chmod(elsewhere.appendingPathComponent("notes.sqlite").path, 0o600), 0)
         return elsewhere
     }
 

@@ -91,6 +91,37 @@ final class KeyringDatabaseTamperingTests: XCTestCase {
         XCTAssertEqual(try open.items(matching: ItemQuery(accessGroup: ItemTestHome.shared)).count, 1)
     }
 
+    func testATriggerPlantedWhileTheKeyringIsOpenThatUndoesLedgerUpdatesIsRefused() throws {
+        // Not an ignored write (the update reports one row changed): a trigger that puts the
+        // old values back. Only a new look at the schema catches it.
+        let ledger = LedgerTable(database: try KeyringDatabase.shared(for: home.home), group: ItemTestHome.shared)
+        try ledger.update("record") { $0 = LedgerTable.Row(confirmed: 1, confirmedDigest: "one") }
+        try execute("""
+            CREATE TRIGGER undo AFTER UPDATE ON ledger BEGIN
+                UPDATE ledger SET confirmed = old.confirmed, confirmed_digest = old.confirmed_digest, tag = old.tag
+                WHERE access_group = old.access_group AND record = old.record;
+            END
+            """)
+
+        XCTAssertThrowsError(try ledger.update("record") { $0 = LedgerTable.Row(confirmed: 2, confirmedDigest: "two") }) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode, "\(error)")
+            XCTAssertTrue(((error as? KeyringError)?.reason ?? "").contains("undo"), "\(error)")
+        }
+        XCTAssertEqual(try ledger.row("record")?.confirmed, 1)
+    }
+
+    func testAWriteThatChangesFewerRowsThanItMustFailsAndCommitsNothing() throws {
+        let database = try KeyringDatabase.shared(for: home.home)
+        XCTAssertThrowsError(try database.write("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            try transaction.apply("DELETE FROM items", expecting: .anyNumber)
+            try transaction.apply("DELETE FROM items WHERE id = -1", expecting: .exactly(1))
+        }) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode, "\(error)")
+            XCTAssertTrue(((error as? KeyringError)?.reason ?? "").contains("changed 0 rows"), "\(error)")
+        }
+        XCTAssertEqual(try keyring.items(matching: ItemQuery(accessGroup: ItemTestHome.shared)).count, 1, "the first delete was committed")
+    }
+
     // MARK: The file itself
 
     func testAKeyringDatabaseWithASecondHardLinkIsRefused() throws {

@@ -62,6 +62,10 @@ package final class KeyringDatabase: Sendable {
     let keysets = Locked<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.
     nonisolated(unsafe) private var localCommits: UInt64 = 0
+    /// The `PRAGMA schema_version` whose schema was last found to be exactly the keyring's.
+    /// Guarded by `lock`. Another process can change the schema after this one opened the
+    /// file; every write transaction compares, and checks the schema again when it moved.
+    nonisolated(unsafe) private var checkedSchemaVersion: Int64
 
     private static let opened = Locked<[FilePath: KeyringDatabase]>([:])
 
@@ -118,6 +122,7 @@ package final class KeyringDatabase: Sendable {
         let file = try Self.vetOrCreate(in: directory, path: path, binding: binding)
         try Self.refuseEmptyOrTruncated(file, path: path)
         let opened: SQLiteConnection
+        var schemaVersion: Int64 = 0
         do {
             opened = try Self.connect(to: file, in: directory, path: path)
             try opened.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)")
@@ -127,6 +132,7 @@ package final class KeyringDatabase: Sendable {
             // One read transaction: the schema and the binding are checked in one state.
             try opened.execute("BEGIN")
             do {
+                schemaVersion = try opened.integer("PRAGMA schema_version")
                 try Self.checkSchema(of: opened, path: path)
                 try Self.checkBinding(of: opened, binding: binding, path: path)
                 try opened.execute("COMMIT")
@@ -145,6 +151,7 @@ package final class KeyringDatabase: Sendable {
             throw KeyringError(.ioError, "open the keyring database \(path): \(error)")
         }
         connection = opened
+        checkedSchemaVersion = schemaVersion
     }
 
     // MARK: Transactions
@@ -169,6 +176,7 @@ package final class KeyringDatabase: Sendable {
                 throw Self.error(error, path: path, while: operation)
             }
             do {
+                try checkSchemaUnchanged()
                 let result = try body(Transaction(connection: connection, path: path, operation: operation))
                 // Counted before the commit: a failed commit only costs a cache refresh.
                 if changesCachedState { localCommits &+= 1 }
@@ -185,6 +193,16 @@ package final class KeyringDatabase: Sendable {
                 throw KeyringError(.ioError, "\(operation): \(error)")
             }
         }
+    }
+
+    /// Checks the schema again, inside the caller's write transaction, if another connection
+    /// changed it since it was last checked: a trigger planted while this process has the
+    /// database open must not be obeyed by its next write. Costs one `PRAGMA` otherwise.
+    private func checkSchemaUnchanged() throws {
+        let version = try connection.integer("PRAGMA schema_version")
+        guard version != checkedSchemaVersion else { return }
+        try Self.checkSchema(of: connection, path: path)
+        checkedSchemaVersion = version
     }
 
     /// Runs `body` for reading. Each statement sees one committed state; use ``write(_:_:)``
