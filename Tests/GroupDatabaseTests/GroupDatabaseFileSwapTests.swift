@@ -15,10 +15,10 @@ final class GroupDatabaseFileSwapTests: XCTestCase {
     override func setUpWithError() throws { directory = try TemporaryDirectory(prefix: "groupdb-swap") }
     override func tearDown() { directory.remove() }
 
-    private func keyring() -> Keyring {
+    private func keyring(sharing: StorageSharing = .ownerOnly) -> Keyring {
         Keyring(
             identity: Identity(teamID: "ABCDE12345", bundleID: "com.example.app", applicationGroups: [Self.group]),
-            home: KeyringHome(root: directory.url))
+            home: KeyringHome(root: directory.url, sharing: sharing))
     }
 
     /// `v1` makes the app's table; `v2`, new in this release, writes a marker wherever the
@@ -65,18 +65,9 @@ final class GroupDatabaseFileSwapTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(lock, 0)
         XCTAssertEqual(flock(lock, LOCK_EX), 0)
 
-        let outcome = OpenOutcome()
-        let opener = Thread { [keyring = keyring(), migrator = migrator(upTo: 2)] in
-            do {
-                _ = try GroupDatabase(name: "notes", group: Self.group, keyring: keyring, migrator: migrator)
-                outcome.set(nil)
-            } catch {
-                outcome.set(error)
-            }
-        }
-        opener.start()
+        let outcome = startOpener(keyring(), migrator: migrator(upTo: 2))
         // The opener has vetted the file and waits on the lock once it holds the lock file open.
-        try waitUntilOpenedTwice(lockPath, unless: outcome)
+        try waitUntilOpened(lockPath, times: 2, unless: outcome)
 
         // The swap: the real directory moved aside, a link to the private one in its place.
         XCTAssertEqual(rename(shared.path, shared.path + ".moved"), 0)
@@ -84,6 +75,37 @@ final class GroupDatabaseFileSwapTests: XCTestCase {
         XCTAssertEqual(close(lock), 0)
 
         let error = try XCTUnwrap(outcome.wait(), "the opener followed the link and migrated another database")
+        XCTAssertEqual((error as? GroupDatabaseError)?.code, .storage, "\(error)")
+        XCTAssertTrue("\(error)".contains("not the one vetted"), "\(error)")
+        XCTAssertEqual(try tables(in: elsewhere.appendingPathComponent("notes.sqlite")), ["private_data"])
+    }
+
+    func testAnotherMemberWhoSwapsTheDirectoryWhileHoldingTheOpenLockIsRefused() throws {
+        try XCTSkipUnless(geteuid() == 0, "playing a second member of the group needs root")
+        // The group's home: directories 2770 of this process's group, which uid 4242 is in.
+        XCTAssertEqual(chmod(directory.path, 0o2770), 0)
+        let shared = keyring(sharing: .unixGroup)
+        _ = try GroupDatabase(name: "notes", group: Self.group, keyring: shared, migrator: migrator(upTo: 1))
+        let elsewhere = try makePrivateDatabase()
+        let databaseDirectory = try XCTUnwrap(try shared.containerURL(for: Self.group)).appendingPathComponent("GroupDatabase")
+        let go = directory.url.appendingPathComponent("go").path
+
+        let member = try FixtureProcess(
+            ["db-swap-directory", "--directory", databaseDirectory.path, "--name", "notes", "--link-to", elsewhere.path,
+             "--go", go, "--uid", "4242", "--gid", "\(getegid())"],
+            executable: "GroupStoresFixture")
+        while !member.standardOutput.contains("locked") {
+            XCTAssertTrue(member.standardError.isEmpty, member.standardError)
+            guard member.standardError.isEmpty else { return }
+            usleep(1_000)
+        }
+        let outcome = startOpener(shared, migrator: migrator(upTo: 2))
+        try waitUntilOpened(databaseDirectory.appendingPathComponent("notes.sqlite-open.lock").path, times: 1, unless: outcome)
+        XCTAssertTrue(FileManager.default.createFile(atPath: go, contents: nil))
+        XCTAssertEqual(member.wait(), 0, member.standardError)
+        XCTAssertEqual(member.standardOutput, "locked\nswapped\n")
+
+        let error = try XCTUnwrap(outcome.wait(), "the opener followed the member's link and migrated another database")
         XCTAssertEqual((error as? GroupDatabaseError)?.code, .storage, "\(error)")
         XCTAssertTrue("\(error)".contains("not the one vetted"), "\(error)")
         XCTAssertEqual(try tables(in: elsewhere.appendingPathComponent("notes.sqlite")), ["private_data"])
@@ -120,13 +142,28 @@ final class GroupDatabaseFileSwapTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: victim.path), content, "SQLite wrote into the linked file")
     }
 
-    /// Waits until two descriptors of this process name `path`: the test's and the opener's.
-    private func waitUntilOpenedTwice(_ path: String, unless outcome: OpenOutcome) throws {
+    /// Opens database "notes" with `keyring` on a thread of its own; the outcome tells how it ended.
+    private func startOpener(_ keyring: Keyring, migrator: DatabaseMigrator) -> OpenOutcome {
+        let outcome = OpenOutcome()
+        Thread {
+            do {
+                _ = try GroupDatabase(name: "notes", group: Self.group, keyring: keyring, migrator: migrator)
+                outcome.set(nil)
+            } catch {
+                outcome.set(error)
+            }
+        }.start()
+        return outcome
+    }
+
+    /// Waits until `times` descriptors of this process name `path` (the opener's among them),
+    /// or the opener has finished.
+    private func waitUntilOpened(_ path: String, times: Int, unless outcome: OpenOutcome) throws {
         let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         while !outcome.isFinished {
             let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
             let count = descriptors.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == target }.count
-            if count >= 2 { return }
+            if count >= times { return }
             usleep(1_000)
         }
     }
