@@ -40,6 +40,10 @@ final class SQLiteConnection {
     }
 
     private init(_ path: String, flags: Int32) throws(Failure) {
+        // The keyring's one call that opens a file by path outside SealedStorage/Files: SQLite
+        // has no descriptor-based open. KeyringDatabase vets the file relative to its held
+        // directory first and proves, before the first statement, that SQLite's descriptor is
+        // that file (DatabaseFile.checkOpened through SQLiteDefenses).
         var handle: OpaquePointer?
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK, let handle else {

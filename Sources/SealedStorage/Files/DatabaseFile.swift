@@ -119,9 +119,19 @@ package struct DatabaseFile: Sendable, Equatable {
     /// Renames `temporary` (from ``createTemporary(for:in:)``) to `name` unless `name` exists
     /// (`renameat2(RENAME_NOREPLACE)`), then `fsync`s the directory. Returns `false`, and
     /// removes the temporary, when another process published `name` first: open theirs.
+    ///
+    /// On a file system without `RENAME_NOREPLACE` (`EINVAL`), or a kernel without
+    /// `renameat2`, the same is done with `linkat` (which never replaces either) and an
+    /// `unlinkat` of the temporary; between the two the file has two links, so an opener
+    /// arriving in that instant refuses it once and succeeds when it tries again.
     package static func publish(_ temporary: String, as name: String, in directory: DirectoryHandle) throws(StorageError) -> Bool {
         do {
-            try Syscall.renameNoReplace(temporary, to: name, in: directory.descriptor)
+            do {
+                try Syscall.renameNoReplace(temporary, to: name, in: directory.descriptor)
+            } catch .invalidArgument, .noFunction {
+                try Syscall.link(temporary, to: name, in: directory.descriptor)
+                try Syscall.unlink(temporary, in: directory.descriptor)
+            }
         } catch .fileExists {
             try discard(temporary, in: directory)
             return false
@@ -191,6 +201,22 @@ extension Syscall {
         #else
         throw .noFunction
         #endif
+    }
+}
+
+extension Syscall {
+    /// `linkat(2)` within one directory descriptor, never following a link: `destination`
+    /// becomes another name of `source`; `EEXIST` when it exists.
+    package static func link(_ source: String, to destination: String, in directory: FileDescriptor) throws(Errno) {
+        try FaultInjection.check(call: .rename)
+        while true {
+            let result = source.withCString { from in
+                destination.withCString { to in linkat(directory.rawValue, from, directory.rawValue, to, 0) }
+            }
+            if result == 0 { return }
+            if errno == EINTR { continue }
+            throw Errno(rawValue: errno)
+        }
     }
 }
 
