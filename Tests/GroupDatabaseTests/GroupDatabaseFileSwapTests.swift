@@ -142,6 +142,21 @@ final class GroupDatabaseFileSwapTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: victim.path), content, "SQLite wrote into the linked file")
     }
 
+    func testAFIFOPlantedAsTheCommitSignalDoesNotHangTheNextCommit() throws {
+        let database = try GroupDatabase(name: "notes", group: Self.group, keyring: keyring(), migrator: migrator(upTo: 1))
+        let signal = try databaseDirectory.appendingPathComponent("notes.sqlite-commit").path
+        // Planted after the open vetted the signal file: a FIFO nobody reads, on which an open
+        // for writing waits forever.
+        XCTAssertEqual(unlink(signal), 0)
+        XCTAssertEqual(mkfifo(signal, 0o600), 0)
+
+        try database.pool.write { db in try db.execute(sql: "INSERT INTO note VALUES ('x')") }
+
+        var status = stat()
+        XCTAssertEqual(lstat(signal, &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFREG, "the commit was announced by a new regular file")
+    }
+
     /// Opens database "notes" with `keyring` on a thread of its own; the outcome tells how it ended.
     private func startOpener(_ keyring: Keyring, migrator: DatabaseMigrator) -> OpenOutcome {
         let outcome = OpenOutcome()
