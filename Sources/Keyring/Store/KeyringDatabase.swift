@@ -20,8 +20,16 @@ import Darwin
 /// Settings (docs/STORAGE.md): WAL journal, `synchronous=FULL` (a commit that returned survives
 /// a power loss), a busy timeout instead of failing at once under concurrency, and
 /// `BEGIN IMMEDIATE` for every write, so two writers never both read and then both fail to
-/// upgrade. The file is created by this code with the home's file mode before SQLite opens it;
-/// SQLite gives its `-wal` and `-shm` files the database file's mode.
+/// upgrade. A new database is built complete under a temporary name with the home's file mode
+/// and published atomically, so an existing `keyring.db` that is empty, short or unbound is
+/// damage, refused, never started anew; SQLite gives its `-wal` and `-shm` files the database
+/// file's mode.
+///
+/// Opened as untrusted input (docs/STORAGE.md, "SQLite files in shared directories"): the file
+/// is vetted relative to the held `Keychains/` directory and SQLite's descriptor proven to be it
+/// (``DatabaseFile``, ``SQLiteDefenses``); the connection is defensive with an untrusted schema;
+/// the schema must be exactly the keyring's (checked again when another process changes it);
+/// and every write states how many rows it must change.
 ///
 /// The database is bound to its home: the `meta` row `home` holds a keyed BLAKE2b tag computed
 /// with a key derived from the home's master secret, so a database file copied from another
