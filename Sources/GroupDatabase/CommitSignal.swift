@@ -62,13 +62,24 @@ final class CommitSignal: TransactionObserver, Sendable {
     /// them in this process. A file this call created exclusively is one nobody holds a lock on.
     func touch() {
         // A failure only costs observers one notification; the commit itself has succeeded and
-        // must not be reported as failed. Not fsynced: the signal carries no data.
-        guard let temporary = try? directory.writeUnsyncedTemporary(for: name, []) else { return }
-        temporary.close()
+        // must not be reported as failed. Not fsynced: the signal carries no data. The layer's
+        // calls are made without the Vault write steps' fault points, which a test arms for a
+        // Vault write, not for this.
+        let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: AtomicFile.suffixLength / 2)
         do {
-            try directory.publishTemporary(temporary.name, as: name)
+            let descriptor = try Syscall.open(
+                temporary, in: directory.descriptor, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: FilePermissions(rawValue: CModeT(directory.sharing.fileMode)))
+            defer { Syscall.close(descriptor) }
+            try Syscall.changeMode(descriptor, to: directory.sharing.fileMode)
         } catch {
-            // publishTemporary removed the temporary; nothing else to undo.
+            try? Syscall.unlink(temporary, in: directory.descriptor)
+            return
+        }
+        do {
+            try Syscall.rename(temporary, to: name, in: directory.descriptor)
+        } catch {
+            try? Syscall.unlink(temporary, in: directory.descriptor)
         }
     }
 

@@ -90,6 +90,8 @@ package struct DatabaseFile: Sendable, Equatable {
     /// never through a link), with the sharing's exact file mode whatever the umask, durable
     /// (`fsync`), and closed before anyone else can know its name. Returns the temporary's name:
     /// fill it (SQLite may open it: nobody else has it open), then ``publish(_:as:in:)`` it.
+    /// Faults armed at the system calls (`call-open`, `call-fchmod`, `call-fsync`) apply; the
+    /// write steps of a Vault write (`create-temporary`, ...) deliberately do not.
     package static func createTemporary(for name: String, in directory: DirectoryHandle) throws(StorageError) -> String {
         let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: AtomicFile.suffixLength / 2)
         let path = directory.path.appending(temporary)
@@ -97,14 +99,14 @@ package struct DatabaseFile: Sendable, Equatable {
         do {
             file = try Syscall.open(
                 temporary, in: directory.descriptor, .readWrite, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                permissions: FilePermissions(rawValue: CModeT(directory.sharing.fileMode)), step: .createTemporary)
+                permissions: FilePermissions(rawValue: CModeT(directory.sharing.fileMode)))
         } catch {
             throw StorageError(.system(error), operation: "create database file", path: path)
         }
         do {
             // open() applied the umask; the mode must be exactly the sharing's.
             try Syscall.changeMode(file, to: directory.sharing.fileMode)
-            try Syscall.sync(file, step: .syncTemporary)
+            try Syscall.sync(file)
         } catch {
             Syscall.close(file)
             try? Syscall.unlink(temporary, in: directory.descriptor)
@@ -186,7 +188,8 @@ extension Syscall {
     /// processes publishing a new file at once cannot both win, and none ever replaces the
     /// other's.
     package static func renameNoReplace(_ source: String, to destination: String, in directory: FileDescriptor) throws(Errno) {
-        try FaultInjection.check(.rename)
+        // The call's fault only: the write steps (`FaultPoint`) name a Vault write's steps, and a
+        // child armed to die at one must not die creating a database instead.
         try FaultInjection.check(call: .rename)
         #if os(Linux)
         guard let call = RenameNoReplace.call else { throw .noFunction }
