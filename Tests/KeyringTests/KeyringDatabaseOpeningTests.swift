@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 @testable import Keyring
+import SealedStorage
 import XCTest
 
 /// Opening the keyring database while other processes open or write it.
@@ -45,6 +46,37 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
             try transaction.query("PRAGMA journal_mode", []) { $0.text(0) }.first ?? ""
         }
         XCTAssertEqual(mode.lowercased(), "wal")
+    }
+
+    // MARK: Creating the file
+
+    // Every step of creating a new database is a checked call of the file layer: a failure of
+    // any of them fails the open with a reason and leaves no keyring.db (and no temporary).
+
+    func testAFailedSyncWhileCreatingTheDatabaseFailsTheOpenAndLeavesNoFile() throws {
+        try assertCreationFails(at: .sync)
+    }
+
+    func testAFailedModeChangeWhileCreatingTheDatabaseFailsTheOpenAndLeavesNoFile() throws {
+        try assertCreationFails(at: .changeMode)
+    }
+
+    private func assertCreationFails(at call: SystemCall, line: UInt = #line) throws {
+        let home = try ItemTestHome()
+        defer { home.remove() }
+        _ = try home.home.masterKey()
+        try home.home.prepareKeychains()
+        KeyringDatabase.closeAll()
+
+        FaultInjection.withFault(.fail(.ioError), at: .call(call)) { () throws(Never) in
+            XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home), "the \(call.rawValue) failure was not noticed", line: line) { error in
+                let reason = (error as? KeyringError)?.reason ?? "\(error)"
+                XCTAssertEqual((error as? KeyringError)?.status, .ioError, reason, line: line)
+                XCTAssertTrue(reason.contains("keyring database"), reason, line: line)
+            }
+        }
+        let keychains = home.databaseFile.deletingLastPathComponent().path
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: keychains).filter { $0.contains("keyring.db") }, [], line: line)
     }
 
     // MARK: The database file's owner, mode and type
