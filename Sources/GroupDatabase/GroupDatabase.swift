@@ -210,7 +210,7 @@ public final class GroupDatabase: Sendable {
         if let file = try DatabaseFile.vet(name, in: directory) { return file }
         let temporary = try DatabaseFile.createTemporary(for: name, in: directory)
         // false: another process published its own first; that one is vetted below.
-        _ = try DatabaseFile.publish(temporary, as: name, in: directory)
+        _ = try DatabaseFile.publish(temporary.name, as: name, in: directory)
         guard let file = try DatabaseFile.vet(name, in: directory) else {
             throw StorageError(.system(.noSuchFileOrDirectory), operation: "open database", path: directory.path.appending(name),
                                hint: "the file vanished right after it was created; another process is removing it: try again")

@@ -387,7 +387,7 @@ package final class KeyringDatabase: Sendable {
     /// Builds a complete new database under a temporary name and publishes it as `keyring.db`
     /// unless another process published one first (then that one is used, this one removed).
     private static func create(in directory: DirectoryHandle, path: FilePath, binding: [UInt8]) throws(KeyringError) {
-        let temporary: String
+        let temporary: DatabaseFile
         do {
             temporary = try DatabaseFile.createTemporary(for: fileName, in: directory)
         } catch {
@@ -396,11 +396,11 @@ package final class KeyringDatabase: Sendable {
         do {
             try build(temporary, in: directory, binding: binding)
         } catch {
-            try? DatabaseFile.discard(temporary, in: directory)
+            try? DatabaseFile.discard(temporary.name, in: directory)
             throw error
         }
         do {
-            _ = try DatabaseFile.publish(temporary, as: fileName, in: directory)
+            _ = try DatabaseFile.publish(temporary.name, as: fileName, in: directory)
         } catch {
             throw KeyringError(storage: error, while: "create the keyring database")
         }
@@ -409,19 +409,10 @@ package final class KeyringDatabase: Sendable {
     /// The schema, the binding and the version, in one transaction, in the unpublished
     /// `temporary` (rollback journal: the file is complete, with no companion, once this
     /// returns and its connection is closed).
-    private static func build(_ temporary: String, in directory: DirectoryHandle, binding: [UInt8]) throws(KeyringError) {
-        let path = directory.path.appending(temporary)
-        let file: DatabaseFile
-        do throws(StorageError) {
-            guard let vetted = try DatabaseFile.vet(temporary, in: directory) else {
-                throw StorageError(.system(.noSuchFileOrDirectory), operation: "create database file", path: path)
-            }
-            file = vetted
-        } catch {
-            throw KeyringError(storage: error, while: "create the keyring database")
-        }
+    private static func build(_ temporary: DatabaseFile, in directory: DirectoryHandle, binding: [UInt8]) throws(KeyringError) {
+        let path = directory.path.appending(temporary.name)
         do {
-            let connection = try connect(to: file, in: directory, path: path)
+            let connection = try connect(to: temporary, in: directory, path: path)
             try connection.execute("PRAGMA synchronous = FULL")
             try connection.execute("BEGIN IMMEDIATE")
             do {

@@ -88,11 +88,14 @@ package struct DatabaseFile: Sendable, Equatable {
 
     /// Creates a new, empty temporary file beside `name` in `directory` (`O_CREAT|O_EXCL`,
     /// never through a link), with the sharing's exact file mode whatever the umask, durable
-    /// (`fsync`), and closed before anyone else can know its name. Returns the temporary's name:
-    /// fill it (SQLite may open it: nobody else has it open), then ``publish(_:as:in:)`` it.
+    /// (`fsync`), and closed before anyone else can know its name. Returns the temporary, its
+    /// identity taken from the creating descriptor (not looked up again by name, which another
+    /// member could have replaced by then): fill it (SQLite may open it, and
+    /// ``checkOpened(descriptor:path:sharing:)`` proves it is this file), then
+    /// ``publish(_:as:in:)`` it.
     /// Faults armed at the system calls (`call-open`, `call-fchmod`, `call-fsync`) apply; the
     /// write steps of a Vault write (`create-temporary`, ...) deliberately do not.
-    package static func createTemporary(for name: String, in directory: DirectoryHandle) throws(StorageError) -> String {
+    package static func createTemporary(for name: String, in directory: DirectoryHandle) throws(StorageError) -> DatabaseFile {
         let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: AtomicFile.suffixLength / 2)
         let path = directory.path.appending(temporary)
         let file: FileDescriptor
@@ -103,10 +106,12 @@ package struct DatabaseFile: Sendable, Equatable {
         } catch {
             throw StorageError(.system(error), operation: "create database file", path: path)
         }
+        let status: Stat
         do {
             // open() applied the umask; the mode must be exactly the sharing's.
             try Syscall.changeMode(file, to: directory.sharing.fileMode)
             try Syscall.sync(file)
+            status = try Syscall.status(file)
         } catch {
             Syscall.close(file)
             try? Syscall.unlink(temporary, in: directory.descriptor)
@@ -115,7 +120,7 @@ package struct DatabaseFile: Sendable, Equatable {
         // Nobody else has this file open (it was created exclusively under a random name), so
         // closing it cannot drop anyone's SQLite locks.
         Syscall.close(file)
-        return temporary
+        return DatabaseFile(name: temporary, status: status)
     }
 
     /// Renames `temporary` (from ``createTemporary(for:in:)``) to `name` unless `name` exists
