@@ -4,41 +4,83 @@ import SealedStorage
 import SystemPackage
 
 /// The change signal of one database: after each commit of this process, the file
-/// `<name>.sqlite-commit` is opened for writing and closed, which inotify reports to every
-/// watcher of the directory as a close-after-write (``GroupDatabase/changes()``).
+/// `<name>.sqlite-commit` is replaced by a new empty file (renamed into place), which inotify
+/// reports to every watcher of the directory (``GroupDatabase/changes()``).
 ///
 /// Why a signal file, not a watch on the `-wal` file: the WAL is written during a transaction
 /// (several events per commit, some before the commit is visible), written by checkpoints too,
 /// and can be truncated or deleted; and SQLite keeps it open, so it never yields a
-/// close-after-write. The signal file is touched only after `COMMIT` returned, so an observer
-/// that reads after the signal sees the commit. The cost is one `open`/`close` per commit.
+/// close-after-write. The signal file is replaced only after `COMMIT` returned, so an observer
+/// that reads after the signal sees the commit. The cost is one create, close and rename per
+/// commit.
 ///
 /// Only commits through GroupDatabase signal: a write made with the `sqlite3` shell, or through
 /// another library, is not announced.
 final class CommitSignal: TransactionObserver, Sendable {
-    let path: FilePath
-    let sharing: FileSharing
+    /// The signal file's name in ``directory``.
+    let name: String
+    /// The database's directory, held open: the signal file is opened relative to it.
+    let directory: DirectoryHandle
+    /// The signal file's path, for messages and for watchers matching event names.
+    var path: FilePath { directory.path.appending(name) }
 
-    init(path: FilePath, sharing: FileSharing) {
-        self.path = path
-        self.sharing = sharing
+    init(name: String, in directory: DirectoryHandle) {
+        self.name = name
+        self.directory = directory
     }
 
     /// Creates the signal file with the sharing's mode, so a watcher never sees it appear with
-    /// a wider one, and vets an existing one.
+    /// a wider one, and vets an existing one: a regular file with one link, owned and moded as
+    /// the sharing allows.
     func prepare() throws(StorageError) {
-        try GroupDatabase.createFile(path, sharing: sharing)
+        if try directory.status(of: name) == nil {
+            do {
+                let descriptor = try Syscall.open(
+                    name, in: directory.descriptor, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                    permissions: FilePermissions(rawValue: CModeT(directory.sharing.fileMode)))
+                defer { Syscall.close(descriptor) }
+                // Created by this call: the exact mode, whatever the umask.
+                try Syscall.changeMode(descriptor, to: directory.sharing.fileMode)
+            } catch .fileExists {
+                // Another process created it first: vetted below like any other.
+            } catch {
+                throw StorageError(.system(error), operation: "create", path: path)
+            }
+        }
+        guard try DatabaseFile.vet(name, in: directory) != nil else {
+            throw StorageError(.system(.noSuchFileOrDirectory), operation: "check", path: path)
+        }
     }
 
-    /// Touches the file: an open for writing and a close, no data.
+    /// Announces a commit: a new empty file, written under a temporary name and renamed over
+    /// the signal file, which inotify reports to every watcher as the signal file's name moved
+    /// in (``DirectoryWatcher``'s `.written`).
+    ///
+    /// Why not open the existing signal file and close it: whatever has that name could be
+    /// another name of the database or of its `-shm` file (a member can link or rename one
+    /// there), and closing *any* descriptor of those drops every POSIX lock SQLite holds on
+    /// them in this process. A file this call created exclusively is one nobody holds a lock on.
     func touch() {
         // A failure only costs observers one notification; the commit itself has succeeded and
-        // must not be reported as failed.
-        // Created again (with at most the sharing's mode) if someone removed it.
-        guard let descriptor = try? FileDescriptor.open(
-            path, .writeOnly, options: [.create, .noFollow, .closeOnExec],
-            permissions: FilePermissions(rawValue: CModeT(sharing.fileMode))) else { return }
-        try? descriptor.close()
+        // must not be reported as failed. Not fsynced: the signal carries no data. The layer's
+        // calls are made without the Vault write steps' fault points, which a test arms for a
+        // Vault write, not for this.
+        let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: AtomicFile.suffixLength / 2)
+        do {
+            let descriptor = try Syscall.open(
+                temporary, in: directory.descriptor, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: FilePermissions(rawValue: CModeT(directory.sharing.fileMode)))
+            defer { Syscall.close(descriptor) }
+            try Syscall.changeMode(descriptor, to: directory.sharing.fileMode)
+        } catch {
+            try? Syscall.unlink(temporary, in: directory.descriptor)
+            return
+        }
+        do {
+            try Syscall.rename(temporary, to: name, in: directory.descriptor)
+        } catch {
+            try? Syscall.unlink(temporary, in: directory.descriptor)
+        }
     }
 
     // MARK: TransactionObserver

@@ -25,7 +25,17 @@ import SystemPackage
 /// - **File modes of the group's sharing**: the database file is created 0600 (owner only) or
 ///   0660 (`unixGroup` sharing) in a directory of 0700 or 2770, before SQLite opens it; SQLite
 ///   gives the `-wal` and `-shm` files it creates the database file's mode. An existing file
-///   with another owner, a wider mode or a symbolic link is refused.
+///   with another owner, a wider mode, a second hard link, or that is not a regular file (a
+///   symbolic link, a FIFO, a directory) is refused, and so are such `-wal` and `-shm` files.
+/// - **The file SQLite opens is the file vetted**: the directory is held open, the file vetted
+///   relative to it, and every connection GRDB opens (the writer, each reader) first proves
+///   that the descriptor SQLite holds is that file (same device and inode, still regular with
+///   one link), before any statement reads or writes it. A member of the group who swaps the
+///   file or the directory for a link or another file while this process waits for the open
+///   lock is refused, not followed into another database of this user's.
+/// - **Defensive SQLite**: every connection runs in `SQLITE_DBCONFIG_DEFENSIVE` mode with
+///   `trusted_schema` off, so schema objects from the file (which any member can write) cannot
+///   call functions with side effects or corrupt the file through SQL.
 /// - **Several processes at once**: a GRDB `DatabasePool` in WAL mode (readers never block the
 ///   writer, nor it them), IMMEDIATE write transactions (GRDB's default) and a busy timeout
 ///   (``defaultBusyTimeout``), so a writer waits for another process's write instead of failing.
@@ -94,10 +104,15 @@ public final class GroupDatabase: Sendable {
         }
         let sharing = keyring.home.sharing.fileSharing
         let directory = FilePath(container.path).appending("GroupDatabase")
-        let file = directory.appending("\(name).sqlite")
+        let fileName = "\(name).sqlite"
+        let file = directory.appending(fileName)
+        let held: DirectoryHandle
+        let vetted: DatabaseFile
         do {
             try SafeDirectory.ensure(directory, sharing: sharing)
-            try Self.createFile(file, sharing: sharing)
+            held = try DirectoryHandle(opening: directory, sharing: sharing)
+            vetted = try Self.vetOrCreate(fileName, in: held)
+            try DatabaseFile.vetCompanions(of: fileName, in: held)
         } catch {
             throw GroupDatabaseError(.storage, "could not prepare database \"\(name)\" of \(group): \(error)", cause: error)
         }
@@ -106,16 +121,35 @@ public final class GroupDatabase: Sendable {
         if case .immediateError = configuration.busyMode {
             configuration.busyMode = .timeout(Self.defaultBusyTimeout)
         }
+        // Every connection GRDB opens, now or later (readers open lazily), is checked before
+        // its first statement touches the file. GRDB runs this after the caller's own
+        // `prepareDatabase` steps, which must therefore not read the database.
+        configuration.prepareDatabase { db in
+            guard let connection = db.sqliteConnection else {
+                throw GroupDatabaseError(.database, "GRDB gave no SQLite connection for database \"\(name)\" of \(group)")
+            }
+            do {
+                try SQLiteDefenses.checkOpenedFile(connection, vetted, path: file, sharing: sharing)
+            } catch {
+                throw GroupDatabaseError(.storage, "database \"\(name)\" of \(group) was not used: \(error)", cause: error)
+            }
+            if let problem = SQLiteDefenses.harden(connection) {
+                throw GroupDatabaseError(.database, "database \"\(name)\" of \(group) was not used: \(problem)")
+            }
+        }
         // Opening and migrating happen under an exclusive flock: the first opener turns the
         // file into WAL mode, which takes an exclusive SQLite lock that does not wait on the
         // busy timeout (racing openers failed with "database is locked" on
         // `PRAGMA journal_mode = WAL`), and migrations must run once, not once per racer.
         let pool: DatabasePool
         do {
-            pool = try withExclusiveLock(at: directory.appending("\(name).sqlite-open.lock"), sharing: sharing) { () throws -> DatabasePool in
+            pool = try withExclusiveLock(in: held, name: "\(name).sqlite-open.lock") { () throws -> DatabasePool in
                 let pool: DatabasePool
                 do {
                     pool = try DatabasePool(path: file.string, configuration: configuration)
+                } catch let error as GroupDatabaseError {
+                    // The prepareDatabase step's refusal, as GRDB rethrows it.
+                    throw error
                 } catch {
                     throw GroupDatabaseError(.database, "SQLite could not open database \"\(name)\" of \(group): \(error)", cause: error)
                 }
@@ -133,14 +167,13 @@ public final class GroupDatabase: Sendable {
         } catch {
             throw GroupDatabaseError(.storage, "could not lock database \"\(name)\" of \(group) for opening: \(error)", cause: error)
         }
-        let signal = CommitSignal(path: directory.appending("\(name).sqlite-commit"), sharing: sharing)
+        let signal = CommitSignal(name: "\(name).sqlite-commit", in: held)
         do {
             try signal.prepare()
             // The -wal and -shm files exist now (opening in WAL mode creates them); a mode
-            // wider than the sharing allows would expose the recent commits they hold.
-            for suffix in ["-wal", "-shm"] {
-                try SafeFile.checkOwnership(FilePath(file.string + suffix), sharing: sharing)
-            }
+            // wider than the sharing allows would expose the recent commits they hold, and a
+            // second link or another type is refused as for the database.
+            try DatabaseFile.vetCompanions(of: fileName, in: held)
         } catch {
             throw GroupDatabaseError(.storage, "database \"\(name)\" of \(group) has a file this process will not use: \(error)", cause: error)
         }
@@ -170,23 +203,18 @@ public final class GroupDatabase: Sendable {
         return bytes.allSatisfy(allowed) ? nil : "contains a character that is not allowed"
     }
 
-    /// Creates `path` with the sharing's exact mode if it is missing (never through a symbolic
-    /// link), then vets it: SQLite would otherwise create it with the process umask.
-    static func createFile(_ path: FilePath, sharing: FileSharing) throws(StorageError) {
-        do {
-            let descriptor = try Syscall.typed {
-                try FileDescriptor.open(
-                    path, .readWrite, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                    permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
-            }
-            defer { try? descriptor.close() }
-            // Created by this call: the exact mode, whatever the umask.
-            try Syscall.changeMode(descriptor, to: sharing.fileMode)
-        } catch where error == .fileExists {
-            // Someone created it before: it must be what this home allows.
-        } catch {
-            throw StorageError(.system(error), operation: "create", path: path)
+    /// The vetted database file `name` of `directory`, created empty first (with the
+    /// sharing's exact mode, published atomically so that nobody ever sees it half made) if
+    /// there is none. SQLite makes an empty file a new database: the app's migrations run.
+    static func vetOrCreate(_ name: String, in directory: DirectoryHandle) throws(StorageError) -> DatabaseFile {
+        if let file = try DatabaseFile.vet(name, in: directory) { return file }
+        let temporary = try DatabaseFile.createTemporary(for: name, in: directory)
+        // false: another process published its own first; that one is vetted below.
+        _ = try DatabaseFile.publish(temporary.name, as: name, in: directory)
+        guard let file = try DatabaseFile.vet(name, in: directory) else {
+            throw StorageError(.system(.noSuchFileOrDirectory), operation: "open database", path: directory.path.appending(name),
+                               hint: "the file vanished right after it was created; another process is removing it: try again")
         }
-        try SafeFile.checkOwnership(path, sharing: sharing)
+        return file
     }
 }

@@ -23,6 +23,11 @@ import Vault
 //   one transaction each; prints `done`.
 // - db-observe --name N --until-rows C [--seconds T]: prints `ready`, then `rows <n>` after
 //   each change; exits 0 once the table holds C rows.
+// - db-swap-directory --directory D --name N --link-to T --go G [--uid U --gid G2]: the attack
+//   on an opener waiting for the open lock. As uid U (only group G2) when given: takes the
+//   exclusive flock of D/N.sqlite-open.lock, prints `locked`, waits until the file G exists
+//   (the test creates it once the opener waits), moves D aside to D.moved, puts a symbolic
+//   link to T in its place, releases the lock; prints `swapped`.
 
 func keyring(_ options: FixtureOptions) throws -> (Keyring, GroupIdentifier) {
     let group = try GroupIdentifier(validating: try options.string("group", default: "group.com.example.shared"))
@@ -85,7 +90,7 @@ final class Highest: @unchecked Sendable {
     var value: Int { lock.withLock { highest } }
 }
 
-let commands: [String: (FixtureOptions) throws -> Int32] = [
+var commands: [String: (FixtureOptions) throws -> Int32] = [
     "defaults-set": { options in
         let suite = try defaults(options)
         let prefix = try options.string("prefix")
@@ -153,6 +158,39 @@ let commands: [String: (FixtureOptions) throws -> Int32] = [
         }
     },
 ]
+
+/// Drops to `--uid` with `--gid` as the only group, when `--uid` is given.
+func becomeUser(_ options: FixtureOptions) throws {
+    let uid = try options.integer("uid", default: -1)
+    guard uid >= 0 else { return }
+    var gid = gid_t(try options.integer("gid", default: 0))
+    guard setgroups(1, &gid) == 0, setgid(gid) == 0, setuid(uid_t(uid)) == 0 else {
+        throw UsageError(message: "cannot become uid \(uid) gid \(gid): errno \(errno) (the fixture must start as root)")
+    }
+}
+
+/// A failed system call of the attack commands.
+struct AttackStepFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ step: String) { description = "\(step): errno \(errno)" }
+}
+
+commands["db-swap-directory"] = { options in
+    try becomeUser(options)
+    let directory = try options.string("directory")
+    let lockPath = directory + "/" + (try options.string("name")) + ".sqlite-open.lock"
+    let lock = open(lockPath, O_RDONLY | O_CLOEXEC)
+    guard lock >= 0, flock(lock, LOCK_EX) == 0 else { throw AttackStepFailure("lock \(lockPath)") }
+    printLine("locked")
+    let go = try options.string("go")
+    var status = stat()
+    while stat(go, &status) != 0 { usleep(1_000) }
+    guard rename(directory, directory + ".moved") == 0 else { throw AttackStepFailure("move \(directory) aside") }
+    guard symlink(try options.string("link-to"), directory) == 0 else { throw AttackStepFailure("link \(directory)") }
+    close(lock)
+    printLine("swapped")
+    return 0
+}
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let command = commands[name] else {

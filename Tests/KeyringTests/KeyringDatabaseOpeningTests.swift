@@ -1,27 +1,34 @@
 import CSQLite
 import Foundation
 @testable import Keyring
+import SealedStorage
 import XCTest
 
 /// Opening the keyring database while other processes open or write it.
 final class KeyringDatabaseOpeningTests: XCTestCase {
     /// A new home's database, opened while another connection holds the write lock of the
-    /// not-yet-WAL file (what a second process opening the same new home does), waits for that
-    /// lock instead of failing with "database is locked": SQLite does not wait on its own there.
+    /// not-yet-WAL file (what a second process opening the same new home does: a new database
+    /// is published in rollback-journal mode, and its first opener switches it to WAL), waits
+    /// for that lock instead of failing with "database is locked": SQLite does not wait on its
+    /// own there.
     func testOpeningANewDatabaseWhileAnotherConnectionHoldsItsWriteLockWaits() throws {
         let home = try ItemTestHome()
         defer { home.remove() }
-        _ = try home.home.masterKey()
-        try home.home.prepareKeychains()
+        // A database as the home publishes it, before any opener switched it to WAL. (An empty
+        // file in its place is no longer adopted: it is refused as damaged.)
+        _ = try KeyringDatabase.shared(for: home.home)
+        KeyringDatabase.closeAll()
         let path = home.databaseFile.path
-        let fileMode = home.home.sharing.fileSharing.fileMode
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: Int(fileMode)]))
+        var switcher: OpaquePointer?
+        XCTAssertEqual(sqlite3_open_v2(path, &switcher, SQLITE_OPEN_READWRITE, nil), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(switcher, "PRAGMA journal_mode = DELETE", nil, nil, nil), SQLITE_OK)
+        sqlite3_close_v2(switcher)
 
-        // The other "process": a connection that took the write lock of the empty file.
+        // The other "process": a connection that took the write lock of the not-yet-WAL file.
         var holder: OpaquePointer?
         XCTAssertEqual(sqlite3_open_v2(path, &holder, SQLITE_OPEN_READWRITE, nil), SQLITE_OK)
         defer { sqlite3_close_v2(holder) }
-        XCTAssertEqual(sqlite3_exec(holder, "BEGIN IMMEDIATE; CREATE TABLE other_process (a)", nil, nil, nil), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(holder, "BEGIN IMMEDIATE; UPDATE meta SET value = value WHERE name = 'schema'", nil, nil, nil), SQLITE_OK)
         let released = DispatchSemaphore(value: 0)
         // Used by the one thread below, after this thread's last use.
         nonisolated(unsafe) let holding = holder
@@ -39,6 +46,37 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
             try transaction.query("PRAGMA journal_mode", []) { $0.text(0) }.first ?? ""
         }
         XCTAssertEqual(mode.lowercased(), "wal")
+    }
+
+    // MARK: Creating the file
+
+    // Every step of creating a new database is a checked call of the file layer: a failure of
+    // any of them fails the open with a reason and leaves no keyring.db (and no temporary).
+
+    func testAFailedSyncWhileCreatingTheDatabaseFailsTheOpenAndLeavesNoFile() throws {
+        try assertCreationFails(at: .sync)
+    }
+
+    func testAFailedModeChangeWhileCreatingTheDatabaseFailsTheOpenAndLeavesNoFile() throws {
+        try assertCreationFails(at: .changeMode)
+    }
+
+    private func assertCreationFails(at call: SystemCall, line: UInt = #line) throws {
+        let home = try ItemTestHome()
+        defer { home.remove() }
+        _ = try home.home.masterKey()
+        try home.home.prepareKeychains()
+        KeyringDatabase.closeAll()
+
+        FaultInjection.withFault(.fail(.ioError), at: .call(call)) { () throws(Never) in
+            XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home), "the \(call.rawValue) failure was not noticed", line: line) { error in
+                let reason = (error as? KeyringError)?.reason ?? "\(error)"
+                XCTAssertEqual((error as? KeyringError)?.status, .ioError, reason, line: line)
+                XCTAssertTrue(reason.contains("keyring database"), reason, line: line)
+            }
+        }
+        let keychains = home.databaseFile.deletingLastPathComponent().path
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: keychains).filter { $0.contains("keyring.db") }, [], line: line)
     }
 
     // MARK: The database file's owner, mode and type

@@ -112,7 +112,7 @@ struct ItemTable: Sendable {
                         guard try rowID(withKey: hashes.key, in: group, transaction) == nil else { continue }
                         try insert(item, hashes: hashes, in: group, transaction)
                     }
-                    try transaction.run("INSERT INTO imports (access_group, kind) VALUES (?, ?)", marker)
+                    try transaction.apply("INSERT INTO imports (access_group, kind) VALUES (?, ?)", marker, expecting: .exactly(1))
                 }
             }
             database.itemImportsChecked.withLock { _ = $0.insert(group) }
@@ -234,7 +234,7 @@ struct ItemTable: Sendable {
                 }
                 let item = try open(row.sealed, id: row.id, itemClass: row.itemClass, hashes: row.hashes, in: group)
                 guard Self.needsUnlockKey(item.accessibility) else { continue }
-                try transaction.run("UPDATE items SET sealed = ? WHERE id = ?", [.blob(try seal(item, hashes: row.hashes, in: group)), .integer(row.id)])
+                try transaction.apply("UPDATE items SET sealed = ? WHERE id = ?", [.blob(try seal(item, hashes: row.hashes, in: group)), .integer(row.id)], expecting: .exactly(1))
             }
         }
     }
@@ -263,7 +263,7 @@ struct ItemTable: Sendable {
             replacements.append((row, item, group, hashes))
         }
         for case .delete(let row) in changes {
-            try transaction.run("DELETE FROM items WHERE id = ?", [.integer(row.id)])
+            try transaction.apply("DELETE FROM items WHERE id = ?", [.integer(row.id)], expecting: .exactly(1))
         }
         // Moves: written to the target first, removed from the source second (one transaction;
         // the order only matters to the fault seam between the two).
@@ -273,12 +273,12 @@ struct ItemTable: Sendable {
         }
         if !moves.isEmpty { try transaction.checkFault(.itemStep) }
         for move in moves {
-            try transaction.run("DELETE FROM items WHERE id = ?", [.integer(move.row.id)])
+            try transaction.apply("DELETE FROM items WHERE id = ?", [.integer(move.row.id)], expecting: .exactly(1))
         }
         for replacement in replacements where replacement.group == replacement.row.item.accessGroup {
             // In place: the item keeps its position in insertion order.
             let hashes = replacement.hashes
-            try transaction.run(
+            try transaction.apply(
                 """
                 UPDATE items SET item_class = ?, key_hash = ?, service_hash = ?, account_hash = ?, server_hash = ?,
                     reference_hash = ?, sealed = ? WHERE id = ?
@@ -287,12 +287,12 @@ struct ItemTable: Sendable {
                     .text(replacement.item.itemClass.rawValue), .blob(hashes.key), .blob(hashes.service), .blob(hashes.account),
                     .blob(hashes.server), .blob(hashes.reference),
                     .blob(try seal(replacement.item, hashes: hashes, in: replacement.group)), .integer(replacement.row.id),
-                ])
+                ], expecting: .exactly(1))
         }
     }
 
     private func insert(_ item: KeychainItem, hashes: Hashes, in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) {
-        try transaction.run(
+        try transaction.apply(
             """
             INSERT INTO items (access_group, item_class, key_hash, service_hash, account_hash, server_hash, reference_hash, sealed)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -300,7 +300,7 @@ struct ItemTable: Sendable {
             [
                 .text(group.rawValue), .text(item.itemClass.rawValue), .blob(hashes.key), .blob(hashes.service),
                 .blob(hashes.account), .blob(hashes.server), .blob(hashes.reference), .blob(try seal(item, hashes: hashes, in: group)),
-            ])
+            ], expecting: .exactly(1))
     }
 
     private func rowID(withKey key: [UInt8], in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Int64? {
@@ -544,8 +544,8 @@ extension KeyringDatabase {
     /// from an empty keychain.
     package func removeAllItems() throws(KeyringError) {
         try write("remove every item") { (transaction: borrowing Transaction) throws(KeyringError) in
-            _ = try transaction.run("DELETE FROM items")
-            _ = try transaction.run("DELETE FROM imports WHERE kind = 'items'")
+            try transaction.apply("DELETE FROM items", expecting: .anyNumber)
+            try transaction.apply("DELETE FROM imports WHERE kind = 'items'", expecting: .anyNumber)
         }
         itemImportsChecked.withLock { $0.removeAll() }
     }

@@ -20,8 +20,16 @@ import Darwin
 /// Settings (docs/STORAGE.md): WAL journal, `synchronous=FULL` (a commit that returned survives
 /// a power loss), a busy timeout instead of failing at once under concurrency, and
 /// `BEGIN IMMEDIATE` for every write, so two writers never both read and then both fail to
-/// upgrade. The file is created by this code with the home's file mode before SQLite opens it;
-/// SQLite gives its `-wal` and `-shm` files the database file's mode.
+/// upgrade. A new database is built complete under a temporary name with the home's file mode
+/// and published atomically, so an existing `keyring.db` that is empty, short or unbound is
+/// damage, refused, never started anew; SQLite gives its `-wal` and `-shm` files the database
+/// file's mode.
+///
+/// Opened as untrusted input (docs/STORAGE.md, "SQLite files in shared directories"): the file
+/// is vetted relative to the held `Keychains/` directory and SQLite's descriptor proven to be it
+/// (``DatabaseFile``, ``SQLiteDefenses``); the connection is defensive with an untrusted schema;
+/// the schema must be exactly the keyring's (checked again when another process changes it);
+/// and every write states how many rows it must change.
 ///
 /// The database is bound to its home: the `meta` row `home` holds a keyed BLAKE2b tag computed
 /// with a key derived from the home's master secret, so a database file copied from another
@@ -62,6 +70,10 @@ package final class KeyringDatabase: Sendable {
     let keysets = Locked<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.
     nonisolated(unsafe) private var localCommits: UInt64 = 0
+    /// The `PRAGMA schema_version` whose schema was last found to be exactly the keyring's.
+    /// Guarded by `lock`. Another process can change the schema after this one opened the
+    /// file; every write transaction compares, and checks the schema again when it moved.
+    nonisolated(unsafe) private var checkedSchemaVersion: Int64
 
     private static let opened = Locked<[FilePath: KeyringDatabase]>([:])
 
@@ -107,25 +119,38 @@ package final class KeyringDatabase: Sendable {
         let bindingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 3)
         itemSealingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 5)
         itemLookupKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 6)
-        try Self.createIfAbsent(path, sharing: home.sharing)
-        try home.mapStorage("open the keyring database") { () throws(StorageError) in
-            try SafeFile.checkOwnership(path, sharing: home.sharing.fileSharing)
+        let binding = Self.bindingTag(bindingKey)
+        let sharing = home.sharing.fileSharing
+        // Everything below is relative to `Keychains/` held open: a directory swapped for a
+        // link after this line is not followed, and the file SQLite opens by path is proven to
+        // be the one vetted here (``DatabaseFile``).
+        let directory = try home.mapStorage("open the keyring database") { () throws(StorageError) in
+            try DirectoryHandle(opening: path.removingLastComponent(), sharing: sharing)
         }
+        let file = try Self.vetOrCreate(in: directory, path: path, binding: binding)
+        try Self.refuseEmptyOrTruncated(file, path: path)
         let opened: SQLiteConnection
+        var schemaVersion: Int64 = 0
         do {
-            opened = try SQLiteConnection(openingExisting: path.string)
+            opened = try Self.connect(to: file, in: directory, path: path)
             try opened.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)")
             // Before touching anything else: a file that is not a database fails here.
             try Self.enableWAL(on: opened)
             try opened.execute("PRAGMA synchronous = FULL")
-            try opened.execute("BEGIN IMMEDIATE")
+            // One read transaction: the schema and the binding are checked in one state.
+            try opened.execute("BEGIN")
             do {
-                try Self.createSchema(in: opened, binding: Self.bindingTag(bindingKey), path: path)
+                schemaVersion = try opened.integer("PRAGMA schema_version")
+                try Self.checkSchema(of: opened, path: path)
+                try Self.checkBinding(of: opened, binding: binding, path: path)
                 try opened.execute("COMMIT")
             } catch {
                 try? opened.execute("ROLLBACK")
                 throw error
             }
+            // SQLite has opened (or created, with the database's mode) the -wal and -shm files
+            // by now: vetted like the database, so a planted link or FIFO is not kept in use.
+            try Self.checkCompanions(of: opened, in: directory, path: path)
         } catch let failure as SQLiteConnection.Failure {
             throw Self.error(failure, path: path)
         } catch let error as KeyringError {
@@ -134,6 +159,7 @@ package final class KeyringDatabase: Sendable {
             throw KeyringError(.ioError, "open the keyring database \(path): \(error)")
         }
         connection = opened
+        checkedSchemaVersion = schemaVersion
     }
 
     // MARK: Transactions
@@ -158,6 +184,7 @@ package final class KeyringDatabase: Sendable {
                 throw Self.error(error, path: path, while: operation)
             }
             do {
+                try checkSchemaUnchanged()
                 let result = try body(Transaction(connection: connection, path: path, operation: operation))
                 // Counted before the commit: a failed commit only costs a cache refresh.
                 if changesCachedState { localCommits &+= 1 }
@@ -174,6 +201,16 @@ package final class KeyringDatabase: Sendable {
                 throw KeyringError(.ioError, "\(operation): \(error)")
             }
         }
+    }
+
+    /// Checks the schema again, inside the caller's write transaction, if another connection
+    /// changed it since it was last checked: a trigger planted while this process has the
+    /// database open must not be obeyed by its next write. Costs one `PRAGMA` otherwise.
+    private func checkSchemaUnchanged() throws {
+        let version = try connection.integer("PRAGMA schema_version")
+        guard version != checkedSchemaVersion else { return }
+        try Self.checkSchema(of: connection, path: path)
+        checkedSchemaVersion = version
     }
 
     /// Runs `body` for reading. Each statement sees one committed state; use ``write(_:_:)``
@@ -232,14 +269,46 @@ package final class KeyringDatabase: Sendable {
         fileprivate let path: FilePath
         fileprivate let operation: String
 
-        /// Runs a statement that returns no rows; returns how many rows it changed.
-        @discardableResult
+        /// Runs a statement that returns no rows; returns how many rows it changed. The store's
+        /// own writes use ``apply(_:_:expecting:)``, which checks that count.
         func run(_ sql: String, _ values: [SQLiteConnection.Value] = []) throws(KeyringError) -> Int {
             do {
                 try connection.run(sql, values)
                 return connection.changes
             } catch {
                 throw KeyringDatabase.error(error, path: path, while: operation)
+            }
+        }
+
+        /// Runs a write and refuses its effect unless it changed the rows it must have: a
+        /// write that SQLite reports done but that changed nothing (a planted trigger's
+        /// `RAISE(IGNORE)`, a row that vanished) fails loudly, and the transaction rolls back.
+        func apply(_ sql: String, _ values: [SQLiteConnection.Value] = [], expecting expected: ExpectedChanges) throws(KeyringError) {
+            let changed = try run(sql, values)
+            guard expected.allows(changed) else {
+                throw KeyringError(.decode, "\(operation): a write to keyring database \(path) changed \(changed) rows where it must change \(expected); nothing was committed: the database does not behave as its schema says, so restore it from a backup")
+            }
+        }
+
+        /// How many rows a write must change.
+        enum ExpectedChanges: CustomStringConvertible {
+            /// Exactly this many (an insert, an update or delete of a row just read).
+            case exactly(Int)
+            /// Any number: a delete of whatever a group holds, whose count nothing else fixes.
+            case anyNumber
+
+            func allows(_ count: Int) -> Bool {
+                switch self {
+                case .exactly(let expected): count == expected
+                case .anyNumber: count >= 0
+                }
+            }
+
+            var description: String {
+                switch self {
+                case .exactly(let expected): "\(expected)"
+                case .anyNumber: "any number of"
+                }
             }
         }
 
@@ -290,67 +359,226 @@ package final class KeyringDatabase: Sendable {
         }
     }
 
-    private static func createIfAbsent(_ path: FilePath, sharing: StorageSharing) throws(KeyringError) {
-        let mode = sharing.fileSharing.fileMode
-        let descriptor = open(path.string, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
-        if descriptor < 0 {
-            let code = errno
-            if code == EEXIST { return }
-            throw KeyringError(storage: StorageError(.system(Errno(rawValue: code)), operation: "create", path: path), while: "create the keyring database")
+    /// The vetted `keyring.db` of `directory`, made first if there is none.
+    ///
+    /// Only a database this call created is new: it is built complete (schema, binding to
+    /// the home, schema version) under a temporary name nobody else knows, and only then
+    /// published as `keyring.db`, atomically and never over an existing file. Every
+    /// `keyring.db` a process finds is therefore a finished database; one that is empty, short
+    /// or lacks its binding is damage (or an attack), refused with a reason, never initialised
+    /// again (which would mint a new key #1 and make every earlier record fail authentication).
+    private static func vetOrCreate(in directory: DirectoryHandle, path: FilePath, binding: [UInt8]) throws(KeyringError) -> DatabaseFile {
+        func vet() throws(KeyringError) -> DatabaseFile? {
+            do {
+                return try DatabaseFile.vet(fileName, in: directory)
+            } catch {
+                throw KeyringError(storage: error, while: "open the keyring database")
+            }
         }
-        // open() applied the umask; the mode must be exactly the home's.
-        _ = fchmod(descriptor, mode_t(mode))
-        _ = fsync(descriptor)
-        close(descriptor)
-        _ = try? AtomicFile.syncDirectory(path.removingLastComponent())
+        if let file = try vet() { return file }
+        try create(in: directory, path: path, binding: binding)
+        // Ours, or the one another process published first.
+        guard let file = try vet() else {
+            throw KeyringError(.ioError, "keyring database \(path) vanished right after it was created; another process is removing it: try again")
+        }
+        return file
     }
 
-    private static func createSchema(in connection: SQLiteConnection, binding: [UInt8], path: FilePath) throws {
-        try connection.execute("""
-            CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
-            CREATE TABLE IF NOT EXISTS ledger (
-                access_group TEXT NOT NULL,
-                record TEXT NOT NULL,
-                confirmed INTEGER NOT NULL,
-                confirmed_digest TEXT NOT NULL,
-                pending INTEGER,
-                pending_digest TEXT,
-                tag BLOB NOT NULL,
-                PRIMARY KEY (access_group, record)
-            ) WITHOUT ROWID;
-            CREATE TABLE IF NOT EXISTS items (
-                id INTEGER PRIMARY KEY,
-                access_group TEXT NOT NULL,
-                item_class TEXT NOT NULL,
-                key_hash BLOB NOT NULL,
-                service_hash BLOB NOT NULL,
-                account_hash BLOB NOT NULL,
-                server_hash BLOB NOT NULL,
-                reference_hash BLOB NOT NULL,
-                sealed BLOB NOT NULL
-            );
-            CREATE UNIQUE INDEX IF NOT EXISTS items_by_key ON items (access_group, key_hash);
-            CREATE INDEX IF NOT EXISTS items_by_service ON items (access_group, item_class, service_hash);
-            CREATE INDEX IF NOT EXISTS items_by_account ON items (access_group, item_class, account_hash);
-            CREATE INDEX IF NOT EXISTS items_by_server ON items (access_group, item_class, server_hash);
-            CREATE INDEX IF NOT EXISTS items_by_reference ON items (reference_hash);
-            CREATE TABLE IF NOT EXISTS keys (
-                access_group TEXT NOT NULL,
-                id INTEGER NOT NULL,
-                status TEXT NOT NULL,
-                created_at REAL NOT NULL,
-                retired_at REAL,
-                sealed BLOB NOT NULL,
-                PRIMARY KEY (access_group, id)
-            ) WITHOUT ROWID;
-            CREATE TABLE IF NOT EXISTS imports (access_group TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (access_group, kind)) WITHOUT ROWID;
-            """)
+    /// Builds a complete new database under a temporary name and publishes it as `keyring.db`
+    /// unless another process published one first (then that one is used, this one removed).
+    private static func create(in directory: DirectoryHandle, path: FilePath, binding: [UInt8]) throws(KeyringError) {
+        let temporary: DatabaseFile
+        do {
+            temporary = try DatabaseFile.createTemporary(for: fileName, in: directory)
+        } catch {
+            throw KeyringError(storage: error, while: "create the keyring database")
+        }
+        do {
+            try build(temporary, in: directory, binding: binding)
+        } catch {
+            try? DatabaseFile.discard(temporary.name, in: directory)
+            throw error
+        }
+        do {
+            _ = try DatabaseFile.publish(temporary.name, as: fileName, in: directory)
+        } catch {
+            throw KeyringError(storage: error, while: "create the keyring database")
+        }
+    }
+
+    /// The schema, the binding and the version, in one transaction, in the unpublished
+    /// `temporary` (rollback journal: the file is complete, with no companion, once this
+    /// returns and its connection is closed).
+    private static func build(_ temporary: DatabaseFile, in directory: DirectoryHandle, binding: [UInt8]) throws(KeyringError) {
+        let path = directory.path.appending(temporary.name)
+        do {
+            let connection = try connect(to: temporary, in: directory, path: path)
+            try connection.execute("PRAGMA synchronous = FULL")
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                try connection.execute(schemaSQL)
+                try connection.run("INSERT INTO meta (name, value) VALUES ('home', ?)", [.blob(binding)])
+                try connection.run("INSERT INTO meta (name, value) VALUES ('schema', ?)", [.integer(schemaVersion)])
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        } catch let failure as SQLiteConnection.Failure {
+            throw Self.error(failure, path: path, while: "create the keyring database")
+        } catch let error as KeyringError {
+            throw error
+        } catch {
+            throw KeyringError(.ioError, "create the keyring database \(path): \(error)")
+        }
+    }
+
+    /// Opens `file` with SQLite (never through a link), proves the descriptor SQLite holds is
+    /// that file, and hardens the connection, all before its first statement reads the file.
+    private static func connect(to file: DatabaseFile, in directory: DirectoryHandle, path: FilePath) throws -> SQLiteConnection {
+        do {
+            try DatabaseFile.vetCompanions(of: file.name, in: directory)
+        } catch {
+            throw KeyringError(storage: error, while: "open the keyring database")
+        }
+        let connection = try SQLiteConnection(openingExisting: path.string)
+        do {
+            try SQLiteDefenses.checkOpenedFile(connection.handle, file, path: path, sharing: directory.sharing)
+        } catch {
+            throw KeyringError(storage: error, while: "open the keyring database")
+        }
+        if let problem = SQLiteDefenses.harden(connection.handle) {
+            throw KeyringError(.ioError, "keyring database \(path): \(problem); it was not used")
+        }
+        return connection
+    }
+
+    /// Refuses a `keyring.db` that cannot be a database this code published: empty, or shorter
+    /// than a page, or not a whole number of pages (SQLite's page sizes are powers of two from
+    /// 512 bytes). SQLite would take an empty file for a new database.
+    private static func refuseEmptyOrTruncated(_ file: DatabaseFile, path: FilePath) throws(KeyringError) {
+        let advice = "it was not used and will not be overwritten: restore keyring.db from a backup; only if there is none, remove it deliberately to start an empty keyring (every item and key it held is then lost)"
+        if file.size == 0 {
+            throw KeyringError(.decode, "keyring database \(path) is empty (0 bytes), so it lost everything it held (a truncation, a failed copy, or someone emptied it); \(advice)")
+        }
+        if file.size < 512 || file.size % 512 != 0 {
+            throw KeyringError(.decode, "keyring database \(path) is truncated (\(file.size) bytes, not a whole number of database pages); \(advice)")
+        }
+    }
+
+    /// After opening: the `-wal` and `-shm` files SQLite now uses must be regular files with one
+    /// link, owned and moded like the database; and the WAL SQLite holds must be the `-wal` in
+    /// the held directory.
+    private static func checkCompanions(of connection: SQLiteConnection, in directory: DirectoryHandle, path: FilePath) throws(KeyringError) {
+        do {
+            try DatabaseFile.vetCompanions(of: fileName, in: directory)
+            let walName = fileName + "-wal"
+            let wal = SQLiteDefenses.walFileDescriptor(connection.handle)
+            if wal >= 0, let vetted = try DatabaseFile.vet(walName, in: directory) {
+                try vetted.checkOpened(descriptor: wal, path: directory.path.appending(walName), sharing: directory.sharing)
+            }
+        } catch {
+            throw KeyringError(storage: error, while: "open the keyring database")
+        }
+    }
+
+    /// The keyring's tables and indexes. Created only in a new database (``build(_:in:binding:)``);
+    /// an existing one must hold exactly what this creates (``checkSchema(of:path:)``).
+    private static let schemaSQL = """
+        CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS ledger (
+            access_group TEXT NOT NULL,
+            record TEXT NOT NULL,
+            confirmed INTEGER NOT NULL,
+            confirmed_digest TEXT NOT NULL,
+            pending INTEGER,
+            pending_digest TEXT,
+            tag BLOB NOT NULL,
+            PRIMARY KEY (access_group, record)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS items (
+            id INTEGER PRIMARY KEY,
+            access_group TEXT NOT NULL,
+            item_class TEXT NOT NULL,
+            key_hash BLOB NOT NULL,
+            service_hash BLOB NOT NULL,
+            account_hash BLOB NOT NULL,
+            server_hash BLOB NOT NULL,
+            reference_hash BLOB NOT NULL,
+            sealed BLOB NOT NULL
+        );
+        CREATE UNIQUE INDEX IF NOT EXISTS items_by_key ON items (access_group, key_hash);
+        CREATE INDEX IF NOT EXISTS items_by_service ON items (access_group, item_class, service_hash);
+        CREATE INDEX IF NOT EXISTS items_by_account ON items (access_group, item_class, account_hash);
+        CREATE INDEX IF NOT EXISTS items_by_server ON items (access_group, item_class, server_hash);
+        CREATE INDEX IF NOT EXISTS items_by_reference ON items (reference_hash);
+        CREATE TABLE IF NOT EXISTS keys (
+            access_group TEXT NOT NULL,
+            id INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            retired_at REAL,
+            sealed BLOB NOT NULL,
+            PRIMARY KEY (access_group, id)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS imports (access_group TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (access_group, kind)) WITHOUT ROWID;
+        """
+
+    /// One row of `sqlite_schema`, without its root page (which differs between files).
+    private struct SchemaObject: Hashable {
+        let type: String
+        let name: String
+        let table: String
+        let sql: String?
+
+        static let query = "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name"
+
+        init(_ row: SQLiteConnection.RowReader) {
+            type = row.text(0)
+            name = row.text(1)
+            table = row.text(2)
+            sql = row.isNull(3) ? nil : row.text(3)
+        }
+
+        /// The object as a person reads it in a refusal; every part came from the file.
+        var printed: String {
+            "\(UntrustedText.printable(type, limit: 20)) \"\(UntrustedText.printable(name, limit: 80))\" on \"\(UntrustedText.printable(table, limit: 80))\" (\(UntrustedText.printable(sql ?? "no SQL", limit: 200)))"
+        }
+    }
+
+    /// What ``schemaSQL`` yields, as SQLite records it: made once per process in a private
+    /// in-memory database, so the comparison needs no copy of SQLite's normalisation rules.
+    private static let expectedSchema: Result<Set<SchemaObject>, SQLiteConnection.Failure> = {
+        do throws(SQLiteConnection.Failure) {
+            let reference = try SQLiteConnection(inMemory: ())
+            try reference.execute(schemaSQL)
+            return .success(Set(try reference.query(SchemaObject.query) { SchemaObject($0) }))
+        } catch {
+            return .failure(error)
+        }
+    }()
+
+    /// Refuses a database whose schema is not exactly the keyring's: a trigger, view, index or
+    /// table that this code did not create (a trigger that ignores ledger updates or item
+    /// deletes would switch off rollback protection), or one of its objects altered or missing.
+    private static func checkSchema(of connection: SQLiteConnection, path: FilePath) throws {
+        let expected = try expectedSchema.get()
+        let found = Set(try connection.query(SchemaObject.query) { SchemaObject($0) })
+        guard found != expected else { return }
+        let advice = "it was not used and will not be changed: someone who can write the keychains directory altered it, or it is damaged; restore keyring.db from a backup"
+        if let unexpected = found.subtracting(expected).sorted(by: { ($0.type, $0.name) < ($1.type, $1.name) }).first {
+            throw KeyringError(.decode, "keyring database \(path) holds a schema object the keyring never creates or one it altered: \(unexpected.printed); \(advice)")
+        }
+        let missing = expected.subtracting(found).map(\.name).sorted()
+        throw KeyringError(.decode, "keyring database \(path) lacks part of the keyring's schema (\(missing.joined(separator: ", "))); \(advice)")
+    }
+
+    /// Refuses a database not bound to this home, or of another schema version. A database
+    /// without a binding is damaged: a new one always has it (``build(_:in:binding:)``).
+    private static func checkBinding(of connection: SQLiteConnection, binding: [UInt8], path: FilePath) throws {
         let tags = try connection.query("SELECT value FROM meta WHERE name = 'home'") { $0.blob(0) }
         guard let tag = tags.first else {
-            // A new database: bind it to this home and record the schema.
-            try connection.run("INSERT INTO meta (name, value) VALUES ('home', ?)", [.blob(binding)])
-            try connection.run("INSERT INTO meta (name, value) VALUES ('schema', ?)", [.integer(schemaVersion)])
-            return
+            throw KeyringError(.decode, "keyring database \(path) has no binding to its home, which every keyring database is created with: it is damaged or was emptied; it was not used and will not be overwritten: restore keyring.db from a backup, or remove it deliberately to start an empty keyring (every item and key it held is then lost)")
         }
         guard tag.count == binding.count, zip(tag, binding).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
             throw KeyringError(.decode, "keyring database \(path) belongs to another home (its binding does not verify under this home's master key); it was not used: put back this home's own keyring.db, or move it away to start an empty one")

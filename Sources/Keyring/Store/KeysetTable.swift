@@ -83,7 +83,7 @@ struct KeysetTable: Sendable {
                 // Keys made in the database before the import (none, unless an older process
                 // raced) win: a keyset is never merged, so its invariants stay whole.
                 if try read(group, transaction) == nil { try write(legacy, of: group, transaction) }
-                _ = try transaction.run("INSERT INTO imports (access_group, kind) VALUES (?, ?)", marker)
+                try transaction.apply("INSERT INTO imports (access_group, kind) VALUES (?, ?)", marker, expecting: .exactly(1))
             }
         }
         database.keysetImportsChecked.withLock { _ = $0.insert(group) }
@@ -145,7 +145,7 @@ struct KeysetTable: Sendable {
 
     private func write(_ keyset: Keyset?, of group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) {
         // A keyset holds a handful of keys: rewriting its rows keeps the change one simple step.
-        _ = try transaction.run("DELETE FROM keys WHERE access_group = ?", [.text(group.rawValue)])
+        try transaction.apply("DELETE FROM keys WHERE access_group = ?", [.text(group.rawValue)], expecting: .anyNumber)
         for entry in keyset?.entries ?? [] {
             let descriptor = entry.descriptor
             let created = descriptor.createdAt.timeIntervalSince1970
@@ -156,10 +156,11 @@ struct KeysetTable: Sendable {
             let sealed = [Self.formatVersion] + nonce.bytes + XChaCha20Poly1305.seal(
                 bytes, using: database.itemSealingKey, nonce: nonce,
                 authenticating: additionalData(group, id: descriptor.id, status: descriptor.status.rawValue, created: created, retired: retired))
-            _ = try transaction.run(
+            try transaction.apply(
                 "INSERT INTO keys (access_group, id, status, created_at, retired_at, sealed) VALUES (?, ?, ?, ?, ?, ?)",
                 [.text(group.rawValue), .integer(Int64(descriptor.id)), .text(descriptor.status.rawValue), .real(created),
-                 retired.map { .real($0) } ?? .null, .blob(sealed)])
+                 retired.map { .real($0) } ?? .null, .blob(sealed)],
+                expecting: .exactly(1))
         }
     }
 

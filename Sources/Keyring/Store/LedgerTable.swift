@@ -98,7 +98,7 @@ package struct LedgerTable: Sendable {
 
     private func store(_ record: String, _ row: Row?, in transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) {
         if let row {
-            try transaction.run(
+            try transaction.apply(
                 """
                 INSERT INTO ledger (access_group, record, confirmed, confirmed_digest, pending, pending_digest, tag)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -112,16 +112,20 @@ package struct LedgerTable: Sendable {
                     row.pending.map { .integer(Int64(bitPattern: $0)) } ?? .null,
                     row.pendingDigest.map { .text($0) } ?? .null,
                     .blob(tag(record, row)),
-                ])
+                ], expecting: .exactly(1))
         } else {
-            try transaction.run("DELETE FROM ledger WHERE access_group = ? AND record = ?", [.text(group.rawValue), .text(record)])
+            // At most the one row: absent already is the state asked for.
+            let removed = try transaction.run("DELETE FROM ledger WHERE access_group = ? AND record = ?", [.text(group.rawValue), .text(record)])
+            guard removed <= 1, try fetch(record, in: transaction) == nil else {
+                throw KeyringError(.decode, "remove the trust ledger row of \(record) in \(group): the row is still in keyring database \(database.path) after its delete; nothing was committed: the database does not behave as its schema says, so restore it from a backup")
+            }
         }
     }
 
     /// Deletes every row of the group: the ledger forgets what it trusted (as if lost).
     package func removeAll() throws(KeyringError) {
         try database.write("clear the trust ledger of \(group)", changesCachedState: false) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
-            _ = try transaction.run("DELETE FROM ledger WHERE access_group = ?", [.text(group.rawValue)])
+            try transaction.apply("DELETE FROM ledger WHERE access_group = ?", [.text(group.rawValue)], expecting: .anyNumber)
         }
     }
 
@@ -171,11 +175,12 @@ package struct LedgerTable: Sendable {
             for (record, entry) in legacy {
                 if let existing = try fetch(record, in: transaction), existing.confirmed >= entry.sequence { continue }
                 let row = Row(confirmed: entry.sequence, confirmedDigest: entry.digest)
-                try transaction.run(
+                try transaction.apply(
                     "INSERT OR REPLACE INTO ledger (access_group, record, confirmed, confirmed_digest, pending, pending_digest, tag) VALUES (?, ?, ?, ?, NULL, NULL, ?)",
-                    [.text(group.rawValue), .text(record), .integer(Int64(bitPattern: row.confirmed)), .text(row.confirmedDigest), .blob(tag(record, row))])
+                    [.text(group.rawValue), .text(record), .integer(Int64(bitPattern: row.confirmed)), .text(row.confirmedDigest), .blob(tag(record, row))],
+                    expecting: .exactly(1))
             }
-            try transaction.run("INSERT INTO imports (access_group, kind) VALUES (?, ?)", marker)
+            try transaction.apply("INSERT INTO imports (access_group, kind) VALUES (?, ?)", marker, expecting: .exactly(1))
             return true
         }
     }

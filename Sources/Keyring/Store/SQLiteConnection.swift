@@ -22,14 +22,29 @@ final class SQLiteConnection {
         var description: String { "\(operation): \(message) (SQLite code \(code))" }
     }
 
-    private let handle: OpaquePointer
+    /// The SQLite connection, for ``SQLiteDefenses``.
+    let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
-    /// Opens (without creating) the database at `path`. The caller creates the file with the
-    /// right mode first: SQLite gives its -wal and -shm files the database file's mode.
-    init(openingExisting path: String) throws(Failure) {
+    /// Opens (without creating) the database at `path`, never through a symbolic link
+    /// (`SQLITE_OPEN_NOFOLLOW`). The caller creates the file with the right mode first (SQLite
+    /// gives its -wal and -shm files the database file's mode), and proves before the first
+    /// statement that the file SQLite opened is the one it vetted (``SQLiteDefenses``).
+    convenience init(openingExisting path: String) throws(Failure) {
+        try self.init(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW)
+    }
+
+    /// A private in-memory database: the reference the keyring's schema is compared with.
+    convenience init(inMemory: Void) throws(Failure) {
+        try self.init(":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_MEMORY)
+    }
+
+    private init(_ path: String, flags: Int32) throws(Failure) {
+        // The keyring's one call that opens a file by path outside SealedStorage/Files: SQLite
+        // has no descriptor-based open. KeyringDatabase vets the file relative to its held
+        // directory first and proves, before the first statement, that SQLite's descriptor is
+        // that file (DatabaseFile.checkOpened through SQLiteDefenses).
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -1,0 +1,204 @@
+import CSQLite
+import Foundation
+@testable import Keyring
+import XCTest
+
+/// A `keyring.db` changed behind the keyring's back, by a damaged disk or by someone who can
+/// write the keychains directory: each change is refused with a reason, never adopted,
+/// re-initialised or obeyed.
+final class KeyringDatabaseTamperingTests: XCTestCase {
+    private var home: ItemTestHome!
+
+    override func setUpWithError() throws {
+        home = try ItemTestHome()
+        try keyring.add(KeychainItem(service: "api", account: "a", secret: Data("first".utf8)))
+        KeyringDatabase.closeAll()
+    }
+
+    override func tearDown() {
+        KeyringDatabase.closeAll()
+        home.remove()
+    }
+
+    private var keyring: Keyring { home.keyring() }
+    private var path: String { home.databaseFile.path }
+
+    // MARK: Empty, truncated, unbound
+
+    func testAnEmptyKeyringDatabaseIsRefusedNotStartedAnew() throws {
+        XCTAssertEqual(truncate(path, 0), 0)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+
+        assertRefused(containing: ["keyring.db", "empty", "backup", "remove it deliberately"])
+        XCTAssertEqual(try fileSize(), 0, "the empty file was written to: a new keyring was started in it")
+    }
+
+    func testAKeyringDatabaseCutShortOfAWholePageIsRefused() throws {
+        XCTAssertEqual(truncate(path, 1_000), 0)
+
+        assertRefused(containing: ["keyring.db", "truncated", "backup"])
+        XCTAssertEqual(try fileSize(), 1_000)
+    }
+
+    func testADatabaseWhoseHomeBindingWasDeletedIsRefusedNotBoundAgain() throws {
+        // A database copied from another home, its binding row removed, would otherwise be
+        // bound to this home as if new and its items, keys and ledger adopted.
+        try execute("DELETE FROM meta WHERE name = 'home'")
+
+        assertRefused(containing: ["keyring.db", "no binding", "backup"])
+        XCTAssertEqual(try rows("SELECT COUNT(*) FROM meta WHERE name = 'home'"), 0, "the database was bound again")
+    }
+
+    // MARK: Planted schema objects
+
+    func testATriggerThatIgnoresLedgerUpdatesIsRefused() throws {
+        try execute("CREATE TRIGGER keep_ledger BEFORE UPDATE ON ledger BEGIN SELECT RAISE(IGNORE); END")
+
+        assertRefused(containing: ["keyring.db", "trigger", "keep_ledger", "backup"])
+    }
+
+    func testATriggerThatIgnoresItemDeletesIsRefused() throws {
+        try execute("CREATE TRIGGER keep_items BEFORE DELETE ON items BEGIN SELECT RAISE(IGNORE); END")
+
+        assertRefused(containing: ["keyring.db", "trigger", "keep_items"])
+    }
+
+    func testAPlantedViewIsRefused() throws {
+        try execute("CREATE VIEW planted AS SELECT * FROM items")
+
+        assertRefused(containing: ["keyring.db", "view", "planted"])
+    }
+
+    func testAPlantedObjectsNameReachesTheReasonEscaped() throws {
+        try execute("CREATE TRIGGER \"x\u{1B}]0;owned\u{07}\" BEFORE DELETE ON items BEGIN SELECT RAISE(IGNORE); END")
+
+        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
+            let reason = (error as? KeyringError)?.reason ?? "\(error)"
+            XCTAssertFalse(reason.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, reason)
+            XCTAssertTrue(reason.contains("trigger"), reason)
+        }
+    }
+
+    func testATriggerPlantedWhileTheKeyringIsOpenStopsTheNextDeleteLoudly() throws {
+        let open = keyring
+        XCTAssertEqual(try open.items(matching: ItemQuery(accessGroup: ItemTestHome.shared)).count, 1)
+        // Another process of the home plants it behind this process's open connection.
+        try execute("CREATE TRIGGER keep_items BEFORE DELETE ON items BEGIN SELECT RAISE(IGNORE); END")
+
+        XCTAssertThrowsError(try open.delete(matching: ItemQuery(accessGroup: ItemTestHome.shared)), "a delete that deleted nothing reported success") { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode, "\(error)")
+        }
+        XCTAssertEqual(try open.items(matching: ItemQuery(accessGroup: ItemTestHome.shared)).count, 1)
+    }
+
+    func testATriggerPlantedWhileTheKeyringIsOpenThatUndoesLedgerUpdatesIsRefused() throws {
+        // Not an ignored write (the update reports one row changed): a trigger that puts the
+        // old values back. Only a new look at the schema catches it.
+        let ledger = LedgerTable(database: try KeyringDatabase.shared(for: home.home), group: ItemTestHome.shared)
+        try ledger.update("record") { $0 = LedgerTable.Row(confirmed: 1, confirmedDigest: "one") }
+        try execute("""
+            CREATE TRIGGER undo AFTER UPDATE ON ledger BEGIN
+                UPDATE ledger SET confirmed = old.confirmed, confirmed_digest = old.confirmed_digest, tag = old.tag
+                WHERE access_group = old.access_group AND record = old.record;
+            END
+            """)
+
+        XCTAssertThrowsError(try ledger.update("record") { $0 = LedgerTable.Row(confirmed: 2, confirmedDigest: "two") }) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode, "\(error)")
+            XCTAssertTrue(((error as? KeyringError)?.reason ?? "").contains("undo"), "\(error)")
+        }
+        XCTAssertEqual(try ledger.row("record")?.confirmed, 1)
+    }
+
+    func testAWriteThatChangesFewerRowsThanItMustFailsAndCommitsNothing() throws {
+        let database = try KeyringDatabase.shared(for: home.home)
+        XCTAssertThrowsError(try database.write("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
+            try transaction.apply("DELETE FROM items", expecting: .anyNumber)
+            try transaction.apply("DELETE FROM items WHERE id = -1", expecting: .exactly(1))
+        }) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode, "\(error)")
+            XCTAssertTrue(((error as? KeyringError)?.reason ?? "").contains("changed 0 rows"), "\(error)")
+        }
+        XCTAssertEqual(try keyring.items(matching: ItemQuery(accessGroup: ItemTestHome.shared)).count, 1, "the first delete was committed")
+    }
+
+    // MARK: The file itself
+
+    func testAKeyringDatabaseWithASecondHardLinkIsRefused() throws {
+        // The second name could be another file of this user's that an attacker linked in
+        // place of the database: SQLite would write into it.
+        let other = home.directory.url.appendingPathComponent("other-name.db").path
+        XCTAssertEqual(link(path, other), 0)
+
+        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
+            let reason = (error as? KeyringError)?.reason ?? "\(error)"
+            XCTAssertEqual((error as? KeyringError)?.status, .notAvailable, reason)
+            XCTAssertTrue(reason.contains("keyring.db") && reason.contains("hard links"), reason)
+        }
+    }
+
+    func testADirectoryPlantedAsTheWalFileIsRefusedBeforeSQLiteUsesIt() throws {
+        try? FileManager.default.removeItem(atPath: path + "-wal")
+        XCTAssertEqual(mkdir(path + "-wal", 0o700), 0)
+
+        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
+            let reason = (error as? KeyringError)?.reason ?? "\(error)"
+            XCTAssertEqual((error as? KeyringError)?.status, .notAvailable, reason)
+            XCTAssertTrue(reason.contains("keyring.db-wal"), reason)
+        }
+    }
+
+    func testAHardLinkPlantedAsTheShmFileIsRefusedAndTheLinkedFileKept() throws {
+        try? FileManager.default.removeItem(atPath: path + "-shm")
+        let victim = home.directory.url.appendingPathComponent("victim.txt").path
+        let content = Data(repeating: 0x41, count: 64 * 1024)
+        XCTAssertTrue(FileManager.default.createFile(atPath: victim, contents: content, attributes: [.posixPermissions: 0o600]))
+        XCTAssertEqual(link(victim, path + "-shm"), 0)
+
+        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home)) { error in
+            XCTAssertTrue(((error as? KeyringError)?.reason ?? "\(error)").contains("keyring.db-shm"), "\(error)")
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: victim), content, "SQLite wrote into the linked file")
+    }
+
+    // MARK: Helpers
+
+    /// Opening the home's database is refused as damaged (`decode`) with a reason naming each
+    /// of `fragments`.
+    private func assertRefused(containing fragments: [String], line: UInt = #line) {
+        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home), line: line) { error in
+            guard let error = error as? KeyringError else { return XCTFail("expected a KeyringError, got \(error)", line: line) }
+            XCTAssertEqual(error.status, .decode, error.reason, line: line)
+            for fragment in fragments {
+                XCTAssertTrue(error.reason.contains(fragment), "\"\(fragment)\" missing from: \(error.reason)", line: line)
+            }
+        }
+    }
+
+    /// Runs `sql` on the database through a connection of its own, as another program would.
+    private func execute(_ sql: String) throws {
+        var connection: OpaquePointer?
+        XCTAssertEqual(sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE, nil), SQLITE_OK)
+        defer { sqlite3_close_v2(connection) }
+        var message: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(connection, sql, nil, nil, &message)
+        XCTAssertEqual(result, SQLITE_OK, message.map { String(cString: $0) } ?? "")
+        sqlite3_free(message)
+    }
+
+    /// The integer `sql` returns, read through a connection of its own.
+    private func rows(_ sql: String) throws -> Int64 {
+        var connection: OpaquePointer?
+        XCTAssertEqual(sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil), SQLITE_OK)
+        defer { sqlite3_close_v2(connection) }
+        var statement: OpaquePointer?
+        XCTAssertEqual(sqlite3_prepare_v2(connection, sql, -1, &statement, nil), SQLITE_OK)
+        defer { sqlite3_finalize(statement) }
+        XCTAssertEqual(sqlite3_step(statement), SQLITE_ROW)
+        return sqlite3_column_int64(statement, 0)
+    }
+
+    private func fileSize() throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1
+    }
+}
