@@ -13,6 +13,10 @@ import Darwin
 ///   and prints `held <pid>` (the holder) or `free`. Record locks belong to a process, so only
 ///   another process can see them: the test process asking itself would always hear `free`.
 ///   Uses the raw system calls, not GroupVault's, so the test does not depend on the code it checks.
+/// - `link-as-member --target T --at P --uid U --gid G`: becomes user U with G as its only
+///   group, removes whatever is at P (a member may remove entries of a group-writable
+///   directory), makes P a hard link of T, and prints `linked`: another member of the group
+///   planting a second name of a file it may read and write (`fs.protected_hardlinks` allows it).
 let recordLockCommands: [String: FixtureCommand] = [
     "record-lock-holder": { arguments in
         guard arguments.count == 1 else {
@@ -36,5 +40,27 @@ let recordLockCommands: [String: FixtureCommand] = [
         }
         printLine(query.l_type == Int16(F_UNLCK) ? "free" : "held \(query.l_pid)")
         return 0
+    },
+    "link-as-member": { arguments in
+        runFixture(arguments) { options in
+            let target = try options.string("target")
+            let planted = try options.string("at")
+            var gid = gid_t(try options.integer("gid"))
+            let uid = uid_t(try options.integer("uid"))
+            guard setgroups(1, &gid) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
+                printError("link-as-member: cannot become uid \(uid) gid \(gid): \(String(cString: strerror(errno))) (the fixture must start as root)")
+                return 1
+            }
+            guard unlink(planted) == 0 || errno == ENOENT else {
+                printError("link-as-member: unlink: \(String(cString: strerror(errno)))")
+                return 1
+            }
+            guard link(target, planted) == 0 else {
+                printError("link-as-member: link: \(String(cString: strerror(errno)))")
+                return 1
+            }
+            printLine("linked")
+            return 0
+        }
     },
 ]

@@ -83,4 +83,27 @@ final class KeyringDatabaseRecordLockTests: XCTestCase {
         XCTAssertEqual(unlink(keychains.appending(".master.key.lock").string), 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: keychains.appending("master.key").string), "no master key was minted while the lock was refused")
     }
+
+    /// The attack as it happens: another user, a member of the home's group, plants the link
+    /// (which `fs.protected_hardlinks` allows, keyring.db being group read-write) while this
+    /// process has the database open, replacing `master.key` (the member may remove entries of
+    /// the group-writable `Keychains/`).
+    func testKeyringDBLinkedByAnotherMemberAsTheMasterKeyIsRefusedWithoutReleasingTheDatabaseLock() throws {
+        try XCTSkipUnless(geteuid() == 0, "playing a second member of the group needs root")
+        // The second member must reach Keychains/ (2770, this process's group) through the
+        // temporary directory, which is this user's alone.
+        XCTAssertEqual(chmod(directory.path, 0o710), 0)
+        let planted = keychains.appending("master.key")
+        let member = try FixtureProcess.run([
+            "link-as-member", "--target", database.string, "--at", planted.string, "--uid", "4242", "--gid", "\(getegid())",
+        ])
+        XCTAssertEqual(member.status, 0, member.errors)
+        XCTAssertEqual(member.output, "linked\n")
+
+        XCTAssertThrowsError(try home.masterKey()) { error in
+            XCTAssertTrue("\(error)".contains("2 hard links"), "\(error)")
+        }
+
+        XCTAssertEqual(try recordLockHolder(), "held \(getpid())", "reading the member's planted master key released keyring.db's lock")
+    }
 }
