@@ -119,6 +119,26 @@ final class RecordLockKeepingTests: XCTestCase {
         XCTAssertEqual(try recordLockHolder(), "held \(getpid())", "reading the planted record released the database's record lock")
     }
 
+    /// A member who can write both directories can also rename the database to a record's
+    /// name, where it has one link. A file its store registered as record-locked is refused
+    /// under any name, before it is opened.
+    func testARegisteredLockedFileRenamedToARecordNameIsRefusedWithoutReleasingTheLock() throws {
+        var status = stat()
+        XCTAssertEqual(fstat(databaseDescriptor, &status), 0)
+        let identity = RecordLockedFiles.Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        RecordLockedFiles.insert(identity)
+        defer { RecordLockedFiles.remove(identity) }
+        let renamed = shared.appending("record.gvr")
+        XCTAssertEqual(rename(database.string, renamed.string), 0)
+
+        XCTAssertThrowsError(try handle.read("record.gvr", maximumSize: 4096)) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .wrongFileType)
+            XCTAssertTrue("\(error)".contains("holds record locks on"), "\(error)")
+        }
+
+        XCTAssertEqual(try recordLockHolder(of: renamed), "held \(getpid())", "reading the renamed database released its record lock")
+    }
+
     /// The same through ``SafeFile/readIfPresent(_:maximumSize:)``, which reads by path.
     func testReadingAHardLinkOfALockedFileByPathIsRefusedWithoutReleasingTheLock() throws {
         linkDatabase(as: "state")

@@ -21,14 +21,16 @@ import SystemPackage
 /// name has changed since, so there is no window between the check and the open.
 ///
 /// One link is what proves the file is not another name of a locked file, except for a locked
-/// file *renamed* to the name (its only name then): callers that can tell their files apart
-/// by content check that too (a lock file is always empty).
+/// file *renamed* to the name (its only name then): such a file is refused when its store
+/// registered it in ``RecordLockedFiles``, and callers that can tell their files apart by
+/// content check that too (a lock file is always empty).
 extension Syscall {
     /// Opens the existing file `name` in `directory` with `mode` and `options` (`O_NOFOLLOW`
     /// and `O_CLOEXEC` are added; `O_CREAT`, `O_EXCL` and `O_TRUNC` are not honoured: this opens
     /// only what exists) after vetting it through a descriptor that opens nothing: a regular
     /// file (not a symbolic link, FIFO, device, socket or directory) with exactly one link,
-    /// for which `vet` (the caller's owner, mode and size checks) does not throw.
+    /// that is not one of the ``RecordLockedFiles``, and for which `vet` (the caller's owner,
+    /// mode and size checks) does not throw.
     ///
     /// Returns the open descriptor and the status that was vetted (of the same inode), or
     /// `nil` when there is no entry `name`.
@@ -91,7 +93,7 @@ extension Syscall {
     }
 
     /// The type and link count every file opened by ``openVetted(_:in:_:options:path:operation:vet:)``
-    /// must have.
+    /// must have, and its not being one of the ``RecordLockedFiles``.
     private static func checkSingleRegularFile(_ status: Stat, path: @autoclosure () -> FilePath, operation: String) throws(StorageError) {
         switch status.type {
         case .regular: break
@@ -103,6 +105,10 @@ extension Syscall {
         guard status.linkCount == 1 else {
             throw StorageError(.wrongFileType, operation: operation, path: path(),
                                hint: "it has \(status.linkCount) hard links, so it may be another name of a file this process uses (a SQLite database, whose locks would be dropped by closing any descriptor of it); it was not opened: remove this name")
+        }
+        guard !RecordLockedFiles.contains(status) else {
+            throw StorageError(.wrongFileType, operation: operation, path: path(),
+                               hint: "it is a file this process holds record locks on (a SQLite database or its index) under another name, so it was moved here; it was not opened, which would drop those locks: move it back")
         }
     }
 
