@@ -83,6 +83,9 @@ let package = Package(
                 "CSodium",
                 // The file layer's C shim: sem_open is variadic, so Swift cannot call it.
                 "CFileLayer",
+                // SQLite opens its databases by path; the layer makes that one call
+                // (Syscall.openSQLiteDatabase). Every product already links SQLite via Keyring.
+                "CSQLite",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

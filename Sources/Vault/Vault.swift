@@ -125,13 +125,16 @@ public struct Vault: Sendable {
         guard identity.isEntitled(toAccessGroup: group) else {
             throw VaultError(.missingEntitlement, "\(identity) is not entitled to keychain access group \(group), which holds the group's keys: add it to keychain-access-groups")
         }
-        let containerURL: URL?
+        // The container is opened once, level by level from the home's held directories, and
+        // the vault's directories are reached relative to that descriptor: a path handed over
+        // here would be resolved again, after a member could have swapped a level for a link.
+        let containerDirectory: DirectoryHandle?
         do {
-            containerURL = try keyring.containerURL(for: group)
+            containerDirectory = try keyring.containerDirectory(for: group)
         } catch {
             throw VaultError(keyring: error, while: "open the container of \(group)")
         }
-        guard let containerURL else {
+        guard let containerDirectory else {
             throw VaultError(.missingEntitlement, "the keyring gives \(identity) no container for \(group): add it to com.apple.security.application-groups")
         }
         self.keyring = keyring
@@ -140,13 +143,12 @@ public struct Vault: Sendable {
         self.clockSkewAllowance = clockSkewAllowance
         self.clock = clock
         self.nonceSource = nonceSource
-        self.container = FilePath(containerURL.path)
+        self.container = containerDirectory.path
         self.ledger = TrustLedger(home: keyring.home, group: group)
         // Created up front so that an observer can watch the records directory before the
         // first write, and so that a misconfigured directory is reported here, not mid-write.
-        let sharing = keyring.home.sharing.fileSharing
         do {
-            self.directories = try VaultDirectories(vaultDirectory: self.container.appending("GroupVault"), sharing: sharing)
+            self.directories = try VaultDirectories(container: containerDirectory)
         } catch {
             throw VaultError(storage: error, while: "prepare the vault directories of \(group)")
         }

@@ -1,4 +1,5 @@
 import CSQLite
+import SealedStorage
 
 /// One connection to a SQLite database file, with the few operations the keyring's store needs:
 /// statements prepared once and reused, typed binding, and errors that name what failed.
@@ -40,12 +41,17 @@ final class SQLiteConnection {
     }
 
     private init(_ path: String, flags: Int32) throws(Failure) {
-        // The keyring's one call that opens a file by path outside SealedStorage/Files: SQLite
-        // has no descriptor-based open. KeyringDatabase vets the file relative to its held
-        // directory first and proves, before the first statement, that SQLite's descriptor is
-        // that file (DatabaseFile.checkOpened through SQLiteDefenses).
-        var handle: OpaquePointer?
-        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        // SQLite has no descriptor-based open: the layer makes this one open by path, and
+        // KeyringDatabase vets the file relative to its held directory first and proves, before
+        // the first statement, that SQLite's descriptor is that file (DatabaseFile.checkOpened
+        // through SQLiteDefenses).
+        let result: Int32
+        let handle: OpaquePointer?
+        do {
+            (result, handle) = try Syscall.openSQLiteDatabase(path, flags: flags)
+        } catch {
+            throw Failure(code: SQLITE_CANTOPEN, message: "\(error)", operation: "open database")
+        }
         guard result == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let handle { sqlite3_close_v2(handle) }

@@ -136,7 +136,7 @@ package struct DatabaseFile: Sendable, Equatable {
             do {
                 try Syscall.renameNoReplace(temporary, to: name, in: directory.descriptor)
             } catch .invalidArgument, .noFunction {
-                try Syscall.link(temporary, to: name, in: directory.descriptor)
+                try Syscall.link(temporary, in: directory.descriptor, as: name, in: directory.descriptor)
                 try Syscall.unlink(temporary, in: directory.descriptor)
             }
         } catch .fileExists {
@@ -209,22 +209,6 @@ extension Syscall {
         #else
         throw .noFunction
         #endif
-    }
-}
-
-extension Syscall {
-    /// `linkat(2)` within one directory descriptor, never following a link: `destination`
-    /// becomes another name of `source`; `EEXIST` when it exists.
-    package static func link(_ source: String, to destination: String, in directory: FileDescriptor) throws(Errno) {
-        try FaultInjection.check(call: .rename)
-        while true {
-            let result = source.withCString { from in
-                destination.withCString { to in linkat(directory.rawValue, from, directory.rawValue, to, 0) }
-            }
-            if result == 0 { return }
-            if errno == EINTR { continue }
-            throw Errno(rawValue: errno)
-        }
     }
 }
 

@@ -48,6 +48,8 @@ package enum SystemCall: String, Sendable, CaseIterable {
     case connect = "call-connect"
     case link = "call-link"
     case changeOwner = "call-fchown"
+    /// `sqlite3_open_v2`: SQLite opens its database by path (``Syscall/openSQLiteDatabase(_:flags:)``).
+    case openDatabase = "call-sqlite3-open"
 }
 
 /// Where a fault is armed: a write step, or every use of one system call.
