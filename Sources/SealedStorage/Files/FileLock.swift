@@ -14,7 +14,10 @@ import SystemPackage
 /// the file is opened with `O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC` (a FIFO cannot hang the open,
 /// a symbolic link is refused); anything but a regular file with exactly one link, owned as the
 /// sharing mode expects, is refused before it is locked or its mode changed (a hard link to a
-/// private file would otherwise have that file's mode set by `fchmod`); and the wait is bounded:
+/// private file would otherwise have that file's mode set by `fchmod`); in a directory shared
+/// with the group, an existing lock file is vetted before it is opened at all, since closing a
+/// planted second name of `keyring.db` would drop this process's SQLite locks on it
+/// (``Syscall/openVetted(_:in:_:options:path:operation:vet:)``); and the wait is bounded:
 /// a lock someone holds forever gives a ``StorageError`` saying so after ``defaultWaitLimit``
 /// instead of hanging every writer, and so every sign-out, behind it.
 package struct FileLock: ~Copyable {
