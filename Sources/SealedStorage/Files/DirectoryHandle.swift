@@ -82,30 +82,50 @@ package final class DirectoryHandle: Sendable {
         try checkName(name)
         // The full path only names the file in a refusal: a read that succeeds builds none.
         func filePath() -> FilePath { path.appending(name) }
+        // O_NONBLOCK so that a FIFO planted in place of the file cannot hang the reader.
+        let options: FileDescriptor.OpenOptions = [.noFollow, .closeOnExec, .nonBlocking]
+        let forbidden = forbiddenModeBits ?? sharing.forbiddenBits
         let file: FileDescriptor
-        do {
-            // O_NONBLOCK so that a FIFO planted in place of the file cannot hang the reader.
-            file = try Syscall.open(name, in: descriptor, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
-        } catch .noSuchFileOrDirectory {
-            return nil
-        } catch .tooManySymbolicLinkLevels {
-            throw StorageError(.symbolicLink, operation: "read", path: filePath())
-        } catch {
-            throw StorageError(.system(error), operation: "open", path: filePath())
+        let status: Stat
+        switch sharing {
+        case .unixGroup:
+            // Another member can plant a hard link of a file this process holds record locks on
+            // (keyring.db) under this name; closing a descriptor of it after refusing it, or
+            // even after reading it, would drop those locks. So the name is vetted before
+            // anything is opened (Syscalls+VettedOpen.swift): a regular file with one link,
+            // owned and moded as the sharing allows, within the size limit.
+            let vetted = try Syscall.openVetted(name, in: descriptor, .readOnly, options: options, path: filePath(), operation: "read") {
+                status throws(StorageError) in try Self.check(status, path: filePath(), sharing: sharing, forbiddenBits: forbidden, maximumSize: maximumSize)
+            }
+            guard let vetted else { return nil }
+            (file, status) = vetted
+        case .ownerOnly:
+            // Only this user can name a file here, and the warm read path (issue 19) keeps its
+            // one open and one fstat.
+            do {
+                file = try Syscall.open(name, in: descriptor, .readOnly, options: options)
+            } catch .noSuchFileOrDirectory {
+                return nil
+            } catch .tooManySymbolicLinkLevels {
+                throw StorageError(.symbolicLink, operation: "read", path: filePath())
+            } catch {
+                throw StorageError(.system(error), operation: "open", path: filePath())
+            }
+            do {
+                status = try Syscall.status(file)
+            } catch {
+                Syscall.close(file)
+                throw StorageError(.system(error), operation: "stat", path: filePath())
+            }
+            do throws(StorageError) {
+                guard status.type == .regular else { throw StorageError(.wrongFileType, operation: "read", path: filePath()) }
+                try Self.check(status, path: filePath(), sharing: sharing, forbiddenBits: forbidden, maximumSize: maximumSize)
+            } catch {
+                Syscall.close(file)
+                throw error
+            }
         }
         defer { Syscall.close(file) }
-        let status: Stat
-        do {
-            status = try Syscall.status(file)
-        } catch {
-            throw StorageError(.system(error), operation: "stat", path: filePath())
-        }
-        guard status.type == .regular else { throw StorageError(.wrongFileType, operation: "read", path: filePath()) }
-        try SafeDirectory.checkOwnerAndMode(status, path: filePath(), sharing: sharing, operation: "read",
-                                            forbiddenBits: forbiddenModeBits ?? sharing.forbiddenBits)
-        guard status.size <= Int64(maximumSize) else {
-            throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: filePath())
-        }
         // One byte past the limit, so a file that grew after fstat is caught.
         let expected = Int(status.size)
         var bytes = [UInt8](repeating: 0, count: expected + 1)
@@ -134,6 +154,16 @@ package final class DirectoryHandle: Sendable {
         }
         bytes.removeSubrange(total...)
         return bytes
+    }
+
+    /// The owner, mode and size checks of a file ``read(_:maximumSize:forbiddenModeBits:)`` reads.
+    private static func check(
+        _ status: Stat, path: @autoclosure () -> FilePath, sharing: FileSharing, forbiddenBits: UInt16, maximumSize: Int
+    ) throws(StorageError) {
+        try SafeDirectory.checkOwnerAndMode(status, path: path(), sharing: sharing, operation: "read", forbiddenBits: forbiddenBits)
+        guard status.size <= Int64(maximumSize) else {
+            throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: path())
+        }
     }
 
     /// Replaces the file `name` in this directory atomically: a temporary file beside it,

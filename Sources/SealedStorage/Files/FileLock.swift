@@ -14,7 +14,10 @@ import SystemPackage
 /// the file is opened with `O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC` (a FIFO cannot hang the open,
 /// a symbolic link is refused); anything but a regular file with exactly one link, owned as the
 /// sharing mode expects, is refused before it is locked or its mode changed (a hard link to a
-/// private file would otherwise have that file's mode set by `fchmod`); and the wait is bounded:
+/// private file would otherwise have that file's mode set by `fchmod`); in a directory shared
+/// with the group, an existing lock file is vetted before it is opened at all, since closing a
+/// planted second name of `keyring.db` would drop this process's SQLite locks on it
+/// (``Syscall/openVetted(_:in:_:options:path:operation:vet:)``); and the wait is bounded:
 /// a lock someone holds forever gives a ``StorageError`` saying so after ``defaultWaitLimit``
 /// instead of hanging every writer, and so every sign-out, behind it.
 package struct FileLock: ~Copyable {
@@ -55,9 +58,8 @@ package struct FileLock: ~Copyable {
             throw StorageError(.wrongFileType, operation: "open lock file", path: directory.path.string + "/" + UntrustedText.printable(name),
                                hint: "a lock file name must be one path component")
         }
-        try self.init(at: directory.path.appending(name), sharing: directory.sharing, exclusive: exclusive, waitLimit: waitLimit) { options, permissions throws(Errno) in
-            try Syscall.open(name, in: directory.descriptor, .readOnly, options: options, permissions: permissions)
-        }
+        try self.init(name, in: directory.descriptor, path: directory.path.appending(name), sharing: directory.sharing,
+                      exclusive: exclusive, waitLimit: waitLimit)
     }
 
     /// By path, the lock file is still opened relative to its directory, opened once with
@@ -65,29 +67,16 @@ package struct FileLock: ~Copyable {
     /// lock file is created, with the group's mode, wherever the link points.
     private init(at path: FilePath, sharing: FileSharing, exclusive: Bool, waitLimit: Duration) throws(StorageError) {
         let directory = try ParentDirectory(of: path, lookupOnly: true, operation: "open lock file")
-        let (descriptor, name) = (directory.descriptor, directory.name)
-        try self.init(at: path, sharing: sharing, exclusive: exclusive, waitLimit: waitLimit) { options, permissions throws(Errno) in
-            try Syscall.open(name, in: descriptor, .readOnly, options: options, permissions: permissions)
-        }
+        try self.init(directory.name, in: directory.descriptor, path: path, sharing: sharing, exclusive: exclusive, waitLimit: waitLimit)
         _ = consume directory  // closed here, after the lock file was opened through it
     }
 
-    /// `path` names the file in messages; `open` opens it (by path or relative to a directory).
+    /// Opens the lock file `name` in `directory` (`path` names it in messages), vets it and
+    /// waits for the lock.
     private init(
-        at path: FilePath, sharing: FileSharing, exclusive: Bool, waitLimit: Duration,
-        open: (FileDescriptor.OpenOptions, FilePermissions) throws(Errno) -> FileDescriptor
+        _ name: String, in directory: FileDescriptor, path: FilePath, sharing: FileSharing, exclusive: Bool, waitLimit: Duration
     ) throws(StorageError) {
-        let descriptor: FileDescriptor
-        do {
-            // Read-only is enough for flock, and lets a group member lock a file another member
-            // created. The creator sets the exact mode below, whatever its umask, or that other
-            // member could not open the file at all.
-            descriptor = try open([.create, .noFollow, .closeOnExec, .nonBlocking], FilePermissions(rawValue: CModeT(sharing.fileMode)))
-        } catch .tooManySymbolicLinkLevels {
-            throw StorageError(.symbolicLink, operation: "open lock file", path: path)
-        } catch {
-            throw StorageError(.system(error), operation: "open lock file", path: path)
-        }
+        let descriptor = try Self.open(name, in: directory, path: path, sharing: sharing)
         do throws(StorageError) {
             try Self.checkAndSetMode(descriptor, path: path, sharing: sharing)
             try Self.acquire(descriptor, path: path, exclusive: exclusive, waitLimit: waitLimit)
@@ -97,6 +86,71 @@ package struct FileLock: ~Copyable {
         }
         self.descriptor = descriptor
         self.path = path
+    }
+
+    /// The flags every lock file is opened with. Read-only is enough for flock, and lets a group
+    /// member lock a file another member created; O_NONBLOCK so that a FIFO cannot hang the open.
+    private static let openOptions: FileDescriptor.OpenOptions = [.noFollow, .closeOnExec, .nonBlocking]
+
+    /// How many times a lock file that vanishes between its lookup and its creation (another
+    /// process removing and creating it, which GroupVault itself never does) is looked up again.
+    private static let openAttempts = 8
+
+    /// Opens the lock file `name` in `directory`, creating it if needed.
+    ///
+    /// Owner only: one `openat(O_CREAT)`, as only this user can plant a name in the directory
+    /// (a same-user attacker is out of scope), and the lock is on every write path. Shared with
+    /// the group: another member may have planted another name of a file this process holds
+    /// POSIX record locks on (`keyring.db`) here, and opening, refusing and closing that would
+    /// drop those locks (Syscalls+VettedOpen.swift). So an existing lock file is vetted before
+    /// it is opened (one link, owned by a member, and empty: a lock file is never written, so a
+    /// database renamed here is refused by its content), and a missing one is created with
+    /// `O_EXCL`: a new inode, on which nobody holds locks.
+    private static func open(_ name: String, in directory: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) -> FileDescriptor {
+        // The creator sets the exact mode in checkAndSetMode, whatever its umask, or another
+        // member could not open the file at all.
+        let permissions = FilePermissions(rawValue: CModeT(sharing.fileMode))
+        guard sharing == .unixGroup else {
+            return try opening(path) { () throws(Errno) in
+                try Syscall.open(name, in: directory, .readOnly, options: openOptions.union(.create), permissions: permissions)
+            }
+        }
+        for _ in 0..<openAttempts {
+            let existing = try Syscall.openVetted(name, in: directory, .readOnly, options: openOptions, path: path, operation: "open lock file") {
+                status throws(StorageError) in try checkExisting(status, path: path, sharing: sharing)
+            }
+            if let existing { return existing.descriptor }
+            do {
+                return try opening(path) { () throws(Errno) in
+                    try Syscall.open(name, in: directory, .readOnly, options: openOptions.union([.create, .exclusiveCreate]), permissions: permissions)
+                }
+            } catch let error where error.kind == .system(.fileExists) {
+                continue  // created by another process since the lookup: vet that one
+            }
+        }
+        throw StorageError(.system(.fileExists), operation: "open lock file", path: path,
+                           hint: "the lock file kept vanishing and reappearing while it was opened, which GroupVault never does: another process is removing it")
+    }
+
+    /// Runs `open` and names its failure as a lock file's.
+    private static func opening(_ path: FilePath, _ open: () throws(Errno) -> FileDescriptor) throws(StorageError) -> FileDescriptor {
+        do {
+            return try open()
+        } catch .tooManySymbolicLinkLevels {
+            throw StorageError(.symbolicLink, operation: "open lock file", path: path)
+        } catch {
+            throw StorageError(.system(error), operation: "open lock file", path: path)
+        }
+    }
+
+    /// What an existing lock file in a shared directory must be before it is opened, besides a
+    /// regular file with one link: owned by this user or a member of its group, and empty.
+    private static func checkExisting(_ status: Stat, path: FilePath, sharing: FileSharing) throws(StorageError) {
+        try checkOwner(status, path: path, sharing: sharing)
+        guard status.size == 0 else {
+            throw StorageError(.wrongFileType, operation: "open lock file", path: path,
+                               hint: "it holds \(status.size) bytes, and a lock file is always empty, so it may be another file (a database) renamed here; it was not opened: remove it and GroupVault recreates it")
+        }
     }
 
     /// Refuses what is not a lock file this process may use, then gives one it owns the exact mode.
@@ -115,6 +169,17 @@ package struct FileLock: ~Copyable {
             throw StorageError(.wrongFileType, operation: "open lock file", path: path,
                                hint: "it has \(status.linkCount) hard links, so it may be another file's other name, whose mode must not be changed; remove it and GroupVault recreates it")
         }
+        try checkOwner(status, path: path, sharing: sharing)
+        guard UInt32(status.userID.rawValue) == Syscall.effectiveUserID, UInt16(status.permissions.rawValue) & 0o7777 != sharing.fileMode else { return }
+        do {
+            try Syscall.changeMode(descriptor, to: sharing.fileMode)
+        } catch {
+            throw StorageError(.system(error), operation: "set mode of lock file", path: path)
+        }
+    }
+
+    /// Refuses a lock file owned outside what `sharing` allows.
+    private static func checkOwner(_ status: Stat, path: FilePath, sharing: FileSharing) throws(StorageError) {
         let owner = UInt32(status.userID.rawValue)
         switch sharing {
         case .ownerOnly:
@@ -126,12 +191,6 @@ package struct FileLock: ~Copyable {
             guard owner == Syscall.effectiveUserID || Syscall.isMember(ofGroup: group) else {
                 throw StorageError(.outsideSharedGroup(owner: owner, group: group), operation: "open lock file", path: path)
             }
-        }
-        guard owner == Syscall.effectiveUserID, UInt16(status.permissions.rawValue) & 0o7777 != sharing.fileMode else { return }
-        do {
-            try Syscall.changeMode(descriptor, to: sharing.fileMode)
-        } catch {
-            throw StorageError(.system(error), operation: "set mode of lock file", path: path)
         }
     }
 

@@ -10,32 +10,23 @@ package enum SafeFile {
     /// Reads the whole of `path`, or returns `nil` if it does not exist.
     ///
     /// - Throws: ``StorageError`` if the path or its directory is a symbolic link, the path is
-    ///   not a regular file, holds more than `maximumSize` bytes, or if reading fails.
+    ///   not a regular file or has more than one link, holds more than `maximumSize` bytes, or
+    ///   if reading fails.
     package static func readIfPresent(_ path: FilePath, maximumSize: Int) throws(StorageError) -> [UInt8]? {
         guard let parent = try parentIfPresent(of: path, operation: "read") else { return nil }
-        let descriptor: FileDescriptor
-        do {
-            // O_NONBLOCK so that a FIFO planted in place of the file cannot hang the reader.
-            descriptor = try Syscall.open(parent.name, in: parent.descriptor, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
-        } catch .noSuchFileOrDirectory {
-            return nil
-        } catch .tooManySymbolicLinkLevels {
-            throw StorageError(.symbolicLink, operation: "read", path: path)
-        } catch {
-            throw StorageError(.system(error), operation: "open", path: path)
+        // Vetted before it is opened (Syscalls+VettedOpen.swift): this knows no sharing mode, so
+        // it assumes the directory may be shared, where another name of a file this process
+        // holds record locks on (a SQLite database) may have been planted at `path`, and
+        // closing a descriptor of it would drop those locks. O_NONBLOCK so that a FIFO planted
+        // in place of the file cannot hang the reader.
+        let opened = try Syscall.openVetted(parent.name, in: parent.descriptor, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking],
+                                            path: path, operation: "read") { status throws(StorageError) in
+            guard status.size <= Int64(maximumSize) else {
+                throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: path)
+            }
         }
+        guard let (descriptor, status) = opened else { return nil }
         defer { Syscall.close(descriptor) }
-
-        let status: Stat
-        do {
-            status = try Syscall.status(descriptor)
-        } catch {
-            throw StorageError(.system(error), operation: "stat", path: path)
-        }
-        guard status.type == .regular else { throw StorageError(.wrongFileType, operation: "read", path: path) }
-        guard status.size <= Int64(maximumSize) else {
-            throw StorageError(.tooLarge(limit: maximumSize), operation: "read", path: path)
-        }
 
         // Size the buffer from fstat, not from the limit (a 16 MiB limit must not cost a 16 MiB
         // allocation per read), and read one byte past it so a file that grew after fstat is

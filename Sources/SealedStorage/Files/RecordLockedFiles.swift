@@ -1,0 +1,57 @@
+import SystemPackage
+
+/// The files, by device and inode, on which this process holds POSIX record locks it must not
+/// lose: the database files (and WAL indexes, `-shm`) of its open SQLite connections.
+///
+/// Why: closing any descriptor of such a file releases all of the process's record locks on it
+/// (Syscalls+VettedOpen.swift). ``Syscall/openVetted(_:in:_:options:path:operation:vet:)``
+/// refuses a file with more than one link, which stops a second name *linked* into a shared
+/// directory; but a member who can write both directories can also *rename* the database (or
+/// its `-shm`) to a name this process reads, where it has one link. A file registered here is
+/// refused by the vetting under whatever name it is found, before it is opened.
+///
+/// A store registers a file once SQLite holds it (``insert(_:)`` with the identity its
+/// vetting proved, ``DatabaseFile``) and removes it when the connection closes (``remove(_:)``);
+/// registrations are counted, so two connections to one file each add and remove their own.
+package enum RecordLockedFiles {
+    /// A file's identity: its device and inode numbers.
+    package struct Identity: Hashable, Sendable {
+        /// `st_dev`.
+        package let device: UInt64
+        /// `st_ino`.
+        package let inode: UInt64
+
+        /// The identity of the file `status` describes.
+        package init(_ status: Stat) {
+            self.init(device: UInt64(status.deviceID.rawValue), inode: UInt64(status.inode.rawValue))
+        }
+
+        /// The identity with these numbers.
+        package init(device: UInt64, inode: UInt64) {
+            self.device = device
+            self.inode = inode
+        }
+    }
+
+    /// How many registrations each identity has.
+    private static let registered = Locked<[Identity: Int]>([:])
+
+    /// Registers `identity` (once more, if it already is).
+    package static func insert(_ identity: Identity) {
+        registered.withLock { $0[identity, default: 0] += 1 }
+    }
+
+    /// Removes one registration of `identity`; the file is no longer refused once none is left.
+    package static func remove(_ identity: Identity) {
+        registered.withLock { table in
+            guard let count = table[identity] else { return }
+            table[identity] = count > 1 ? count - 1 : nil
+        }
+    }
+
+    /// Whether the file `status` describes is registered.
+    package static func contains(_ status: Stat) -> Bool {
+        let identity = Identity(status)
+        return registered.withLock { $0[identity] != nil }
+    }
+}
