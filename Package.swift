@@ -285,8 +285,9 @@ let package = Package(
         .testTarget(
             name: "GroupDatabaseTests",
             dependencies: [
-                "GroupDatabase", "Keyring", "GroupVaultTestKit", "GroupStoresFixture",
+                "GroupDatabase", "Keyring", "GroupVaultTestKit", "GroupStoresFixture", "SealedStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .testTarget(

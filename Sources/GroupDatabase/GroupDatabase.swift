@@ -67,6 +67,9 @@ public final class GroupDatabase: Sendable {
     let directory: FilePath
     let sharing: FileSharing
     let signal: CommitSignal
+    /// The files this database's connections hold POSIX record locks on (the database and its
+    /// WAL index), registered with ``RecordLockedFiles`` for as long as the pool lives.
+    private let recordLockedFiles: RecordLockRegistrations
 
     /// Opens (creating if needed) the database `name` of `group` for `keyring`'s identity, and
     /// runs `migrator`'s migrations that have not run yet.
@@ -124,6 +127,7 @@ public final class GroupDatabase: Sendable {
         // Every connection GRDB opens, now or later (readers open lazily), is checked before
         // its first statement touches the file. GRDB runs this after the caller's own
         // `prepareDatabase` steps, which must therefore not read the database.
+        let recordLockedFiles = RecordLockRegistrations()
         configuration.prepareDatabase { db in
             guard let connection = db.sqliteConnection else {
                 throw GroupDatabaseError(.database, "GRDB gave no SQLite connection for database \"\(name)\" of \(group)")
@@ -133,6 +137,7 @@ public final class GroupDatabase: Sendable {
             } catch {
                 throw GroupDatabaseError(.storage, "database \"\(name)\" of \(group) was not used: \(error)", cause: error)
             }
+            recordLockedFiles.register(RecordLockedFiles.Identity(device: vetted.device, inode: vetted.inode))
             if let problem = SQLiteDefenses.harden(connection) {
                 throw GroupDatabaseError(.database, "database \"\(name)\" of \(group) was not used: \(problem)")
             }
@@ -174,6 +179,10 @@ public final class GroupDatabase: Sendable {
             // wider than the sharing allows would expose the recent commits they hold, and a
             // second link or another type is refused as for the database.
             try DatabaseFile.vetCompanions(of: fileName, in: held)
+            // The WAL index is where SQLite keeps its WAL read and write locks.
+            if let shm = try DatabaseFile.vet(fileName + "-shm", in: held) {
+                recordLockedFiles.register(RecordLockedFiles.Identity(device: shm.device, inode: shm.inode))
+            }
         } catch {
             throw GroupDatabaseError(.storage, "database \"\(name)\" of \(group) has a file this process will not use: \(error)", cause: error)
         }
@@ -188,6 +197,13 @@ public final class GroupDatabase: Sendable {
         self.directory = directory
         self.sharing = sharing
         self.signal = signal
+        self.recordLockedFiles = recordLockedFiles
+    }
+
+    deinit {
+        // Here rather than when the registrations are freed: GRDB's pool keeps the closure that
+        // holds them for as long as it lives, which may be after this database is gone.
+        recordLockedFiles.removeAll()
     }
 
     /// Why `name` is not a valid database name, or `nil`.

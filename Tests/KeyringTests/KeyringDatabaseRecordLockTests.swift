@@ -69,6 +69,21 @@ final class KeyringDatabaseRecordLockTests: XCTestCase {
         XCTAssertEqual(try recordLockHolder(), "held \(getpid())", "reading the planted master key released keyring.db's lock")
     }
 
+    /// A member who *renames* keyring.db (or its `-shm`) to a name this process reads leaves it
+    /// one link, which the link-count check cannot see; the connection registers both files it
+    /// holds record locks on, so the file layer refuses them unopened under any name
+    /// (`RecordLockKeepingTests.testARegisteredLockedFileRenamedToARecordNameIsRefusedWithoutReleasingTheLock`),
+    /// and unregisters them when it closes.
+    func testTheOpenKeyringDatabaseAndItsIndexAreRegisteredAsRecordLockedUntilClosed() throws {
+        let files = [database, keychains.appending(KeyringDatabase.fileName + "-shm")]
+        let statuses = try files.map { try XCTUnwrap(try Syscall.statusIfPresent($0), "\($0) exists while open") }
+        XCTAssertEqual(statuses.map(RecordLockedFiles.contains), [true, true])
+
+        KeyringDatabase.closeAll()
+
+        XCTAssertEqual(statuses.map(RecordLockedFiles.contains), [false, false])
+    }
+
     /// The attack through the master key's lock: with `master.key` gone, the keyring locks
     /// `.master.key.lock` to create one, and that name was keyring.db's second name.
     func testKeyringDBLinkedAsTheMasterKeyLockIsRefusedWithoutReleasingTheDatabaseLock() throws {

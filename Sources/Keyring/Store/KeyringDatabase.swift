@@ -447,6 +447,7 @@ package final class KeyringDatabase: Sendable {
         } catch {
             throw KeyringError(storage: error, while: "open the keyring database")
         }
+        connection.holdsRecordLocks(on: RecordLockedFiles.Identity(device: file.device, inode: file.inode))
         if let problem = SQLiteDefenses.harden(connection.handle) {
             throw KeyringError(.ioError, "keyring database \(path): \(problem); it was not used")
         }
@@ -472,6 +473,10 @@ package final class KeyringDatabase: Sendable {
     private static func checkCompanions(of connection: SQLiteConnection, in directory: DirectoryHandle, path: FilePath) throws(KeyringError) {
         do {
             try DatabaseFile.vetCompanions(of: fileName, in: directory)
+            // The WAL index is where SQLite keeps its WAL read and write locks.
+            if let shm = try DatabaseFile.vet(fileName + "-shm", in: directory) {
+                connection.holdsRecordLocks(on: RecordLockedFiles.Identity(device: shm.device, inode: shm.inode))
+            }
             let walName = fileName + "-wal"
             let wal = SQLiteDefenses.walFileDescriptor(connection.handle)
             if wal >= 0, let vetted = try DatabaseFile.vet(walName, in: directory) {

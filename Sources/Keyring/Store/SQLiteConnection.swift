@@ -61,9 +61,21 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(handle, 1)
     }
 
+    /// The files on which this connection's SQLite holds POSIX record locks, registered with
+    /// ``RecordLockedFiles`` so that the file layer never opens (and then closes, which would
+    /// drop those locks) one of them found under another name.
+    private var recordLockedFiles: [RecordLockedFiles.Identity] = []
+
+    /// Registers `file` as held by this connection's record locks, until the connection closes.
+    func holdsRecordLocks(on file: RecordLockedFiles.Identity) {
+        RecordLockedFiles.insert(file)
+        recordLockedFiles.append(file)
+    }
+
     deinit {
         for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
+        for file in recordLockedFiles { RecordLockedFiles.remove(file) }
     }
 
     /// Runs SQL without results (schema, pragmas, transaction control).

@@ -55,3 +55,32 @@ package enum RecordLockedFiles {
         return registered.withLock { $0[identity] != nil }
     }
 }
+
+/// The registrations one owner made with ``RecordLockedFiles``, removed together: for an owner
+/// whose connections are opened by someone else (GRDB's pool opens readers lazily, and has no
+/// hook when one closes), so their registrations last as long as the owner.
+package final class RecordLockRegistrations: Sendable {
+    private let identities = Locked<[RecordLockedFiles.Identity]>([])
+
+    /// No registrations yet.
+    package init() {}
+
+    /// Registers `identity` with ``RecordLockedFiles`` on this owner's behalf.
+    package func register(_ identity: RecordLockedFiles.Identity) {
+        RecordLockedFiles.insert(identity)
+        identities.withLock { $0.append(identity) }
+    }
+
+    /// Removes every registration this owner made.
+    package func removeAll() {
+        let made = identities.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+        for identity in made { RecordLockedFiles.remove(identity) }
+    }
+
+    deinit {
+        removeAll()
+    }
+}
