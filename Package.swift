@@ -275,7 +275,7 @@ let package = Package(
         .testTarget(
             name: "GroupMessagingTests",
             dependencies: [
-                "GroupMessaging", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupMessagingFixture", "vaultcli",
+                "GroupMessaging", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupMessagingFixture", "GroupVaultFixture", "vaultcli",
             ]
         ),
         .testTarget(

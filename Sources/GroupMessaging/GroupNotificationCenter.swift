@@ -83,38 +83,20 @@ public struct GroupNotificationCenter: Sendable {
         func refusal(_ reason: String, _ error: (any Error & Sendable)? = nil) -> GroupMessagingError {
             GroupMessagingError(.system, "post \(name) in \(group): \(path) \(reason)", underlying: error)
         }
-        // Relative to the held directory. O_NONBLOCK: a FIFO planted under the name must not
-        // block the poster; O_NOFOLLOW: a link must not redirect the open. The write-close is
-        // the signal; nothing is written.
-        let file: FileDescriptor
-        do {
-            file = try Syscall.open(name, in: directory.descriptor, .writeOnly, options: [.create, .noFollow, .nonBlocking, .closeOnExec],
-                                    permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
-        } catch .tooManySymbolicLinkLevels {
-            throw refusal("is a symbolic link; it was left alone: remove it", Errno.tooManySymbolicLinkLevels)
-        } catch {
-            throw refusal("cannot be opened (\(error)); if it is not a regular file, remove it", error)
+        // Relative to the held directory; nothing is written: the write-close is the signal.
+        // An existing file is vetted before it is opened (Syscall.openVetted): a regular file
+        // with one link, owned and moded as the group's, never a link, FIFO or directory; and
+        // vetted unopened, because opening and closing another name of a file this process
+        // holds SQLite's locks on (keyring.db, hard-linked here by a member) would drop them.
+        // A missing file is created exclusively: a new inode is nobody else's.
+        let opened: (FileDescriptor, Stat)
+        if let existing = try openExisting(name, path: path, refusal: refusal) {
+            opened = existing
+        } else {
+            opened = try createNew(name, path: path, refusal: refusal)
         }
+        let (file, status) = opened
         defer { Syscall.close(file) }
-        let status: Stat
-        do {
-            status = try Syscall.status(file)
-        } catch {
-            throw refusal("cannot be checked: \(error)", error)
-        }
-        guard status.type == .regular else {
-            throw refusal("is not a regular file (a \(status.type)); it was left alone: remove it")
-        }
-        // A second name means the file is also something else, maybe a private file of this
-        // user elsewhere, whose mode must not be changed.
-        guard status.linkCount == 1 else {
-            throw refusal("has \(status.linkCount) hard links, so it may be another file's other name; it was left alone: remove it")
-        }
-        do {
-            try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "post")
-        } catch {
-            throw refusal("is not a file this group may use (\(error)); it was left alone: remove it", error)
-        }
         // open(2) applied the umask: a 0660 file would come out 0640 under the usual 022, and
         // the other users of a unixGroup home could no longer post. The creator sets it right;
         // only the owner can.
@@ -124,6 +106,48 @@ public struct GroupNotificationCenter: Sendable {
             try Syscall.changeMode(file, to: sharing.fileMode)
         } catch {
             throw refusal("cannot be given mode \(String(sharing.fileMode, radix: 8)): \(error)", error)
+        }
+    }
+
+    /// The existing notification file `name`, vetted before it is opened, or `nil` when there is none.
+    private func openExisting(
+        _ name: String, path: FilePath, refusal: (String, (any Error & Sendable)?) -> GroupMessagingError
+    ) throws(GroupMessagingError) -> (FileDescriptor, Stat)? {
+        let sharing = self.sharing
+        do {
+            // O_NONBLOCK: the vetting refuses a FIFO, but nothing the poster opens may block it.
+            return try Syscall.openVetted(name, in: directory.descriptor, .writeOnly, options: [.nonBlocking],
+                                          path: path, operation: "post") { (status: Stat) throws(StorageError) in
+                try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "post")
+            }
+        } catch {
+            throw refusal("is not a file this group may use (\(error)); it was left alone: remove it", error)
+        }
+    }
+
+    /// A new notification file `name`, created exclusively; a file another poster created first
+    /// is opened as an existing one.
+    private func createNew(
+        _ name: String, path: FilePath, refusal: (String, (any Error & Sendable)?) -> GroupMessagingError
+    ) throws(GroupMessagingError) -> (FileDescriptor, Stat) {
+        let file: FileDescriptor
+        do {
+            file = try Syscall.open(name, in: directory.descriptor, .writeOnly,
+                                    options: [.create, .exclusiveCreate, .noFollow, .nonBlocking, .closeOnExec],
+                                    permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)))
+        } catch .fileExists {
+            guard let existing = try openExisting(name, path: path, refusal: refusal) else {
+                throw refusal("appeared and vanished while it was being created; post again", Errno.fileExists)
+            }
+            return existing
+        } catch {
+            throw refusal("cannot be created (\(error))", error)
+        }
+        do {
+            return (file, try Syscall.status(file))
+        } catch {
+            Syscall.close(file)
+            throw refusal("cannot be checked: \(error)", error)
         }
     }
 

@@ -35,6 +35,30 @@ final class NotificationFileTests: XCTestCase {
         XCTAssertEqual(mode(of: victim), 0o640, "post changed the mode of another file through its hard link")
     }
 
+    func testPostRefusesAHardLinkOfTheKeyringDatabaseWithoutReleasingItsLock() throws {
+        // keyring.db is group read-write in a unixGroup home, so a member may hard-link it at a
+        // notification name. Opening that name, refusing it and closing it would drop this
+        // process's SQLite (POSIX record) locks on the database: it must be refused unopened.
+        _ = try shared.groupKey(for: MessagingSandbox.group)  // opens keyring.db, and keeps it open
+        let database = sandbox.home.path + "/Keychains/keyring.db"
+        XCTAssertEqual(try recordLockHolder(of: database), "held \(getpid())", "the arrangement: keyring.db is locked by this process")
+        XCTAssertEqual(link(database, directory + "/wake"), 0, String(cString: strerror(errno)))
+
+        XCTAssertThrowsError(try center.post("wake")) { error in
+            XCTAssertTrue("\(error)".contains("hard links"), "\(error)")
+        }
+
+        XCTAssertEqual(try recordLockHolder(of: database), "held \(getpid())", "post released keyring.db's lock")
+    }
+
+    /// What another process hears when it asks who holds a record lock on `path` (a process
+    /// never sees its own record locks as conflicts).
+    private func recordLockHolder(of path: String) throws -> String {
+        let result = try FixtureProcess.run(["record-lock-holder", path])
+        XCTAssertEqual(result.status, 0, result.errors)
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     func testPostAfterTheDirectoryWasSwappedForASymlinkWritesNothingInItsTarget() throws {
         try XCTSkipUnless(geteuid() == 0, "playing a second member of the group needs root")
         let elsewhere = sandbox.home.path + "/elsewhere"
