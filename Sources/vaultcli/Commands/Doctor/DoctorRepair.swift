@@ -60,16 +60,25 @@ enum DoctorRepair {
             guard examined.type == .regular else {
                 throw Refusal(reason: "\(Terminal.escaped(path)) is not a regular file, so it is not opened to change its mode; remove it if it is not yours")
             }
-            // O_NONBLOCK: a FIFO swapped in cannot hang the repair (and is refused below).
-            let file = try attempt("open", path) { () throws(Errno) in
-                try Syscall.open(name, in: parent.descriptor, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
+            guard examined.linkCount == 1 else {
+                throw Refusal(reason: "\(Terminal.escaped(path)) has \(examined.linkCount) links: another name reaches the same file, so its mode is left alone")
+            }
+            // Vetted before it is opened (a regular file with one link, found unopened): another
+            // name of a file this process holds SQLite's locks on (keyring.db, linked here by a
+            // member) must not be opened and closed, which would drop those locks.
+            // O_NONBLOCK: nothing opened here may hang the repair.
+            let opened: (descriptor: FileDescriptor, status: Stat)?
+            do {
+                opened = try Syscall.openVetted(name, in: parent.descriptor, .readOnly, options: [.nonBlocking],
+                                                path: FilePath(path), operation: "change mode") { (_: Stat) throws(StorageError) in }
+            } catch {
+                throw Refusal(reason: Terminal.escaped("\(error)"))
+            }
+            guard let (file, current) = opened else {
+                throw Refusal(reason: "\(Terminal.escaped(path)) was removed since it was examined; nothing was changed (run doctor again)")
             }
             defer { Syscall.close(file) }
-            let current = try attempt("stat", path) { () throws(Errno) in try Syscall.status(file) }
             try Self.requireSame(current, as: examined, path: path)
-            guard current.linkCount == 1 else {
-                throw Refusal(reason: "\(Terminal.escaped(path)) has \(current.linkCount) links: another name reaches the same file, so its mode is left alone")
-            }
             try attempt("fchmod", path) { () throws(Errno) in try Syscall.changeMode(file, to: mode) }
         case .remove(let parent, let name, let examined):
             let path = parent.child(name)
