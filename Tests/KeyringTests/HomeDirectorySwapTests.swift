@@ -17,15 +17,15 @@ import XCTest
 /// from the link's target or written into it.
 final class HomeDirectorySwapTests: XCTestCase {
     private var directory: TemporaryDirectory!
-    /// The attacker's directory, which the link will point to.
-    private var elsewhere: URL!
+    private var attacker: LinkSwappingAttacker!
+    /// The attacker's directory, which the links point to.
+    private var elsewhere: URL { attacker.directory }
     private let appGroup = GroupIdentifier(rawValue: "group.com.example")!
     private let laterGroup = GroupIdentifier(rawValue: "group.com.example.later")!
 
     override func setUpWithError() throws {
         directory = try TemporaryDirectory(prefix: "home-swap")
-        elsewhere = directory.url.appendingPathComponent("elsewhere")
-        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o2770])
+        attacker = try LinkSwappingAttacker(in: directory.url, mode: 0o2770)
     }
 
     override func tearDown() {
@@ -38,26 +38,8 @@ final class HomeDirectorySwapTests: XCTestCase {
         KeyringHome(root: directory.url.appendingPathComponent("home"), sharing: .unixGroup)
     }
 
-    /// Moves `path` aside (the same directory, by another name) and puts a symbolic link to the
-    /// attacker's directory in its place; returns where it went.
-    private func swapForLink(_ path: String) throws -> URL {
-        let original = URL(fileURLWithPath: path)
-        let movedAside = original.deletingLastPathComponent().appendingPathComponent(original.lastPathComponent + ".moved")
-        try FileManager.default.moveItem(at: original, to: movedAside)
-        try FileManager.default.createSymbolicLink(at: original, withDestinationURL: elsewhere)
-        return movedAside
-    }
 
-    /// Writes `bytes` into the attacker's directory as a file that passes every owner and mode
-    /// check of the home, so only where it is matters.
-    private func plant(_ bytes: [UInt8], as name: String) throws {
-        let path = elsewhere.appendingPathComponent(name).path
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o660]))
-    }
 
-    private func attackerFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).sorted()
-    }
 
     private func contents(_ url: URL) throws -> [UInt8] {
         Array(try Data(contentsOf: url))
@@ -69,7 +51,7 @@ final class HomeDirectorySwapTests: XCTestCase {
         let home = makeHome()
         try home.prepareKeychains()
         let attackerKey = [UInt8](repeating: 0xA7, count: 32)
-        try plant(attackerKey, as: "master.key")
+        try attacker.plant(attackerKey, as: "master.key", mode: 0o660)
         let lockPath = home.keychainsDirectory.appending(".master.key.lock")
 
         // The attacker holds the lock under which a new master key is read or created, and
@@ -83,13 +65,13 @@ final class HomeDirectorySwapTests: XCTestCase {
             finished.signal()
         }
         try waitUntilOpenedTwice(lockPath.string)
-        let movedAside = try swapForLink(home.keychainsDirectory.string)
+        let movedAside = try attacker.swapForLink(home.keychainsDirectory.string)
         _ = consume held
         finished.wait()
 
         let key = try XCTUnwrap(created.withLock { $0 }).get()
         XCTAssertNotEqual(key, attackerKey, "the master key was read through the link, from the attacker's directory")
-        XCTAssertEqual(try attackerFiles(), ["master.key"], "nothing was written into the link's target")
+        XCTAssertEqual(try attacker.files(), ["master.key"], "nothing was written into the link's target")
         XCTAssertEqual(try contents(elsewhere.appendingPathComponent("master.key")), attackerKey)
         XCTAssertEqual(try contents(movedAside.appendingPathComponent("master.key")), key,
                        "the key was created in the Keychains directory the home had opened")
@@ -113,9 +95,9 @@ final class HomeDirectorySwapTests: XCTestCase {
     func testTheLockStateIsNotReadThroughAKeychainsDirectorySwappedForALink() throws {
         let home = makeHome()
         try home.setLockState(.locked)
-        try plant(Array("unlocked\n".utf8), as: "device-lock-state")
+        try attacker.plant(Array("unlocked\n".utf8), as: "device-lock-state", mode: 0o660)
 
-        _ = try swapForLink(home.keychainsDirectory.string)
+        _ = try attacker.swapForLink(home.keychainsDirectory.string)
 
         XCTAssertEqual(try home.lockState(), .locked, "the lock state was read through the link, from the attacker's directory")
     }
@@ -123,12 +105,12 @@ final class HomeDirectorySwapTests: XCTestCase {
     func testALockStateWrittenAfterTheKeychainsDirectoryWasSwappedForALinkLandsInTheHeldDirectory() throws {
         let home = makeHome()
         try home.setLockState(.unlocked)
-        try plant(Array("unlocked\n".utf8), as: "device-lock-state")
+        try attacker.plant(Array("unlocked\n".utf8), as: "device-lock-state", mode: 0o660)
 
-        let movedAside = try swapForLink(home.keychainsDirectory.string)
+        let movedAside = try attacker.swapForLink(home.keychainsDirectory.string)
         try home.setLockState(.locked)
 
-        XCTAssertEqual(try attackerFiles(), ["device-lock-state"], "nothing was created in the link's target")
+        XCTAssertEqual(try attacker.files(), ["device-lock-state"], "nothing was created in the link's target")
         XCTAssertEqual(try contents(elsewhere.appendingPathComponent("device-lock-state")), Array("unlocked\n".utf8),
                        "the attacker's file was not replaced")
         XCTAssertEqual(try contents(movedAside.appendingPathComponent("device-lock-state")), Array("locked\n".utf8),
@@ -145,13 +127,13 @@ final class HomeDirectorySwapTests: XCTestCase {
             home: home)
         _ = try keyring.containerURL(for: appGroup)
 
-        _ = try swapForLink(home.containersDirectory.string)
+        _ = try attacker.swapForLink(home.containersDirectory.string)
 
         XCTAssertThrowsError(try keyring.containerURL(for: laterGroup)) { error in
             let reason = (error as? KeyringError)?.reason ?? "\(error)"
             XCTAssertTrue(reason.contains(home.containerDirectory(for: self.laterGroup).string), reason)
         }
-        XCTAssertEqual(try attackerFiles(), [], "nothing was created in the link's target")
+        XCTAssertEqual(try attacker.files(), [], "nothing was created in the link's target")
     }
 
     func testAContainerHandleAskedForAfterGroupContainersWasSwappedIsCreatedInTheHeldDirectory() throws {
@@ -161,10 +143,10 @@ final class HomeDirectorySwapTests: XCTestCase {
             home: home)
         _ = try keyring.containerURL(for: appGroup)
 
-        let movedAside = try swapForLink(home.containersDirectory.string)
+        let movedAside = try attacker.swapForLink(home.containersDirectory.string)
         let container = try XCTUnwrap(try keyring.containerDirectory(for: laterGroup))
 
-        XCTAssertEqual(try attackerFiles(), [], "nothing was created in the link's target")
+        XCTAssertEqual(try attacker.files(), [], "nothing was created in the link's target")
         let created = movedAside.appendingPathComponent(laterGroup.rawValue)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: created.appendingPathComponent("Library").path).sorted(),
                        ["Application Support", "Caches", "Preferences"])

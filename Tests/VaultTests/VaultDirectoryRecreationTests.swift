@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import Vault
+import GroupVaultTestKit
 import XCTest
 
 /// A member of the group who removes `GroupVault/records` and swaps a directory above it (the
@@ -14,28 +15,19 @@ import XCTest
 /// by path, and an observer is refused rather than pointed at the link's target.
 final class VaultDirectoryRecreationTests: XCTestCase {
     private var sandbox: VaultSandbox!
-    /// The attacker's directory, which the link will point to.
-    private var elsewhere: URL!
+    private var attacker: LinkSwappingAttacker!
+    /// The attacker's directory, which the links point to.
+    private var elsewhere: URL { attacker.directory }
 
     override func setUpWithError() throws {
         sandbox = try VaultSandbox()
-        elsewhere = sandbox.directory.url.appendingPathComponent("elsewhere")
-        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        attacker = try LinkSwappingAttacker(in: sandbox.directory.url)
     }
 
     override func tearDown() {
         sandbox.remove()
     }
 
-    /// Moves `path` aside (the same directory, by another name) and puts a symbolic link to the
-    /// attacker's directory in its place; returns where it went.
-    private func swapForLink(_ path: String) throws -> URL {
-        let original = URL(fileURLWithPath: path)
-        let movedAside = original.deletingLastPathComponent().appendingPathComponent(original.lastPathComponent + ".moved")
-        try FileManager.default.moveItem(at: original, to: movedAside)
-        try FileManager.default.createSymbolicLink(at: original, withDestinationURL: elsewhere)
-        return movedAside
-    }
 
     /// Every path below the attacker's directory, sorted.
     private func attackerEntries() -> [String] {
@@ -51,7 +43,7 @@ final class VaultDirectoryRecreationTests: XCTestCase {
 
         try FileManager.default.removeItem(atPath: vault.recordsDirectory.string)
         let container = vault.vaultDirectory.removingLastComponent().string
-        let movedAside = try swapForLink(container)
+        let movedAside = try attacker.swapForLink(container)
         try vault.write(AuthState.signedOut, as: "auth-state")
 
         XCTAssertEqual(attackerEntries(), ["GroupVault"], "the records directory was recreated in the link's target")
@@ -65,7 +57,7 @@ final class VaultDirectoryRecreationTests: XCTestCase {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
-        _ = try swapForLink(vault.vaultDirectory.string)
+        _ = try attacker.swapForLink(vault.vaultDirectory.string)
 
         XCTAssertThrowsError(try vault.changes(to: "auth-state")) { error in
             let reason = (error as? VaultError)?.reason ?? "\(error)"

@@ -242,6 +242,11 @@ package enum Syscall {
             own = openat(directory.rawValue, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         } while own < 0 && errno == EINTR
         guard own >= 0 else { throw Errno(rawValue: errno) }
+        return try names(readingAndClosing: own)
+    }
+
+    /// The entry names of the directory open as `own`, a descriptor this listing owns and closes.
+    private static func names(readingAndClosing own: Int32) throws(Errno) -> [String] {
         guard let stream = fdopendir(own) else {
             let code = errno
             _ = Glibc_or_Darwin_close(own)
@@ -325,13 +330,7 @@ package enum Syscall {
             own = directory.withPlatformString { Glibc_or_Darwin_open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         } while own < 0 && errno == EINTR
         guard own >= 0 else { throw Errno(rawValue: errno) }
-        guard let stream = fdopendir(own) else {
-            let code = errno
-            _ = Glibc_or_Darwin_close(own)
-            throw Errno(rawValue: code)
-        }
-        defer { closedir(stream) }  // closes `own`
-        return try names { readdir(stream) }
+        return try names(readingAndClosing: own)
     }
 
     // MARK: Time
