@@ -77,6 +77,16 @@ final class DoctorFixCommandTests: VaultCLITestCase {
         XCTAssertEqual(mode(planted), 0o600, "the printed fix did not fix the planted file: \(fix)")
     }
 
+    func testAQuoteFollowedByACombiningMarkCannotEndTheQuotingOfThePrintedChmod() throws {
+        // `'` + U+0301 is one Character that is not `'`, so a search by Character does not find
+        // the quote, yet its first byte ends the shell's quoting (the second attack pass).
+        let planted = try plant("n'\u{301}; touch PWNED; '\u{301}.gvr", in: try records())
+        let fix = try XCTUnwrap(try finding("mode", about: planted, in: try vaultcli("doctor", "--json"))["fix"] as? String)
+        try shell(fix)
+        XCTAssertEqual(scratchEntries, [], "the printed fix ran a second command: \(fix)")
+        XCTAssertEqual(mode(planted), 0o600, "the printed fix did not fix the planted file: \(fix)")
+    }
+
     func testAQuoteInAStrayFileNameCannotEndTheQuotingOfThePrintedRemoval() throws {
         let records = try records()
         let planted = try plant(".x'; touch PWNED; '.tmp-1a2b", in: records)

@@ -37,7 +37,21 @@ struct ShellCommand {
             scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.,:=+@%".unicodeScalars.contains(scalar))
         }
         if plain { return word }
-        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        // Scalar by scalar, not Character by Character: `'` followed by a combining mark is one
+        // Character that is not `'` (so `replacingOccurrences` would leave it), yet its first
+        // byte is the quote that ends the shell's quoting. In UTF-8 no other scalar holds that
+        // byte, so escaping every U+0027 scalar escapes every quote the shell will see.
+        var quoted = String.UnicodeScalarView()
+        quoted.append("'")
+        for scalar in word.unicodeScalars {
+            if scalar == "'" {
+                quoted.append(contentsOf: "'\\''".unicodeScalars)
+            } else {
+                quoted.append(scalar)
+            }
+        }
+        quoted.append("'")
+        return String(quoted)
     }
 
     /// Whether `word` prints as itself: nothing the terminal escaper would change, and no
