@@ -107,6 +107,23 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
         })
     }
 
+    func testAHomeBelowASymbolicallyLinkedDirectoryStoresItems() throws {
+        // What lies above a home's root is the user's choice (a symlinked $HOME): followed.
+        // From the root down nothing is; SQLite's descriptor is proven to be the vetted file.
+        let scratch = try ItemTestHome()
+        defer { scratch.remove() }
+        let real = scratch.directory.url.appendingPathComponent("real", isDirectory: true)
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: false)
+        let linked = scratch.directory.url.appendingPathComponent("linked-parent")
+        XCTAssertEqual(symlink(real.path, linked.path), 0)
+        let home = KeyringHome(root: linked.appendingPathComponent("home", isDirectory: true))
+        defer { KeyringDatabase.closeAll() }
+        let keyring = Keyring(identity: ItemTestHome.identity, home: home)
+
+        XCTAssertNoThrow(try keyring.add(KeychainItem(service: "api", account: "a", secret: Data("x".utf8))))
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "api", account: "a")).secret, Data("x".utf8))
+    }
+
     func testADatabaseFileOwnedByAnotherUserIsRefused() throws {
         // Giving a file away takes root; as anyone else the test cannot set the scene.
         try XCTSkipUnless(geteuid() == 0, "chown to another user needs root")

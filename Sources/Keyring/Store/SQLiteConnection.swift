@@ -27,12 +27,18 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
-    /// Opens (without creating) the database at `path`, never through a symbolic link
-    /// (`SQLITE_OPEN_NOFOLLOW`). The caller creates the file with the right mode first (SQLite
-    /// gives its -wal and -shm files the database file's mode), and proves before the first
-    /// statement that the file SQLite opened is the one it vetted (``SQLiteDefenses``).
+    /// Opens (without creating) the database at `path`. The caller creates the file with the
+    /// right mode first (SQLite gives its -wal and -shm files the database file's mode), and
+    /// proves before the first statement that the file SQLite opened is the one it vetted
+    /// (``SQLiteDefenses``).
+    ///
+    /// Not `SQLITE_OPEN_NOFOLLOW`: it refuses a symbolic link in *any* component of the path,
+    /// above the home's root too, where links are the user's own choice (a symlinked `$HOME`),
+    /// and proves nothing the descriptor check does not: it is itself a check by path, made
+    /// before SQLite's open, with the same window. SQLite's unix VFS opens the final
+    /// component with `O_NOFOLLOW` regardless.
     convenience init(openingExisting path: String) throws(Failure) {
-        try self.init(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW)
+        try self.init(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
     }
 
     /// A private in-memory database: the reference the keyring's schema is compared with.
