@@ -64,8 +64,8 @@ public final class GroupDatabase: Sendable {
     /// The GRDB pool: read and write through it as with any GRDB database.
     public let pool: DatabasePool
 
-    let directory: FilePath
-    let sharing: FileSharing
+    /// `GroupDatabase/` in the container, held open since the database was opened.
+    let directory: DirectoryHandle
     let signal: CommitSignal
     /// The files this database's connections hold POSIX record locks on (the database and its
     /// WAL index), registered with ``RecordLockedFiles`` for as long as the pool lives.
@@ -199,8 +199,7 @@ public final class GroupDatabase: Sendable {
         self.name = name
         self.url = URL(fileURLWithPath: file.string)
         self.pool = pool
-        self.directory = directory
-        self.sharing = sharing
+        self.directory = held
         self.signal = signal
         self.recordLockedFiles = recordLockedFiles
     }

@@ -118,22 +118,17 @@ final class GroupDatabaseFileSwapTests: XCTestCase {
         let shared = keyring(sharing: .unixGroup)
         _ = try GroupDatabase(name: "notes", group: Self.group, keyring: shared, migrator: migrator(upTo: 1))
         let container = try XCTUnwrap(try shared.containerURL(for: Self.group)).path
-        let containers = (container as NSString).deletingLastPathComponent
-        // This user's own private `Group Containers` elsewhere (another, owner-only home),
-        // with a database of the same name holding its private data.
-        let elsewhere = directory.url.appendingPathComponent("private", isDirectory: true)
-        let privateDirectory = elsewhere.appendingPathComponent(Self.group.rawValue).appendingPathComponent("GroupDatabase", isDirectory: true)
-        let privateDatabase = try makePrivateDatabase(in: privateDirectory).appendingPathComponent("notes.sqlite")
+        let (elsewhere, privateDatabase) = try makePrivateContainers()
 
         let outcome: Result<GroupDatabase, Error> = FileLayerDriver.with { driver in
             // Once the keyring has made and vetted the container: the opener's first step
             // into it, whether by the container's path or by name from a held directory.
-            Self.swap(containers, forALinkTo: elsewhere.path, beforeTheFirstOpenOf: "GroupDatabase", in: container, driver: driver)
+            Self.armSwap(of: container, forALinkTo: elsewhere, beforeTheFirstOpenOf: "GroupDatabase", driver: driver)
             return Result { try GroupDatabase(name: "notes", group: Self.group, keyring: shared, migrator: migrator(upTo: 2)) }
         }
         if case .success(let database) = outcome { try database.pool.close() }
 
-        XCTAssertTrue(FileManager.default.fileExists(atPath: containers + ".moved"), "the member's swap never happened")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.containers(of: container) + ".moved"), "the member's swap never happened")
         XCTAssertEqual(try tables(in: privateDatabase), ["private_data"],
                        "the opener followed the swapped Group Containers and migrated this user's private database")
         XCTAssertThrowsError(try outcome.get(), "the opener used a database reached through the swapped Group Containers") { error in
@@ -141,20 +136,52 @@ final class GroupDatabaseFileSwapTests: XCTestCase {
         }
     }
 
-    /// Arms a member's move before the first `open` of `name` relative to a held directory, or
-    /// of `container` or anything in it by path: `Group Containers` (`containers`) renamed aside
-    /// and a symbolic link to `elsewhere` put in its place. Every other open passes and re-arms.
-    private static func swap(
-        _ containers: String, forALinkTo elsewhere: String, beforeTheFirstOpenOf name: String, in container: String, driver: FileLayerDriver
-    ) {
+    func testChangesAreNotWatchedInAPrivateDirectoryReachedThroughASwappedGroupContainers() throws {
+        let shared = keyring(sharing: .unixGroup)
+        let database = try GroupDatabase(name: "notes", group: Self.group, keyring: shared, migrator: migrator(upTo: 1))
+        let container = try XCTUnwrap(try shared.containerURL(for: Self.group)).path
+        let (elsewhere, _) = try makePrivateContainers()
+
+        Self.swap(Self.containers(of: container), forALinkTo: elsewhere)
+
+        // A watch there would wait for commits that never come: refused, not silent.
+        XCTAssertThrowsError(try database.changes(), "changes() watched the directory the swapped Group Containers leads to") { error in
+            XCTAssertEqual((error as? GroupDatabaseError)?.code, .storage, "\(error)")
+        }
+    }
+
+    /// This user's own private `Group Containers` elsewhere (another, owner-only home of the
+    /// same user), with a database of the same name holding its private data: the directory and
+    /// the database file.
+    private func makePrivateContainers() throws -> (directory: URL, database: URL) {
+        let elsewhere = directory.url.appendingPathComponent("private", isDirectory: true)
+        let databases = elsewhere.appendingPathComponent(Self.group.rawValue).appendingPathComponent("GroupDatabase", isDirectory: true)
+        return (elsewhere, try makePrivateDatabase(in: databases).appendingPathComponent("notes.sqlite"))
+    }
+
+    /// `Group Containers`, the directory above `container`.
+    private static func containers(of container: String) -> String {
+        (container as NSString).deletingLastPathComponent
+    }
+
+    /// The member's move (the home's root is the group's, 2770, in a unixGroup home):
+    /// `Group Containers` renamed aside, a symbolic link to `elsewhere` in its place.
+    private static func swap(_ containers: String, forALinkTo elsewhere: URL) {
+        XCTAssertEqual(rename(containers, containers + ".moved"), 0)
+        XCTAssertEqual(symlink(elsewhere.path, containers), 0)
+    }
+
+    /// Arms the member's move (``swap(_:forALinkTo:)``) before the first `open` of `name`
+    /// relative to a held directory, or of `container` or anything in it by path. Every other
+    /// open passes and re-arms.
+    private static func armSwap(of container: String, forALinkTo elsewhere: URL, beforeTheFirstOpenOf name: String, driver: FileLayerDriver) {
         driver.run(before: .call(.open)) {
             guard let call = driver.trace.last, let opened = call.name,
                   call.descriptor == nil ? opened == container || opened.hasPrefix(container + "/") : opened == name else {
-                swap(containers, forALinkTo: elsewhere, beforeTheFirstOpenOf: name, in: container, driver: driver)
+                armSwap(of: container, forALinkTo: elsewhere, beforeTheFirstOpenOf: name, driver: driver)
                 return
             }
-            XCTAssertEqual(rename(containers, containers + ".moved"), 0)
-            XCTAssertEqual(symlink(elsewhere, containers), 0)
+            swap(containers(of: container), forALinkTo: elsewhere)
         }
     }
 
