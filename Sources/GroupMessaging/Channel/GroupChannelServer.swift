@@ -86,7 +86,8 @@ public final class GroupChannelServer: Sendable {
     /// ``DirectoryHandle/bindListeningSocket(named:backlog:)``), so no file swapped in at the name
     /// can have its mode changed.
     /// - Throws: ``GroupMessagingError``: ``GroupMessagingError/Code/notEntitled``,
-    ///   ``GroupMessagingError/Code/keyring`` (no group key), ``GroupMessagingError/Code/addressInUse``,
+    ///   ``GroupMessagingError/Code/invalidName`` (not a socket name, or one made for another
+    ///   home than `keyring`'s), ``GroupMessagingError/Code/keyring`` (no group key), ``GroupMessagingError/Code/addressInUse``,
     ///   ``GroupMessagingError/Code/system`` when binding fails.
     /// - Parameter handshakeTimeout: how long a new connection may take to prove it holds the
     ///   group key; a silent or slow peer is closed after it.
