@@ -29,16 +29,39 @@ extension GroupDatabase {
     public func changes() throws(GroupDatabaseError) -> AsyncStream<Change> {
         let signalName = signal.path.lastComponent?.string
         do {
-            try SafeDirectory.check(directory, sharing: sharing)
-            return try DirectoryWatcher(directory: directory).events { event in
+            // inotify watches a path; the watch must be on the directory commits are signalled
+            // in, so the path must still name the held directory, before and after the watch is
+            // in place: a member may have swapped a directory on the way for a link since.
+            try checkPathStillNamesTheDirectory()
+            let stream = try DirectoryWatcher(directory: directory.path).events { event in
                 switch event.kind {
                 case .overflow: return Change(isOverflow: true)
                 case .written: return event.name == signalName ? Change() : nil
                 case .removed: return nil
                 }
             }
+            // Dropping the stream on a refusal ends the watch and closes its descriptor.
+            try checkPathStillNamesTheDirectory()
+            return stream
+        } catch let error as GroupDatabaseError {
+            throw error
         } catch {
             throw GroupDatabaseError(.storage, "could not watch database \"\(name)\" of \(group) for changes: \(error)", cause: error)
+        }
+    }
+
+    /// Refuses to watch when the held directory no longer passes its owner and mode check, or
+    /// its path no longer names it (a directory on the way was renamed or replaced by a
+    /// symbolic link): a watch there would wait for commits that are signalled elsewhere.
+    private func checkPathStillNamesTheDirectory() throws(GroupDatabaseError) {
+        let leadsThere: Bool
+        do {
+            leadsThere = try directory.isStillLinked() && directory.isNamed(by: directory.path)
+        } catch {
+            throw GroupDatabaseError(.storage, "could not watch database \"\(name)\" of \(group) for changes: \(error)", cause: error)
+        }
+        guard leadsThere else {
+            throw GroupDatabaseError(.storage, "could not watch database \"\(name)\" of \(group) for changes: \(directory.path) no longer leads to the directory this database was opened in (it was removed or moved, or a directory on the way was replaced by a symbolic link); it was left alone: open the database again")
         }
     }
 }

@@ -64,8 +64,8 @@ public final class GroupDatabase: Sendable {
     /// The GRDB pool: read and write through it as with any GRDB database.
     public let pool: DatabasePool
 
-    let directory: FilePath
-    let sharing: FileSharing
+    /// `GroupDatabase/` in the container, held open since the database was opened.
+    let directory: DirectoryHandle
     let signal: CommitSignal
     /// The files this database's connections hold POSIX record locks on (the database and its
     /// WAL index), registered with ``RecordLockedFiles`` for as long as the pool lives.
@@ -96,9 +96,13 @@ public final class GroupDatabase: Sendable {
         guard identity.isEntitled(toApplicationGroup: group) else {
             throw GroupDatabaseError(.missingEntitlement, "\(identity) is not entitled to application group \(group): add it to com.apple.security.application-groups to use its container")
         }
-        let container: URL?
+        // The container held open, never its path: in a unixGroup home a member can swap
+        // `Group Containers` (or any directory above the container) for a link to a private
+        // directory of this user's at any moment, and reopening a path the keyring vetted would
+        // follow it there. `GroupDatabase/` is reached from the held container by name.
+        let container: DirectoryHandle?
         do {
-            container = try keyring.containerURL(for: group)
+            container = try keyring.containerDirectory(for: group)
         } catch {
             throw GroupDatabaseError(.storage, "could not open the container of \(group): \(error)", cause: error)
         }
@@ -106,19 +110,20 @@ public final class GroupDatabase: Sendable {
             throw GroupDatabaseError(.missingEntitlement, "the keyring gives \(identity) no container for \(group)")
         }
         let sharing = keyring.home.sharing.fileSharing
-        let directory = FilePath(container.path).appending("GroupDatabase")
         let fileName = "\(name).sqlite"
-        let file = directory.appending(fileName)
         let held: DirectoryHandle
         let vetted: DatabaseFile
         do {
-            try SafeDirectory.ensure(directory, sharing: sharing)
-            held = try DirectoryHandle(opening: directory, sharing: sharing)
+            held = try container.subdirectory(creating: "GroupDatabase")
             vetted = try Self.vetOrCreate(fileName, in: held)
             try DatabaseFile.vetCompanions(of: fileName, in: held)
         } catch {
             throw GroupDatabaseError(.storage, "could not prepare database \"\(name)\" of \(group): \(error)", cause: error)
         }
+        // Paths from here on are for SQLite's open (proven to be `vetted` by every
+        // connection's first step) and for messages.
+        let directory = held.path
+        let file = directory.appending(fileName)
 
         var configuration = configuration
         if case .immediateError = configuration.busyMode {
@@ -194,8 +199,7 @@ public final class GroupDatabase: Sendable {
         self.name = name
         self.url = URL(fileURLWithPath: file.string)
         self.pool = pool
-        self.directory = directory
-        self.sharing = sharing
+        self.directory = held
         self.signal = signal
         self.recordLockedFiles = recordLockedFiles
     }

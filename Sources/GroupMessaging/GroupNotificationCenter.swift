@@ -26,8 +26,10 @@ public struct GroupNotification: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Only identities entitled to the group can build a center (the container is refused to the
 /// others), and the directory has the group's sharing mode, so other users can neither post
-/// nor observe. The directory is opened once, when the center is made, and every post is
-/// relative to that descriptor: a directory swapped for a symbolic link later is not followed.
+/// nor observe. The directory is opened once, when the center is made, one name at a time from
+/// the keyring's held container (never by a path, which a member could redirect through a
+/// link), and every post is relative to that descriptor: a directory swapped for a symbolic
+/// link later is not followed.
 /// A post opens its file with `O_NOFOLLOW`, and refuses anything but a regular file with one
 /// link owned as the sharing mode expects before it changes the file's mode. See
 /// docs/MESSAGING.md.
@@ -53,19 +55,21 @@ public struct GroupNotificationCenter: Sendable {
     ///   application group; ``GroupMessagingError/Code/keyring`` or ``GroupMessagingError/Code/system``
     ///   when the container or the directory cannot be created or is unsafe.
     public init(keyring: Keyring, group: GroupIdentifier) throws(GroupMessagingError) {
-        let url: URL?
+        // The container held open, never its path: in a unixGroup home a member can swap
+        // `Group Containers` for a link to a private directory of this user's at any moment,
+        // and reopening a path the keyring vetted would follow it. `GroupMessaging/notifications`
+        // is reached from the held container one name at a time.
+        let held: DirectoryHandle?
         do {
-            url = try keyring.containerURL(for: group)
+            held = try keyring.containerDirectory(for: group)
         } catch {
             throw .keyring(error, while: "open notifications of \(group)")
         }
-        guard let container = url else { throw GroupIPCName.notEntitled(group, keyring: keyring) }
+        guard let container = held else { throw GroupIPCName.notEntitled(group, keyring: keyring) }
         self.group = group
         self.sharing = keyring.home.sharing.fileSharing
-        let path = FilePath(container.path).appending("GroupMessaging").appending("notifications")
         do {
-            try SafeDirectory.ensure(path, sharing: sharing)
-            self.directory = try DirectoryHandle(opening: path, sharing: sharing)
+            self.directory = try container.subdirectory(creating: "GroupMessaging").subdirectory(creating: "notifications")
         } catch {
             throw .storage(error, while: "create the notifications directory of \(group)")
         }

@@ -3,6 +3,7 @@ import GRDB
 import GroupDatabase
 import GroupVaultTestKit
 import Keyring
+import SealedStorage
 import XCTest
 
 /// A member of the group who can write the container changes the database's files between
@@ -36,10 +37,11 @@ final class GroupDatabaseFileSwapTests: XCTestCase {
         get throws { try XCTUnwrap(try keyring().containerURL(for: Self.group)).appendingPathComponent("GroupDatabase") }
     }
 
-    /// This user's private database somewhere else, which the attack steers the opener into.
-    private func makePrivateDatabase() throws -> URL {
-        let elsewhere = directory.url.appendingPathComponent("private", isDirectory: true)
-        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    /// This user's private database somewhere else (`notes.sqlite` in `elsewhere`, by default
+    /// `private/`), which the attack steers the opener into.
+    private func makePrivateDatabase(in elsewhere: URL? = nil) throws -> URL {
+        let elsewhere = elsewhere ?? directory.url.appendingPathComponent("private", isDirectory: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let queue = try DatabaseQueue(path: elsewhere.appendingPathComponent("notes.sqlite").path)
         try queue.write { db in try db.execute(sql: "CREATE TABLE private_data (secret TEXT); INSERT INTO private_data VALUES ('mine')") }
         try queue.close()
@@ -109,6 +111,78 @@ final class GroupDatabaseFileSwapTests: XCTestCase {
         XCTAssertEqual((error as? GroupDatabaseError)?.code, .storage, "\(error)")
         XCTAssertTrue("\(error)".contains("not the one vetted"), "\(error)")
         XCTAssertEqual(try tables(in: elsewhere.appendingPathComponent("notes.sqlite")), ["private_data"])
+    }
+
+    func testGroupContainersSwappedForALinkAfterTheKeyringVettedTheContainerIsNotFollowedIntoAPrivateDatabase() throws {
+        // A unixGroup home: its root is the group's (2770), so any member may rename `Group Containers`.
+        let shared = keyring(sharing: .unixGroup)
+        _ = try GroupDatabase(name: "notes", group: Self.group, keyring: shared, migrator: migrator(upTo: 1))
+        let container = try XCTUnwrap(try shared.containerURL(for: Self.group)).path
+        let (elsewhere, privateDatabase) = try makePrivateContainers()
+
+        let outcome: Result<GroupDatabase, Error> = FileLayerDriver.with { driver in
+            // Once the keyring has made and vetted the container: the opener's first step
+            // into it, whether by the container's path or by name from a held directory.
+            Self.armSwap(of: container, forALinkTo: elsewhere, beforeTheFirstOpenOf: "GroupDatabase", driver: driver)
+            return Result { try GroupDatabase(name: "notes", group: Self.group, keyring: shared, migrator: migrator(upTo: 2)) }
+        }
+        if case .success(let database) = outcome { try database.pool.close() }
+
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.containers(of: container) + ".moved"), "the member's swap never happened")
+        XCTAssertEqual(try tables(in: privateDatabase), ["private_data"],
+                       "the opener followed the swapped Group Containers and migrated this user's private database")
+        XCTAssertThrowsError(try outcome.get(), "the opener used a database reached through the swapped Group Containers") { error in
+            XCTAssertEqual((error as? GroupDatabaseError)?.code, .storage, "\(error)")
+        }
+    }
+
+    func testChangesAreNotWatchedInAPrivateDirectoryReachedThroughASwappedGroupContainers() throws {
+        let shared = keyring(sharing: .unixGroup)
+        let database = try GroupDatabase(name: "notes", group: Self.group, keyring: shared, migrator: migrator(upTo: 1))
+        let container = try XCTUnwrap(try shared.containerURL(for: Self.group)).path
+        let (elsewhere, _) = try makePrivateContainers()
+
+        Self.swap(Self.containers(of: container), forALinkTo: elsewhere)
+
+        // A watch there would wait for commits that never come: refused, not silent.
+        XCTAssertThrowsError(try database.changes(), "changes() watched the directory the swapped Group Containers leads to") { error in
+            XCTAssertEqual((error as? GroupDatabaseError)?.code, .storage, "\(error)")
+        }
+    }
+
+    /// This user's own private `Group Containers` elsewhere (another, owner-only home of the
+    /// same user), with a database of the same name holding its private data: the directory and
+    /// the database file.
+    private func makePrivateContainers() throws -> (directory: URL, database: URL) {
+        let elsewhere = directory.url.appendingPathComponent("private", isDirectory: true)
+        let databases = elsewhere.appendingPathComponent(Self.group.rawValue).appendingPathComponent("GroupDatabase", isDirectory: true)
+        return (elsewhere, try makePrivateDatabase(in: databases).appendingPathComponent("notes.sqlite"))
+    }
+
+    /// `Group Containers`, the directory above `container`.
+    private static func containers(of container: String) -> String {
+        (container as NSString).deletingLastPathComponent
+    }
+
+    /// The member's move (the home's root is the group's, 2770, in a unixGroup home):
+    /// `Group Containers` renamed aside, a symbolic link to `elsewhere` in its place.
+    private static func swap(_ containers: String, forALinkTo elsewhere: URL) {
+        XCTAssertEqual(rename(containers, containers + ".moved"), 0)
+        XCTAssertEqual(symlink(elsewhere.path, containers), 0)
+    }
+
+    /// Arms the member's move (``swap(_:forALinkTo:)``) before the first `open` of `name`
+    /// relative to a held directory, or of `container` or anything in it by path. Every other
+    /// open passes and re-arms.
+    private static func armSwap(of container: String, forALinkTo elsewhere: URL, beforeTheFirstOpenOf name: String, driver: FileLayerDriver) {
+        driver.run(before: .call(.open)) {
+            guard let call = driver.trace.last, let opened = call.name,
+                  call.descriptor == nil ? opened == container || opened.hasPrefix(container + "/") : opened == name else {
+                armSwap(of: container, forALinkTo: elsewhere, beforeTheFirstOpenOf: name, driver: driver)
+                return
+            }
+            swap(containers(of: container), forALinkTo: elsewhere)
+        }
     }
 
     func testADatabaseFileWithASecondHardLinkIsRefused() throws {

@@ -86,7 +86,8 @@ public final class GroupChannelServer: Sendable {
     /// ``DirectoryHandle/bindListeningSocket(named:backlog:)``), so no file swapped in at the name
     /// can have its mode changed.
     /// - Throws: ``GroupMessagingError``: ``GroupMessagingError/Code/notEntitled``,
-    ///   ``GroupMessagingError/Code/keyring`` (no group key), ``GroupMessagingError/Code/addressInUse``,
+    ///   ``GroupMessagingError/Code/invalidName`` (not a socket name, or one made for another
+    ///   home than `keyring`'s), ``GroupMessagingError/Code/keyring`` (no group key), ``GroupMessagingError/Code/addressInUse``,
     ///   ``GroupMessagingError/Code/system`` when binding fails.
     /// - Parameter handshakeTimeout: how long a new connection may take to prove it holds the
     ///   group key; a silent or slow peer is closed after it.
@@ -107,20 +108,24 @@ public final class GroupChannelServer: Sendable {
         guard name.kind == .socket else {
             throw GroupMessagingError(.invalidName, "\(name) is a \(name.kind.rawValue) name; a channel needs GroupIPCName(.socket, ...)")
         }
+        // The container as the keyring holds it, opened once from the home's held `Group
+        // Containers/` one name at a time: every later step is relative to this descriptor.
+        // Never reopened by the socket's path, which a member of a unixGroup home could
+        // redirect (`Group Containers` swapped for a link to a private directory of this user's)
+        // to make this server lock, bind and remove stale sockets there.
+        let container: DirectoryHandle
         do {
-            guard try keyring.containerURL(for: name.group) != nil else { throw GroupIPCName.notEntitled(name.group, keyring: keyring) }
+            guard let held = try keyring.containerDirectory(for: name.group) else { throw GroupIPCName.notEntitled(name.group, keyring: keyring) }
+            container = held
             _ = try keyring.groupKey(for: name.group)  // creates the keyset on first use
         } catch let error as KeyringError {
             throw .keyring(error, while: "start channel server \(name)")
         } catch {
             throw error as! GroupMessagingError
         }
-        // The container, opened once: every later step is relative to this descriptor.
-        let container: DirectoryHandle
-        do {
-            container = try DirectoryHandle(opening: FilePath(name.rawValue).removingLastComponent(), sharing: keyring.home.sharing.fileSharing)
-        } catch {
-            throw .storage(error, while: "open the container of \(name)")
+        // The path is for clients, which connect by it: it must be this container's.
+        guard FilePath(name.rawValue).removingLastComponent() == container.path else {
+            throw GroupMessagingError(.invalidName, "\(name) is not in this keyring's container of \(name.group) (\(container.path)); make the name with the keyring that starts the server")
         }
         // Held from the probe until the bind is done: a second server starting at the same
         // moment waits here, then finds the first one answering instead of removing its file.

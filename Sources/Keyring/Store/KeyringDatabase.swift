@@ -114,19 +114,17 @@ package final class KeyringDatabase: Sendable {
     private init(home: KeyringHome, path: FilePath, master: SymmetricKey) throws(KeyringError) {
         self.path = path
         self.master = master
-        try home.prepareKeychains()
         ledgerKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 4)
         let bindingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 3)
         itemSealingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 5)
         itemLookupKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 6)
         let binding = Self.bindingTag(bindingKey)
-        let sharing = home.sharing.fileSharing
-        // Everything below is relative to `Keychains/` held open: a directory swapped for a
-        // link after this line is not followed, and the file SQLite opens by path is proven to
-        // be the one vetted here (``DatabaseFile``).
-        let directory = try home.mapStorage("open the keyring database") { () throws(StorageError) in
-            try DirectoryHandle(opening: path.removingLastComponent(), sharing: sharing)
-        }
+        // Everything below is relative to the home's held `Keychains/` (created and vetted
+        // when missing), never reopened by path: in a unixGroup home a member can swap
+        // `Keychains` or a directory above it for a link at any moment, and the held handle
+        // is the directory that was vetted. The file SQLite opens by path is proven to be the
+        // one vetted here (``DatabaseFile``).
+        let directory = try home.keychains()
         let file = try Self.vetOrCreate(in: directory, path: path, binding: binding)
         try Self.refuseEmptyOrTruncated(file, path: path)
         let opened: SQLiteConnection
