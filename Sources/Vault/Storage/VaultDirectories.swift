@@ -31,14 +31,6 @@ package final class VaultDirectories: Sendable {
         var locks: DirectoryHandle
     }
 
-    /// Creates (if missing) and vets `vaultDirectory` and its `records` and `locks`, and opens
-    /// all three. The container above `vaultDirectory` is opened by path (`O_NOFOLLOW` on its
-    /// last component) and vetted; everything below it is reached relative to it.
-    package convenience init(vaultDirectory: FilePath, sharing: FileSharing) throws(StorageError) {
-        let container = try DirectoryHandle(opening: vaultDirectory.removingLastComponent(), sharing: sharing)
-        try self.init(container: container, name: vaultDirectory.lastComponent?.string ?? "GroupVault")
-    }
-
     /// Creates (if missing) and vets the vault directory `name` in the held `container` and
     /// its `records` and `locks`, and opens all three, relative to `container`.
     package init(container: DirectoryHandle, name: String = "GroupVault") throws(StorageError) {
