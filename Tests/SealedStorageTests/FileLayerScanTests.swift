@@ -152,32 +152,63 @@ final class FileLayerScanTests: XCTestCase {
     /// Every `.swift` file under `Sources/`, relative to the package root, outside the file
     /// layer and the exempt targets, sorted.
     static func sourceFiles() throws -> [String] {
-        let sources = packageRoot.appendingPathComponent("Sources")
-        guard let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else {
-            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: sources.path])
-        }
-        let rootPath = packageRoot.standardizedFileURL.path + "/"
-        var files: [String] = []
-        for case let url as URL in walker where url.pathExtension == "swift" {
-            let relative = String(url.standardizedFileURL.path.dropFirst(rootPath.count))
-            guard !relative.hasPrefix(fileLayer), exemptTargets[target(of: relative)] == nil else { continue }
-            files.append(relative)
-        }
-        return files.sorted()
+        try files(under: "Sources", extensions: ["swift"])
     }
 
+    /// Every C source (`.c`, `.h`) under `Sources/`, relative to the package root, outside
+    /// CFileLayer (the layer's own shim, called only from the layer) and the exempt targets,
+    /// sorted.
+    static func cSourceFiles() throws -> [String] {
+        try files(under: "Sources", extensions: ["c", "h"]).filter { target(of: $0) != "CFileLayer" }
+    }
+
+    /// The functions CFileLayer's headers declare: the layer's C shims, which only the layer
+    /// may name.
+    static func fileLayerShims() throws -> [String] {
+        let headers = try files(under: "Sources/CFileLayer", extensions: ["h"], exempting: false)
+        var names: Set<String> = []
+        for header in headers {
+            let code = DirectFileCallScanner.stripCComments(try String(contentsOf: packageRoot.appendingPathComponent(header), encoding: .utf8))
+            for match in code.matches(of: /\b([a-z][a-z0-9]*_\w+)\s*\(/) { names.insert(String(match.1)) }
+        }
+        return names.sorted()
+    }
+
+    /// Every finding of the Swift and C sources, allowed or not.
     static func scanSources() throws -> [DirectFileCallScanner.Finding] {
         let files = try sourceFiles()
         let texts = try files.map { try String(contentsOf: packageRoot.appendingPathComponent($0), encoding: .utf8) }
+        let shims = try fileLayerShims()
         // The member functions of each module's types, by target: inside those types an
         // unqualified call of one of those names is the member, not libc's.
         var members: [String: [String: Set<String>]] = [:]
         for (file, text) in zip(files, texts) {
             members[target(of: file), default: [:]].merge(DirectFileCallScanner.memberFunctions(in: text)) { $0.union($1) }
         }
-        return zip(files, texts).flatMap { file, text in
-            DirectFileCallScanner.findings(in: text, file: file, members: members[target(of: file)] ?? [:])
+        let swift = zip(files, texts).flatMap { file, text in
+            DirectFileCallScanner.findings(in: text, file: file, members: members[target(of: file)] ?? [:], shims: shims)
         }
+        let c = try cSourceFiles().flatMap { file in
+            DirectFileCallScanner.cFindings(in: try String(contentsOf: packageRoot.appendingPathComponent(file), encoding: .utf8), file: file)
+        }
+        return swift + c
+    }
+
+    /// The files under `folder` with one of `extensions`, relative to the package root, outside
+    /// the file layer and (when `exempting`) the exempt targets, sorted.
+    static func files(under folder: String, extensions: Set<String>, exempting: Bool = true) throws -> [String] {
+        let directory = packageRoot.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: directory.path])
+        }
+        let rootPath = packageRoot.standardizedFileURL.path + "/"
+        var files: [String] = []
+        for case let url as URL in walker where extensions.contains(url.pathExtension) {
+            let relative = String(url.standardizedFileURL.path.dropFirst(rootPath.count))
+            guard !relative.hasPrefix(fileLayer), !exempting || exemptTargets[target(of: relative)] == nil else { continue }
+            files.append(relative)
+        }
+        return files.sorted()
     }
 
     /// `Sources/<target>/...` → `<target>`.
