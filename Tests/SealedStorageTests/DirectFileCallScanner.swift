@@ -132,7 +132,7 @@ struct DirectFileCallScanner {
     private static let functionDeclaration = regex(#"\bfunc\s+(\w+)"#)
     private static let signatureStart = regex(#"\b(?:func\s+\w+|init[?!]?|subscript)\s*(?:<[^>{}]*>)?\s*\("#)
     private static let closureHeader = regex(
-        #"^[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?:\(((?:[^()\n]|\([^()\n]*\))*)\)|(\w+(?:[ \t]*,[ \t]*\w+)*))[ \t]*(?:async[ \t]+)?(?:throws[ \t]*(?:\([^)\n]*\))?[ \t]*)?(?:->[^{}\n]*?)?[ \t]\bin\b"#)
+        #"^\s*(?:\[[^\]\n]*\][ \t]*)?(?:\(((?:[^()\n]|\([^()\n]*\))*)\)|(\w+(?:[ \t]*,[ \t]*\w+)*))[ \t]*(?:async[ \t]+)?(?:throws[ \t]*(?:\([^)\n]*\))?[ \t]*)?(?:->[^{}\n]*?)?[ \t]\bin\b"#)
     private static let typeDeclaration = regex(#"\b(?:struct|class|enum|actor|extension|protocol)\s+([\w.]+)[^{;]*\{"#)
 
     private static let apis: [(NSRegularExpression, String)] = apiPatterns.map { (regex($0.pattern), $0.call) }
@@ -308,7 +308,7 @@ struct DirectFileCallScanner {
             for name in parameterNames(parameters) { result.append(Declaration(name: name, start: body.start, end: body.end)) }
         }
         for block in scopes.blocks {
-            // A closure's parameters are on the line of its opening brace.
+            // A closure's parameters are on one line, that of its opening brace or the next.
             let length = min(200, block.end - block.start - 1)
             guard length > 0 else { continue }
             let header = text.substring(with: NSRange(location: block.start + 1, length: length)) as NSString

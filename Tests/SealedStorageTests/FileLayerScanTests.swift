@@ -30,14 +30,122 @@ final class FileLayerScanTests: XCTestCase {
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    func testNoSourceOutsideTheFileLayerCallsTheFileSystemDirectly() throws {
-        let findings = try Self.scanSources()
+    /// A direct call outside the layer that is deliberate, and why it is safe where it is.
+    struct AllowedCall {
+        /// The source file, relative to the package root.
+        var file: String
+        /// The finding's `call`, as the scanner names it.
+        var call: String
+        /// Why this call may open by path: what it opens, and what makes that safe.
+        var reason: String
+    }
 
-        XCTAssertTrue(findings.isEmpty, """
-            \(findings.count) direct file-system call(s) outside \(Self.fileLayer); route each through \
+    /// The reviewed exceptions: each entry excuses exactly one finding of `call` in `file`. An
+    /// entry matching nothing is stale and fails the scan too, so the list only shrinks with
+    /// the code. An offender that can go through the layer is fixed, never listed here.
+    static let allowedCalls: [AllowedCall] = [
+        AllowedCall(file: "Sources/GroupDatabase/GroupDatabase.swift", call: "GRDB Database(Queue|Pool)(path:)", reason: """
+            GRDB opens its database by path (its own sqlite3_open_v2). The file is vetted relative to the held \
+            GroupDatabase directory first (DatabaseFile), and GRDB's prepareDatabase runs DatabaseFile.checkOpened on \
+            SQLite's own descriptor before any statement. It cannot move into SealedStorage without making SealedStorage \
+            depend on GRDB.
+            """),
+        AllowedCall(file: "Sources/Keyring/Store/SQLiteConnection.swift", call: "Syscall.openSQLiteDatabase(path)", reason: """
+            SQLite has no descriptor-based open: the layer's one open of a database by path, vetted relative to the \
+            held Keychains directory before (DatabaseFile) and proved by DatabaseFile.checkOpened on SQLite's own \
+            descriptor before the first statement.
+            """),
+        AllowedCall(file: "Sources/Keyring/Identity/EntitlementsFile.swift", call: "Syscall.open(path)", reason: """
+            The entitlements file the user named (GROUPVAULT_ENTITLEMENTS, --entitlements), in a place the user chose, \
+            followed as the shell would; checked on the opened descriptor (a bounded regular file) and only read.
+            """),
+        AllowedCall(file: "Sources/SharedDefaults/PreferencesFile.swift", call: "Syscall.open(path)", reason: """
+            The directory of a preferences file the user named for import, opened once by the user's path; the file \
+            is then opened relative to it with O_NOFOLLOW and vetted on its descriptor.
+            """),
+        AllowedCall(file: "Sources/vaultcli/Input/BoundedInput.swift", call: "Syscall.open(path)", reason: """
+            A file the operator named on the command line (--secret-file and the like), read once and bounded, \
+            followed as the shell would so that process substitution works; nothing is written there.
+            """),
+        AllowedCall(file: "Sources/vaultcli/PassphraseInput.swift", call: "Syscall.open(path)", reason: """
+            /dev/tty, the controlling terminal: a fixed device path, in no shared directory.
+            """),
+        AllowedCall(file: "Sources/vaultcli/Commands/Doctor/InspectedDirectory.swift", call: "Syscall.open(path)", reason: """
+            Doctor's first open of the home root it inspects (the path the operator gave), with O_DIRECTORY and \
+            O_NOFOLLOW; everything below it is opened relative to that held descriptor.
+            """),
+        AllowedCall(file: "Sources/vaultcli/Commands/Doctor/DoctorCommand.swift", call: "Syscall.open(path)", reason: """
+            Doctor reads /proc/sys/fs/inotify limits in one read: kernel files, in no shared directory.
+            """),
+        AllowedCall(file: "Sources/SealedStorage/Watching/DirectoryWatcher+Inotify.swift", call: "Syscall.openDirectory(path)", reason: """
+            The watcher is given a path: it opens the watched directory once (O_PATH, O_NOFOLLOW), proves it is its \
+            parent's entry of that name, and watches it through /proc/self/fd/N. Only notifications come of it; \
+            readers go through the layer.
+            """),
+        AllowedCall(file: "Sources/SealedStorage/Watching/DirectoryWatcher+Inotify.swift", call: "Syscall.openDirectory(path)", reason: """
+            The parent of the watched directory, opened once (O_PATH, O_NOFOLLOW) to prove the directory is its entry \
+            and to watch for its replacement through /proc/self/fd/N.
+            """),
+        AllowedCall(file: "Sources/SealedStorage/Watching/DirectoryWatcher+Inotify.swift", call: "Syscall.inotifyAddWatch(path)", reason: """
+            Only without /proc: the held directory cannot be named by /proc/self/fd/N, so its path is watched with \
+            IN_DONT_FOLLOW and IN_ONLYDIR. Only notifications come of it.
+            """),
+        AllowedCall(file: "Sources/SealedStorage/Watching/DirectoryWatcher+Kqueue.swift", call: "Syscall.open(path)", reason: """
+            macOS: the watcher's one open of the directory it is given (O_EVTONLY, O_DIRECTORY, O_NOFOLLOW), held for \
+            its kqueue. Only notifications come of it.
+            """),
+    ]
+
+    func testNoSourceOutsideTheFileLayerCallsTheFileSystemDirectly() throws {
+        let (offenders, stale) = Self.reconcile(try Self.scanSources(), with: Self.allowedCalls)
+
+        XCTAssertTrue(offenders.isEmpty, """
+            \(offenders.count) direct file-system call(s) outside \(Self.fileLayer); route each through \
             Syscall / DirectoryHandle / SafeFile / AtomicFile / FileLock (or add the primitive there):
-            \(findings.map(\.description).joined(separator: "\n"))
+            \(offenders.map(\.description).joined(separator: "\n"))
             """)
+        XCTAssertTrue(stale.isEmpty, """
+            \(stale.count) allowed call(s) no longer found: remove them from FileLayerScanTests.allowedCalls:
+            \(stale.map { "\($0.file): \($0.call)" }.joined(separator: "\n"))
+            """)
+    }
+
+    func testEveryAllowedCallNamesItsReason() {
+        for allowed in Self.allowedCalls {
+            XCTAssertGreaterThan(allowed.reason.split(separator: " ").count, 5, "\(allowed.file): \(allowed.call) needs its reason")
+            XCTAssertFalse(allowed.file.hasPrefix(Self.fileLayer), "\(allowed.file) is in the layer, which is not scanned")
+        }
+    }
+
+    /// The findings no allowed call excuses, and the allowed calls that excuse no finding.
+    /// Each allowed call excuses one finding.
+    static func reconcile(
+        _ findings: [DirectFileCallScanner.Finding], with allowed: [AllowedCall]
+    ) -> (offenders: [DirectFileCallScanner.Finding], stale: [AllowedCall]) {
+        var unused = allowed
+        var offenders: [DirectFileCallScanner.Finding] = []
+        for finding in findings {
+            if let index = unused.firstIndex(where: { $0.file == finding.file && $0.call == finding.call }) {
+                unused.remove(at: index)
+            } else {
+                offenders.append(finding)
+            }
+        }
+        return (offenders, unused)
+    }
+
+    func testAnAllowedCallExcusesOneFindingAndAStaleOneIsReported() {
+        let findings = [
+            DirectFileCallScanner.Finding(file: "a.swift", line: 1, call: "Syscall.open(path)"),
+            DirectFileCallScanner.Finding(file: "a.swift", line: 9, call: "Syscall.open(path)"),
+        ]
+        let allowed = [
+            AllowedCall(file: "a.swift", call: "Syscall.open(path)", reason: "r"),
+            AllowedCall(file: "b.swift", call: "unlink(", reason: "r"),
+        ]
+        let (offenders, stale) = Self.reconcile(findings, with: allowed)
+        XCTAssertEqual(offenders.map(\.line), [9])
+        XCTAssertEqual(stale.map(\.file), ["b.swift"])
     }
 
     /// The scan reaches the sources at all: a scan that found no files would pass vacuously.
