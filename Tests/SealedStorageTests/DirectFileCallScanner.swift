@@ -45,7 +45,7 @@ struct DirectFileCallScanner {
         "readlinkat", "utime", "utimes", "lutimes", "utimensat", "futimens", "mkstemp", "mkstemps", "mkostemp", "mkdtemp",
         "tmpfile", "tmpnam", "tempnam", "chdir", "chroot", "getxattr", "lgetxattr", "setxattr", "lsetxattr", "listxattr",
         "removexattr", "sem_open", "sem_unlink", "shm_open", "shm_unlink", "inotify_add_watch", "dlopen", "popen",
-        "posix_spawn", "posix_spawnp", "execv", "execve", "execvp", "execl", "execlp",
+        "posix_spawn", "posix_spawnp", "execv", "execve", "execvp", "execl", "execlp", "dlsym", "syscall",
     ]
 
     /// libc names that are also C struct types (`stat()`, `[stat]`, `: stat`): used as a type
@@ -78,12 +78,14 @@ struct DirectFileCallScanner {
         (#"\bFileDescriptor\s*\.\s*open\s*\("#, "FileDescriptor.open"),
         // FilePath.stat / FileDescriptor.stat (swift-system): any `.stat(` method call.
         (#"\.\s*stat\s*\("#, ".stat (swift-system)"),
-        (#"\b(?:NS|NSMutable)?(?:Data|String|Dictionary|Array|AttributedString)\s*\(\s*contentsOf(?:File|URL)?\s*:"#, "contentsOf(File):"),
+        // `.init` spelled out or implicit (`let d: Data = try .init(contentsOf: url)`) is the same.
+        (#"(?:\b(?:NS|NSMutable)?(?:Data|String|Dictionary|Array|AttributedString|XMLParser)\s*(?:\.\s*init\s*)?|\.\s*init\s*)\(\s*contentsOf\s*:|\(\s*contentsOf(?:File|URL)\s*:"#, "contentsOf(File):"),
+        (#"\bFileWrapper\s*(?:\.\s*init\s*)?\(\s*(?:url|path)\s*:"#, "FileWrapper"),
         // Data.write(to: URL) and String.write(toFile:); not an `inout` sink (`write(to: &output)`).
         (#"\.\s*write\s*\(\s*to\s*:(?!\s*&)"#, ".write(to:)"),
         (#"\.\s*write\s*\(\s*toFile\s*:"#, ".write(toFile:)"),
-        (#"\bFileHandle\s*\(\s*for\w*\s*:"#, "FileHandle(for...:)"),
-        (#"\b(?:Input|Output)Stream\s*\(\s*(?:fileAtPath|toFileAtPath|url|fileURL)\s*:"#, "file stream"),
+        (#"\bFileHandle\s*(?:\.\s*init\s*)?\(\s*for\w*\s*:"#, "FileHandle(for...:)"),
+        (#"\b(?:Input|Output)Stream\s*(?:\.\s*init\s*)?\(\s*(?:fileAtPath|toFileAtPath|url|fileURL)\s*:"#, "file stream"),
         // FileManager: by the labels of its file operations, so a method of the same name on
         // another type (`GroupDatabase.createFile(path, sharing:)`) is not taken for one.
         (#"\.\s*(createDirectory|createFile|removeItem|moveItem|copyItem|linkItem|createSymbolicLink|trashItem|contents|contentsOfDirectory|subpathsOfDirectory|subpaths|enumerator|attributesOfItem|attributesOfFileSystem|fileExists|isReadableFile|isWritableFile|isExecutableFile|isDeletableFile|destinationOfSymbolicLink|setAttributes)\s*\(\s*(?:at|atPath|forPath)\s*:"#, "FileManager"),
@@ -94,13 +96,16 @@ struct DirectFileCallScanner {
         (#"\.\s*check(?:Resource|PromisedItem)IsReachable\s*\("#, "checkResourceIsReachable"),
         (#"\.\s*resourceValues\s*\(\s*forKeys\s*:"#, "URL.resourceValues"),
         // Launching a program by path.
-        (#"\bProcess\s*(?:\(|\.\s*(?:run|launchedProcess)\b)|\.\s*(?:executableURL|launchPath)\s*="#, "Process"),
+        (#"\bProcess\s*(?:\(|\.\s*(?:init|run|launchedProcess)\b)|\.\s*(?:executableURL|launchPath)\s*="#, "Process"),
         // GRDB opens by path with its own sqlite3_open_v2.
-        (#"\bDatabase(?:Queue|Pool)\s*\(\s*path\s*:"#, "GRDB Database(Queue|Pool)(path:)"),
+        (#"\bDatabase(?:Queue|Pool)\s*(?:\.\s*init\s*)?\(\s*path\s*:"#, "GRDB Database(Queue|Pool)(path:)"),
         // SwiftNIO: files and sockets by path.
-        (#"\bNIOFileHandle\s*\(\s*(?:path|_deprecatedPath)\s*:"#, "NIOFileHandle(path:)"),
+        (#"\bNIOFileHandle\s*(?:\.\s*init\s*)?\(\s*(?:path|_deprecatedPath)\s*:"#, "NIOFileHandle(path:)"),
         (#"\.\s*openFile\s*\(\s*(?:path|_deprecatedPath|forReadingAt|forWritingAt|forReadingAndWritingAt)\s*:"#, "NIO openFile"),
         (#"\.\s*bind\s*\(\s*(?:unixDomainSocketPath|to)\s*:"#, "NIO bind"),
+        // A Swift name bound to any C symbol (`@_silgen_name("unlink")`), and raw system calls.
+        (#"@_(?:silgen_name|extern|cdecl)\b"#, "@_silgen_name"),
+        (#"\bSYS_\w+"#, "raw syscall"),
     ]
 
     /// SQL that makes SQLite open a file by a path the statement names, matched in string
@@ -116,6 +121,7 @@ struct DirectFileCallScanner {
     private static let libcReference = regex(
         #"(?:\b("# + libcModules.joined(separator: "|") + #")\s*\.\s*|(?<![\w.$]))("# + libcFunctions.joined(separator: "|") + #")\b"#)
     private static let syscallReference = regex(#"\bSyscall\s*\.\s*("# + pathBasedSyscalls.joined(separator: "|") + #")\b"#)
+    private static let syscallAlias = regex(#"\bSyscall\b\s*(?:\.\s*(?:self|Type)\b|(?!\.))"#)
     /// swift-system's `FileDescriptor.open` written as an implicit member: `.open(` with no receiver.
     private static let implicitOpen = regex(#"(?:^|[=(,:\[{;]|\breturn|\btry[?!]?|\bawait)\s*\.\s*open\s*\("#)
     private static let pathArgument = regex(#""|\bFilePath\b|\.\s*(?:readOnly|writeOnly|readWrite)\b|\b(?:options|permissions)\s*:|[pP]ath\b"#)
@@ -126,8 +132,8 @@ struct DirectFileCallScanner {
     private static let declarationBefore = regex(
         #"(?:\b(?:func|let|var|for|typealias|associatedtype|struct|class|enum|actor|protocol|case(?:\s+let|\s+var)?)\s+|\bcase\s+[^\n:=.]*,\s*)$"#)
     private static let labelBefore = regex(#"(?:[(,]|\b\w+)\s*$"#)
-    private static let typePositionBefore = regex(#"(?::|->|<|\[|\bas[?!]?|\bis)\s*$"#)
-    private static let typePositionAfter = regex(#"^\s*(?:\(\s*\)|>|\]|\.\s*self\b|[?!]|,)"#)
+    private static let typePositionBefore = regex(#"(?::|->|<|\bas[?!]?|\bis)\s*$"#)
+    private static let typePositionAfter = regex(#"^\s*(?:\(\s*\)|>|\.\s*self\b|[?!])"#)
     private static let localDeclaration = regex(#"(?:\b(?:let|var|func|for)\s+|\bcase\s+(?:let\s+|var\s+)?)(\w+)"#)
     private static let functionDeclaration = regex(#"\bfunc\s+(\w+)"#)
     private static let signatureStart = regex(#"\b(?:func\s+\w+|init[?!]?|subscript)\s*(?:<[^>{}]*>)?\s*\("#)
@@ -210,7 +216,8 @@ struct DirectFileCallScanner {
                 report(match.range.location, "Syscall.\(name)")  // taken as a value: either overload
                 continue
             }
-            let trimmed = arguments.trimmingCharacters(in: .whitespacesAndNewlines)
+            // Labels of its own arguments only, not of a call nested in them.
+            let trimmed = Self.topLevel(arguments).trimmingCharacters(in: .whitespacesAndNewlines)
             let relative: Bool
             switch name {
             case "open", "openDirectory", "unlink", "rename", "makeDirectory", "statusIfPresent":
@@ -224,6 +231,10 @@ struct DirectFileCallScanner {
             }
             if !relative { report(match.range.location, "Syscall.\(name)(path)") }
         }
+
+        // `Syscall` under another name (`typealias S = Syscall`, `let s = Syscall.self`) would
+        // hide its path-based wrappers from the rule above.
+        for match in syscallAlias.matches(in: code, range: whole) { report(match.range.location, "Syscall aliased") }
 
         for match in implicitOpen.matches(in: code, range: whole) {
             guard let arguments = Self.arguments(in: text, after: match.range.location + match.range.length - 1) else { continue }
@@ -257,6 +268,19 @@ struct DirectFileCallScanner {
         return expression.matches(in: code as String, range: NSRange(location: 0, length: code.length)).map {
             Finding(file: file, line: lines.line(at: $0.range.location), call: code.substring(with: $0.range(at: 1)) + " (C)")
         }
+    }
+
+    /// `arguments` with what is inside nested parentheses and brackets blanked: its own
+    /// labels and values, not those of a call or literal within it.
+    private static func topLevel(_ arguments: String) -> String {
+        var depth = 0
+        return String(arguments.map { character -> Character in
+            switch character {
+            case "(", "[": depth += 1; return depth == 1 ? character : " "
+            case ")", "]": depth -= 1; return depth == 0 ? character : " "
+            default: return depth == 0 ? character : " "
+            }
+        })
     }
 
     /// The text between the parentheses of a call whose name ends at `after`, or nil when what

@@ -1,10 +1,13 @@
 import Foundation
 import XCTest
 
-/// The rule of the file layer, enforced: no Swift source of the library outside
-/// `Sources/SealedStorage/Files/` calls the file system directly (libc path and metadata calls,
-/// the `sem_open` shims, SQLite's open, Foundation's and swift-system's file operations). Those
-/// calls resolve a path again at every use, so in a directory another member of the group can
+/// The rule of the file layer, enforced: no source of the library outside
+/// `Sources/SealedStorage/Files/` (Swift, and C under `Sources/` but for the layer's own
+/// CFileLayer) calls the file system directly (libc path and metadata calls, the `sem_open`
+/// shims, SQLite's and GRDB's opens, SQL that opens a file, Foundation's, swift-system's and
+/// SwiftNIO's file operations, and the layer's own path-based `Syscall` wrappers), except for
+/// the reviewed calls of ``allowedCalls``, each with its reason. Those calls resolve a path
+/// again at every use, so in a directory another member of the group can
 /// change they follow whatever was swapped in between a check and a use; the layer's
 /// descriptor-relative operations do not. A module that needs a call the layer lacks adds it to
 /// the layer (an `extension Syscall` in `Sources/SealedStorage/Files/`), where it is written once
