@@ -10,7 +10,10 @@ extension Syscall {
     /// `SQLITE_OPEN_NOFOLLOW`, vets the file relative to its held directory first
     /// (``DatabaseFile``), and proves before the first statement that the descriptor SQLite
     /// opened is that file (``DatabaseFile/checkOpened(descriptor:path:sharing:)``). It lives here so
-    /// that the source scan holds without exception: no module outside the layer opens a file.
+    /// that SQLite's open is written once, in the layer. Calling it from outside the layer is a
+    /// by-path open all the same, so the source scan lists each caller as a reviewed exception
+    /// (`FileLayerScanTests.allowedCalls`), as it does GRDB's own open by path in GroupDatabase,
+    /// which cannot move here without making SealedStorage depend on GRDB.
     package static func openSQLiteDatabase(_ path: String, flags: Int32) throws(Errno) -> (result: Int32, connection: OpaquePointer?) {
         try FaultInjection.check(call: .openDatabase)
         var connection: OpaquePointer?
