@@ -187,15 +187,13 @@ public struct GroupNotificationCenter: Sendable {
     /// this center holds (another member renamed something over it): a watch there would wait
     /// for posts that go elsewhere.
     private func checkPathStillNamesTheDirectory(observing name: String) throws(GroupMessagingError) {
-        let held: Stat
-        let current: Stat?
+        let stillNamed: Bool
         do {
-            held = try Syscall.status(directory.descriptor)
-            current = try Syscall.statusIfPresent(directory.path)
+            stillNamed = try directory.isNamed(by: directory.path)
         } catch {
             throw GroupMessagingError(.system, "observe \(name) in \(group): cannot check \(directory.path): \(error)", underlying: error)
         }
-        guard let current, current.type == .directory, current.deviceID == held.deviceID, current.inode == held.inode else {
+        guard stillNamed else {
             throw GroupMessagingError(.system, "observe \(name) in \(group): \(directory.path) was replaced since this center opened it; it was left alone: make a new center")
         }
     }

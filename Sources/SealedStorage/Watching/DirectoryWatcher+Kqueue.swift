@@ -48,7 +48,7 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
         self.directory = directory
         self.queue = DispatchQueue(label: "GroupVault.DirectoryWatcher")
         // Taken now, so a change made after `events()` returns differs from it.
-        self.snapshot = Self.fingerprints(of: directory)
+        self.snapshot = Self.fingerprints(of: directory, held: opened.rawValue)
     }
 
     package func start<Element: Sendable>(delivering sink: DirectoryWatcher.EventSink<Element>) {
@@ -88,7 +88,7 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
 
     /// Compares the directory with the last snapshot and delivers the differences; runs on `queue`.
     private func rescan<Element: Sendable>(into sink: DirectoryWatcher.EventSink<Element>) {
-        let current = Self.fingerprints(of: directory)
+        let current = Self.fingerprints(of: directory, held: descriptor)
         for (name, fingerprint) in current.sorted(by: { $0.key < $1.key }) where snapshot[name] != fingerprint {
             sink.deliver(DirectoryWatcher.Event(name: name, kind: .written))
         }
@@ -98,13 +98,14 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
         snapshot = current
     }
 
-    /// The regular files of `directory` and their fingerprints (symbolic links not followed).
-    private static func fingerprints(of directory: FilePath) -> [String: Fingerprint] {
+    /// The regular files of `directory` and their fingerprints (symbolic links not followed),
+    /// each examined relative to `held`, the watched directory's descriptor, not by path.
+    private static func fingerprints(of directory: FilePath, held: Int32) -> [String: Fingerprint] {
         var result: [String: Fingerprint] = [:]
         // Best effort: a rescan that cannot list or stat an entry reports it as unchanged or
         // removed, and the consumer reads the records themselves through the checked layer.
         for name in DirectoryListing.names(in: directory) {
-            guard let status = try? Syscall.statusIfPresent(directory.appending(name)), status.type == .regular else { continue }
+            guard let status = try? Syscall.statusIfPresent(name, in: FileDescriptor(rawValue: held)), status.type == .regular else { continue }
             result[name] = Fingerprint(
                 inode: UInt64(status.rawValue.st_ino),
                 modifiedSeconds: Int(status.rawValue.st_mtimespec.tv_sec),
