@@ -168,4 +168,96 @@ final class DirectoryCreationSwapTests: XCTestCase {
             XCTAssertEqual(FileInspection.names(in: root.appending("GroupMessaging")), [], "a new, empty directory")
         }
     }
+
+    // MARK: What a creation leaves
+
+    /// Creating a directory leaves the new directory and nothing else: no staging directory.
+    func testCreatingASubdirectoryLeavesNoStagingDirectoryBehind() throws {
+        let shared = try DirectoryHandle(opening: root, sharing: .unixGroup)
+        let before = FileInspection.names(in: root)
+
+        _ = try shared.subdirectory(creating: "GroupMessaging")
+        try SafeDirectory.ensure(root.appending("Library/Caches"), sharing: .unixGroup)
+
+        XCTAssertEqual(FileInspection.names(in: root), (before + ["GroupMessaging", "Library"]).sorted())
+        XCTAssertEqual(FileInspection.names(in: root.appending("Library")), ["Caches"])
+        XCTAssertEqual(try FileInspection.mode(of: root.appending("GroupMessaging")), 0o2770)
+        XCTAssertEqual(try FileInspection.mode(of: root.appending("Library/Caches")), 0o2770)
+    }
+
+    /// A creation that fails at any of its calls after the staging directory was made removes
+    /// everything it made and reports the failure.
+    func testACreationFailingAfterItsFirstMkdirRemovesEverythingItMade() throws {
+        let shared = try DirectoryHandle(opening: root, sharing: .unixGroup)
+        let before = FileInspection.names(in: root)
+        let failures: [(SystemCall, passes: Int)] = [
+            (.open, 1), (.status, 0), (.makeDirectory, 1), (.open, 2), (.status, 1), (.status, 2), (.changeMode, 0), (.rename, 0),
+        ]
+
+        for (call, passes) in failures {
+            XCTAssertThrowsError(try FileLayerDriver.with { driver throws(StorageError) in
+                driver.fail(.call(call), with: .ioError, afterPassing: passes)
+                return try shared.subdirectory(creating: "GroupMessaging")
+            }, "\(call)") { error in
+                XCTAssertEqual((error as? StorageError)?.kind, .system(.ioError), "\(call)")
+            }
+            XCTAssertEqual(FileInspection.names(in: root), before, "after a failed \(call)")
+        }
+    }
+
+    /// Another process makes the name while the new directory is being made: theirs is vetted
+    /// as found and its mode left alone; the one made here is removed.
+    func testANameTakenBeforeThePublishIsVettedAsFoundAndNotChanged() throws {
+        let shared = try DirectoryHandle(opening: root, sharing: .unixGroup)
+        let before = FileInspection.names(in: root)
+        let made = root.appending("GroupMessaging")
+
+        let handle = try FileLayerDriver.with { driver throws(StorageError) in
+            driver.run(before: .call(.rename)) {
+                XCTAssertEqual(mkdir(made.string, 0o700), 0)
+                XCTAssertEqual(chmod(made.string, 0o750), 0)
+            }
+            return try shared.subdirectory(creating: "GroupMessaging")
+        }
+
+        XCTAssertEqual(try FileInspection.mode(of: made), 0o750)
+        let held = try Syscall.status(handle.descriptor)
+        XCTAssertEqual(held.inode, try XCTUnwrap(try Syscall.statusIfPresent(made)).inode, "the handle is of theirs")
+        XCTAssertEqual(FileInspection.names(in: root), (before + ["GroupMessaging"]).sorted())
+    }
+
+    /// Where the file system has no `RENAME_NOREPLACE` (EINVAL), the directory is published
+    /// with a plain rename to a name seen free, with its mode.
+    func testWithoutRenameNoReplaceTheDirectoryIsPublishedWithItsMode() throws {
+        let shared = try DirectoryHandle(opening: root, sharing: .unixGroup)
+        let before = FileInspection.names(in: root)
+
+        _ = try FileLayerDriver.with { driver throws(StorageError) in
+            driver.fail(.call(.rename), with: .invalidArgument)
+            return try shared.subdirectory(creating: "GroupMessaging")
+        }
+
+        XCTAssertEqual(try FileInspection.mode(of: root.appending("GroupMessaging")), 0o2770)
+        XCTAssertEqual(FileInspection.names(in: root), (before + ["GroupMessaging"]).sorted())
+    }
+
+    /// The member swaps in, for the staging directory, a private directory of the victim's
+    /// whose group is another (setgid, so what is made in it takes that group): the directory
+    /// made in it would be opened to that group, so it is not published.
+    func testADirectoryThatGotAnotherGroupFromASwappedStagingDirectoryIsNotPublished() throws {
+        try XCTSkipUnless(geteuid() == 0, "giving the private directory another group needs root")
+        XCTAssertEqual(chown(privateDirectory.string, uid_t.max, 4242), 0)
+        XCTAssertEqual(chmod(privateDirectory.string, 0o2700), 0)
+        let shared = try DirectoryHandle(opening: root, sharing: .unixGroup)
+        let (root, privateDirectory) = (self.root, self.privateDirectory)
+        let before = FileInspection.names(in: root)
+
+        XCTAssertThrowsError(try FileLayerDriver.with { driver throws(StorageError) in
+            Self.afterTheFirstMkdir(driver) { Self.replaceWhateverWasJustMade(in: root, before: before, with: privateDirectory) }
+            return try shared.subdirectory(creating: "GroupMessaging")
+        }) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .outsideSharedGroup(owner: 0, group: 4242))
+        }
+        XCTAssertNil(try Syscall.statusIfPresent(root.appending("GroupMessaging")), "nothing was published")
+    }
 }

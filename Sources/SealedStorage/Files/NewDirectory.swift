@@ -102,8 +102,9 @@ enum NewDirectory {
         do {
             descriptor = try Syscall.open(name, in: parent, .readOnly, options: [.directory, .noFollow, .closeOnExec])
         } catch {
-            // Replaced between mkdirat and openat by something that is not a directory: not
-            // ours to remove.
+            // Removed by name, best effort: rmdir takes only an empty directory, never a file
+            // or a link another process may have put there.
+            try? Syscall.removeDirectory(name, in: parent)
             throw StorageError(.system(error), operation: "open directory", path: path)
         }
         let status: Stat
@@ -111,6 +112,7 @@ enum NewDirectory {
             status = try Syscall.status(descriptor)
         } catch {
             Syscall.close(descriptor)
+            try? Syscall.removeDirectory(name, in: parent)
             throw StorageError(.system(error), operation: "stat directory", path: path)
         }
         guard status.type == .directory, UInt32(status.userID.rawValue) == Syscall.effectiveUserID,
