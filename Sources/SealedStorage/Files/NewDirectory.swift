@@ -29,7 +29,7 @@ import Darwin
 ///    there, changing nothing;
 /// 4. the staging directory is removed, if its name still names the one that was opened.
 enum NewDirectory {
-    /// The prefix of staging directories' names, which `.mkdir-` plus 16 hex digits make whole.
+    /// Staging directories are named this prefix and 16 random hexadecimal digits.
     static let stagingPrefix = ".mkdir-"
 
     /// Makes the directory `name` (one path component) in `parent` with exactly `mode` and
@@ -70,7 +70,7 @@ enum NewDirectory {
         do throws(StorageError) {
             try checkGroup(of: made, parent: parent, path: path)
             do {
-                // mkdirat applied the umask and never sets setgid: the exact mode, on what was made.
+                // mkdirat applied the umask: the exact mode, set on what was made.
                 try Syscall.changeMode(made, to: mode)
             } catch {
                 throw StorageError(.system(error), operation: "set directory mode", path: path)
@@ -164,7 +164,7 @@ enum NewDirectory {
                 try Syscall.rename(name, in: staging, to: name, in: parent)
             }
             return true
-        } catch .fileExists, .directoryNotEmpty, .notDirectory, .isDirectory {
+        } catch .fileExists, .directoryNotEmpty, .notDirectory {
             // Taken: EEXIST from RENAME_NOREPLACE; from renameat, ENOTEMPTY for a directory
             // with entries, ENOTDIR for a file.
             return false
