@@ -82,7 +82,9 @@ final class SwappedDirectoryTests: XCTestCase {
         let elsewhere = self.elsewhere
 
         try FileLayerDriver.with { driver throws(StorageError) in
-            driver.run(before: .call(.makeDirectory), afterPassing: 1) { Self.swap(parent, forLinkTo: elsewhere) }
+            // Making `a` takes two mkdirs (its private staging directory, then `a` inside it):
+            // the swap comes before the third, the first of `b`'s.
+            driver.run(before: .call(.makeDirectory), afterPassing: 2) { Self.swap(parent, forLinkTo: elsewhere) }
             _ = try? SafeDirectory.ensure(parent.appending("b"), sharing: .ownerOnly)
         }
 

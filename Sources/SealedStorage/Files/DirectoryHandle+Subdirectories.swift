@@ -9,8 +9,9 @@ import SystemPackage
 /// `O_DIRECTORY | O_NOFOLLOW` and vetted through `fstat` of what was opened, so the directory
 /// that was checked is the one that is used, and a symbolic link at any level is refused
 /// rather than followed. A directory this process creates gets its exact mode with `fchmod` on
-/// the opened descriptor, after `fstat` shows it is a directory owned by this user: no mode is
-/// ever changed by path.
+/// its descriptor inside a staging directory nobody else can enter, before it is published
+/// under its name (``NewDirectory``): no mode is ever changed by path, nor on a directory this
+/// process did not make.
 extension DirectoryHandle {
     /// Opens and vets `path`, creating it first (and, by path, its missing parents) when it
     /// does not exist: the root of a tree the caller then walks by descriptor.
@@ -48,8 +49,9 @@ extension DirectoryHandle {
     /// The subdirectory `name` (one path component) of this directory, opened relative to its
     /// descriptor with `O_DIRECTORY | O_NOFOLLOW` and vetted as ``init(opening:sharing:)``
     /// vets: owner and mode as this handle's sharing mode allows. When it does not exist:
-    /// `nil`, or, when `creating`, it is made (`mkdirat`, then `fchmod` to the exact mode
-    /// through the opened descriptor once `fstat` shows a directory owned by this user).
+    /// `nil`, or, when `creating`, it is made with the exact mode by ``NewDirectory``: in a
+    /// private staging directory, then published without replacing anything. One that another
+    /// process made first is vetted as found, and its mode never changed.
     /// - Throws: ``StorageError`` naming the subdirectory: ``StorageError/Kind/symbolicLink``
     ///   when it is a symbolic link, ``StorageError/Kind/wrongFileType`` when it is not a
     ///   directory, the owner and mode refusals of ``SafeDirectory/checkOwnerAndMode(_:path:sharing:operation:forbiddenBits:)``.
@@ -204,21 +206,29 @@ extension DirectoryHandle {
     private static func subdirectory(
         _ name: String, in parent: FileDescriptor, path: FilePath, sharing: FileSharing, creating: Bool
     ) throws(StorageError) -> DirectoryHandle? {
-        var created = false
-        if creating {
-            do {
-                try Syscall.makeDirectory(name, in: parent, mode: sharing.directoryMode)
-                created = true
-            } catch .fileExists {
-                // Already there, or another process made it first: vetted below like any other.
-            } catch {
-                throw StorageError(.system(error), operation: "create directory", path: path)
-            }
+        if let existing = try openExisting(name, in: parent, path: path) {
+            return try vetted(existing, path: path, sharing: sharing)
         }
-        let descriptor: FileDescriptor
+        guard creating else { return nil }
+        // Made where nobody else can rename anything, given its mode there, then published
+        // without replacing anything (NewDirectory): a directory another member renames to
+        // this name meanwhile is never given the sharing mode.
+        if let made = try NewDirectory.make(name, in: parent, path: path, mode: sharing.directoryMode) {
+            return try vetted(made, path: path, sharing: sharing)
+        }
+        // Another process made it first: vetted as found, never changed.
+        guard let existing = try openExisting(name, in: parent, path: path) else {
+            throw StorageError(.system(.noSuchFileOrDirectory), operation: "open directory", path: path,
+                               hint: "it was made by another process and removed again before it could be opened")
+        }
+        return try vetted(existing, path: path, sharing: sharing)
+    }
+
+    /// Opens `name` in `parent` with `O_DIRECTORY | O_NOFOLLOW`; `nil` when there is no such entry.
+    private static func openExisting(_ name: String, in parent: FileDescriptor, path: FilePath) throws(StorageError) -> FileDescriptor? {
         do {
-            descriptor = try Syscall.open(name, in: parent, .readOnly, options: [.directory, .noFollow, .closeOnExec])
-        } catch .noSuchFileOrDirectory where !creating {
+            return try Syscall.open(name, in: parent, .readOnly, options: [.directory, .noFollow, .closeOnExec])
+        } catch .noSuchFileOrDirectory {
             return nil
         } catch .tooManySymbolicLinkLevels {
             throw StorageError(.symbolicLink, operation: "open directory", path: path)
@@ -228,21 +238,14 @@ extension DirectoryHandle {
         } catch {
             throw StorageError(.system(error), operation: "open directory", path: path)
         }
+    }
+
+    /// The handle of the opened directory `descriptor` once `fstat` shows a directory whose
+    /// owner and mode `sharing` allows; closed when refused.
+    private static func vetted(_ descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) -> DirectoryHandle {
         do throws(StorageError) {
-            var status = try status(of: descriptor, path: path)
+            let status = try status(of: descriptor, path: path)
             guard status.type == .directory else { throw StorageError(.wrongFileType, operation: "open directory", path: path) }
-            if created, UInt32(status.userID.rawValue) == Syscall.effectiveUserID,
-               UInt16(status.permissions.rawValue) & 0o7777 != sharing.directoryMode {
-                // mkdirat applies the umask and never sets setgid. The mode is set on what was
-                // opened, and only on a directory of ours: had another member swapped theirs in
-                // after the mkdirat, it is vetted below as found, never changed.
-                do {
-                    try Syscall.changeMode(descriptor, to: sharing.directoryMode)
-                } catch {
-                    throw StorageError(.system(error), operation: "set directory mode", path: path)
-                }
-                status = try Self.status(of: descriptor, path: path)
-            }
             try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "open directory")
         } catch {
             Syscall.close(descriptor)

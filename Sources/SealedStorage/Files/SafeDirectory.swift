@@ -3,9 +3,11 @@ import SystemPackage
 /// Creating and vetting directories in shared storage.
 ///
 /// Both work through descriptors: the parent is opened once (`O_DIRECTORY | O_NOFOLLOW`), the
-/// directory is made in it with `mkdirat` and opened from it with `openat(O_NOFOLLOW)`, and
-/// what is vetted is the `fstat` of that descriptor, so a directory swapped for a symbolic link
-/// between two steps is neither created through, given a mode, nor accepted.
+/// directory is opened from it with `openat(O_NOFOLLOW)` or, when missing, made in it by
+/// ``NewDirectory`` (in a private staging directory, given its mode there, then published
+/// without replacing anything), and what is vetted is the `fstat` of that descriptor, so a
+/// directory swapped for a symbolic link between two steps is neither created through nor
+/// accepted, and no directory but the one this call made is ever given a mode.
 package enum SafeDirectory {
     /// Creates `path` (and missing parents) with the mode `sharing` prescribes, then checks it:
     /// a real directory, not a symbolic link, owned by this user, and not open to others beyond
@@ -33,34 +35,22 @@ package enum SafeDirectory {
         var created = false
         var opened = try open(parent, created: false, operation: "check directory")
         if opened == nil {
-            do {
-                try Syscall.makeDirectory(parent.name, in: parent.descriptor, mode: sharing.directoryMode)
-                created = true
-            } catch .fileExists {
-                // Another process created it first: it is vetted below like any other.
-            } catch {
-                throw StorageError(.system(error), operation: "create directory", path: path)
+            // Made where nobody else can rename anything, given its mode there, then published
+            // without replacing anything (NewDirectory): a directory another member renames to
+            // this name meanwhile is never given the sharing mode.
+            opened = try NewDirectory.make(parent.name, in: parent.descriptor, path: path, mode: sharing.directoryMode)
+            created = opened != nil
+            if opened == nil {
+                // Another process made it first: it is vetted below as found, never changed.
+                opened = try open(parent, created: false, operation: "check directory")
             }
-            opened = try open(parent, created: created, operation: created ? "set directory mode" : "check directory")
         }
         guard let directory = opened else {
-            // Made, then removed before it could be opened: nothing is there to vet.
+            // Made by another process, then removed before it could be opened: nothing to vet.
             throw StorageError(.system(.noSuchFileOrDirectory), operation: "create directory", path: path)
         }
         do throws(StorageError) {
-            var status = try vettedStatus(directory, path: path, operation: "create directory")
-            if created, UInt32(status.userID.rawValue) == Syscall.effectiveUserID {
-                // mkdir applies the umask and never sets setgid: set the exact mode on the
-                // descriptor, now that fstat shows it is a directory this user owns (a directory
-                // has no hard links to worry about). One made by someone else in the moment
-                // between the mkdirat and the openat is not changed, only vetted below.
-                do {
-                    try Syscall.changeMode(directory, to: sharing.directoryMode)
-                    status = try Syscall.status(directory)
-                } catch {
-                    throw StorageError(.system(error), operation: "set directory mode", path: path)
-                }
-            }
+            let status = try vettedStatus(directory, path: path, operation: "create directory")
             try checkOwnerAndMode(status, path: path, sharing: sharing, operation: "check directory")
         } catch {
             Syscall.close(directory)
