@@ -42,3 +42,9 @@ extension Syscall {
         }
     }
 }
+
+extension Syscall {
+    /// The effective group id of this process: the group its new files get where no setgid
+    /// directory decides (the home's group rule, ``SafeDirectory/checkOwnerAndMode(_:path:sharing:operation:forbiddenBits:)``).
+    package static var effectiveGroupID: UInt32 { UInt32(getegid()) }
+}
