@@ -158,9 +158,9 @@ package enum SafeDirectory {
     /// A directory must have that group and the setgid bit: its group is what every file made
     /// in it gets, so a member's directory in another group they share with the victim
     /// (`users`) would give the victim's new 0660 files to all of that group, and one without
-    /// setgid would give them the creator's primary group. (Except a directory of this user's
-    /// that the group cannot write, when this user's primary group is the home's: every entry
-    /// made there is this user's, in that group, as setgid would make it.)
+    /// setgid would give them the creator's primary group. (Except a directory the group cannot
+    /// write, where this process either cannot create entries or creates them in the home's
+    /// group anyway, its primary group: the private root of the user whose group it is.)
     ///
     /// Anything else must have that group, with one exception: an entry of this user's that
     /// grants its group nothing (no group bits) is accepted whatever its group, since nobody but
@@ -177,12 +177,15 @@ package enum SafeDirectory {
                 throw StorageError(.outsideSharedGroup(owner: owner, group: group), operation: operation, path: path(),
                                    hint: "the directory belongs to group \(group), not to the home's group \(expected), so every file made in it would be open to group \(group); run `chgrp \(expected)` and `chmod g+s` on it, or remove it and GroupVault recreates it")
             }
-            // Without setgid a new entry gets its creator's primary group. That is harmless
-            // only where nobody but this user can create entries (its own directory, closed to
-            // the group's writes) and this user's primary group is the home's: a home's root
-            // made as a private directory (0700, 0750) by the user whose group it is.
-            let onlyOursAndInTheHomesGroup = owner == Syscall.effectiveUserID && mode & 0o020 == 0 && Syscall.effectiveGroupID == expected
-            guard mode & 0o2000 != 0 || onlyOursAndInTheHomesGroup else {
+            // Without setgid a new entry gets its creator's primary group. That is harmless only
+            // where the group cannot create entries (no group write bit) and this process either
+            // cannot either (not its owner, not root) or gets the home's group anyway (its
+            // primary group is the home's): a home's root made as a private or read-only
+            // directory (0700, 0750) by the user whose group it is. An entry its owner made in
+            // another group is then refused when it is reached, like any other.
+            let writableByThisProcess = owner == Syscall.effectiveUserID || Syscall.effectiveUserID == 0
+            let newEntriesGetTheHomesGroup = mode & 0o020 == 0 && (!writableByThisProcess || Syscall.effectiveGroupID == expected)
+            guard mode & 0o2000 != 0 || newEntriesGetTheHomesGroup else {
                 throw StorageError(.insecurePermissions(mode: mode), operation: operation, path: path(),
                                    hint: "the directory lacks the setgid bit (mode \(String(mode, radix: 8))), so files made in it would get their creator's primary group instead of the home's group \(expected); run `chmod g+s` on it")
             }
