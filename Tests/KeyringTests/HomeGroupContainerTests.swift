@@ -53,4 +53,33 @@ final class HomeGroupContainerTests: XCTestCase {
         XCTAssertEqual(status.st_gid, homeGroup)
         XCTAssertEqual(status.st_mode & 0o7777, 0o2770)
     }
+
+    func testAContainerAMemberMadeWithADefaultACLIsRefused() throws {
+        typealias SetAttribute = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer, Int, Int32) -> Int32
+        let setAttribute = try XCTUnwrap(dlsym(nil, "setxattr").map { unsafeBitCast($0, to: SetAttribute.self) })
+        let containers = home.appendingPathComponent("Group Containers").path
+        XCTAssertEqual(mkdir(containers, 0o700), 0)
+        XCTAssertEqual(chown(containers, 0, homeGroup), 0)
+        XCTAssertEqual(chmod(containers, 0o2770), 0)
+        let planted = containers + "/" + appGroup.rawValue
+        XCTAssertEqual(mkdir(planted, 0o700), 0)
+        XCTAssertEqual(chown(planted, 0, homeGroup), 0)
+        XCTAssertEqual(chmod(planted, 0o2770), 0)
+        // owner rwx, uid 4243 (outside the group) rwx, group rwx, mask rwx, others nothing.
+        var acl: [UInt8] = []
+        func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { acl.append(contentsOf: $0) } }
+        func append16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { acl.append(contentsOf: $0) } }
+        append32(2)
+        for (tag, permissions, id) in [(UInt16(0x01), UInt16(7), UInt32.max), (0x02, 7, 4243), (0x04, 7, .max), (0x10, 7, .max), (0x20, 0, .max)] {
+            append16(tag); append16(permissions); append32(id)
+        }
+        let result = acl.withUnsafeBytes { setAttribute(planted, "system.posix_acl_default", $0.baseAddress!, $0.count, 0) }
+        try XCTSkipIf(result != 0 && (errno == ENOTSUP || errno == EOPNOTSUPP), "no ACL support on this file system")
+        XCTAssertEqual(result, 0, "errno \(errno)")
+
+        XCTAssertThrowsError(try keyring.containerURL(for: appGroup)) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .notAvailable)
+            XCTAssertTrue("\(error)".contains("setfacl -b -k"), "\(error)")
+        }
+    }
 }

@@ -65,6 +65,8 @@ extension Keyring {
         guard identity.isEntitled(toApplicationGroup: group) else { return nil }
         do {
             let container = try home.directories.containers().subdirectory(creating: group.rawValue)
+            // A member may make the container first, with an ACL its 2770 mode would not show.
+            try container.checkNoAccessControlList()
             for subdirectory in Self.containerSubdirectories {
                 _ = try container.chain(FilePath(subdirectory), creating: true)
             }
