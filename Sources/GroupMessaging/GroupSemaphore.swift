@@ -9,7 +9,7 @@ import SystemPackage
 /// Created with the group's sharing mode (0600, or 0660 for ``StorageSharing/unixGroup``),
 /// set explicitly after creation because `sem_open` applies the umask. One created by another
 /// member of a `unixGroup` home is used as it is (only its owner may change its mode); one that
-/// belongs to nobody of the group is refused, and so is anything under the name but a regular
+/// is not in the home's group is refused, and so is anything under the name but a regular
 /// file with one link. The semaphore outlives every process until
 /// ``unlink(_:)``.
 public final class GroupSemaphore: @unchecked Sendable {
@@ -25,19 +25,20 @@ public final class GroupSemaphore: @unchecked Sendable {
         guard name.kind == .semaphore else {
             throw GroupMessagingError(.invalidName, "\(name) is a \(name.kind.rawValue) name; build a GroupIPCName(.semaphore, ...) for a semaphore")
         }
-        let sharing = keyring.home.sharing.fileSharing
+        let sharing = try SharedObjectOwnership.sharing(of: keyring, name: name)
         let handle: UnsafeMutableRawPointer
         do {
-            handle = try Syscall.openSemaphore(name.posixName, mode: sharing.fileMode, initialValue: initialValue)
+            // Created closed to everyone else: the group and then the mode are set below.
+            handle = try Syscall.openSemaphore(name.posixName, mode: 0o600, initialValue: initialValue)
         } catch {
             throw Self.failure("sem_open", name: name, error)
         }
         #if os(Linux)
         // glibc keeps a named semaphore as /dev/shm/sem.<name without the slash> (and opens it
         // with O_NOFOLLOW); its mode is the one place the group's sharing can be set after the
-        // umask had its say, and only its owner may set it. The file is opened O_NOFOLLOW and
-        // vetted on its descriptor (a regular file, one link, owned as the sharing mode
-        // expects) before fchmod: /dev/shm is every user's, a path there is nobody's promise.
+        // umask had its say, and only its owner may set it (and its group, the home's: /dev/shm
+        // is not setgid). The file is opened O_NOFOLLOW and vetted on its descriptor (a regular
+        // file, one link, owned as the sharing mode expects, no ACL) before fchown and fchmod: /dev/shm is every user's, a path there is nobody's promise.
         do throws(GroupMessagingError) {
             let file: FileDescriptor?
             do {
@@ -55,7 +56,7 @@ public final class GroupSemaphore: @unchecked Sendable {
             } catch {
                 throw Self.failure("fstat", name: name, error)
             }
-            try SharedObjectOwnership.adopt(status, sharing: sharing, name: name) { mode throws(Errno) in try Syscall.changeMode(file, to: mode) }
+            try SharedObjectOwnership.adopt(status, of: file, sharing: sharing, name: name)
         } catch {
             if cgroupipc_semaphore_close(handle) != 0 {
                 // The handle is unusable either way; the refusal is what the caller must see.

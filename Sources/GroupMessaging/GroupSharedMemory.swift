@@ -7,8 +7,8 @@ import SystemPackage
 ///
 /// Created with the group's sharing mode (0600, or 0660 for ``StorageSharing/unixGroup``),
 /// set with `fchmod` because `shm_open` applies the umask. One created by another member of a
-/// `unixGroup` home is used as it is (only its owner may change its mode); one that belongs to
-/// nobody of the group is refused, and so is anything under the name but a regular file with one
+/// `unixGroup` home is used as it is (only its owner may change its mode); one that is not in
+/// the home's group is refused, and so is anything under the name but a regular file with one
 /// link (checked with `fstat` of the opened descriptor before any `fchmod`). Map it with `mmap`,
 /// size it with `ftruncate`; the caller owns the descriptor.
 public enum GroupSharedMemory {
@@ -19,8 +19,9 @@ public enum GroupSharedMemory {
         guard name.kind == .sharedMemory else {
             throw GroupMessagingError(.invalidName, "\(name) is a \(name.kind.rawValue) name; build a GroupIPCName(.sharedMemory, ...) for shared memory")
         }
-        let sharing = keyring.home.sharing.fileSharing
-        let descriptor = try openOrCreate(name, mode: sharing.fileMode)
+        let sharing = try SharedObjectOwnership.sharing(of: keyring, name: name)
+        // Created closed to everyone else: adopt sets the home's group, then the mode.
+        let descriptor = try openOrCreate(name, mode: 0o600)
         do throws(GroupMessagingError) {
             let status: Stat
             do {
@@ -28,7 +29,7 @@ public enum GroupSharedMemory {
             } catch {
                 throw GroupSemaphore.failure("fstat", name: name, error)
             }
-            try SharedObjectOwnership.adopt(status, sharing: sharing, name: name) { mode throws(Errno) in try Syscall.changeMode(descriptor, to: mode) }
+            try SharedObjectOwnership.adopt(status, of: descriptor, sharing: sharing, name: name)
         } catch {
             Syscall.close(descriptor)
             throw error

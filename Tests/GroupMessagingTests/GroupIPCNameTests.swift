@@ -133,9 +133,12 @@ final class GroupIPCNameTests: XCTestCase {
     }
 
     /// A fixture running `command` on `name` as another user (uid 4242) whose only group is
-    /// this process's group, over a unixGroup home: the second member of a shared group.
+    /// this process's group, over a unixGroup home: the second member of a shared group. The
+    /// home is opened to that group (2770, as GroupVault makes a home), since a member learns
+    /// the objects' group from the home's root.
     private func secondMember(_ command: String, _ name: GroupIPCName) throws -> FixtureProcess {
-        try FixtureProcess(
+        XCTAssertEqual(chmod(sandbox.home.path, 0o2770), 0)
+        return try FixtureProcess(
             [command, "--group", MessagingSandbox.group.rawValue, "--name", name.name, "--uid", "4242", "--gid", "\(getegid())"],
             environment: ["GROUPVAULT_HOME": sandbox.home.path, "GROUPVAULT_SHARING": "unixGroup"],
             executable: "GroupMessagingFixture")

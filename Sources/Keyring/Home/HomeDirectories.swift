@@ -18,6 +18,12 @@ import SystemPackage
 /// directory that was *removed* (no name links to it any more, so nothing written there could
 /// ever be read) is recreated relative to its parent and held anew, so a home survives
 /// `rm -r Keychains` as it did when it addressed files by path.
+///
+/// In the `unixGroup` mode the root's group is the home's group: the root must carry the setgid
+/// bit, and every directory and file reached from it that group (the sharing of every handle
+/// says which gid), so a member's directory put in another group they share with this user is
+/// refused. The root, `Keychains/` and `Group Containers/` are refused when they carry a POSIX
+/// ACL, which could open them to users outside the group whatever their mode bits say.
 package final class HomeDirectories: Sendable {
     private let rootPath: FilePath
     private let sharing: FileSharing
@@ -35,10 +41,21 @@ package final class HomeDirectories: Sendable {
         self.sharing = sharing
     }
 
-    /// The root, created when missing.
+    /// The root, created when missing. In the `unixGroup` mode its group is the home's group,
+    /// carried by the handle's sharing (``DirectoryHandle/boundToItsGroup()``) to every
+    /// directory and file reached from it: each must belong to that group, not merely to some
+    /// group this process is in.
     package func root() throws(StorageError) -> DirectoryHandle {
         if let handle = try current(\.root) { return handle }
-        return hold(\.root, try DirectoryHandle.ensure(rootPath, sharing: sharing))
+        return hold(\.root, try DirectoryHandle.ensure(rootPath, sharing: sharing).boundToItsGroup())
+    }
+
+    /// How the home's files are shared, with the home's group once the root is open (creating
+    /// it when missing): for what lives outside the home but belongs to its group (the
+    /// semaphores and shared memory of `/dev/shm`). Owner-only touches nothing.
+    package func fileSharing() throws(StorageError) -> FileSharing {
+        guard sharing.isGroupShared else { return sharing }
+        return try root().sharing
     }
 
     /// `Keychains/`, created (with the root) when missing.
@@ -48,6 +65,7 @@ package final class HomeDirectories: Sendable {
         guard let keychains = try Self.keychains(in: root, creating: true) else {
             throw StorageError(.system(.noSuchFileOrDirectory), operation: "open directory", path: root.path.appending("Keychains"))
         }
+        try keychains.checkNoAccessControlList()
         return hold(\.keychains, keychains)
     }
 
@@ -56,6 +74,7 @@ package final class HomeDirectories: Sendable {
     package func existingKeychains() throws(StorageError) -> DirectoryHandle? {
         if let handle = try current(\.keychains) { return handle }
         guard let root = try existingRoot(), let keychains = try Self.keychains(in: root, creating: false) else { return nil }
+        try keychains.checkNoAccessControlList()
         return hold(\.keychains, keychains)
     }
 
@@ -73,14 +92,16 @@ package final class HomeDirectories: Sendable {
     /// `Group Containers/`, created (with the root) when missing.
     package func containers() throws(StorageError) -> DirectoryHandle {
         if let handle = try current(\.containers) { return handle }
-        return hold(\.containers, try root().subdirectory(creating: "Group Containers"))
+        let containers = try root().subdirectory(creating: "Group Containers")
+        try containers.checkNoAccessControlList()
+        return hold(\.containers, containers)
     }
 
     /// The root when it exists, without creating it.
     private func existingRoot() throws(StorageError) -> DirectoryHandle? {
         if let handle = try current(\.root) { return handle }
         do {
-            return hold(\.root, try DirectoryHandle(opening: rootPath, sharing: sharing))
+            return hold(\.root, try DirectoryHandle(opening: rootPath, sharing: sharing).boundToItsGroup())
         } catch let error where error.kind == .system(.noSuchFileOrDirectory) {
             return nil
         }

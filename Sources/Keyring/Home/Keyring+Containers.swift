@@ -65,6 +65,8 @@ extension Keyring {
         guard identity.isEntitled(toApplicationGroup: group) else { return nil }
         do {
             let container = try home.directories.containers().subdirectory(creating: group.rawValue)
+            // A member may make the container first, with an ACL its 2770 mode would not show.
+            try container.checkNoAccessControlList()
             for subdirectory in Self.containerSubdirectories {
                 _ = try container.chain(FilePath(subdirectory), creating: true)
             }
@@ -99,6 +101,9 @@ extension Keyring {
             return KeyringError(.notAvailable, "\(operation): \(path) exists but is not a directory; move it away so GroupVault can create the directory")
         case .wrongOwner(let owner, let expected):
             return KeyringError(.notAvailable, "\(operation): \(path) is owned by uid \(owner), not by this user (uid \(expected)), who could change what the group shares; run `chown \(expected) '\(path)'` or remove it so GroupVault recreates it")
+        case .outsideSharedGroup where error.hint != nil, .insecurePermissions where error.hint != nil:
+            // The home's group rule and the ACL refusal say exactly what is wrong, and the fix.
+            return KeyringError(.notAvailable, "\(operation): \(path): \(error.hint ?? "")")
         case .outsideSharedGroup(let owner, let group):
             return KeyringError(.notAvailable, "\(operation): \(path) belongs to uid \(owner) and gid \(group), and this process is in neither; add this user to group \(group) (the group the app and its widget share), or run `chgrp <shared group> '\(path)'`")
         case .insecurePermissions(let current):

@@ -50,6 +50,7 @@ package enum SystemCall: String, Sendable, CaseIterable {
     case changeOwner = "call-fchown"
     /// `sqlite3_open_v2`: SQLite opens its database by path (``Syscall/openSQLiteDatabase(_:flags:)``).
     case openDatabase = "call-sqlite3-open"
+    case readExtendedAttribute = "call-fgetxattr"
 }
 
 /// Where a fault is armed: a write step, or every use of one system call.

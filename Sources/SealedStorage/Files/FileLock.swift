@@ -110,7 +110,7 @@ package struct FileLock: ~Copyable {
         // The creator sets the exact mode in checkAndSetMode, whatever its umask, or another
         // member could not open the file at all.
         let permissions = FilePermissions(rawValue: CModeT(sharing.fileMode))
-        guard sharing == .unixGroup else {
+        guard sharing.isGroupShared else {
             return try opening(path) { () throws(Errno) in
                 try Syscall.open(name, in: directory, .readOnly, options: openOptions.union(.create), permissions: permissions)
             }
@@ -178,20 +178,12 @@ package struct FileLock: ~Copyable {
         }
     }
 
-    /// Refuses a lock file owned outside what `sharing` allows.
+    /// Refuses a lock file owned outside what `sharing` allows: the owner and group rules of
+    /// every shared file (``SafeDirectory/checkOwnerAndMode(_:path:sharing:operation:forbiddenBits:)``,
+    /// the home's group when it is known), no mode bits forbidden (its owner sets its mode, and
+    /// a lock file is never written or read).
     private static func checkOwner(_ status: Stat, path: FilePath, sharing: FileSharing) throws(StorageError) {
-        let owner = UInt32(status.userID.rawValue)
-        switch sharing {
-        case .ownerOnly:
-            guard owner == Syscall.effectiveUserID else {
-                throw StorageError(.wrongOwner(owner: owner, expected: Syscall.effectiveUserID), operation: "open lock file", path: path)
-            }
-        case .unixGroup:
-            let group = UInt32(status.groupID.rawValue)
-            guard owner == Syscall.effectiveUserID || Syscall.isMember(ofGroup: group) else {
-                throw StorageError(.outsideSharedGroup(owner: owner, group: group), operation: "open lock file", path: path)
-            }
-        }
+        try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "open lock file", forbiddenBits: 0)
     }
 
     /// Takes the lock without blocking, retrying with a growing pause until `waitLimit` has passed.

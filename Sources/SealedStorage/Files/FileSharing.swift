@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// Who besides the owner may use a directory and the files in it.
 ///
 /// The real boundary between users on Linux is file ownership and mode bits, so every
@@ -5,14 +7,88 @@
 package enum FileSharing: Sendable, Equatable {
     /// Owner only: directories 0700, files 0600. The default.
     case ownerOnly
-    /// Shared with the directory's Unix group: setgid directories 2770 (new files inherit the
+    /// Shared with the home's Unix group: setgid directories 2770 (new files inherit the
     /// group), files 0660. For an app and a widget running as different users in one group.
-    case unixGroup
+    ///
+    /// `expectedGroup` is the home's group, the gid of the home's root as it was vetted when
+    /// the home was opened (``DirectoryHandle/boundToItsGroup()``). Once it is known, every
+    /// directory must carry it and the setgid bit, and every file must carry it unless it is
+    /// this user's and grants its group nothing: being in *some* group of the entry (`users`,
+    /// shared with people outside the app group) is not enough. `nil` before the home is
+    /// known (a caller handed only a path), where any group of this process is accepted.
+    case unixGroup(expectedGroup: UInt32?)
+
+    /// Shared with a Unix group not known yet: ``unixGroup(expectedGroup:)`` with `nil`, the
+    /// form for a caller that has no home's root to learn the group from.
+    package static var unixGroup: FileSharing { .unixGroup(expectedGroup: nil) }
+
+    /// Whether anyone besides the owner shares the files: `true` for every group sharing,
+    /// whether or not its group is known yet (`== .unixGroup` compares the group too).
+    package var isGroupShared: Bool {
+        if case .unixGroup = self { return true }
+        return false
+    }
+
+    /// The home's group, when this is group sharing whose group is known.
+    package var expectedGroup: UInt32? {
+        if case .unixGroup(let group) = self { return group }
+        return nil
+    }
 
     /// The mode for directories.
-    package var directoryMode: UInt16 { self == .ownerOnly ? 0o700 : 0o2770 }
+    package var directoryMode: UInt16 { isGroupShared ? 0o2770 : 0o700 }
     /// The mode for files.
-    package var fileMode: UInt16 { self == .ownerOnly ? 0o600 : 0o660 }
+    package var fileMode: UInt16 { isGroupShared ? 0o660 : 0o600 }
     /// Permission bits that must not be set on anything this sharing mode trusts.
-    package var forbiddenBits: UInt16 { self == .ownerOnly ? 0o077 : 0o007 }
+    package var forbiddenBits: UInt16 { isGroupShared ? 0o007 : 0o077 }
+}
+
+extension DirectoryHandle {
+    /// This directory opened again (through `"."` relative to its descriptor, so the very same
+    /// directory), with its own group as the expected group of everything below it: the root
+    /// of a `unixGroup` home, whose gid defines "the group". Vetted as the root of such a home
+    /// must be: its group, the setgid bit (without it new files would get their creator's
+    /// primary group), no bits for others, and no POSIX ACL. An owner-only handle is returned
+    /// as it is.
+    /// - Throws: ``StorageError`` naming the directory, with the command that fixes it.
+    package func boundToItsGroup() throws(StorageError) -> DirectoryHandle {
+        guard isGroupShared else { return self }
+        let reopened: FileDescriptor
+        do {
+            reopened = try Syscall.open(".", in: descriptor, .readOnly, options: [.directory, .noFollow, .closeOnExec])
+        } catch {
+            throw StorageError(.system(error), operation: "open directory", path: path)
+        }
+        do throws(StorageError) {
+            let status: Stat
+            do {
+                status = try Syscall.status(reopened)
+            } catch {
+                throw StorageError(.system(error), operation: "stat directory", path: path)
+            }
+            let bound = FileSharing.unixGroup(expectedGroup: UInt32(status.groupID.rawValue))
+            try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: bound, operation: "open directory")
+            try SafeDirectory.checkNoAccessControlList(reopened, status: status, path: path, operation: "open directory")
+            return DirectoryHandle(vetted: reopened, path: path, sharing: bound)
+        } catch {
+            Syscall.close(reopened)
+            throw error
+        }
+    }
+
+    /// Refuses this group-shared directory when it carries a POSIX ACL (access or default):
+    /// see ``SafeDirectory/checkNoAccessControlList(_:status:path:operation:)``. Two
+    /// `fgetxattr`s; for a directory when it is first opened, not on every use.
+    package func checkNoAccessControlList() throws(StorageError) {
+        guard isGroupShared else { return }
+        let status: Stat
+        do {
+            status = try Syscall.status(descriptor)
+        } catch {
+            throw StorageError(.system(error), operation: "stat directory", path: path)
+        }
+        try SafeDirectory.checkNoAccessControlList(descriptor, status: status, path: path, operation: "open directory")
+    }
+
+    private var isGroupShared: Bool { sharing.isGroupShared }
 }

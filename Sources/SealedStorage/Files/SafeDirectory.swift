@@ -111,7 +111,13 @@ package enum SafeDirectory {
         return status
     }
 
-    /// `path` names the file in a refusal, and is made only for one.
+    /// Refuses an entry owned or moded outside what `sharing` allows. `path` names the entry in
+    /// a refusal, and is made only for one.
+    ///
+    /// Group sharing whose group is known (``FileSharing/unixGroup(expectedGroup:)``) also
+    /// refuses, by ``checkHomeGroup(_:expected:path:operation:)``, a directory not in the
+    /// home's group or without the setgid bit, and a file not in the home's group (unless it is
+    /// this user's and grants its group nothing).
     package static func checkOwnerAndMode(
         _ status: Stat, path: @autoclosure () -> FilePath, sharing: FileSharing, operation: String, forbiddenBits: UInt16? = nil
     ) throws(StorageError) {
@@ -122,9 +128,11 @@ package enum SafeDirectory {
             guard owner == Syscall.effectiveUserID else {
                 throw StorageError(.wrongOwner(owner: owner, expected: Syscall.effectiveUserID), operation: operation, path: path())
             }
-        case .unixGroup:
+        case .unixGroup(let expected):
+            if let expected { try checkHomeGroup(status, expected: expected, path: path(), operation: operation) }
             // The app and its widget may run as different users: what one member created, the
-            // other must accept, as long as it belongs to a group both are in.
+            // other must accept, as long as it belongs to a group both are in (the home's, when
+            // it is known: checked above).
             guard owner == Syscall.effectiveUserID || Syscall.isMember(ofGroup: group) else {
                 throw StorageError(.outsideSharedGroup(owner: owner, group: group), operation: operation, path: path())
             }
@@ -132,6 +140,73 @@ package enum SafeDirectory {
         let mode = UInt16(status.permissions.rawValue) & 0o777
         guard mode & (forbiddenBits ?? sharing.forbiddenBits) == 0 else {
             throw StorageError(.insecurePermissions(mode: mode), operation: operation, path: path())
+        }
+    }
+
+    /// The home's group rule of a `unixGroup` home whose group, `expected`, is known.
+    ///
+    /// A directory must have that group and the setgid bit: its group is what every file made
+    /// in it gets, so a member's directory in another group they share with the victim
+    /// (`users`) would give the victim's new 0660 files to all of that group, and one without
+    /// setgid would give them the creator's primary group. (Except a directory the group cannot
+    /// write, where this process either cannot create entries or creates them in the home's
+    /// group anyway, its primary group: the private root of the user whose group it is.)
+    ///
+    /// Anything else must have that group, with one exception: an entry of this user's that
+    /// grants its group nothing (no group bits) is accepted whatever its group, since nobody but
+    /// this user can use it (a same-user attacker is out of scope). Another user's entry in the
+    /// home's group is one a member made (only a member can give a file that group, or create
+    /// it in the home's setgid directories); in any other group it is refused, even when this
+    /// process is in that group, because so may be users outside the app's.
+    private static func checkHomeGroup(_ status: Stat, expected: UInt32, path: @autoclosure () -> FilePath, operation: String) throws(StorageError) {
+        let owner = UInt32(status.userID.rawValue)
+        let group = UInt32(status.groupID.rawValue)
+        let mode = UInt16(status.permissions.rawValue) & 0o7777
+        if status.type == .directory {
+            guard group == expected else {
+                throw StorageError(.outsideSharedGroup(owner: owner, group: group), operation: operation, path: path(),
+                                   hint: "the directory belongs to group \(group), not to the home's group \(expected), so every file made in it would be open to group \(group); run `chgrp \(expected)` and `chmod g+s` on it, or remove it and GroupVault recreates it")
+            }
+            // Without setgid a new entry gets its creator's primary group. That is harmless only
+            // where the group cannot create entries (no group write bit) and this process either
+            // cannot either (not its owner, not root) or gets the home's group anyway (its
+            // primary group is the home's): a home's root made as a private or read-only
+            // directory (0700, 0750) by the user whose group it is. An entry its owner made in
+            // another group is then refused when it is reached, like any other.
+            let writableByThisProcess = owner == Syscall.effectiveUserID || Syscall.effectiveUserID == 0
+            let newEntriesGetTheHomesGroup = mode & 0o020 == 0 && (!writableByThisProcess || Syscall.effectiveGroupID == expected)
+            guard mode & 0o2000 != 0 || newEntriesGetTheHomesGroup else {
+                throw StorageError(.insecurePermissions(mode: mode), operation: operation, path: path(),
+                                   hint: "the directory lacks the setgid bit (mode \(String(mode, radix: 8))), so files made in it would get their creator's primary group instead of the home's group \(expected); run `chmod g+s` on it")
+            }
+            return
+        }
+        guard group == expected || (owner == Syscall.effectiveUserID && mode & 0o070 == 0) else {
+            throw StorageError(.outsideSharedGroup(owner: owner, group: group), operation: operation, path: path(),
+                               hint: "it belongs to group \(group), not to the home's group \(expected), so it is open to users outside the app group; run `chgrp \(expected)` on it, or remove it and GroupVault recreates it")
+        }
+    }
+
+    /// Refuses the file or directory open as `descriptor` (whose `fstat` is `status`) when it
+    /// carries a POSIX ACL: its access ACL and, for a directory, its default ACL (inherited by
+    /// every file made in it).
+    /// Mode bits cannot show an ACL's named entries (the group bits then show its mask), so a
+    /// directory reading 2770 could grant a user outside the group access. One `fgetxattr`
+    /// per attribute; `descriptor` must not be `O_PATH`.
+    package static func checkNoAccessControlList(_ descriptor: FileDescriptor, status: Stat, path: @autoclosure () -> FilePath, operation: String) throws(StorageError) {
+        let isDirectory = status.type == .directory
+        let attributes = isDirectory ? [Syscall.accessControlListAttribute, Syscall.defaultAccessControlListAttribute] : [Syscall.accessControlListAttribute]
+        for attribute in attributes {
+            let present: Bool
+            do {
+                present = try Syscall.hasExtendedAttribute(attribute, on: descriptor)
+            } catch {
+                throw StorageError(.system(error), operation: operation, path: path(), hint: "reading its \(attribute) failed, so whether an ACL opens it to others is unknown")
+            }
+            guard !present else {
+                throw StorageError(.insecurePermissions(mode: UInt16(status.permissions.rawValue) & 0o7777), operation: operation, path: path(),
+                                   hint: "it carries a POSIX ACL (\(attribute)), which can let users outside the group in whatever the mode bits say; remove it with `setfacl -b\(isDirectory ? " -k" : "")` on it and retry")
+            }
         }
     }
 }
