@@ -109,7 +109,8 @@ public final class GroupDatabase: Sendable {
         guard let container else {
             throw GroupDatabaseError(.missingEntitlement, "the keyring gives \(identity) no container for \(group)")
         }
-        let sharing = keyring.home.sharing.fileSharing
+        // The held container's sharing: in a unixGroup home it carries the home's group.
+        let sharing = container.sharing
         let fileName = "\(name).sqlite"
         let held: DirectoryHandle
         let vetted: DatabaseFile

@@ -67,7 +67,8 @@ public struct GroupNotificationCenter: Sendable {
         }
         guard let container = held else { throw GroupIPCName.notEntitled(group, keyring: keyring) }
         self.group = group
-        self.sharing = keyring.home.sharing.fileSharing
+        // The held container's sharing: in a unixGroup home it carries the home's group.
+        self.sharing = container.sharing
         do {
             self.directory = try container.subdirectory(creating: "GroupMessaging").subdirectory(creating: "notifications")
         } catch {

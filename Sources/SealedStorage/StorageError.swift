@@ -67,9 +67,9 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
         case .wrongOwner(let owner, let expected):
             return "\(operation) refused \(path): owned by uid \(owner), not by this user (uid \(expected)); chown it or use another home"
         case .outsideSharedGroup(let owner, let group):
-            return "\(operation) refused \(path): owned by uid \(owner) and gid \(group), and this process is neither that user nor in that group; add this user to group \(group), or chgrp the path to a group the members share"
+            return "\(operation) refused \(path): " + (hint ?? "owned by uid \(owner) and gid \(group), and this process is neither that user nor in that group; add this user to group \(group), or chgrp the path to a group the members share")
         case .insecurePermissions(let mode):
-            return "\(operation) refused \(path): mode \(String(mode, radix: 8)) lets other users in; remove the bits it must not have (chmod go-rwx when owner-only, chmod o-rwx when shared with a Unix group)"
+            return "\(operation) refused \(path): " + (hint ?? "mode \(String(mode, radix: 8)) lets other users in; remove the bits it must not have (chmod go-rwx when owner-only, chmod o-rwx when shared with a Unix group)")
         }
     }
 

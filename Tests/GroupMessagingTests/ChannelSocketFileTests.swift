@@ -72,11 +72,17 @@ final class ChannelSocketFileTests: XCTestCase {
     }
 
     func testTheSocketBelongsToTheContainersGroupNotTheServersOwn() async throws {
+        // The home belongs to group 4242 (setgid), so the container made in it does too: the
+        // members' group, not this server's own (0). Putting only the container in 4242 would
+        // be a container in another group than its home's, which is refused.
+        XCTAssertEqual(chown(sandbox.home.path, geteuid(), 4242), 0)
+        XCTAssertEqual(chmod(sandbox.home.path, 0o2770), 0)
         let name = try GroupIPCName(.socket, "gr", in: MessagingSandbox.group, keyring: shared)
         let container = (name.rawValue as NSString).deletingLastPathComponent
         _ = try shared.containerURL(for: MessagingSandbox.group)
-        XCTAssertEqual(chown(container, geteuid(), 4242), 0)
-        XCTAssertEqual(chmod(container, 0o2770), 0)
+        var containerStatus = stat()
+        XCTAssertEqual(lstat(container, &containerStatus), 0)
+        XCTAssertEqual(containerStatus.st_gid, 4242, "the arrangement: the container inherits the home's group")
         let server = try await GroupChannelServer.start(name, keyring: shared, accepting: GroupMessageTypes())
         var status = stat()
         XCTAssertEqual(lstat(name.rawValue, &status), 0)

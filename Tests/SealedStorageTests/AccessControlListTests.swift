@@ -39,8 +39,8 @@ final class AccessControlListTests: XCTestCase {
     }
 
     /// A member's shared directory: mode 2770, and the ACLs `attributes` granting `outsider`.
-    private func makeDirectory(withACLs attributes: [String]) throws -> FilePath {
-        let path = FilePath(directory.path).appending("shared")
+    private func makeDirectory(withACLs attributes: [String], at path: FilePath? = nil) throws -> FilePath {
+        let path = path ?? FilePath(directory.path).appending("shared")
         XCTAssertEqual(mkdir(path.string, 0o700), 0)
         XCTAssertEqual(chmod(path.string, 0o2770), 0)
         let entries = acl(granting: outsider)
@@ -69,11 +69,20 @@ final class AccessControlListTests: XCTestCase {
 
     /// Only a default ACL: the directory itself admits nobody more, but every file made in it
     /// would inherit the outsider's entry.
-    func testASharedDirectoryWithADefaultACLIsRefused() throws {
+    func testASharedDirectoryWithADefaultACLIsRefusedWhenOpened() throws {
         let path = try makeDirectory(withACLs: ["system.posix_acl_default"])
-        let handle = try DirectoryHandle(opening: path, sharing: .unixGroup)
 
-        XCTAssertThrowsError(try handle.checkNoAccessControlList()) { assertRefusedForItsACL($0) }
+        XCTAssertThrowsError(try DirectoryHandle(opening: path, sharing: .unixGroup)) { assertRefusedForItsACL($0) }
+    }
+
+    /// Below a container (`GroupVault/`, `GroupDatabase/`, `notifications/`): every shared
+    /// directory opened is asked, not only the home's and the containers.
+    func testASharedSubdirectoryWithADefaultACLIsRefusedWhenOpenedFromItsParent() throws {
+        let parent = try makeDirectory(withACLs: [])
+        _ = try makeDirectory(withACLs: ["system.posix_acl_default"], at: parent.appending("child"))
+        let handle = try DirectoryHandle(opening: parent, sharing: .unixGroup)
+
+        XCTAssertThrowsError(try handle.subdirectory("child", creating: false)) { assertRefusedForItsACL($0) }
     }
 
     func testASharedDirectoryWithoutAnACLIsAccepted() throws {

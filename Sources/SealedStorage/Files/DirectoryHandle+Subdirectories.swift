@@ -247,6 +247,12 @@ extension DirectoryHandle {
             let status = try status(of: descriptor, path: path)
             guard status.type == .directory else { throw StorageError(.wrongFileType, operation: "open directory", path: path) }
             try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "open directory")
+            // A POSIX ACL can grant a user outside the group what the mode bits do not show;
+            // a default ACL passes that on to every file made here. Group sharing only: an
+            // owner-only directory is this user's, who may set what they like.
+            if sharing.isGroupShared {
+                try SafeDirectory.checkNoAccessControlList(descriptor, status: status, path: path, operation: "open directory")
+            }
         } catch {
             Syscall.close(descriptor)
             throw error

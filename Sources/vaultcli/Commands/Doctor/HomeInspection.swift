@@ -126,7 +126,7 @@ struct HomeInspection {
         let owner = UInt32(status.userID.rawValue)
         let me = Syscall.effectiveUserID
         // Under Unix-group sharing another member may own what it created; the group is what counts.
-        let sharedWithMember = sharing == .unixGroup && Syscall.isMember(ofGroup: UInt32(status.groupID.rawValue))
+        let sharedWithMember = sharing.isGroupShared && Syscall.isMember(ofGroup: UInt32(status.groupID.rawValue))
         if owner != me && !sharedWithMember {
             // No repair: only root can give a file away, and vaultcli does not run as root to
             // do it. `-h`: a link swapped in before the command runs is changed, not followed.
