@@ -253,6 +253,8 @@ let package = Package(
         // runner for GroupVaultFixture child processes.
         .target(
             name: "GroupVaultTestKit",
+            // Keyring: removing a test's directory first closes what its keyring homes hold.
+            dependencies: ["Keyring"],
             path: "Tests/GroupVaultTestKit"
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import Keyring
 
 /// A fresh directory under the system temporary directory, removed by ``remove()``.
 public struct TemporaryDirectory: Sendable {
@@ -15,8 +16,14 @@ public struct TemporaryDirectory: Sendable {
     /// `url.path`.
     public var path: String { url.path }
 
-    /// Deletes the directory and everything in it.
+    /// Deletes the directory and everything in it, after closing what this process's keyring
+    /// homes hold (their directories, their databases' connections): XCTest keeps each test case
+    /// object, and the homes in its properties, for the whole run, and their descriptors would
+    /// pile up (thousands, past where Foundation's `Process` overruns its scan of
+    /// `/proc/self/fd`, which AddressSanitizer reports). Whatever is used again is reopened.
     public func remove() {
+        HomeDirectories.releaseAll()
+        KeyringDatabase.closeAll()
         try? FileManager.default.removeItem(at: url)
     }
 }

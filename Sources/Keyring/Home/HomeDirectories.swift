@@ -39,6 +39,38 @@ package final class HomeDirectories: Sendable {
     package init(rootPath: FilePath, sharing: FileSharing) {
         self.rootPath = rootPath
         self.sharing = sharing
+        Self.everyHome.withLock { homes in
+            homes.removeAll { $0.directories == nil }
+            homes.append(WeakHome(self))
+        }
+    }
+
+    /// Closes the directories this home holds; its next use opens them again from the root's
+    /// path and vets them, as a new home value would. For a caller done with the home, or about
+    /// to delete it: a home value lives as long as anything keeps it (a test case object is
+    /// kept for a whole test run), and its descriptors with it.
+    package func release() {
+        held.withLock { $0 = Held() }
+    }
+
+    /// ``release()`` for every home of this process. A directory in use stays open until its
+    /// user is done with it (handles are reference counted); nothing is lost, only reopened.
+    package static func releaseAll() {
+        let homes = everyHome.withLock { $0.compactMap(\.directories) }
+        for home in homes { home.release() }
+    }
+
+    /// Every home's directories in this process, held weakly, for ``releaseAll()``.
+    private static let everyHome = Locked<[WeakHome]>([])
+
+    /// A home's directories without keeping them alive.
+    private final class WeakHome: @unchecked Sendable {
+        // Read and written only under `everyHome`'s lock.
+        weak var directories: HomeDirectories?
+
+        init(_ directories: HomeDirectories) {
+            self.directories = directories
+        }
     }
 
     /// The root, created when missing. In the `unixGroup` mode its group is the home's group,
