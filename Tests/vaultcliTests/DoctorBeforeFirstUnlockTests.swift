@@ -26,6 +26,16 @@ final class DoctorBeforeFirstUnlockTests: PassphraseTestCase {
         XCTAssertTrue(fixes.contains { $0.hasPrefix("vaultcli unlock") }, result.output)
     }
 
+    func testDoctorThatCannotReadTheLockStateSaysWhyAndNeverRecommendsAKeyImport() throws {
+        try arrangeAHomeBeforeItsFirstUnlock()
+        var withoutRuntimeDirectory = environment
+        withoutRuntimeDirectory["XDG_RUNTIME_DIR"] = nil
+        let result = try vaultcli("doctor", environment: withoutRuntimeDirectory)
+        XCTAssertEqual(result.status, 1, result.transcript)
+        XCTAssertFalse(result.output.contains("keys import"), result.transcript)
+        XCTAssertTrue(result.output.contains("lock-state") && result.output.contains("XDG_RUNTIME_DIR"), result.transcript)
+    }
+
     func testDoctorBeforeTheFirstUnlockSaysSoInText() throws {
         try arrangeAHomeBeforeItsFirstUnlock()
         let result = try vaultcli("doctor")
