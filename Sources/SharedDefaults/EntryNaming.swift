@@ -120,3 +120,21 @@ struct EntryNaming: Sendable {
         }
     }
 }
+
+extension SharedDefaults {
+    /// `kSecAttrService` of the keychain item SharedDefaults keeps its record-naming key in,
+    /// one generic-password item per group (account `record-naming-key`).
+    ///
+    /// The item belongs to the library, not to the operator: deleting or overwriting it makes
+    /// every setting of every suite of the group unreadable (SharedDefaults then refuses to
+    /// make a new key, which would silently reset them) while their records stay on disk.
+    /// Tools that delete or update by a broad selector (a whole group) should leave it out
+    /// unless asked; ``isInternalItem(_:)`` recognises it.
+    public static let namingKeyItemService = EntryNaming.itemService
+
+    /// Whether `item` is SharedDefaults' own (a generic password with service
+    /// ``namingKeyItemService``, its naming key) rather than an application's.
+    public static func isInternalItem(_ item: KeychainItem) -> Bool {
+        item.itemClass == .genericPassword && item.service == namingKeyItemService
+    }
+}

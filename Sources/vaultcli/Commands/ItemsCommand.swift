@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Keyring
+import SharedDefaults
 
 extension Accessibility: ExpressibleByArgument {
     /// Accepts Apple's constant names without the `kSecAttrAccessible` prefix
@@ -64,6 +65,8 @@ struct ItemsCommand: ParsableCommand {
         var secretBytes: Int
         var secret: String?
         var secretEncoding: String?
+        /// The library's own item (SharedDefaults' naming key), not an application's.
+        var `internal`: Bool
 
         init(_ item: KeychainItem, reveal: Bool) {
             itemClass = item.itemClass == .genericPassword ? "generic" : "internet"
@@ -85,6 +88,7 @@ struct ItemsCommand: ParsableCommand {
             created = item.creationDate
             modified = item.modificationDate
             secretBytes = item.secret.count
+            `internal` = SharedDefaults.isInternalItem(item)
             if reveal {
                 // Text secrets print as text; anything else as base64, saying which.
                 if let text = String(data: item.secret, encoding: .utf8), !text.unicodeScalars.contains(where: { $0.value < 0x20 }) {
@@ -118,6 +122,23 @@ struct ItemsCommand: ParsableCommand {
 
         /// Every class when none was named (listing), else the named one.
         var classes: [ItemClass] { itemClass.map { [$0] } ?? ItemClass.allCases }
+    }
+
+    /// Refuses to `change` (delete, update) the items `query` matches when they include an
+    /// internal item and `includeInternal` was not given: a selector as broad as `--group`
+    /// would otherwise take SharedDefaults' naming key with it, and every setting of the group
+    /// would become unreadable while its records stay on disk.
+    static func refuseInternalItems(matching query: ItemQuery, in keyring: Keyring, change: String, includeInternal: Bool) throws {
+        guard !includeInternal else { return }
+        let internalItems = try keyring.items(matching: query, includingSecrets: false).filter(SharedDefaults.isInternalItem)
+        guard !internalItems.isEmpty else { return }
+        let count = internalItems.count
+        let groups = Set(internalItems.compactMap { $0.accessGroup?.rawValue }).sorted().map(Terminal.escaped).joined(separator: ", ")
+        throw CLIError.usage("""
+            refusing to \(change): the selection includes \(count) internal item\(count == 1 ? "" : "s") (SharedDefaults' \
+            naming key, service \(SharedDefaults.namingKeyItemService), in \(groups)); without it every setting of the group \
+            is unreadable. Narrow the selection (--service, --account), or add --include-internal if that is meant
+            """)
     }
 
     /// The settable attributes, shared by `add` and `update`: every attribute Apple defines
@@ -182,7 +203,8 @@ struct ItemsCommand: ParsableCommand {
                 }
                 var table = Table("CLASS", "GROUP", "SERVICE/SERVER", "ACCOUNT", "LABEL", "ACCESSIBLE", "SYNC")
                 for item in reports {
-                    table.add(item.itemClass, item.accessGroup ?? "-", item.service ?? item.server ?? "-", item.account ?? "-",
+                    let name = item.service ?? item.server ?? "-"
+                    table.add(item.itemClass, item.accessGroup ?? "-", item.internal ? "\(name) (internal)" : name, item.account ?? "-",
                               item.label ?? "-", item.accessibility, item.synchronizable ? "yes" : "no")
                 }
                 table.print()
@@ -262,6 +284,8 @@ struct ItemsCommand: ParsableCommand {
         @OptionGroup var attributes: Attributes
         @Option(help: "Move the matching items to this access group.") var toGroup: String?
         @Flag(help: "Replace the secret too, read from standard input or --secret-file.") var newSecret = false
+        @Flag(help: "Let the selection include internal items (SharedDefaults' naming key); refused otherwise.")
+        var includeInternal = false
         @OptionGroup var secret: SecretSource
 
         func run() throws {
@@ -283,7 +307,9 @@ struct ItemsCommand: ParsableCommand {
                 throw CLIError.usage("nothing to change: give an attribute (--label, --comment, --accessibility, ...), --to-group or --new-secret")
             }
             let keyring = try process.keyring()
-            let count = try keyring.update(matching: try selection.query(), with: changes)
+            let query = try selection.query()
+            try ItemsCommand.refuseInternalItems(matching: query, in: keyring, change: "update", includeInternal: includeInternal)
+            let count = try keyring.update(matching: query, with: changes)
             try output.emit(["updated": count]) { print("updated \(count) item\(count == 1 ? "" : "s")") }
         }
     }
@@ -293,12 +319,20 @@ struct ItemsCommand: ParsableCommand {
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var selection: Selection
+        @Flag(help: "Let the selection include internal items (SharedDefaults' naming key); refused otherwise.")
+        var includeInternal = false
 
         func run() throws {
             guard selection.service != nil || selection.account != nil || selection.server != nil || selection.group != nil else {
                 throw CLIError.usage("name what to delete: --service, --account, --server or --group (refusing to delete every item)")
             }
-            let count = try process.keyring().delete(matching: try selection.query())
+            let keyring = try process.keyring()
+            let query = try selection.query()
+            // Checked, then deleted: an internal item made in between (a first SharedDefaults
+            // write racing this command) is not caught. The check is against an operator's
+            // slip, not against a member of the group, who may delete the item anyway.
+            try ItemsCommand.refuseInternalItems(matching: query, in: keyring, change: "delete", includeInternal: includeInternal)
+            let count = try keyring.delete(matching: query)
             try output.emit(["deleted": count]) { print("deleted \(count) item\(count == 1 ? "" : "s")") }
         }
     }

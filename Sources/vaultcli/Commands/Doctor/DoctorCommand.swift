@@ -38,7 +38,8 @@ struct DoctorCommand: ParsableCommand {
     /// The `--json` shape of one finding (docs/CLI.md).
     struct Finding: Encodable {
         /// The check: `mode`, `owner`, `symlink`, `stray-file`, `lock-file`, `unreadable-name`,
-        /// `unreadable`, `keyset`, `retired-key`, `unknown-key`, `missing-record`, `inotify`.
+        /// `unreadable`, `lock-state`, `keyset`, `retired-key`, `unknown-key`, `missing-record`,
+        /// `inotify`.
         var check: String
         /// The path, record or setting concerned.
         var subject: String
@@ -78,7 +79,13 @@ struct DoctorCommand: ParsableCommand {
         var inspection = HomeInspection(sharing: keyring.home.sharing.fileSharing)
         inspection.inspectHome(at: keyring.home.root.path, progress: progress)
         var findings = inspection.findings
-        findings += try Self.keysetFindings(keyring)
+        let lockState = Self.lockState(of: keyring.home)
+        findings += lockState.findings
+        // Before the first unlock no keyset is readable, and a keyset finding would name a key
+        // import: only the lock-state finding is made.
+        if let state = lockState.state, state != .beforeFirstUnlock {
+            findings += try Self.keysetFindings(keyring)
+        }
         findings += Self.inotifyFindings()
         progress.finish()
         if fix {
@@ -116,7 +123,28 @@ struct DoctorCommand: ParsableCommand {
         }
     }
 
-    /// Keysets and records of every group the identity can reach.
+    /// The home's lock state, and a finding when keysets and records cannot be checked in it:
+    /// before the first unlock (after a reboot or logout, in passphrase mode) nothing sealed
+    /// is readable, and that is no damage: `vaultcli unlock` is the whole remedy. A key import
+    /// from a backup, the remedy for a lost key, is never offered for it. `state` is `nil`
+    /// when the state cannot be read (then neither can the keysets).
+    private static func lockState(of home: KeyringHome) -> (state: DeviceLockState?, findings: [Finding]) {
+        let subject = home.root.path
+        do {
+            let state = try home.lockState()
+            guard state == .beforeFirstUnlock else { return (state, []) }
+            return (state, [Finding(
+                check: "lock-state", subject: subject,
+                problem: "the home is before its first unlock (since boot or login): keysets and records cannot be checked until it is unlocked",
+                fix: ShellCommand("vaultcli", "unlock"))])
+        } catch {
+            return (nil, [Finding(check: "lock-state", subject: subject, problem: CLIHints.translate(error.reason),
+                                  fixText: "# the lock state cannot be read, so neither can keysets: see the problem")])
+        }
+    }
+
+    /// Keysets and records of every group the identity can reach: keysets are kept readable
+    /// after the first unlock, so one that cannot be read now is damaged or lost.
     private static func keysetFindings(_ keyring: Keyring) throws -> [Finding] {
         var findings: [Finding] = []
         for group in keyring.identity.accessGroups {
