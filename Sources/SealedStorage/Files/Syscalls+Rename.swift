@@ -28,13 +28,10 @@ extension Syscall {
         try FaultInjection.check(call: .rename, step: nil, name: source + " -> " + destination, descriptor: destinationDirectory.rawValue)
         #if os(Linux)
         guard let call = RenameNoReplace.call else { throw .noFunction }
-        while true {
-            let result = source.withCString { from in
+        try retrying {
+            source.withCString { from in
                 destination.withCString { to in call(sourceDirectory.rawValue, from, destinationDirectory.rawValue, to, RenameNoReplace.flag) }
             }
-            if result == 0 { return }
-            if errno == EINTR { continue }
-            throw Errno(rawValue: errno)
         }
         #else
         throw .noFunction
@@ -50,13 +47,10 @@ extension Syscall {
         _ source: String, in sourceDirectory: FileDescriptor, to destination: String, in destinationDirectory: FileDescriptor
     ) throws(Errno) {
         try FaultInjection.check(call: .rename, step: nil, name: source + " -> " + destination, descriptor: destinationDirectory.rawValue)
-        while true {
-            let result = source.withCString { from in
+        try retrying {
+            source.withCString { from in
                 destination.withCString { to in renameat(sourceDirectory.rawValue, from, destinationDirectory.rawValue, to) }
             }
-            if result == 0 { return }
-            if errno == EINTR { continue }
-            throw Errno(rawValue: errno)
         }
     }
 }

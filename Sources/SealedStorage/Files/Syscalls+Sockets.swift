@@ -16,7 +16,7 @@ import Darwin
 extension Syscall {
     /// A new Unix domain stream socket, non-blocking and close-on-exec.
     package static func unixStreamSocket() throws(Errno) -> FileDescriptor {
-        try checkSocketFaults(.socket)
+        try checkFaults(.socket, step: nil)
         #if os(Linux)
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         #else
@@ -33,14 +33,14 @@ extension Syscall {
     /// the directories before it are looked up by path, so give a path no one else can redirect
     /// (see ``DirectoryHandle/bindListeningSocket(named:backlog:)``).
     package static func bind(_ socket: FileDescriptor, toPath path: String) throws(Errno) {
-        try checkSocketFaults(.bind)
+        try checkFaults(.bind, step: nil)
         let result = try withSocketAddress(path) { address, length in Glibc_or_Darwin_bind(socket.rawValue, address, length) }
         guard result == 0 else { throw Errno(rawValue: errno) }
     }
 
     /// `listen(2)`.
     package static func listen(_ socket: FileDescriptor, backlog: Int32) throws(Errno) {
-        try checkSocketFaults(.bind)
+        try checkFaults(.bind, step: nil)
         guard Glibc_or_Darwin_listen(socket.rawValue, backlog) == 0 else { throw Errno(rawValue: errno) }
     }
 
@@ -50,23 +50,23 @@ extension Syscall {
     /// connect(2) follows a symbolic link at `path`; a caller that must know what it reached
     /// compares the entry before and after (as ``DirectoryHandle/socketOccupant(named:)`` does).
     package static func connect(_ socket: FileDescriptor, toPath path: String) throws(Errno) {
-        try checkSocketFaults(.connect)
+        try checkFaults(.connect, step: nil)
         let result = try withSocketAddress(path) { address, length in Glibc_or_Darwin_connect(socket.rawValue, address, length) }
         guard result == 0 else { throw Errno(rawValue: errno) }
     }
 
     /// `unlinkat(name, AT_REMOVEDIR)`: removes the empty directory `name` in `directory`.
     package static func removeDirectory(_ name: String, in directory: FileDescriptor) throws(Errno) {
-        try checkSocketFaults(.unlink)
-        try retryingCall { name.withCString { unlinkat(directory.rawValue, $0, AT_REMOVEDIR) } }
+        try checkFaults(.unlink, step: nil)
+        try retrying { name.withCString { unlinkat(directory.rawValue, $0, AT_REMOVEDIR) } }
     }
 
     /// `linkat(2)` without following: `newName` in `destination` becomes another name of the
     /// entry `name` in `source`. Fails with EEXIST when `newName` exists: unlike a rename, it
     /// never replaces what another process put there.
     package static func link(_ name: String, in source: FileDescriptor, as newName: String, in destination: FileDescriptor) throws(Errno) {
-        try checkSocketFaults(.link)
-        try retryingCall {
+        try checkFaults(.link, step: nil)
+        try retrying {
             name.withCString { from in newName.withCString { to in linkat(source.rawValue, from, destination.rawValue, to, 0) } }
         }
     }
@@ -76,8 +76,8 @@ extension Syscall {
     /// nothing can replace `name` between its check and this call. Everywhere else set a mode
     /// with ``changeMode(_:to:)`` on an opened, vetted descriptor.
     package static func changeMode(of name: String, inPrivateDirectory directory: FileDescriptor, to mode: UInt16) throws(Errno) {
-        try checkSocketFaults(.changeMode)
-        try retryingCall { name.withCString { fchmodat(directory.rawValue, $0, mode_t(mode), 0) } }
+        try checkFaults(.changeMode, step: nil)
+        try retrying { name.withCString { fchmodat(directory.rawValue, $0, mode_t(mode), 0) } }
     }
 
     /// A path that reaches the open directory `directory` itself, whatever has happened to the
@@ -85,19 +85,6 @@ extension Syscall {
     /// (`bind`, `connect`), with one more component after it.
     package static func pinnedPath(of directory: FileDescriptor) -> String {
         "/proc/self/fd/\(directory.rawValue)"
-    }
-
-    private static func checkSocketFaults(_ call: SystemCall) throws(Errno) {
-        try FaultInjection.check(call: call)
-    }
-
-    private static func retryingCall(_ call: () -> Int32) throws(Errno) {
-        while true {
-            if call() == 0 { return }
-            let code = errno
-            if code == EINTR { continue }
-            throw Errno(rawValue: code)
-        }
     }
 
     /// Calls `body` with `path` as a Unix socket address and its length; throws

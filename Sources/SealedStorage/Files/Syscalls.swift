@@ -27,7 +27,9 @@ package enum Syscall {
         return filled > 0 && groups.prefix(Int(filled)).contains(gid_t(group))
     }
 
-    private static func retrying(_ call: () -> Int32) throws(Errno) {
+    /// Runs `call` (a libc call returning 0 or -1 with errno) until it is not interrupted;
+    /// every file of the layer retries through this one loop.
+    static func retrying(_ call: () -> Int32) throws(Errno) {
         while true {
             if call() == 0 { return }
             let code = errno
@@ -38,7 +40,7 @@ package enum Syscall {
 
     /// Asks the seam whether to fail `call` (and its write step), and records it in the trace of
     /// the task's ``FileLayerDriver``; `name` and `descriptor` are built only for a trace.
-    private static func checkFaults(
+    static func checkFaults(
         _ call: SystemCall, step: FaultPoint?,
         name: @autoclosure () -> String? = nil, descriptor: @autoclosure () -> Int32? = nil
     ) throws(Errno) {
