@@ -243,6 +243,14 @@ extension DirectoryHandle {
     /// The handle of the opened directory `descriptor` once `fstat` shows a directory whose
     /// owner and mode `sharing` allows; closed when refused.
     private static func vetted(_ descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) -> DirectoryHandle {
+        try vet(descriptor, path: path, sharing: sharing)
+        return DirectoryHandle(vetted: descriptor, path: path, sharing: sharing)
+    }
+
+    /// Vets the opened directory `descriptor` (a directory whose owner and mode `sharing`
+    /// allows, without a POSIX ACL when it is group-shared); closes it when refused. Every
+    /// directory a handle holds passes here, whether opened by path or relative to a handle.
+    static func vet(_ descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) {
         do throws(StorageError) {
             let status = try status(of: descriptor, path: path)
             guard status.type == .directory else { throw StorageError(.wrongFileType, operation: "open directory", path: path) }
@@ -257,7 +265,6 @@ extension DirectoryHandle {
             Syscall.close(descriptor)
             throw error
         }
-        return DirectoryHandle(vetted: descriptor, path: path, sharing: sharing)
     }
 
     private static func status(of descriptor: FileDescriptor, path: FilePath) throws(StorageError) -> Stat {

@@ -42,22 +42,7 @@ package final class DirectoryHandle: Sendable {
         } catch {
             throw StorageError(.system(error), operation: "open directory", path: path)
         }
-        do {
-            let status = try Syscall.status(descriptor)
-            try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "open directory")
-            // A POSIX ACL can grant a user outside the group what the mode bits do not show;
-            // a default ACL passes that on to every file made here. Group sharing only: an
-            // owner-only directory is this user's, who may set what they like.
-            if sharing.isGroupShared {
-                try SafeDirectory.checkNoAccessControlList(descriptor, status: status, path: path, operation: "open directory")
-            }
-        } catch let error as StorageError {
-            Syscall.close(descriptor)
-            throw error
-        } catch {
-            Syscall.close(descriptor)
-            throw StorageError(.system(error as? Errno ?? .ioError), operation: "open directory", path: path)
-        }
+        try Self.vet(descriptor, path: path, sharing: sharing)
         self.descriptor = descriptor
         self.path = path
         self.sharing = sharing
