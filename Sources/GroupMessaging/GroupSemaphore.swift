@@ -50,13 +50,7 @@ public final class GroupSemaphore: @unchecked Sendable {
                 throw GroupMessagingError(.system, "\(name) (\(name.posixName)) was unlinked while it was being opened; try again")
             }
             defer { Syscall.close(file) }
-            let status: Stat
-            do {
-                status = try Syscall.status(file)
-            } catch {
-                throw Self.failure("fstat", name: name, error)
-            }
-            try SharedObjectOwnership.adopt(status, of: file, sharing: sharing, name: name)
+            try SharedObjectOwnership.adopt(file, sharing: sharing, name: name)
         } catch {
             if cgroupipc_semaphore_close(handle) != 0 {
                 // The handle is unusable either way; the refusal is what the caller must see.

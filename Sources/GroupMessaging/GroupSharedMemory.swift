@@ -23,13 +23,7 @@ public enum GroupSharedMemory {
         // Created closed to everyone else: adopt sets the home's group, then the mode.
         let descriptor = try openOrCreate(name, mode: 0o600)
         do throws(GroupMessagingError) {
-            let status: Stat
-            do {
-                status = try Syscall.status(descriptor)
-            } catch {
-                throw GroupSemaphore.failure("fstat", name: name, error)
-            }
-            try SharedObjectOwnership.adopt(status, of: descriptor, sharing: sharing, name: name)
+            try SharedObjectOwnership.adopt(descriptor, sharing: sharing, name: name)
         } catch {
             Syscall.close(descriptor)
             throw error

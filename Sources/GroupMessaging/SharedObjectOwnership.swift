@@ -27,12 +27,16 @@ enum SharedObjectOwnership {
         }
     }
 
-    /// Checks `status` (the object's, from `fstat` of `descriptor`, which `setGroup` and
-    /// `setMode` act on) against `sharing`; if this user owns it, gives it the home's group
-    /// (`fchown`) and then the group's mode (`fchmod`).
-    static func adopt(
-        _ status: Stat, of descriptor: FileDescriptor, sharing: FileSharing, name: GroupIPCName
-    ) throws(GroupMessagingError) {
+    /// Checks the object open as `descriptor` (its `fstat`) against `sharing`; if this user owns
+    /// it, gives it the home's group (`fchown`) and then the group's mode (`fchmod`), on that
+    /// descriptor.
+    static func adopt(_ descriptor: FileDescriptor, sharing: FileSharing, name: GroupIPCName) throws(GroupMessagingError) {
+        let status: Stat
+        do {
+            status = try Syscall.status(descriptor)
+        } catch {
+            throw GroupSemaphore.failure("fstat", name: name, error)
+        }
         let owner = UInt32(status.userID.rawValue)
         let group = UInt32(status.groupID.rawValue)
         let mode = UInt16(status.permissions.rawValue) & 0o7777
