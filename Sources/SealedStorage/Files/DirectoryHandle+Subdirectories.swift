@@ -98,12 +98,7 @@ extension DirectoryHandle {
     /// name reaches it any more, so nothing written there could ever be read again).
     /// - Throws: ``StorageError`` when its owner or mode no longer pass, or `fstat` fails.
     package func isStillLinked() throws(StorageError) -> Bool {
-        let status: Stat
-        do {
-            status = try Syscall.status(descriptor)
-        } catch {
-            throw StorageError(.system(error), operation: "stat directory", path: path)
-        }
+        let status = try Self.status(of: descriptor, path: path)
         try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "check directory")
         return status.linkCount > 0
     }
@@ -247,31 +242,4 @@ extension DirectoryHandle {
         return DirectoryHandle(vetted: descriptor, path: path, sharing: sharing)
     }
 
-    /// Vets the opened directory `descriptor` (a directory whose owner and mode `sharing`
-    /// allows, without a POSIX ACL when it is group-shared); closes it when refused. Every
-    /// directory a handle holds passes here, whether opened by path or relative to a handle.
-    static func vet(_ descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) {
-        do throws(StorageError) {
-            let status = try status(of: descriptor, path: path)
-            guard status.type == .directory else { throw StorageError(.wrongFileType, operation: "open directory", path: path) }
-            try SafeDirectory.checkOwnerAndMode(status, path: path, sharing: sharing, operation: "open directory")
-            // A POSIX ACL can grant a user outside the group what the mode bits do not show;
-            // a default ACL passes that on to every file made here. Group sharing only: an
-            // owner-only directory is this user's, who may set what they like.
-            if sharing.isGroupShared {
-                try SafeDirectory.checkNoAccessControlList(descriptor, status: status, path: path, operation: "open directory")
-            }
-        } catch {
-            Syscall.close(descriptor)
-            throw error
-        }
-    }
-
-    private static func status(of descriptor: FileDescriptor, path: FilePath) throws(StorageError) -> Stat {
-        do {
-            return try Syscall.status(descriptor)
-        } catch {
-            throw StorageError(.system(error), operation: "stat directory", path: path)
-        }
-    }
 }
