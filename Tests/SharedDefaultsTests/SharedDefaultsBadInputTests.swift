@@ -42,6 +42,14 @@ final class SharedDefaultsBadInputTests: XCTestCase {
         assertRefused(.unsupportedValue) { () throws(SharedDefaultsError) in try defaults.set(value, forKey: "deep") }
     }
 
+    func testNestingExactlyAtTheLimitIsStoredAndReadBack() throws {
+        var value = SharedDefaults.Value.integer(1)
+        for _ in 0..<SharedDefaults.Value.maximumDepth { value = .array([value]) }
+        try sandbox.defaults().set(value, forKey: "deep")
+        // A new instance reads the entry from its sealed record, not from the writer's memory.
+        XCTAssertEqual(try sandbox.defaults().value(forKey: "deep"), value)
+    }
+
     func testEmptyAndOverlongKeysAreRefused() throws {
         let defaults = try sandbox.defaults()
         assertRefused(.invalidKey) { () throws(SharedDefaultsError) in try defaults.set(1, forKey: "") }
