@@ -27,7 +27,7 @@ func render(_ vault: Vault, _ defaults: SharedDefaults) {
     let state = vault.readIfValid(AuthState.self, name: AuthState.recordName) { refusal = $0 }
     if let state, state.isAuthenticated, let name = state.displayName {
         say("widget: Hello, \(name)\(shown)")
-    } else if let refusal, refusal.code != .notFound {
+    } else if let refusal {
         say("widget: Sign in (refused the shared state: \(refusal.code))\(shown)")
     } else {
         say("widget: Sign in\(shown)")

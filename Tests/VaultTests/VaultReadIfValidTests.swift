@@ -2,7 +2,7 @@ import Foundation
 import Vault
 import XCTest
 
-/// readIfValid: nil for any refusal, and the reason reported.
+/// readIfValid: nil for no record and for any refusal; every refusal's reason reported.
 final class VaultReadIfValidTests: XCTestCase {
     final class Refusals: @unchecked Sendable {
         var codes: [VaultError.Code] = []
@@ -34,13 +34,25 @@ final class VaultReadIfValidTests: XCTestCase {
         XCTAssertEqual(refusals.codes, [.expired])
     }
 
-    func testMissingRecordIsNilAndReportedAsNotFound() throws {
+    func testRecordNeverWrittenIsNilWithoutAReport() throws {
         let sandbox = try VaultSandbox()
         defer { sandbox.remove() }
         let refusals = Refusals()
 
         XCTAssertNil(try sandbox.vault().readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report))
-        XCTAssertEqual(refusals.codes, [.notFound])
+        XCTAssertEqual(refusals.codes, [], "a first run is not a refusal")
+    }
+
+    func testDeletedRecordIsNilWithoutAReport() throws {
+        let sandbox = try VaultSandbox()
+        defer { sandbox.remove() }
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.delete("auth-state")
+        let refusals = Refusals()
+
+        XCTAssertNil(vault.readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report))
+        XCTAssertEqual(refusals.codes, [])
     }
 
     func testTamperedRecordIsNilAndReportedAsAuthenticationFailed() throws {

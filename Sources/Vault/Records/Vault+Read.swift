@@ -76,8 +76,13 @@ extension Vault {
         return value
     }
 
-    /// The value of record `name`, or `nil` when it is refused for any reason: the "treat as
-    /// signed out" path. The reason still goes to `onRefusal`, so it can be logged.
+    /// The value of record `name`, or `nil` when there is none or it is refused for any reason:
+    /// the "treat as signed out" path.
+    ///
+    /// A record that was never written, or was deleted, is `nil` without a call to
+    /// `onRefusal`: that is the normal first run, not something to log. Every other reason
+    /// (tampered, rolled back, expired, missing, unreadable, ...) goes to `onRefusal`, so it
+    /// can be logged.
     ///
     /// ```swift
     /// let state = vault.readIfValid(AuthState.self, name: "auth-state") { log.notice("\($0)") }
@@ -86,6 +91,9 @@ extension Vault {
     public func readIfValid<Value: VaultRecord>(_ type: Value.Type, name: String, onRefusal: ((VaultError) -> Void)? = nil) -> Value? {
         do {
             return try read(type, name: name)
+        } catch where error.code == .notFound || error.code == .deleted {
+            // Never written, or deleted by its writer (a sign-out): states, not refusals.
+            return nil
         } catch {
             onRefusal?(error)
             return nil
