@@ -28,7 +28,9 @@ import SystemPackage
 /// preferences directory, not storage a group shares, so it is not vetted like one.
 enum PreferencesFile {
     /// Opens, vets and reads the file at `path`, and runs `body` with its bytes and a function
-    /// that removes it (if it is still the file read).
+    /// that removes it (if it is still the file read); returns `whenAbsent()` instead when
+    /// there is no file at `path` (neither it nor its directory exists): nothing to import is
+    /// not an error.
     /// - Throws: ``SharedDefaultsError/Code/malformedPreferences`` when the file is larger than
     ///   `maximumSize`; ``SharedDefaultsError/Code/storage`` when it cannot be opened or read,
     ///   or is not a regular file of this user, with one link, that only this user can write;
@@ -36,6 +38,7 @@ enum PreferencesFile {
     static func withContents<Result>(
         of path: String,
         maximumSize: Int,
+        whenAbsent: () -> Result,
         _ body: (_ bytes: [UInt8], _ remove: () throws(SharedDefaultsError) -> Void) throws(SharedDefaultsError) -> Result
     ) throws(SharedDefaultsError) -> Result {
         let shown = printable(path)
@@ -47,6 +50,8 @@ enum PreferencesFile {
         let directory: FileDescriptor
         do {
             directory = try Syscall.open(FilePath(url.deletingLastPathComponent().path), .readOnly, options: [.directory, .closeOnExec])
+        } catch .noSuchFileOrDirectory {
+            return whenAbsent()
         } catch {
             throw SharedDefaultsError(.storage, "could not open the directory of \(shown): \(error)")
         }
@@ -58,6 +63,8 @@ enum PreferencesFile {
             file = try Syscall.open(name, in: directory, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
         } catch .tooManySymbolicLinkLevels {
             throw SharedDefaultsError(.storage, "\(shown) is a symbolic link, which is not followed: import the file it points to by its own path")
+        } catch .noSuchFileOrDirectory {
+            return whenAbsent()
         } catch {
             throw SharedDefaultsError(.storage, "could not open \(shown): \(error)")
         }

@@ -38,6 +38,14 @@ public struct PreferencesImport: Sendable, Equatable {
     public var isDryRun: Bool
     /// Whether the plaintext file was removed.
     public var fileRemoved: Bool
+    /// Whether there was a file to import. `false` when neither the file nor its directory
+    /// exists (an app that never ran on Apple's `UserDefaults`, or a second run after the file
+    /// was imported and removed): then nothing is imported, nothing fails, and every other
+    /// field is empty.
+    public var fileFound: Bool = true
+
+    /// Whether this import moves nothing: no file, or a file whose keys were all kept or skipped.
+    public var isNothingToImport: Bool { moved.isEmpty }
 
     /// Parses `data` as a preferences file and decides each key, given the keys the suite
     /// already holds. Pure: reads and writes nothing, for dry runs and for fuzzing.
@@ -107,6 +115,25 @@ public struct PreferencesImport: Sendable, Equatable {
     }
 }
 
+extension PreferencesImport: CustomStringConvertible {
+    /// One line for people: "nothing to import: <file> does not exist", or what moved, was
+    /// kept and was skipped, naming the keys (never their values).
+    public var description: String {
+        let path = UntrustedText.printable(file.path, limit: 200)
+        guard fileFound else { return "nothing to import: \(path) does not exist" }
+        func names(_ keys: [String]) -> String {
+            keys.sorted().map { UntrustedText.printable($0, limit: 80) }.joined(separator: ", ")
+        }
+        var parts: [String] = []
+        let verb = isDryRun ? "would move" : "moved"
+        parts.append(moved.isEmpty ? "nothing to import from \(path)" : "\(verb) \(moved.count) from \(path): \(names(Array(moved.keys)))")
+        if !kept.isEmpty { parts.append("kept \(kept.count) already set: \(names(kept))") }
+        if !skipped.isEmpty { parts.append("skipped \(skipped.count): \(names(Array(skipped.keys)))") }
+        if fileRemoved { parts.append("file removed") }
+        return (isDryRun ? "dry run: " : "") + parts.joined(separator: "; ")
+    }
+}
+
 extension SharedDefaults {
     /// Where `UserDefaults(suiteName:)` on Apple platforms keeps a suite's plaintext file:
     /// `<home>/Library/Preferences/<suiteName>.plist`.
@@ -115,7 +142,9 @@ extension SharedDefaults {
     }
 
     /// Imports the preferences file at `url` into this suite (see ``PreferencesImport`` for the
-    /// rules), then removes the file; with `dryRun`, only says what would happen.
+    /// rules), then removes the file; with `dryRun`, only says what would happen. With no file
+    /// at `url`, imports nothing and says so (``PreferencesImport/fileFound`` is `false`): safe
+    /// to call on every start.
     ///
     /// ```swift
     /// let url = SharedDefaults.applePreferencesURL(suiteName: "group.com.example.notes")
@@ -132,7 +161,10 @@ extension SharedDefaults {
     public func importPreferences(from url: URL, dryRun: Bool = false) throws(SharedDefaultsError) -> PreferencesImport {
         // Read once through the file layer, and removed only if still the file read
         // (PreferencesFile says why and how).
-        try PreferencesFile.withContents(of: url.path, maximumSize: PreferencesImport.maximumFileSize) {
+        try PreferencesFile.withContents(
+            of: url.path, maximumSize: PreferencesImport.maximumFileSize,
+            whenAbsent: { PreferencesImport(file: url, moved: [:], kept: [], skipped: [:], isDryRun: dryRun, fileRemoved: false, fileFound: false) }
+        ) {
             (bytes: [UInt8], remove: () throws(SharedDefaultsError) -> Void) throws(SharedDefaultsError) -> PreferencesImport in
             let existing = Set(try cache.withFreshState { (state: inout SuiteCache.State) -> [String] in Array(state.entries.keys) })
             var plan = try PreferencesImport.plan(parsing: Data(bytes), file: url, existingKeys: existing)

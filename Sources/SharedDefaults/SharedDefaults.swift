@@ -75,18 +75,53 @@ public final class SharedDefaults: Sendable {
     /// let defaults = SharedDefaults(suiteName: "group.com.example.notes")
     /// ```
     ///
-    /// Use ``init(suiteName:group:keyring:durability:)`` to learn why a suite cannot be opened,
-    /// or to keep several suites in one group.
+    /// Use ``init(validatingSuiteName:keyring:)`` to learn why a suite cannot be opened, and
+    /// ``init(suiteName:group:keyring:durability:)`` to keep several suites in one group.
     public convenience init?(suiteName: String) {
-        guard let keyring = try? Keyring.fromEnvironment() else { return nil }
-        self.init(suiteName: suiteName, keyring: keyring)
+        try? self.init(validatingSuiteName: suiteName)
     }
 
     /// The suite named `suiteName` (a group identifier) for `keyring`'s identity, or `nil` when
     /// it is not entitled to that group or the suite cannot be opened.
     public convenience init?(suiteName: String, keyring: Keyring) {
-        guard let group = GroupIdentifier(rawValue: suiteName) else { return nil }
-        try? self.init(suiteName: suiteName, group: group, keyring: keyring)
+        try? self.init(validatingSuiteName: suiteName, keyring: keyring)
+    }
+
+    /// The suite named `suiteName`, which must be a group identifier the identity is entitled
+    /// to, or an error saying why not: the throwing twin of ``init(suiteName:)``, whose `nil`
+    /// (Apple's API) cannot say what is wrong.
+    ///
+    /// ```swift
+    /// let defaults = try SharedDefaults(validatingSuiteName: "group.com.example.notes")
+    /// let same = try SharedDefaults(validatingSuiteName: "group.com.example.notes", keyring: keyring)
+    /// ```
+    ///
+    /// - Parameter keyring: the identity and home to use; `nil` (the default) reads both from
+    ///   the environment, as ``init(suiteName:)`` does (``Keyring/fromEnvironment(_:)``).
+    /// - Throws: ``SharedDefaultsError/Code/missingEntitlement`` when no identity is configured
+    ///   or it is not entitled to the group; ``SharedDefaultsError/Code/invalidSuiteName`` when
+    ///   `suiteName` is not a group identifier (use ``init(suiteName:group:keyring:durability:)``
+    ///   for suites of other names in a group); ``SharedDefaultsError/Code/storage``.
+    public convenience init(validatingSuiteName suiteName: String, keyring: Keyring? = nil) throws(SharedDefaultsError) {
+        let resolved: Keyring
+        if let keyring {
+            resolved = keyring
+        } else {
+            do {
+                resolved = try Keyring.fromEnvironment()
+            } catch where error.status == .missingEntitlement {
+                throw SharedDefaultsError(.missingEntitlement, error.reason)
+            } catch {
+                throw SharedDefaultsError(.storage, "could not open the process keyring for suite \"\(printable(suiteName))\": \(error.reason)")
+            }
+        }
+        let group: GroupIdentifier
+        do {
+            group = try GroupIdentifier(validating: suiteName)
+        } catch {
+            throw SharedDefaultsError(.invalidSuiteName, "suite \"\(printable(suiteName))\" opened by name alone must be an application group identifier: \(error.reason); for another suite name in a group, use SharedDefaults(suiteName:group:keyring:)")
+        }
+        try self.init(suiteName: suiteName, group: group, keyring: resolved)
     }
 
     /// Opens the suite `suiteName` in `group`, for `keyring`'s identity.

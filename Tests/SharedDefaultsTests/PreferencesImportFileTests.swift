@@ -79,7 +79,7 @@ final class PreferencesImportFileTests: XCTestCase {
         let url = try writePreferences()
         let newer = try writePreferences(named: "newer.plist")
         do {
-            try PreferencesFile.withContents(of: url.path, maximumSize: PreferencesImport.maximumFileSize) {
+            try PreferencesFile.withContents(of: url.path, maximumSize: PreferencesImport.maximumFileSize, whenAbsent: { XCTFail("the file exists") }) {
                 (bytes: [UInt8], remove: () throws(SharedDefaultsError) -> Void) throws(SharedDefaultsError) in
                 XCTAssertFalse(bytes.isEmpty)
                 // Another writer replaces the file between the read and the removal.

@@ -44,6 +44,28 @@ final class PreferencesImportTests: XCTestCase {
         XCTAssertTrue(try sandbox.defaults().values().isEmpty)
     }
 
+    func testADryRunWithNoFileSaysThereIsNothingToImport() throws {
+        let url = sandbox.directory.url.appendingPathComponent("Library/Preferences/absent.plist")
+        let plan = try sandbox.defaults().importPreferences(from: url, dryRun: true)
+        XCTAssertFalse(plan.fileFound)
+        XCTAssertTrue(plan.isNothingToImport)
+        XCTAssertEqual(plan.description, "nothing to import: \(url.path) does not exist")
+    }
+
+    func testAnImportWithNoFileImportsNothingAndDoesNotFail() throws {
+        let url = sandbox.directory.url.appendingPathComponent("absent.plist")
+        let result = try sandbox.defaults().importPreferences(from: url)
+        XCTAssertFalse(result.fileFound)
+        XCTAssertFalse(result.fileRemoved)
+        XCTAssertTrue(try sandbox.defaults().values().isEmpty)
+    }
+
+    func testADryRunDescribesWhatWouldMoveByKeyNeverByValue() throws {
+        let url = try writePlist(["theme": "dark", "token": "s3cr3t-value"], format: .xml)
+        let plan = try sandbox.defaults().importPreferences(from: url, dryRun: true)
+        XCTAssertEqual(plan.description, "dry run: would move 2 from \(url.path): theme, token")
+    }
+
     func testAnXMLPreferencesFileIsImportedAndRemoved() throws {
         let url = try writePlist(preferences, format: .xml)
         let result = try sandbox.defaults().importPreferences(from: url)

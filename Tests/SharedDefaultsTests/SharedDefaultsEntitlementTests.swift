@@ -44,6 +44,35 @@ final class SharedDefaultsEntitlementTests: XCTestCase {
         }
     }
 
+    func testValidatingInitializerOpensAnEntitledGroupsSuite() throws {
+        let defaults = try SharedDefaults(validatingSuiteName: DefaultsSandbox.group.rawValue, keyring: sandbox.keyring)
+        XCTAssertEqual(defaults.group, DefaultsSandbox.group)
+    }
+
+    func testValidatingInitializerSaysWhichGroupIsNotEntitled() {
+        assertRefused(.missingEntitlement) { () throws(SharedDefaultsError) in
+            _ = try SharedDefaults(validatingSuiteName: DefaultsSandbox.otherGroup.rawValue, keyring: sandbox.keyring)
+        }
+    }
+
+    func testValidatingInitializerSaysASuiteNamedAloneMustBeAGroup() {
+        assertRefused(.invalidSuiteName) { () throws(SharedDefaultsError) in
+            _ = try SharedDefaults(validatingSuiteName: "com.example.app", keyring: sandbox.keyring)
+        }
+    }
+
+    func testValidatingInitializerWithoutAKeyringOrAnIdentitySaysNoIdentityIsConfigured() throws {
+        try XCTSkipIf(Keyring.identityVariables.contains { !(ProcessInfo.processInfo.environment[$0] ?? "").isEmpty },
+                      "this test process was given an identity")
+        do {
+            _ = try SharedDefaults(validatingSuiteName: DefaultsSandbox.group.rawValue)
+            XCTFail("opened a suite with no identity configured")
+        } catch {
+            XCTAssertEqual(error.code, .missingEntitlement)
+            XCTAssertTrue(error.reason.hasPrefix("no identity configured"), error.reason)
+        }
+    }
+
     func testOverlongSuiteNameIsRefused() {
         assertRefused(.invalidSuiteName) { () throws(SharedDefaultsError) in
             try SharedDefaults(suiteName: String(repeating: "s", count: SharedDefaults.maximumSuiteNameLength + 1), group: DefaultsSandbox.group, keyring: sandbox.keyring)
