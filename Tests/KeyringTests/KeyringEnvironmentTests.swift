@@ -14,6 +14,21 @@ final class KeyringEnvironmentTests: XCTestCase {
         XCTAssertEqual(try Keyring.fromEnvironment(base).home.sharing, .ownerOnly)
     }
 
+    func testNoIdentityConfiguredFailsAtOnceSayingHowToConfigureOne() {
+        // Empty variables count as unset, as the identity reader treats them.
+        let unconfigured = ["GROUPVAULT_HOME": "/tmp/unused-home", "GROUPVAULT_ENTITLEMENTS": ""]
+        XCTAssertThrowsError(try Keyring.fromEnvironment(unconfigured)) { error in
+            let error = error as? KeyringError
+            XCTAssertEqual(error?.status, .missingEntitlement)
+            XCTAssertTrue(error?.reason.hasPrefix("no identity configured: set GROUPVAULT_ENTITLEMENTS") ?? false, "\(String(describing: error))")
+        }
+    }
+
+    func testATeamAndBundleIdentifierAloneAreAnIdentity() throws {
+        let keyring = try Keyring.fromEnvironment(base)
+        XCTAssertEqual(keyring.identity.applicationIdentifier?.rawValue, "ABCDE12345.com.example.notes")
+    }
+
     func testAMisspelledSharingModeIsRefusedRatherThanIgnored() {
         XCTAssertThrowsError(try Keyring.fromEnvironment(base.merging(["GROUPVAULT_SHARING": "group"]) { $1 })) { error in
             let error = error as? KeyringError
