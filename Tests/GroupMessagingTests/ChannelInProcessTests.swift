@@ -229,6 +229,53 @@ final class ChannelInProcessTests: XCTestCase {
         await client.close()
     }
 
+    func testRequestRightAfterStartWaitsForTheConnection() async throws {
+        let server = try await startIncrementingServer()
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        let response = try await client.request(Ping(seq: 1), timeout: .seconds(60))
+        XCTAssertEqual((response as? Pong)?.seq, 2)
+        await client.close()
+        await server.close()
+    }
+
+    func testRequestMadeBeforeTheServerListensIsAnsweredOnceItDoes() async throws {
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        let pending = Task { try await client.request(Ping(seq: 7), timeout: .seconds(60)) }
+        let server = try await startIncrementingServer()
+        let response = try await pending.value
+        XCTAssertEqual((response as? Pong)?.seq, 8)
+        await client.close()
+        await server.close()
+    }
+
+    func testRequestWithNoServerTimesOutSayingWhatToCheck() async throws {
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        do {
+            _ = try await client.request(Ping(seq: 1), timeout: .milliseconds(200))
+            XCTFail("answered with no server")
+        } catch {
+            XCTAssertEqual(error.code, .timedOut)
+            XCTAssertTrue(error.reason.hasPrefix("no connection to "), error.reason)
+            XCTAssertTrue(error.reason.contains("was start() called"), error.reason)
+        }
+        await client.close()
+    }
+
+    func testRequestOnAClosedClientFailsAsClosed() async throws {
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        await client.close()
+        do {
+            _ = try await client.request(Ping(seq: 1), timeout: .seconds(60))
+            XCTFail("a closed client sent a request")
+        } catch {
+            XCTAssertEqual(error.code, .closed)
+        }
+    }
+
     func testSendWithoutConnectionFailsInsteadOfQueueing() async throws {
         let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
         do {

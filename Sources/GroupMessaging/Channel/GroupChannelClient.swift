@@ -103,8 +103,15 @@ public final class GroupChannelClient: Sendable {
 
     /// Sends `message` as a request and waits for the server's response, decoded with this
     /// client's allow-list.
+    ///
+    /// `timeout` covers the whole wait, connecting included: a request made right after
+    /// ``start()``, or while the client reconnects, waits for the connection first (so the
+    /// first request needs no ``connected()`` before it), and fails with `timedOut` if no
+    /// server answers the connection and the request within `timeout`.
     /// - Throws: ``GroupMessagingError/Code/timedOut`` after `timeout`,
-    ///   ``GroupMessagingError/Code/notConnected`` when the connection is lost first,
+    ///   ``GroupMessagingError/Code/closed`` when the client is closed first,
+    ///   ``GroupMessagingError/Code/notConnected`` when the connection is lost after the request
+    ///   was sent, or the waiting task is cancelled,
     ///   ``GroupMessagingError/Code/protocolViolation`` when the server's handler failed (its
     ///   reason is given).
     public func request(_ message: any GroupMessage, timeout: Duration) async throws(GroupMessagingError) -> any GroupMessage {
@@ -255,6 +262,36 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     }
 
     func request(_ message: any GroupMessage, timeout: Duration) async throws(GroupMessagingError) -> any GroupMessage {
+        let deadline = ContinuousClock.now + timeout
+        if state.withLock({ $0.connectionID == nil }) {
+            try await awaitConnection(until: deadline, timeout: timeout)
+        }
+        return try await requestOnCurrentConnection(message, timeout: max(.zero, deadline - .now), total: timeout)
+    }
+
+    /// Waits for a connection until `deadline`; `timedOut` (saying what to check) after it.
+    private func awaitConnection(until deadline: ContinuousClock.Instant, timeout: Duration) async throws(GroupMessagingError) {
+        do {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask { _ = try await self.connected(); return true }
+                // Clamped: a timeout "beyond what the clock holds" must not trap in the sleep.
+                let wakeUp = min(deadline, .now + .seconds(365 * 86_400))
+                group.addTask { try await Task.sleep(until: wakeUp, clock: .continuous); return false }
+                let connectedFirst = try await group.next() ?? false
+                // The loser is cancelled; its error (a cancelled wait or sleep) is discarded.
+                group.cancelAll()
+                guard connectedFirst else {
+                    throw GroupMessagingError(.timedOut, "no connection to \(self.name) within \(timeout): is a server listening there, and was start() called on this client?")
+                }
+            }
+        } catch let error as GroupMessagingError {
+            throw error
+        } catch {
+            throw GroupMessagingError(.notConnected, "stopped waiting for a connection to \(name): the task was cancelled", underlying: error)
+        }
+    }
+
+    private func requestOnCurrentConnection(_ message: any GroupMessage, timeout: Duration, total: Duration) async throws(GroupMessagingError) -> any GroupMessage {
         let id = state.withLock { state in
             defer { state.nextRequestID += 1 }
             return state.nextRequestID
@@ -276,7 +313,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                     self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlying: error)))
                 }
                 let timer = channel.eventLoop.scheduleTask(in: TimeAmount(clamping: timeout)) {
-                    self.resume(id, with: .failure(GroupMessagingError(.timedOut, "no response from \(self.name) within \(timeout)")))
+                    self.resume(id, with: .failure(GroupMessagingError(.timedOut, "no response from \(self.name) within \(total)")))
                 }
                 // The request may have ended already (answered, or the connection lost): then
                 // the timer has nothing left to do.
