@@ -296,11 +296,15 @@ let package = Package(
             name: "vaultcliTests",
             dependencies: ["Keyring", "Vault", "SealedStorage", "GroupVaultTestKit", "vaultcli"]
         ),
-        // The README's test snippet (TokenStoreTests.swift), run, and the check that every Swift
-        // snippet of the README is the source of a compiled file.
+        // The README's test snippet (TokenStoreTests.swift), run; the check that every Swift
+        // snippet of the README is the source of a compiled file; and each snippet run twice in
+        // one home (the Readme* executables, and vaultcli as the messaging snippet's server).
         .testTarget(
             name: "ReadmeSnippetTests",
-            dependencies: ["KeyringTestSupport"] + security
+            dependencies: [
+                "KeyringTestSupport", "GroupVaultTestKit",
+                "ReadmeKeychainItems", "ReadmeSealedRecords", "ReadmeSharedData", "ReadmeMessaging", "vaultcli",
+            ] + security
         ),
         .testTarget(
             name: "VaultTests",

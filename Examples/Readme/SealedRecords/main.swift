@@ -23,4 +23,6 @@ do {
 // ...or the simple path: nil means "treat as signed out".
 let current = vault.readIfValid(AuthState.self, name: "auth-state") { refusal in print(refusal) }
 
-for await change in try vault.changes(to: "auth-state") { print(change) }   // inotify, no polling
+let changes = try vault.changes(to: "auth-state")   // subscribed from here on: inotify, no polling
+try vault.delete("auth-state")                         // a sign-out, in this or any process
+for await change in changes { print(change); break }   // written auth-state
