@@ -44,6 +44,14 @@ final class ReadmeSnippetRunTests: XCTestCase {
         }
     }
 
+    func testTheKeychainSnippetRunsTwiceInOneHomeReplacingItsSecret() throws {
+        let outputs = try runTwice("ReadmeKeychainItems")
+        for output in outputs {
+            XCTAssertTrue(output.contains("api.example.com"), output)
+            XCTAssertFalse(output.contains("example-token"), "a secret in a description: \(output)")
+        }
+    }
+
     func testTheSealedRecordsSnippetRunsTwiceInOneHome() throws {
         let outputs = try runTwice("ReadmeSealedRecords")
         for output in outputs {
