@@ -64,6 +64,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Diagnostics for daemons: the ecosystem's logging and metrics APIs. The library only
+        // emits through them (it never bootstraps either); both are small and dependency-free.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -95,6 +99,10 @@ let package = Package(
                 "SealedStorage",
                 "CSQLite",
                 .product(name: "SystemPackage", package: "swift-system"),
+                // Keyring.logger and Keyring.metricsFactory, which every store built on a
+                // keyring reports through.
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .target(
@@ -103,6 +111,8 @@ let package = Package(
                 "Keyring",
                 "SealedStorage",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // What GroupMessaging needs from C that Swift cannot call: SO_PEERCRED's struct ucred
@@ -131,6 +141,7 @@ let package = Package(
                 "Vault",
                 "Keyring",
                 "SealedStorage",
+                .product(name: "Logging", package: "swift-log"),
                 // The file layer's types, for the preferences file it imports.
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -282,7 +293,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SharedDefaultsTests",
-            dependencies: ["SharedDefaults", "Vault", "Keyring", "GroupVaultTestKit", "GroupStoresFixture"]
+            dependencies: [
+                "SharedDefaults", "Vault", "Keyring", "GroupVaultTestKit", "GroupStoresFixture",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "GroupDatabaseTests",
@@ -311,6 +325,9 @@ let package = Package(
             dependencies: [
                 "Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupVaultFixture",
                 .product(name: "SystemPackage", package: "swift-system"),
+                // What the diagnostics tests capture logs and metrics with.
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             // A home of the sealed-JSON layout, read from the source tree by LegacyHomeTests.
             exclude: ["Fixtures"]

@@ -3,6 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CoreMetrics
+import Logging
 
 /// A file-backed keychain for one process identity: items in access groups, per-group keysets,
 /// and group containers, with Apple's semantics.
@@ -22,9 +24,41 @@ public struct Keyring: Sendable {
     /// Where everything is stored.
     public let home: KeyringHome
 
-    /// A keyring for `identity` over the storage at `home`.
-    public init(identity: Identity, home: KeyringHome) {
+    /// Where this keyring, and every store built on it (vaults, shared defaults, channels),
+    /// logs what it cannot report through a return value: refusals that a "treat as absent"
+    /// call swallows, long lock waits, lost change events, reconnects. Nothing is logged above
+    /// `.info`, and never a secret. The default discards everything: the library never
+    /// bootstraps logging; give it the application's logger.
+    ///
+    /// ```swift
+    /// var keyring = try Keyring.fromEnvironment()
+    /// keyring.logger = Logger(label: "com.example.daemon")
+    /// let vault = try Vault(keyring: keyring, group: group)   // logs through it
+    /// ```
+    public var logger: Logger
+
+    /// Where this keyring and the stores built on it record their metrics (refusals by reason,
+    /// write latency, reconnects; docs/ARCHITECTURE.md, "Diagnostics"); `nil`, the default,
+    /// uses the process's `MetricsSystem.factory` as bootstrapped when the metric is recorded
+    /// (a no-op until the application bootstraps one).
+    public var metricsFactory: (any MetricsFactory)?
+
+    /// A keyring for `identity` over the storage at `home`, logging through `logger` (by
+    /// default, nowhere).
+    public init(identity: Identity, home: KeyringHome, logger: Logger = Keyring.silentLogger, metricsFactory: (any MetricsFactory)? = nil) {
         self.identity = identity
         self.home = home
+        self.logger = logger
+        self.metricsFactory = metricsFactory
+    }
+
+    /// A logger that discards everything: the default ``logger``.
+    public static var silentLogger: Logger {
+        Logger(label: "org.groupvault", factory: { _ in SwiftLogNoOpLogHandler() })
+    }
+
+    /// The factory metrics are made with now: ``metricsFactory``, or the bootstrapped one.
+    package var currentMetricsFactory: any MetricsFactory {
+        metricsFactory ?? MetricsSystem.factory
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import Vault
 import SealedStorage
@@ -160,11 +161,19 @@ final class SuiteCache: Sendable {
         } catch where error.code == .notFound || error.code == .deleted {
             return .absent
         } catch {
+            // The getters answer "not set" for a refused entry: the log is where it shows.
+            // Once per read of the entry's record (after it changed), not once per getter call.
+            vault.logger.info("shared defaults entry refused; getters return no value", metadata: [
+                "group": "\(vault.group)", "suite": "\(printable(suite))", "record": "\(record)", "reason": "\(error.code)",
+            ])
             return .refused(error)
         }
         // The record name is a keyed hash of suite and key: an entry claiming another suite
         // or key was sealed under the wrong name by a key holder, and is not this key's value.
         guard entry.suite == suite, naming.recordName(forKey: entry.key) == record else {
+            vault.logger.info("shared defaults entry refused; getters return no value", metadata: [
+                "group": "\(vault.group)", "suite": "\(printable(suite))", "record": "\(record)", "reason": "\(VaultError.Code.invalidRecord)",
+            ])
             return .refused(VaultError(.invalidRecord, "record \"\(record)\" of \(vault.group) is authentic but holds an entry of another suite or key; it was not used"))
         }
         return .value(entry, size: Self.encodedSize(key: entry.key, value: entry.value))

@@ -1,3 +1,4 @@
+import Logging
 import SealedStorage
 import SystemPackage
 
@@ -43,8 +44,13 @@ extension Vault {
         }
         let stream: AsyncStream<VaultChange>
         do {
+            let logger = logger
+            let group = group
             stream = try DirectoryWatcher(directory: records.path).events { event in
-                Self.change(for: event, wanted: wanted)
+                if event.kind == .overflow {
+                    logger.debug("change events were lost (queue overflow, or the directory was removed); observers re-read", metadata: ["group": "\(group)"])
+                }
+                return Self.change(for: event, wanted: wanted)
             }
         } catch {
             throw VaultError(storage: error, while: "observe the records of \(group)")

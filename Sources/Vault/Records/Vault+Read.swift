@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Keyring
+import Logging
 import SealedStorage
 
 /// A blob that was read, parsed and authenticated, not yet checked for freshness.
@@ -47,6 +48,18 @@ extension Vault {
     /// raises the trust ledger, even if a later check refuses it, so the older one can never
     /// be accepted again. Takes no lock on the record file.
     public func read<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> Value {
+        do {
+            return try readChecked(type, name: name)
+        } catch where error.code == .notFound || error.code == .deleted {
+            throw error
+        } catch {
+            report(refusal: error, of: name)
+            throw error
+        }
+    }
+
+    /// ``read(_:name:)`` without the reporting of refusals.
+    private func readChecked<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> Value {
         let name = try RecordName(validating: name)
         let record = try openTrustedRecordRefusingMissing(name)
         let header = record.header
@@ -95,6 +108,8 @@ extension Vault {
             // Never written, or deleted by its writer (a sign-out): states, not refusals.
             return nil
         } catch {
+            // Swallowed into nil: the log is the only place the reason shows without a handler.
+            logger.info("record refused; read as absent", metadata: ["group": "\(group)", "record": "\(name)", "reason": "\(error.code)"])
             onRefusal?(error)
             return nil
         }
@@ -231,6 +246,9 @@ extension Vault {
     private func checkTimes(_ header: BlobHeader, subject: String) throws(VaultError) {
         let now = nowMilliseconds()
         let allowance = allowanceMilliseconds
+        if let expires = header.expiresAt, now > expires, now <= Self.saturatingAdd(expires, allowance) {
+            reportReadWithinExpiryAllowance(subject, expiredMillisecondsAgo: now - expires)
+        }
         if let expires = header.expiresAt, now > Self.saturatingAdd(expires, allowance) {
             throw VaultError(.expired, "\(subject) expired at \(Self.timestamp(expires)); now is \(Self.timestamp(now)), beyond the \(clockSkewAllowance) s clock-skew allowance: the writer must write a fresh record")
         }

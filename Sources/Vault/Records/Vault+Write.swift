@@ -115,18 +115,24 @@ extension Vault {
         holdingGroupLock: Bool = false,
         _ make: (_ sequence: UInt64, _ key: GroupKey, _ current: () throws(VaultError) -> OpenedRecord) throws(VaultError) -> (BlobHeader, [UInt8])
     ) throws(VaultError) -> RecordHeader {
+        let started = ContinuousClock.now
         do {
             // The records and locks directories are the ones opened (and vetted) with the
             // vault: a directory swapped for a symbolic link since then is not followed.
             // The primary key is fetched under the group lock and used before releasing it, so a
             // resealAll() that returned has resealed everything any writer could still seal with
             // an older key: retiring that key cannot strand a record.
+            let header: RecordHeader
             if holdingGroupLock {
-                return try publishHoldingGroupLock(name, operation: operation, make)
+                header = try publishHoldingGroupLock(name, operation: operation, make)
+            } else {
+                header = try withSharedLock(in: try locks, name: Self.groupLockName) {
+                    report(waited: .now - started, for: Self.groupLockName, writing: name)
+                    return try publishHoldingGroupLock(name, operation: operation, make)
+                }
             }
-            return try withSharedLock(in: try locks, name: Self.groupLockName) {
-                try publishHoldingGroupLock(name, operation: operation, make)
-            }
+            report(written: name, operation: operation, after: .now - started)
+            return header
         } catch {
             throw VaultError(any: error, while: "\(operation) \(subject(name))")
         }
@@ -149,7 +155,9 @@ extension Vault {
         let records = try self.records
         // One resolution of the keyring database for the row, the announcement and the confirmation.
         let ledger = try self.ledger.pinned()
+        let waitingSince = ContinuousClock.now
         return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> RecordHeader in
+                report(waited: .now - waitingSince, for: lockName(name), writing: name)
                 let row = try ledger.row(for: name)
                 // A writer that died between its announcement and its confirmation left the
                 // announcement behind, and maybe a temporary file; nobody else can own one while
