@@ -3,8 +3,10 @@ import Foundation
 import Security
 import XCTest
 
-/// Ciphertexts produced by Security.framework on Apple platforms decrypt here.
+/// Signatures and ciphertexts produced by Security.framework on Apple platforms verify and
+/// decrypt here.
 ///
+/// ECIES:
 /// The vectors are published by Jedda Wignall's Go module for Apple's ECIES, which states they
 /// were "created with SecKeyAlgorithms using Swift" (SecKeyCreateEncryptedData on an Apple
 /// device), each encrypting its own test name:
@@ -48,6 +50,41 @@ final class AppleKnownAnswerTests: XCTestCase {
         name: "P256-SHA224-0IV", algorithm: .eciesEncryptionCofactorX963SHA224AESGCM,
         key: "MHcCAQEEIJyzfcyptwjYkgdcFhfJlztLPmcfyzyCFs7NoQuCbAAhoAoGCCqGSM49AwEHoUQDQgAE7WttwmG8qki5bU2utMaugBWbWD9Jx/UPzgnGxthgHteyqPGofBjBwPZTbxj+lrIGNyHRdbOkSusD7051WG8nmg==",
         ciphertext: "BPIMheQOrz0l9wEjcOHQEQ16D9Go8Sm8bEM3LAgMEHUf/eHy3u0oVlfh2po9ocPCuKG2bQ28wlsQ0N6SNJ3O3auS/QeoUogLVcJ3+R1OOeixEJyqeUkn6zB8LcqoZ+Y2")
+
+    /// A signature made by a Secure Enclave key on an iOS device, published in the README of
+    /// agens-no/EllipticCurveKeyPair ("Verifying a signature": the demo app's console output
+    /// for signing "ABC" (hex 414243), checked there with `openssl dgst -sha256 -verify`):
+    /// https://github.com/agens-no/EllipticCurveKeyPair#verifying-a-signature
+    /// The public key is published as a PEM SubjectPublicKeyInfo; its last 65 bytes are the
+    /// X9.63 point Apple's SecKeyCreateWithData takes.
+    private let enclavePublicKeyInfo = """
+        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEdDONNkwaP8OhqFTmjLxVcByyPa19
+        ifY2IVDinFei3SvCBv8fgY8AU+Fm5oODksseV0sd4Zy/biSf6AMr0HqHcw==
+        """
+    private let enclaveSignature = SecKeyFixtures.hex("""
+        3046022100842512baa16a3ec9b977d4456923319442342e3fdae54f2456af0b7b8a09786b022100a1b8d762b6cb3d85b16f6b07d06d2815\
+        cb0663e067e0b2f9a9c9293bde8953bb
+        """)
+    private let enclaveSignedData = Data("ABC".utf8)
+
+    private func enclavePublicKey() throws -> SecKey {
+        let info = try XCTUnwrap(Data(base64Encoded: enclavePublicKeyInfo, options: .ignoreUnknownCharacters))
+        return try SecKeyFixtures.key(info.suffix(65), type: kSecAttrKeyTypeECSECPrimeRandom, keyClass: kSecAttrKeyClassPublic)
+    }
+
+    func testSecureEnclaveSignatureFromAnIPhoneVerifies() throws {
+        let key = try enclavePublicKey()
+        var error: Unmanaged<CFError>?
+        XCTAssertTrue(SecKeyVerifySignature(key, .ecdsaSignatureMessageX962SHA256, enclaveSignedData as CFData, enclaveSignature as CFData, &error),
+                      "\(String(describing: error?.takeRetainedValue()))")
+        let digest = SecKeyFixtures.digest(enclaveSignedData, for: .ecdsaSignatureMessageX962SHA256)
+        XCTAssertTrue(SecKeyVerifySignature(key, .ecdsaSignatureDigestX962SHA256, digest as CFData, enclaveSignature as CFData, nil))
+    }
+
+    func testSecureEnclaveSignatureFromAnIPhoneDoesNotVerifyOtherData() throws {
+        XCTAssertFalse(SecKeyVerifySignature(try enclavePublicKey(), .ecdsaSignatureMessageX962SHA256, Data("ABD".utf8) as CFData,
+                                             enclaveSignature as CFData, nil))
+    }
 
     /// Apple's X9.63 private representation of a SEC1 DER key, through swift-crypto.
     private func privateKey(_ vector: Vector) throws -> SecKey {
