@@ -104,6 +104,15 @@ final class IndependentImplementationTests: XCTestCase {
             } as Data
             requests.append(["op": "ecdh", "bits": bits, "key": try SecKeyFixtures.external(key).hex, "peer": try SecKeyFixtures.external(peerPublic).hex])
             expected.append((secret, "P-\(bits)"))
+            let sharedInfo = Data("GroupVault shared info".utf8)
+            let parameters = [kSecKeyKeyExchangeParameterRequestedSize as String: 42,
+                              kSecKeyKeyExchangeParameterSharedInfo as String: sharedInfo] as CFDictionary
+            let derived = try SecKeyFixtures.call {
+                SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeCofactorX963SHA384, peerPublic, parameters, $0)
+            } as Data
+            requests.append(["op": "ecdh", "bits": bits, "key": try SecKeyFixtures.external(key).hex, "peer": try SecKeyFixtures.external(peerPublic).hex,
+                             "hash": "sha384", "kdf_size": 42, "shared_info": sharedInfo.hex])
+            expected.append((derived, "P-\(bits) X9.63 SHA-384"))
         }
         for (answer, (secret, name)) in zip(try PythonCryptography.run(requests), expected) {
             XCTAssertEqual(PythonCryptography.output(answer, name), secret, name)

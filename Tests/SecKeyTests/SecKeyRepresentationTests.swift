@@ -23,6 +23,9 @@ final class SecKeyRepresentationTests: XCTestCase {
         let restored = try SecKeyFixtures.key(rsaPrivate, type: kSecAttrKeyTypeRSA, keyClass: kSecAttrKeyClassPrivate)
         XCTAssertEqual(try SecKeyFixtures.external(restored), rsaPrivate)
         XCTAssertEqual(SecKeyGetBlockSize(rsa), 256)
+        for (bits, blockSize) in [(256, 32), (384, 48), (521, 72)] {
+            XCTAssertEqual(SecKeyGetBlockSize(try SecKeyFixtures.randomKey(type: kSecAttrKeyTypeECSECPrimeRandom, bits: bits)), blockSize)
+        }
     }
 
     func testAttributesDescribeTheKeyAsAppleDoes() throws {

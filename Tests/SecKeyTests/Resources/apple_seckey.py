@@ -105,6 +105,9 @@ def answer(request):
         return {"out": ecies_decrypt(bits, key, hash_name, request["variable_iv"], data).hex()}
     if op == "ecdh":
         shared = ec_private(bits, key).exchange(ec.ECDH(), ec_public(bits, bytes.fromhex(request["peer"])))
+        if "kdf_size" in request:  # the ecdhKeyExchange...X963SHA... variants
+            shared = X963KDF(algorithm=HASHES[hash_name](), length=request["kdf_size"],
+                             sharedinfo=bytes.fromhex(request["shared_info"])).derive(shared)
         return {"out": shared.hex()}
     if op == "rsa_sign":
         private = serialization.load_der_private_key(key, password=None)
