@@ -35,7 +35,10 @@ final class SecureEnclaveKeyTests: XCTestCase {
         XCTAssertNil(attributes[kSecValueData as String], "SecKeyCopyAttributes must not carry the private key")
         XCTAssertEqual(attributes[kSecAttrTokenID as String] as? String, kSecAttrTokenIDSecureEnclave as String)
         let publicKey = try XCTUnwrap(SecKeyCopyPublicKey(key))
-        XCTAssertEqual(try SecKeyFixtures.external(publicKey).count, 65)
+        let publicData = try SecKeyFixtures.external(publicKey)
+        XCTAssertEqual(publicData.count, 65)
+        XCTAssertEqual(try SecKeyFixtures.key(publicData, type: kSecAttrKeyTypeECSECPrimeRandom, keyClass: kSecAttrKeyClassPublic), publicKey,
+                       "the exported public key imports to the same key")
     }
 
     func testSigningAndDecryptingAskForUserPresenceWhenTheAccessControlSaysSo() throws {
