@@ -16,14 +16,31 @@ import PackageDescription
 // "The Security module").
 #if canImport(Darwin)
 let securityProducts: [Product] = []
+let securityPackages: [Package.Dependency] = []
 let securityTargets: [Target] = []
 let security: [Target.Dependency] = []
 #else
+// SecKey and SecCertificate need elliptic curves, RSA and DER, which libsodium does not have:
+// swift-crypto (P-256/384/521, AES-GCM, and `_CryptoExtras` for RSA) and swift-certificates /
+// swift-asn1 (X.509 and DER), for the `Security` target only, so users of Keyring, Vault or
+// the other products never build or link them.
+let securityPackages: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+    .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+]
 let securityProducts: [Product] = [.library(name: "Security", targets: ["Security"])]
 let securityTargets: [Target] = [
     .target(
         name: "Security",
-        dependencies: ["Keyring", "SealedStorage"]
+        dependencies: [
+            "Keyring", "SealedStorage",
+            // SecKey's curves, RSA and ECIES (Keys/), certificates and their DER (Certificates/).
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]
     ),
     // A keychain wrapper written as for Apple platforms: its files import only Foundation
     // and (through one shim file) Security, so building it proves the README's recipe.
@@ -39,6 +56,17 @@ let securityTargets: [Target] = [
     .testTarget(
         name: "SecurityCompatibilityTests",
         dependencies: ["WrapperStyleKeychain", "KeyringTestSupport"]
+    ),
+    // SecKey, SecCertificate and SecIdentity: known answers from Apple platforms, and the
+    // reverse direction checked by Python's `cryptography` (Resources/).
+    .testTarget(
+        name: "SecKeyTests",
+        dependencies: [
+            "Security", "Keyring", "KeyringTestSupport", "GroupVaultTestKit",
+            // Hashes for the digest variants' test inputs.
+            .product(name: "Crypto", package: "swift-crypto"),
+        ],
+        resources: [.copy("Resources")]
     ),
 ]
 let security: [Target.Dependency] = ["Security"]
@@ -68,7 +96,7 @@ let package = Package(
         // emits through them (it never bootstraps either); both are small and dependency-free.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-    ],
+    ] + securityPackages,
     targets: [
         .systemLibrary(
             name: "CSodium",
