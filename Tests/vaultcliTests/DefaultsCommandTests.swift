@@ -109,4 +109,21 @@ final class DefaultsCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: plist.path))
         XCTAssertEqual(try vaultcli("defaults", "read", "--group", group, "refresh", "--reveal").output, "30\n")
     }
+
+    func testListWithRevealShowsATableOfValuesAsAPersonWritesThem() throws {
+        for (key, value, type) in [("refresh", "30", "int"), ("theme", "dark", "string"), ("beta", "true", "bool"),
+                                   ("tags", #"{"array":[{"string":"a"},{"int":1}]}"#, "json")] {
+            XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, key, value, "--type", type).status, 0, key)
+        }
+        let list = try vaultcli("defaults", "list", "--group", group, "--reveal")
+        XCTAssertEqual(list.status, 0, list.errors)
+        XCTAssertEqual(list.output, """
+            KEY        TYPE              VALUE
+            "beta"     bool              true
+            "refresh"  int               30
+            "tags"     array (2 items)   ["a",1]
+            "theme"    string (4 bytes)  "dark"
+
+            """)
+    }
 }
