@@ -43,4 +43,27 @@ final class CommandLineHelpTests: VaultCLITestCase {
         XCTAssertTrue(help.output.contains("(values: generic, internet; default:\n                          generic)"), help.output)
         XCTAssertFalse(help.output.contains("genp"), help.output)
     }
+
+    func testCompletionScriptsAreGeneratedForEachShellWithTheSubcommands() throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try vaultcli("--generate-completion-script", shell)
+            XCTAssertEqual(script.status, 0, "\(shell): \(script.transcript)")
+            for subcommand in ["items", "keys", "records", "defaults", "notify", "channel"] {
+                XCTAssertTrue(script.output.contains(subcommand), "\(shell) completes \(subcommand)")
+            }
+        }
+    }
+
+    func testTheHelpDumpTheManPageIsMadeFromDescribesEveryCommand() throws {
+        // `make man` (swift-argument-parser's generate-manual plugin) reads this dump.
+        let dump = try vaultcli("--experimental-dump-help")
+        XCTAssertEqual(dump.status, 0, dump.transcript)
+        let root = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(dump.output.utf8)) as? [String: Any])
+        let command = try XCTUnwrap(root["command"] as? [String: Any])
+        let names = (command["subcommands"] as? [[String: Any]] ?? []).compactMap { $0["commandName"] as? String }
+        // A superset: an area that registers its command (sync) adds to the page.
+        let documented: Set = ["identity", "lock-state", "passphrase", "unlock", "lock", "items", "keys", "records",
+                               "doctor", "notify", "channel", "defaults", "help"]
+        XCTAssertTrue(Set(names).isSuperset(of: documented), "missing: \(documented.subtracting(names))")
+    }
 }
