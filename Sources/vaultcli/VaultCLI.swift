@@ -36,9 +36,9 @@ struct VaultCLI: AsyncParsableCommand {
         subcommands: commands
     )
 
-    /// Runs the command and maps every error to one line on standard error and an
-    /// ``ExitStatus``: ArgumentParser's own usage errors exit 2 (it would use 64), library
-    /// errors are translated by ``CLIError``.
+    /// Runs the command and maps every error to one line on standard error (a JSON object with
+    /// `--json`) and an ``ExitStatus``: ArgumentParser's own usage errors exit 2 (it would use
+    /// 64) and suggest a subcommand for a typo, library errors are translated by ``CLIError``.
     static func main() async {
         do {
             var command = try parseAsRoot()
