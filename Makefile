@@ -27,6 +27,11 @@ sanitize: dependencies
 demo: dependencies
 	scripts/demo
 
+# vaultcli's man page, from the same definitions as its --help (docs/CLI.md, "Manual page").
+.PHONY: man
+man: dependencies
+	$(SWIFT) package generate-manual --configuration debug && mkdir -p .build/man && cp .build/plugins/GenerateManual/outputs/vaultcli/vaultcli.1 .build/man/
+
 # Coverage-guided fuzzing of every parser with libFuzzer, 30 s per target (README, "Fuzzing");
 # FUZZ_SECONDS=<n> runs each target longer. `test` replays the committed corpus; this searches
 # for new inputs, so it is run on purpose rather than on every test run.

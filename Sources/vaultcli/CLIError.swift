@@ -1,5 +1,7 @@
 import ArgumentParser
+import GroupMessaging
 import Keyring
+import SharedDefaults
 import Vault
 
 /// A failure reported to the person at the terminal: one line on standard error and an
@@ -8,10 +10,13 @@ import Vault
 struct CLIError: Error, CustomStringConvertible {
     var status: ExitStatus
     var message: String
+    /// A command that fixes it, for `--json` errors (the message says it too).
+    var remedy: String?
 
-    init(_ status: ExitStatus, _ message: String) {
+    init(_ status: ExitStatus, _ message: String, remedy: String? = nil) {
         self.status = status
         self.message = message
+        self.remedy = remedy
     }
 
     var description: String { message }
@@ -28,6 +33,13 @@ struct CLIError: Error, CustomStringConvertible {
             return CLIError(status(of: error.status), CLIHints.translate(error.reason))
         case let error as VaultError:
             return CLIError(status(of: error.code), "\(error.code): \(CLIHints.translate(error.reason))")
+        case let error as SharedDefaultsError:
+            if let vaultError = error.vaultError, error.code == .refused || error.code == .storage {
+                return CLIError(status(of: vaultError.code), "\(error.code): \(CLIHints.translate(error.reason))")
+            }
+            return CLIError(status(of: error.code), "\(error.code): \(CLIHints.translate(error.reason))")
+        case let error as GroupMessagingError:
+            return CLIError(status(of: error.code), "\(error.code.rawValue): \(CLIHints.translate(error.reason))")
         default:
             return nil
         }
@@ -39,6 +51,24 @@ struct CLIError: Error, CustomStringConvertible {
         case .missingEntitlement, .interactionNotAllowed, .duplicateItem, .userCanceled, .authenticationFailed,
              .invalidParameter, .dataTooLarge, .noSuchAttribute, .unimplemented:
             .refused
+        default: .failed
+        }
+    }
+
+    /// A malformed key, value or suite name is the command line's fault; a full suite, a
+    /// refused record or a missing entitlement is a refusal; storage is a failure.
+    private static func status(of code: SharedDefaultsError.Code) -> ExitStatus {
+        switch code {
+        case .invalidKey, .invalidSuiteName, .unsupportedValue: .usage
+        case .storage: .failed
+        default: .refused
+        }
+    }
+
+    private static func status(of code: GroupMessagingError.Code) -> ExitStatus {
+        switch code {
+        case .invalidName: .usage
+        case .notEntitled, .addressInUse, .protocolViolation, .invalidMessage: .refused
         default: .failed
         }
     }

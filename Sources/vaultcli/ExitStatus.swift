@@ -17,4 +17,17 @@ enum ExitStatus: Int32 {
     case refused = 5
     /// The operation failed: I/O error, corrupted storage.
     case failed = 6
+
+    /// The status's name in a JSON error (`{"code": "notFound", "status": 4, …}`).
+    var name: String {
+        switch self {
+        case .ok: "ok"
+        case .findings: "findings"
+        case .usage: "usage"
+        case .notConfigured: "notConfigured"
+        case .notFound: "notFound"
+        case .refused: "refused"
+        case .failed: "failed"
+        }
+    }
 }

@@ -49,7 +49,7 @@ struct ProcessOptions: ParsableArguments {
             throw CLIError(.notConfigured, """
                 no identity configured: pass --entitlements FILE --team-id TEAMID --bundle-id BUNDLE.ID, \
                 or set GROUPVAULT_ENTITLEMENTS, GROUPVAULT_TEAM_ID and GROUPVAULT_BUNDLE_ID
-                """)
+                """, remedy: "vaultcli --entitlements FILE --team-id TEAMID --bundle-id BUNDLE.ID <command>")
         }
         do {
             return try Keyring.fromEnvironment(environment)

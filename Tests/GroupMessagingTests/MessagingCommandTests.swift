@@ -48,9 +48,9 @@ final class MessagingCommandTests: XCTestCase {
     }
 
     func testNotifyWatchPrintsAJSONLineForAPost() throws {
-        let watcher = try start(["notify", "watch", "com.example.cli.changed", "--count", "1", "--json"])
+        let watcher = try start(["notify", "watch", "com.example.cli.changed", "--group", "group.com.example.cli", "--count", "1", "--json"])
         try awaitOutput("\"event\":\"watching\"", in: watcher)
-        let post = try FixtureProcess.run(["notify", "post", "com.example.cli.changed", "--json"], environment: environment, executable: "vaultcli")
+        let post = try FixtureProcess.run(["notify", "post", "com.example.cli.changed", "--group", "group.com.example.cli", "--json"], environment: environment, executable: "vaultcli")
         XCTAssertEqual(post.status, 0, post.errors)
         XCTAssertTrue(post.output.contains("\"event\":\"posted\""), post.output)
         XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
@@ -58,15 +58,15 @@ final class MessagingCommandTests: XCTestCase {
     }
 
     func testChannelPingIsAnsweredByChannelServeWhichSeesThePingersPid() throws {
-        let server = try start(["channel", "serve", "--json"])
+        let server = try start(["channel", "serve", "--group", "group.com.example.cli", "--json"])
         try awaitOutput("\"event\":\"listening\"", in: server)
-        let ping = try start(["channel", "ping", "--count", "3", "--json"])
+        let ping = try start(["channel", "ping", "--group", "group.com.example.cli", "--count", "3", "--json"])
         XCTAssertEqual(ping.wait(), 0, ping.standardError)
         let pongs = ping.standardOutput.split(separator: "\n").filter { $0.contains("\"event\":\"pong\"") }
         XCTAssertEqual(pongs.count, 3, ping.standardOutput)
-        XCTAssertTrue(pongs.allSatisfy { $0.contains("\"seenPID\":\"\(ping.pid)\"") }, ping.standardOutput)
+        XCTAssertTrue(pongs.allSatisfy { $0.contains("\"seenPID\":\(ping.pid)") }, ping.standardOutput)
         try awaitOutput("\"event\":\"connected\"", in: server)
-        XCTAssertTrue(server.standardOutput.contains("\"pid\":\"\(ping.pid)\""), server.standardOutput)
+        XCTAssertTrue(server.standardOutput.contains("\"pid\":\(ping.pid),"), server.standardOutput)
     }
 
     func testAPeersHostileMessageTypeReachesChannelServesOutputInert() throws {
@@ -74,7 +74,7 @@ final class MessagingCommandTests: XCTestCase {
         // and a newline: the operator's terminal must see escapes, one line per event.
         let hostile = "k\u{1B}[2J\u{9B}31m\u{202E}\nforged line"
         for json in [false, true] {
-            let server = try start(["channel", "serve", "--name", "hostile"] + (json ? ["--json"] : []))
+            let server = try start(["channel", "serve", "--group", "group.com.example.cli", "--name", "hostile"] + (json ? ["--json"] : []))
             try awaitOutput("listening", in: server)
             let attacker = try FixtureProcess(
                 ["channel-attack", "--group", "group.com.example.cli", "--name", "hostile", "--kind", "unknown-type", "--type", hostile],
@@ -93,14 +93,14 @@ final class MessagingCommandTests: XCTestCase {
     }
 
     func testChannelPingWithoutServerFailsAfterItsTimeoutWithAHint() throws {
-        let ping = try FixtureProcess.run(["channel", "ping", "--timeout", "0.2"], environment: environment, executable: "vaultcli")
+        let ping = try FixtureProcess.run(["channel", "ping", "--group", "group.com.example.cli", "--timeout", "0.2"], environment: environment, executable: "vaultcli")
         XCTAssertNotEqual(ping.status, 0)
         XCTAssertTrue(ping.errors.contains("vaultcli channel serve"), ping.errors)
     }
 
     func testChannelPingRefusesATimeoutThatIsNotAPositiveNumberOfSeconds() throws {
         for timeout in ["nan", "inf", "-1", "0"] {
-            let ping = try FixtureProcess.run(["channel", "ping", "--timeout=\(timeout)"], environment: environment, executable: "vaultcli")
+            let ping = try FixtureProcess.run(["channel", "ping", "--group", "group.com.example.cli", "--timeout=\(timeout)"], environment: environment, executable: "vaultcli")
             XCTAssertEqual(ping.status, 2, "--timeout \(timeout) is a usage error: \(ping.errors)")
             XCTAssertTrue(ping.errors.contains("--timeout"), "--timeout \(timeout): \(ping.errors)")
         }

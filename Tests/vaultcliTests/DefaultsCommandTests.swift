@@ -35,13 +35,13 @@ final class DefaultsCommandTests: XCTestCase {
         XCTAssertEqual(hidden.status, 0, hidden.errors)
         XCTAssertEqual(hidden.output, "string (4 bytes)\n")
         let revealed = try vaultcli("defaults", "read", "--group", group, "theme", "--reveal")
-        XCTAssertEqual(revealed.output, "{\"string\":\"dark\"}\n")
+        XCTAssertEqual(revealed.output, "\"dark\"\n", "a value as a person writes it, not the tagged form")
     }
 
     func testListHidesValuesUnlessRevealedAndSpeaksJSON() throws {
         XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "refresh", "30", "--type", "int").status, 0)
         let list = try vaultcli("defaults", "list", "--group", group)
-        XCTAssertEqual(list.output, "\"refresh\"  int\n")
+        XCTAssertEqual(list.output, "KEY        TYPE\n\"refresh\"  int\n")
         let json = try vaultcli("defaults", "list", "--group", group, "--json", "--reveal")
         XCTAssertEqual(json.status, 0, json.errors)
         XCTAssertEqual(json.output, "{\"group\":\"\(group)\",\"keys\":[{\"key\":\"refresh\",\"type\":\"int\",\"value\":{\"int\":30}}],\"refused\":[],\"suite\":\"\(group)\"}\n")
@@ -70,7 +70,7 @@ final class DefaultsCommandTests: XCTestCase {
         XCTAssertEqual(text.status, 1, text.errors)
         XCTAssertTrue(text.output.contains("record sd-") && text.output.contains("refused: missing"), text.output)
         let read = try vaultcli("defaults", "read", "--group", group, "theme", "--json")
-        XCTAssertEqual(read.status, 1, read.errors)
+        XCTAssertEqual(read.status, 5, "a refused read exits 5 (refused): \(read.errors)")
         XCTAssertTrue(read.output.contains("\"refused\":\"missing\""), read.output)
         XCTAssertFalse(read.output.contains("absent"), read.output)
     }
@@ -82,11 +82,11 @@ final class DefaultsCommandTests: XCTestCase {
         return Set(found.filter { $0.hasSuffix(".gvr") }.map { home + "/" + $0 })
     }
 
-    func testDeleteRemovesTheKeyAndReadThenExitsOne() throws {
+    func testDeleteRemovesTheKeyAndReadThenExitsFourNotFound() throws {
         XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "gone", "x").status, 0)
         XCTAssertEqual(try vaultcli("defaults", "delete", "--group", group, "gone").status, 0)
         let read = try vaultcli("defaults", "read", "--group", group, "gone", "--json")
-        XCTAssertEqual(read.status, 1)
+        XCTAssertEqual(read.status, 4, "absent is not found (4), as documented: \(read.errors)")
         XCTAssertEqual(read.output, "{\"absent\":true,\"key\":\"gone\"}\n")
     }
 
@@ -107,6 +107,23 @@ final class DefaultsCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.errors)
         XCTAssertTrue(result.output.contains("\"fileRemoved\":true"), result.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: plist.path))
-        XCTAssertEqual(try vaultcli("defaults", "read", "--group", group, "refresh", "--reveal").output, "{\"int\":30}\n")
+        XCTAssertEqual(try vaultcli("defaults", "read", "--group", group, "refresh", "--reveal").output, "30\n")
+    }
+
+    func testListWithRevealShowsATableOfValuesAsAPersonWritesThem() throws {
+        for (key, value, type) in [("refresh", "30", "int"), ("theme", "dark", "string"), ("beta", "true", "bool"),
+                                   ("tags", #"{"array":[{"string":"a"},{"int":1}]}"#, "json")] {
+            XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, key, value, "--type", type).status, 0, key)
+        }
+        let list = try vaultcli("defaults", "list", "--group", group, "--reveal")
+        XCTAssertEqual(list.status, 0, list.errors)
+        XCTAssertEqual(list.output, """
+            KEY        TYPE              VALUE
+            "beta"     bool              true
+            "refresh"  int               30
+            "tags"     array (2 items)   ["a",1]
+            "theme"    string (4 bytes)  "dark"
+
+            """)
     }
 }

@@ -156,4 +156,42 @@ final class ItemsCommandTests: VaultCLITestCase {
         XCTAssertNil(item["secret"])
         XCTAssertFalse(result.output.contains("s3cret"))
     }
+
+    func testAnEmptySecretFromStandardInputIsRefusedAndNothingIsStored() throws {
+        // `echo "$TOKEN" | vaultcli items add` with TOKEN unset sends a lone newline.
+        for input in ["", "\n"] {
+            let result = try vaultcli("items", "add", "--service", "api.example.com", "--account", "ada", input: input)
+            assertFails(result, with: 2, mentioning: ["the secret is empty", "--allow-empty"])
+        }
+        XCTAssertEqual(try vaultcli("items", "list", "--json").output, #"{"items":[]}"# + "\n")
+    }
+
+    func testAnEmptySecretFileIsRefused() throws {
+        let file = directory.url.appendingPathComponent("empty")
+        try Data().write(to: file)
+        assertFails(try vaultcli("items", "add", "--service", "s", "--secret-file", file.path), with: 2, mentioning: ["--secret-file is empty"])
+    }
+
+    func testAllowEmptyStoresAnEmptySecret() throws {
+        let result = try vaultcli("items", "add", "--service", "api.example.com", "--allow-empty", "--json", input: "\n")
+        XCTAssertEqual(try json(result)["service"] as? String, "api.example.com")
+        let shown = try json(try vaultcli("items", "show", "--service", "api.example.com", "--json"))
+        XCTAssertEqual(shown["secretBytes"] as? Int, 0)
+    }
+
+    func testUpdateWithAnEmptyNewSecretIsRefusedAndTheSecretKept() throws {
+        try addToken()
+        assertFails(try vaultcli("items", "update", "--service", "api.example.com", "--new-secret", input: "\n"), with: 2, mentioning: ["the secret is empty"])
+        let shown = try json(try vaultcli("items", "show", "--service", "api.example.com", "--reveal", "--json"))
+        XCTAssertEqual(shown["secret"] as? String, secret)
+    }
+
+    func testListJSONLeavesOutTheSecretSizeWhichOnlyShowReads() throws {
+        try addToken()
+        let listed = try XCTUnwrap(try json(try vaultcli("items", "list", "--json"))["items"] as? [[String: Any]])
+        XCTAssertEqual(listed.count, 1)
+        XCTAssertNil(listed[0]["secretBytes"], "a listing does not decrypt secrets, so it reports no size rather than 0")
+        let shown = try json(try vaultcli("items", "show", "--service", "api.example.com", "--json"))
+        XCTAssertEqual(shown["secretBytes"] as? Int, secret.utf8.count)
+    }
 }

@@ -104,4 +104,66 @@ final class KeysCommandTests: VaultCLITestCase {
         XCTAssertEqual(key["status"] as? String, "primary")
         XCTAssertNotNil(key["created"] as? String)
     }
+
+    func testRetireOfThePrimaryKeyIsRefusedWithoutListingTheRecords() throws {
+        for index in 0..<12 { try vault().write(Note(text: "x"), as: "record-\(index)") }
+        let result = try vaultcli("keys", "retire", "--group", group, "--id", "1")
+        XCTAssertEqual(result.errors, """
+            vaultcli: key #1 is the primary key of group.com.example.notes, which seals every new record: rotate first \
+            (vaultcli keys rotate --group group.com.example.notes), reseal (vaultcli records reseal --group group.com.example.notes), \
+            then retire it
+
+            """)
+        XCTAssertEqual(result.status, 5)
+    }
+
+    func testRetireRefusalOnAGroupWithManyRecordsNamesTheCountTheFirstFewAndHowToListThem() throws {
+        let names = (0..<40).map { "record-\(String(format: "%02d", $0))" }
+        for name in names { try vault().write(Note(text: "x"), as: name) }
+        try keyring().rotateKey(in: groupID)
+        let result = try vaultcli("keys", "retire", "--group", group, "--id", "1")
+        let sealed = try vault().records(sealedWithKey: 1)
+        XCTAssertEqual(Set(sealed), Set(names))
+        XCTAssertEqual(result.errors, """
+            vaultcli: key #1 of group.com.example.notes still seals 40 records (\(sealed.prefix(5).joined(separator: ", ")) and 35 more) \
+            (list them with: vaultcli records list --group group.com.example.notes): reseal them first \
+            (vaultcli records reseal --group group.com.example.notes), or pass --force to make them unreadable for good
+
+            """)
+        XCTAssertEqual(result.status, 5)
+    }
+
+    func testRetireWithForceOnManyRecordsSummarisesInTextAndListsAllInJSON() throws {
+        for index in 0..<7 { try vault().write(Note(text: "x"), as: "record-\(index)") }
+        try keyring().rotateKey(in: groupID)
+        let sealed = try vault().records(sealedWithKey: 1)
+        let result = try vaultcli("keys", "retire", "--group", group, "--id", "1", "--force", "--json")
+        XCTAssertEqual(try json(result)["unreadableRecords"] as? [String], sealed)
+    }
+
+    func testCreateMakesANewGroupsFirstKeyAndSaysSo() throws {
+        let result = try vaultcli("keys", "create", "--group", group)
+        XCTAssertEqual(result.output, "created key #1, the primary key of group.com.example.notes\n")
+        XCTAssertEqual(result.status, 0, result.transcript)
+        XCTAssertEqual(try keyring().keys(in: groupID).map(\.status), [.primary])
+    }
+
+    func testCreateIsRefusedWhenTheGroupHasAKey() throws {
+        _ = try keyring().groupKey(for: groupID)
+        assertFails(try vaultcli("keys", "create", "--group", group), with: 5, mentioning: ["primary: key #1", "vaultcli keys rotate"])
+        XCTAssertEqual(try keyring().keys(in: groupID).count, 1)
+    }
+
+    func testRotateOfANewGroupSaysItMadeTheFirstKeyNotANewPrimary() throws {
+        let result = try vaultcli("keys", "rotate", "--group", group)
+        XCTAssertEqual(result.output, "the group had no key: created its first, key #1 (primary); rotate again to have an older key to retire\n")
+    }
+
+    func testCreateRotateResealRetireSucceedsOnANewGroup() throws {
+        for arguments in [["keys", "create"], ["keys", "rotate"], ["records", "reseal"], ["keys", "retire", "--id", "1"]] {
+            let result = try run(arguments + ["--group", group], input: nil, environment: environment)
+            XCTAssertEqual(result.status, 0, "\(arguments): \(result.transcript)")
+        }
+        XCTAssertEqual(try keyring().keys(in: groupID).map(\.status), [.retired, .primary])
+    }
 }

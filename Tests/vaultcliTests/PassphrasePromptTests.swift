@@ -55,4 +55,33 @@ final class PassphrasePromptTests: PassphraseTestCase {
         let show = try run(["items", "show", "--service", "mail", "--reveal"], input: nil, environment: environment)
         XCTAssertTrue(show.output.contains(secret), show.transcript)
     }
+
+    func testPassphraseSetWithoutARuntimeDirectoryRefusesBeforeAskingForAPassphrase() throws {
+        var environment = self.environment
+        environment["XDG_RUNTIME_DIR"] = nil
+        let set = try PseudoTerminalSession.run(vaultcliURL, ["passphrase", "set", "--argon2-cost", "minimum"], environment: environment, exchanges: [])
+
+        XCTAssertEqual(set.status, 6, set.transcript)
+        XCTAssertTrue(set.transcript.contains("XDG_RUNTIME_DIR is not set"), set.transcript)
+        XCTAssertFalse(set.transcript.contains("passphrase: "), "asked for a passphrase it could not use:\n\(set.transcript)")
+    }
+
+    func testASecondPassphraseSetRefusesBeforeAskingForAPassphrase() throws {
+        let first = try run(["passphrase", "set", "--passphrase-fd", "0", "--argon2-cost", "minimum"], input: passphrase + "\n", environment: environment)
+        XCTAssertEqual(first.status, 0, first.transcript)
+
+        let second = try atTerminal(["passphrase", "set", "--argon2-cost", "minimum"], typing: [])
+
+        XCTAssertEqual(second.status, 5, second.transcript)
+        XCTAssertTrue(second.transcript.contains("already has a passphrase: change it with vaultcli passphrase change"), second.transcript)
+        XCTAssertFalse(second.transcript.contains("New passphrase: "), second.transcript)
+    }
+
+    func testPassphraseChangeOfAHomeWithoutOneRefusesBeforeAsking() throws {
+        let change = try atTerminal(["passphrase", "change", "--argon2-cost", "minimum"], typing: [])
+
+        XCTAssertEqual(change.status, 4, change.transcript)
+        XCTAssertTrue(change.transcript.contains("has no passphrase to change"), change.transcript)
+        XCTAssertFalse(change.transcript.contains("Current passphrase: "), change.transcript)
+    }
 }

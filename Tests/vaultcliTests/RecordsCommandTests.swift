@@ -11,7 +11,7 @@ final class RecordsCommandTests: VaultCLITestCase {
 
     func testVerifyAcceptsAuthenticRecords() throws {
         try vault().write(Note(text: "hello"), as: "note")
-        let result = try vaultcli("records", "verify", "--group", group)
+        let result = try vaultcli("records", "verify", "--group", group, "--all")
         XCTAssertEqual(result.status, 0, result.transcript)
         XCTAssertTrue(result.output.split(separator: "\n").contains { $0.hasPrefix("note") && $0.contains("ok") }, result.output)
     }
@@ -131,13 +131,23 @@ final class RecordsCommandTests: VaultCLITestCase {
 
     func testWatchPrintsAChangeMadeByAnotherProcess() throws {
         let watcher = try FixtureProcess(["records", "watch", "--group", group, "note", "--count", "1"], environment: environment, executable: "vaultcli")
-        // The watcher subscribes asynchronously: write until it reports, bounded.
-        for _ in 0..<200 where watcher.standardOutput.isEmpty {
-            try vault().write(Note(text: "hello"), as: "note")
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        // The watcher says when its watch is in place: one write after that is seen.
+        try awaitOutput("watching", in: watcher)
+        try vault().write(Note(text: "hello"), as: "note")
         XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
-        XCTAssertEqual(watcher.standardOutput, "written note\n")
+        XCTAssertEqual(watcher.standardOutput, "watching record note in \(group)\nwritten note\n")
+    }
+
+    func testWatchWritesEachLineAtOnceSoAKilledWatcherLosesNothing() throws {
+        // Standard output is a pipe, not a terminal: a buffered line would still be in the
+        // process when it is killed, and lost.
+        let watcher = try FixtureProcess(["records", "watch", "--group", group], environment: environment, executable: "vaultcli")
+        try awaitOutput("watching", in: watcher)
+        try vault().write(Note(text: "hello"), as: "note")
+        try awaitOutput("written note", in: watcher)
+        watcher.kill(SIGKILL)
+        watcher.wait()
+        XCTAssertEqual(watcher.standardOutput, "watching every record in \(group)\nwritten note\n")
     }
 
     func testDeleteJSONNamesTheRecord() throws {
@@ -147,11 +157,77 @@ final class RecordsCommandTests: VaultCLITestCase {
 
     func testWatchJSONPrintsOneObjectPerChange() throws {
         let watcher = try FixtureProcess(["records", "watch", "--group", group, "note", "--count", "1", "--json"], environment: environment, executable: "vaultcli")
-        for _ in 0..<200 where watcher.standardOutput.isEmpty {
-            try vault().write(Note(text: "hello"), as: "note")
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        try awaitOutput("watching", in: watcher)
+        try vault().write(Note(text: "hello"), as: "note")
         XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
-        XCTAssertEqual(watcher.standardOutput, #"{"kind":"written","name":"note"}"# + "\n")
+        XCTAssertEqual(watcher.standardOutput, #"{"group":"group.com.example.notes","kind":"watching","name":"note"}"# + "\n"
+                       + #"{"kind":"written","name":"note"}"# + "\n")
+    }
+
+    /// Writes `count` notes and flips a byte of `tampered` of them (sorted by name).
+    private func writeNotes(_ count: Int, tampering tampered: Set<String> = []) throws {
+        for index in 0..<count { try vault().write(Note(text: "x"), as: "note-\(index)") }
+        for name in tampered {
+            let file = try recordsDirectory.appendingPathComponent("\(name).gvr")
+            var bytes = try Data(contentsOf: file)
+            bytes[bytes.count - 1] ^= 0x01
+            try bytes.write(to: file)
+        }
+    }
+
+    func testVerifyPrintsOnlyTheFailuresAndASummary() throws {
+        try writeNotes(6, tampering: ["note-3"])
+        let result = try vaultcli("records", "verify", "--group", group)
+        XCTAssertEqual(result.status, 1, result.transcript)
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertEqual(lines.count, 4, result.output)
+        XCTAssertEqual(lines[0], "NAME    RESULT   DETAIL")
+        XCTAssertTrue(lines[1].hasPrefix("note-3  refused  authenticationFailed: "), result.output)
+        XCTAssertEqual(lines[2], "checked 6 records: 5 ok, 0 deleted, 1 refused, 0 missing")
+    }
+
+    func testVerifyOfHealthyRecordsPrintsTheSummaryAlone() throws {
+        try writeNotes(3)
+        let result = try vaultcli("records", "verify", "--group", group)
+        XCTAssertEqual(result.output, "checked 3 records: 3 ok, 0 deleted, 0 refused, 0 missing\n")
+        XCTAssertEqual(result.status, 0)
+    }
+
+    func testVerifyAllPrintsALineForEveryRecord() throws {
+        try writeNotes(2)
+        let result = try vaultcli("records", "verify", "--group", group, "--all")
+        XCTAssertEqual(result.output, """
+            NAME    RESULT  DETAIL
+            note-0  ok      12 payload bytes
+            note-1  ok      12 payload bytes
+            checked 2 records: 2 ok, 0 deleted, 0 refused, 0 missing
+
+            """)
+    }
+
+    func testListLeavesOutSharedDefaultsEntriesAndSaysWhereTheyAre() throws {
+        XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "theme", "dark").status, 0)
+        let result = try vaultcli("records", "list", "--group", group)
+        XCTAssertEqual(result.output, """
+            no records
+            1 SharedDefaults entry not shown (by key: vaultcli defaults list --group group.com.example.notes; as records: --include-internal)
+
+            """)
+        let json = try json(try vaultcli("records", "list", "--group", group, "--json"))
+        XCTAssertEqual((json["records"] as? [Any])?.count, 0)
+        XCTAssertEqual(json["internalHidden"] as? Int, 1)
+    }
+
+    func testListWithIncludeInternalShowsSharedDefaultsRecords() throws {
+        XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "theme", "dark").status, 0)
+        let records = try XCTUnwrap(try json(try vaultcli("records", "list", "--group", group, "--include-internal", "--json"))["records"] as? [[String: Any]])
+        XCTAssertEqual(records.count, 1)
+        XCTAssertEqual((records.first?["name"] as? String)?.hasPrefix("sd-"), true)
+    }
+
+    func testListStillShowsARecordWhoseNameMerelyStartsWithSd() throws {
+        try vault().write(Note(text: "x"), as: "sd-card")
+        let records = try XCTUnwrap(try json(try vaultcli("records", "list", "--group", group, "--json"))["records"] as? [[String: Any]])
+        XCTAssertEqual(records.map { $0["name"] as? String }, ["sd-card"])
     }
 }

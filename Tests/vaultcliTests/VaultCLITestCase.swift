@@ -74,6 +74,18 @@ class VaultCLITestCase: XCTestCase {
                    errors: try String(contentsOf: files[2], encoding: .utf8))
     }
 
+    /// Waits until `process` has printed `text` on standard output. The bound is a guard
+    /// against a hang, never a measure of speed.
+    func awaitOutput(_ text: String, in process: FixtureProcess, file: StaticString = #filePath, line: UInt = #line) throws {
+        let deadline = Date().addingTimeInterval(120)
+        while !process.standardOutput.contains(text) {
+            guard Date() < deadline else {
+                throw OutputTimeout(description: "no \(text) from vaultcli: \(process.standardOutput) \(process.standardError)")
+            }
+            usleep(5_000)
+        }
+    }
+
     /// The built vaultcli.
     var vaultcliURL: URL { FixtureProcess.url(ofExecutable: "vaultcli") }
 
@@ -85,11 +97,18 @@ class VaultCLITestCase: XCTestCase {
     }
 
     /// Asserts the one-line error contract: something on stderr, exactly one line, the given
-    /// status, nothing on stdout.
+    /// status. The line is `vaultcli: <message>`, or for a run with `--json` the JSON error
+    /// object (docs/CLI.md, "Errors") whose `status` is the exit status.
     func assertFails(_ run: Run, with status: Int32, mentioning words: [String], file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(run.status, status, run.transcript, file: file, line: line)
         XCTAssertEqual(run.errors.filter { $0 == "\n" }.count, 1, "one line on stderr: \(run.errors)", file: file, line: line)
-        XCTAssertTrue(run.errors.hasPrefix("vaultcli: "), run.errors, file: file, line: line)
+        if run.errors.hasPrefix("{") {
+            let object = try? JSONSerialization.jsonObject(with: Data(run.errors.utf8)) as? [String: Any]
+            XCTAssertEqual(object?["status"] as? Int, Int(status), "the JSON error's status: \(run.errors)", file: file, line: line)
+            XCTAssertNotNil(object?["message"] as? String, "the JSON error's message: \(run.errors)", file: file, line: line)
+        } else {
+            XCTAssertTrue(run.errors.hasPrefix("vaultcli: "), run.errors, file: file, line: line)
+        }
         for word in words {
             XCTAssertTrue(run.errors.contains(word), "stderr does not mention \(word): \(run.errors)", file: file, line: line)
         }
@@ -103,6 +122,11 @@ class VaultCLITestCase: XCTestCase {
     func vault() throws -> Vault {
         try Vault(keyring: keyring(), group: GroupIdentifier(validating: group))
     }
+}
+
+/// A child never printed what a test waited for.
+struct OutputTimeout: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// A minimal record for the command-line tests.

@@ -31,8 +31,8 @@ struct ChannelCommand: AsyncParsableCommand {
     struct Target: ParsableArguments {
         @OptionGroup var process: ProcessOptions
 
-        @Option(help: "The application group (default: the identity's first).")
-        var group: String?
+        @Option(help: "The application group.")
+        var group: String
 
         @Option(help: "The socket's name in the group container.")
         var name = "vaultcli"
@@ -42,11 +42,35 @@ struct ChannelCommand: AsyncParsableCommand {
 
         func socket() throws -> (Keyring, GroupIPCName) {
             let keyring = try process.keyring()
-            guard let group = try group.map({ try parseGroup($0) }) ?? keyring.identity.applicationGroups.first else {
-                throw ValidationError("the identity has no application group; pass --group or set GROUPVAULT_ENTITLEMENTS")
-            }
+            let group = try parseGroup(group)
             return (keyring, try GroupIPCName(.socket, name, in: group, keyring: keyring))
         }
+    }
+
+    /// `channel serve --json`: a peer connected (ids and credentials are numbers).
+    struct ConnectedEvent: Encodable {
+        var event = "connected"
+        var peer: UInt64
+        var pid: Int32
+        var uid: UInt32
+        var gid: UInt32
+    }
+
+    /// `channel serve --json`: a connection ended or was refused; `peer` is absent before
+    /// the handshake.
+    struct InvalidatedEvent: Encodable {
+        var event = "invalidated"
+        var peer: UInt64?
+        var reason: String
+    }
+
+    /// `channel ping --json`: one round trip.
+    struct PongEvent: Encodable {
+        var event = "pong"
+        var seq: Int
+        var connection: UInt64
+        var microseconds: Int
+        var seenPID: Int32
     }
 
     /// `vaultcli channel serve`.
@@ -64,14 +88,14 @@ struct ChannelCommand: AsyncParsableCommand {
                 name, keyring: keyring, accepting: GroupMessageTypes([ChannelPing.self]),
                 handlers: .init(
                     connected: { peer in
-                        json ? printJSONLine(["event": "connected", "peer": "\(peer.id)", "pid": "\(peer.credentials.pid)", "uid": "\(peer.credentials.uid)", "gid": "\(peer.credentials.gid)"])
+                        json ? printJSONLine(ConnectedEvent(peer: peer.id, pid: peer.credentials.pid, uid: peer.credentials.uid, gid: peer.credentials.gid))
                             : printEscapedLine("connected \(peer)")
                     },
                     request: { message, peer in
                         ChannelPong(seq: (message as? ChannelPing)?.seq ?? -1, peerPID: peer.credentials.pid)
                     },
                     invalidated: { peer, reason in
-                        json ? printJSONLine(["event": "invalidated", "peer": peer.map { "\($0.id)" } ?? "", "reason": reason])
+                        json ? printJSONLine(InvalidatedEvent(peer: peer?.id, reason: reason))
                             : printEscapedLine("invalidated \(peer.map { "\($0)" } ?? "(before the handshake)"): \(reason)")
                     }))
             json ? printJSONLine(["event": "listening", "path": server.name.rawValue]) : printEscapedLine("listening \(server.name.rawValue)")
@@ -123,7 +147,7 @@ struct ChannelCommand: AsyncParsableCommand {
                 let microseconds = (ContinuousClock.now - start) / .microseconds(1)
                 let pid = (pong as? ChannelPong)?.peerPID ?? -1
                 target.json
-                    ? printJSONLine(["event": "pong", "seq": "\(seq)", "connection": "\(connection)", "microseconds": "\(Int(microseconds))", "seenPID": "\(pid)"])
+                    ? printJSONLine(PongEvent(seq: seq, connection: connection, microseconds: Int(microseconds), seenPID: pid))
                     : printEscapedLine("pong \(seq) from \(name.rawValue) in \(Int(microseconds)) µs (the server saw pid \(pid))")
             }
             await client.close()

@@ -16,8 +16,9 @@ struct DefaultsCommand: ParsableCommand {
         commandName: "defaults",
         abstract: "List, read, write, delete and import the keys of a SharedDefaults suite.",
         discussion: """
-            The suite defaults to the group's name, as SharedDefaults(suiteName: "group.…") uses it.
-            Values use SharedDefaults' sealed JSON form: {"string":"dark"}, {"int":30}, {"bool":true}, ...
+            The suite defaults to the group's name, as SharedDefaults(suiteName: "group.…") uses it. \
+            Values are shown as a person writes them (30, true, "dark"); --json and `write --type json` \
+            use SharedDefaults' tagged JSON form: {"string":"dark"}, {"int":30}, {"bool":true}, ...
             """,
         subcommands: [List.self, Read.self, Write.self, Delete.self, Import.self],
         defaultSubcommand: List.self)
@@ -34,7 +35,7 @@ struct DefaultsCommand: ParsableCommand {
             do throws(SharedDefaultsError) {
                 return try SharedDefaults(suiteName: suite ?? group.rawValue, group: group, keyring: keyring)
             } catch {
-                throw ValidationError(error.description)
+                throw error  // CLIError.from gives it its exit status (storage: 6)
             }
         }
     }
@@ -71,8 +72,17 @@ struct DefaultsCommand: ParsableCommand {
                 try printJSON(["suite": .string(defaults.suiteName), "group": .string(defaults.group.rawValue), "keys": .array(keys.map(DefaultsJSON.object)), "refused": .array(refusedRows.map(DefaultsJSON.object))])
             } else {
                 if values.isEmpty && refused.isEmpty { print("no keys") }
-                for key in values.keys.sorted() {
-                    print("\(try literal(key))  \(Terminal.escaped(values[key]!.description))" + (reveal ? "  \(try render(values[key]!))" : ""))
+                if !values.isEmpty {
+                    var table = reveal ? Table("KEY", "TYPE", "VALUE") : Table("KEY", "TYPE")
+                    for key in values.keys.sorted() {
+                        let value = values[key]!
+                        if reveal {
+                            table.add(try literal(key), value.description, try userForm(value))
+                        } else {
+                            table.add(try literal(key), value.description)
+                        }
+                    }
+                    table.print()
                 }
                 for entry in refused {
                     let name = try entry.key.map(literal) ?? "record \(Terminal.escaped(entry.record))"
@@ -84,7 +94,7 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     struct Read: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a key's type (its value with --reveal); exit 1 if absent or refused.")
+        static let configuration = CommandConfiguration(abstract: "Show a key's type (its value with --reveal); exit 4 if absent, 5 if refused.")
         @OptionGroup var options: SuiteOptions
         @Argument(help: "The key.") var key: String
         @Flag(help: "Show the value.") var reveal = false
@@ -100,18 +110,18 @@ struct DefaultsCommand: ParsableCommand {
                 } else {
                     print("\(try literal(key))  refused: \(CLIHints.translate(error.description))")
                 }
-                throw ExitCode(1)
+                throw ExitCode(ExitStatus.refused.rawValue)
             }
             guard let value else {
                 if options.json { try printJSON(["key": .string(key), "absent": .bool(true)]) } else { print("\(try literal(key))  absent") }
-                throw ExitCode(1)
+                throw ExitCode(ExitStatus.notFound.rawValue)
             }
             if options.json {
                 var object: [String: DefaultsJSON] = ["key": .string(key), "type": .string(value.typeName)]
                 if reveal { object["value"] = .value(value) }
                 try printJSON(object)
             } else {
-                print(reveal ? try render(value) : Terminal.escaped(value.description))
+                print(reveal ? try userForm(value) : Terminal.escaped(value.description))
             }
         }
     }
@@ -130,7 +140,7 @@ struct DefaultsCommand: ParsableCommand {
             do {
                 try defaults.set(parsed, forKey: key)
             } catch {
-                throw ValidationError(error.description)
+                throw error  // CLIError.from gives it its exit status (storage: 6)
             }
             if options.json { try printJSON(["key": .string(key), "type": .string(parsed.typeName), "stored": .bool(true)]) } else { print("stored \(try literal(key)) (\(parsed.description))") }
         }
@@ -167,7 +177,7 @@ struct DefaultsCommand: ParsableCommand {
             do {
                 try options.open().removeObject(forKey: key)
             } catch let error as SharedDefaultsError {
-                throw ValidationError(error.description)
+                throw error  // CLIError.from gives it its exit status (storage: 6)
             }
             if options.json { try printJSON(["key": .string(key), "removed": .bool(true)]) } else { print("removed \(try literal(key))") }
         }
@@ -188,7 +198,7 @@ struct DefaultsCommand: ParsableCommand {
             do {
                 result = try defaults.importPreferences(from: url, dryRun: dryRun)
             } catch {
-                throw ValidationError(error.description)
+                throw error  // CLIError.from gives it its exit status (storage: 6)
             }
             if options.json {
                 try printJSON([
@@ -242,7 +252,44 @@ private func literal(_ key: String) throws -> String {
     try JSONOutput.encodeLine(key)
 }
 
-/// A value in its sealed JSON form, terminal-safe.
-private func render(_ value: SharedDefaults.Value) throws -> String {
-    try JSONOutput.encodeLine(value)
+/// A value as a person writes it, terminal-safe: `30`, `true`, `"dark"` (a string as a JSON
+/// literal, so its ends and any escapes are visible), a date in ISO 8601, a URL, data as
+/// base64, arrays and dictionaries as plain JSON of those. `--json` keeps the tagged form
+/// (`{"int":30}`), which is exact (an integer stays distinct from a real, data from a
+/// string) and is what `defaults write --type json` reads.
+private func userForm(_ value: SharedDefaults.Value) throws -> String {
+    switch value {
+    case .bool(let value): return String(value)
+    case .integer(let value): return String(value)
+    case .real(let value): return String(value)
+    case .date(let value): return value.formatted(.iso8601)
+    case .url(let value): return Terminal.escaped(value.absoluteString)
+    case .data(let value): return "base64:\(value.base64EncodedString())"
+    case .string, .array, .dictionary: return try JSONOutput.encodeLine(PlainValue(value))
+    }
+}
+
+/// A suite value as plain JSON: strings, numbers, booleans, arrays and objects (dates as ISO
+/// 8601 strings, URLs as strings, data as base64 strings).
+private struct PlainValue: Encodable {
+    let value: SharedDefaults.Value
+
+    init(_ value: SharedDefaults.Value) {
+        self.value = value
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch value {
+        case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .real(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .date(let value): try container.encode(value.formatted(.iso8601))
+        case .url(let value): try container.encode(value.absoluteString)
+        case .data(let value): try container.encode(value.base64EncodedString())
+        case .array(let values): try container.encode(values.map(PlainValue.init))
+        case .dictionary(let values): try container.encode(values.mapValues(PlainValue.init))
+        }
+    }
 }

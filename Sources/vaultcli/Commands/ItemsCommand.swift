@@ -20,18 +20,22 @@ extension Accessibility: ExpressibleByArgument {
     public static var allValueStrings: [String] { allCases.map { "\($0)" } }
 }
 
-extension ItemClass: ExpressibleByArgument {
-    /// `generic` or `internet` (or Apple's codes `genp`, `inet`).
-    public init?(argument: String) {
+/// `--class`: the names a user types for the item classes. Its own type rather than
+/// `ItemClass` itself, whose raw values are Apple's codes: ArgumentParser shows a raw value
+/// as the default in `--help`, which then read `genp`.
+enum ItemClassArgument: String, CaseIterable, ExpressibleByArgument {
+    case generic, internet
+
+    /// `generic` or `internet`, or Apple's codes `genp`, `inet`.
+    init?(argument: String) {
         switch argument {
-        case "generic", "genp": self = .genericPassword
-        case "internet", "inet": self = .internetPassword
+        case "generic", "genp": self = .generic
+        case "internet", "inet": self = .internet
         default: return nil
         }
     }
 
-    /// The names `--help` and shell completion offer (Apple's codes are accepted but not offered).
-    public static var allValueStrings: [String] { ["generic", "internet"] }
+    var itemClass: ItemClass { self == .generic ? .genericPassword : .internetPassword }
 }
 
 /// `vaultcli items`: list, show, add, update and delete keychain items.
@@ -62,13 +66,19 @@ struct ItemsCommand: ParsableCommand {
         var synchronizable: Bool
         var created: Date?
         var modified: Date?
-        var secretBytes: Int
+        /// The secret's size; absent in `items list`, which does not decrypt secrets (see
+        /// ``init(_:reveal:secretLoaded:)``).
+        var secretBytes: Int?
         var secret: String?
         var secretEncoding: String?
         /// The library's own item (SharedDefaults' naming key), not an application's.
         var `internal`: Bool
 
-        init(_ item: KeychainItem, reveal: Bool) {
+        /// - Parameter secretLoaded: whether `item` was read with its secret. A listing is not
+        ///   (it would decrypt every secret just to count bytes, and fail for items that are
+        ///   locked), so its items have an empty `secret` whose size would be a lie: the field
+        ///   is left out instead.
+        init(_ item: KeychainItem, reveal: Bool, secretLoaded: Bool = true) {
             itemClass = item.itemClass == .genericPassword ? "generic" : "internet"
             accessGroup = item.accessGroup?.rawValue
             service = item.service
@@ -87,7 +97,7 @@ struct ItemsCommand: ParsableCommand {
             synchronizable = item.isSynchronizable
             created = item.creationDate
             modified = item.modificationDate
-            secretBytes = item.secret.count
+            secretBytes = secretLoaded ? item.secret.count : nil
             `internal` = SharedDefaults.isInternalItem(item)
             if reveal {
                 // Text secrets print as text; anything else as base64, saying which.
@@ -105,7 +115,7 @@ struct ItemsCommand: ParsableCommand {
     /// Options that select items: the primary-key attributes.
     struct Selection: ParsableArguments {
         @Option(name: .customLong("class"), help: "generic (default) or internet.")
-        var itemClass: ItemClass?
+        var itemClass: ItemClassArgument?
         @Option(help: "The access group (default: every entitled group).")
         var group: String?
         @Option(help: "kSecAttrService.") var service: String?
@@ -114,14 +124,14 @@ struct ItemsCommand: ParsableCommand {
         @Flag(help: "Include synchronizable items.") var includeSynchronizable = false
 
         func query() throws -> ItemQuery {
-            var query = ItemQuery(itemClass ?? .genericPassword, service: service, account: account,
+            var query = ItemQuery(itemClass?.itemClass ?? .genericPassword, service: service, account: account,
                                   synchronizable: includeSynchronizable ? .any : .no, server: server)
             query.accessGroup = try group.map { try parseGroup($0) }
             return query
         }
 
         /// Every class when none was named (listing), else the named one.
-        var classes: [ItemClass] { itemClass.map { [$0] } ?? ItemClass.allCases }
+        var classes: [ItemClass] { itemClass.map { [$0.itemClass] } ?? ItemClass.allCases }
     }
 
     /// Refuses to `change` (delete, update) the items `query` matches when they include an
@@ -163,11 +173,26 @@ struct ItemsCommand: ParsableCommand {
     struct SecretSource: ParsableArguments {
         @Option(help: "Read the secret from this file (exact bytes).")
         var secretFile: String?
+        @Flag(help: "Store an empty secret; refused otherwise, since an empty input is usually an unset variable.")
+        var allowEmpty = false
 
         /// The secret: the file's bytes, or standard input's with one trailing newline removed
         /// (so `echo token | vaultcli items add ...` stores `token`; use --secret-file for exact
         /// binary input). Neither is read past ``KeychainItem/maximumSecretSize`` (and a line end).
+        ///
+        /// - Throws: a usage error for an empty secret without `--allow-empty`: `echo "$TOKEN"`
+        ///   with `TOKEN` unset sends a lone newline, and storing that silently replaces a
+        ///   credential with nothing.
         func read() throws -> Data {
+            let secret = try readBytes()
+            guard !secret.isEmpty || allowEmpty else {
+                let source = secretFile == nil ? "standard input held nothing but a line end (an unset variable in `echo \"$TOKEN\" |`?)" : "--secret-file is empty"
+                throw CLIError.usage("the secret is empty: \(source); nothing was stored. Pass --allow-empty to store an empty secret")
+            }
+            return secret
+        }
+
+        private func readBytes() throws -> Data {
             let limit = KeychainItem.maximumSecretSize
             let what = "a keychain item's secret"
             if let secretFile {
@@ -195,7 +220,7 @@ struct ItemsCommand: ParsableCommand {
                 query.itemClass = itemClass
                 items += try keyring.items(matching: query, includingSecrets: false)
             }
-            let reports = items.map { ItemReport($0, reveal: false) }
+            let reports = items.map { ItemReport($0, reveal: false, secretLoaded: false) }
             try output.emit(["items": reports]) {
                 if reports.isEmpty {
                     print("no items (add one: vaultcli items add --service NAME --account NAME < secret)")
@@ -238,7 +263,7 @@ struct ItemsCommand: ParsableCommand {
                 table.add("accessible", report.accessibility)
                 table.add("synchronizable", report.synchronizable ? "yes" : "no")
                 table.add("secret", report.secret.map { "\($0) (\(report.secretEncoding ?? ""))" }
-                    ?? "\(report.secretBytes) bytes (hidden; --reveal prints it)")
+                    ?? "\(report.secretBytes ?? 0) bytes (hidden; --reveal prints it)")
                 table.print()
             }
         }
@@ -249,7 +274,7 @@ struct ItemsCommand: ParsableCommand {
             abstract: "Add an item; the secret is read from standard input or --secret-file, never an argument.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
-        @Option(name: .customLong("class"), help: "generic (default) or internet.") var itemClass: ItemClass = .genericPassword
+        @Option(name: .customLong("class"), help: "The item class.") var itemClass: ItemClassArgument = .generic
         @Option(help: "The access group (default: the identity's first).") var group: String?
         @Option(help: "kSecAttrService.") var service: String?
         @Option(help: "kSecAttrAccount.") var account: String?
@@ -260,7 +285,7 @@ struct ItemsCommand: ParsableCommand {
         func run() throws {
             let keyring = try process.keyring()
             var item = KeychainItem(
-                itemClass, service: service, account: account, accessGroup: try group.map { try parseGroup($0) },
+                itemClass.itemClass, service: service, account: account, accessGroup: try group.map { try parseGroup($0) },
                 secret: try secret.read(), label: attributes.label, itemDescription: attributes.itemDescription,
                 comment: attributes.comment, isSynchronizable: attributes.synchronizable ?? false,
                 accessibility: attributes.accessibility ?? .whenUnlocked, server: server,

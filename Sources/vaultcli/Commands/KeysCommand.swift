@@ -7,8 +7,8 @@ import Vault
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "List, rotate, retire, export and import a group's keys (key bytes only with --reveal).",
-        subcommands: [List.self, Rotate.self, Retire.self, Export.self, Import.self],
+        abstract: "List, create, rotate, retire, export and import a group's keys (key bytes only with --reveal).",
+        subcommands: [List.self, Create.self, Rotate.self, Retire.self, Export.self, Import.self],
         defaultSubcommand: List.self)
 
     /// The `--json` shape of one key (docs/CLI.md).
@@ -36,7 +36,7 @@ struct KeysCommand: ParsableCommand {
             let keys = try process.keyring().keys(in: try parseGroup(group)).map(KeyReport.init)
             try output.emit(["keys": keys]) {
                 if keys.isEmpty {
-                    print("no keys yet (the first record written creates key #1; or: vaultcli keys rotate --group \(Terminal.escaped(group)))")
+                    print("no keys yet (the first record written creates key #1; or: vaultcli keys create --group \(Terminal.escaped(group)))")
                     return
                 }
                 var table = Table("ID", "STATUS", "CREATED", "RETIRED")
@@ -45,6 +45,30 @@ struct KeysCommand: ParsableCommand {
                 }
                 table.print()
             }
+        }
+    }
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new group's first key, key #1 (the first record written would make it too).",
+            discussion: "Refused (exit 5) when the keyset already has a key: add one with `vaultcli keys rotate`.")
+        @OptionGroup var process: ProcessOptions
+        @OptionGroup var output: OutputOptions
+        @Option(help: "The access group.") var group: String
+
+        func run() throws {
+            let keyring = try process.keyring()
+            let groupID = try parseGroup(group)
+            if let primary = try keyring.keys(in: groupID).first(where: { $0.status == .primary }) {
+                throw CLIError(.refused, "\(Terminal.escaped(group)) already has keys (primary: key #\(primary.id)): add a new primary with vaultcli keys rotate --group \(Terminal.escaped(group))",
+                               remedy: "vaultcli keys rotate --group \(ShellCommand.quoted(group))")
+            }
+            let id = try keyring.groupKey(for: groupID).id
+            guard let created = try keyring.keys(in: groupID).first(where: { $0.id == id }) else {
+                throw CLIError(.failed, "key #\(id) of \(Terminal.escaped(group)) was made but is not in its keyset: run vaultcli doctor")
+            }
+            let key = KeyReport(created)
+            try output.emit(key) { print("created key #\(key.id), the primary key of \(Terminal.escaped(group))") }
         }
     }
 
@@ -57,9 +81,18 @@ struct KeysCommand: ParsableCommand {
         @Option(help: "The access group.") var group: String
 
         func run() throws {
-            let key = KeyReport(try process.keyring().rotateKey(in: try parseGroup(group)))
+            let keyring = try process.keyring()
+            let groupID = try parseGroup(group)
+            let hadKeys = try !keyring.keys(in: groupID).isEmpty
+            let key = KeyReport(try keyring.rotateKey(in: groupID))
             try output.emit(key) {
-                print("new primary: key #\(key.id) (reseal records with: vaultcli records reseal --group \(Terminal.escaped(group)))")
+                if hadKeys {
+                    print("new primary: key #\(key.id) (reseal records with: vaultcli records reseal --group \(Terminal.escaped(group)))")
+                } else {
+                    // Rotating an empty keyset makes its first key: there is no older key to
+                    // reseal away from or retire, and saying "new primary" would suggest one.
+                    print("the group had no key: created its first, key #\(key.id) (primary); rotate again to have an older key to retire")
+                }
             }
         }
     }
@@ -71,7 +104,7 @@ struct KeysCommand: ParsableCommand {
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "The access group.") var group: String
-        @Option(help: "The key id to retire.") var id: UInt32
+        @Option(parsing: .unconditional, help: "The key id to retire.") var id: UInt32
         @Flag(help: "Retire even though records are still sealed with the key; they become unreadable for good.")
         var force = false
 
@@ -85,24 +118,50 @@ struct KeysCommand: ParsableCommand {
         func run() throws {
             let keyring = try process.keyring()
             let groupID = try parseGroup(group)
+            // The primary key is refused before anything is counted: its refusal does not
+            // depend on the records, and naming them all would bury the one thing to do.
+            if try keyring.keys(in: groupID).contains(where: { $0.id == id && $0.status == .primary }) {
+                throw CLIError(.refused, """
+                    key #\(id) is the primary key of \(Terminal.escaped(group)), which seals every new record: rotate first \
+                    (vaultcli keys rotate --group \(Terminal.escaped(group))), reseal (vaultcli records reseal --group \(Terminal.escaped(group))), \
+                    then retire it
+                    """, remedy: "vaultcli keys rotate --group \(ShellCommand.quoted(group))")
+            }
             // Only application groups hold sealed records; a keychain access group has none.
             let sealed = keyring.identity.applicationGroups.contains(groupID)
                 ? try Vault(keyring: keyring, group: groupID).records(sealedWithKey: id) : []
             if !sealed.isEmpty && !force {
                 throw CLIError(.refused, """
-                    key #\(id) of \(Terminal.escaped(group)) still seals \(sealed.count) record\(sealed.count == 1 ? "" : "s") \
-                    (\(sealed.map(Terminal.escaped).joined(separator: ", "))): reseal them first (vaultcli records reseal --group \(Terminal.escaped(group))), \
-                    or pass --force to make them unreadable for good
-                    """)
+                    key #\(id) of \(Terminal.escaped(group)) still seals \(RecordSummary(sealed).text) \
+                    (list them with: vaultcli records list --group \(Terminal.escaped(group))): reseal them first \
+                    (vaultcli records reseal --group \(Terminal.escaped(group))), or pass --force to make them unreadable for good
+                    """, remedy: "vaultcli records reseal --group \(ShellCommand.quoted(group))")
             }
             try keyring.retireKey(id: id, in: groupID)
             try output.emit(Report(id: id, retired: true, unreadableRecords: sealed)) {
                 if sealed.isEmpty {
                     print("retired key #\(id)")
                 } else {
-                    print("retired key #\(id); \(sealed.count) record\(sealed.count == 1 ? " is" : "s are") now unreadable: \(sealed.map(Terminal.escaped).joined(separator: ", "))")
+                    print("retired key #\(id); \(sealed.count) record\(sealed.count == 1 ? " is" : "s are") now unreadable: \(RecordSummary(sealed).names)")
                 }
             }
+        }
+    }
+
+    /// A count of records and the first few names, for one line a person reads: a group may
+    /// hold thousands of records, and a line naming every one is a wall no one reads (`--json`
+    /// keeps the whole list).
+    struct RecordSummary {
+        /// How many names are shown before "and N more".
+        static let shown = 5
+        let names: String
+        let text: String
+
+        init(_ records: [String]) {
+            let first = records.prefix(Self.shown).map(Terminal.escaped).joined(separator: ", ")
+            let rest = records.count - min(records.count, Self.shown)
+            names = rest > 0 ? "\(first) and \(rest) more" : first
+            text = "\(records.count) record\(records.count == 1 ? "" : "s") (\(names))"
         }
     }
 
@@ -144,7 +203,7 @@ struct KeysCommand: ParsableCommand {
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "The access group.") var group: String
-        @Option(help: "The key id.") var id: UInt32
+        @Option(parsing: .unconditional, help: "The key id.") var id: UInt32
         @Option(help: "hex (default) or base64.") var format: KeyFormat = .hex
         @Flag(help: "Required: confirms that the key bytes may be printed.") var reveal = false
 
@@ -174,7 +233,7 @@ struct KeysCommand: ParsableCommand {
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "The access group.") var group: String
-        @Option(help: "The key id it had when exported.") var id: UInt32
+        @Option(parsing: .unconditional, help: "The key id it had when exported.") var id: UInt32
         @Option(help: "hex (default) or base64.") var format: KeyFormat = .hex
         @Option(help: "Read the encoded key from this file instead of standard input.") var keyFile: String?
         @Flag(help: "Required: confirms that key bytes are handled here.") var reveal = false

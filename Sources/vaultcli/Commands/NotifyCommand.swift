@@ -15,17 +15,15 @@ struct NotifyCommand: AsyncParsableCommand {
     struct Target: ParsableArguments {
         @OptionGroup var process: ProcessOptions
 
-        @Option(help: "The application group (default: the identity's first).")
-        var group: String?
+        @Option(help: "The application group.")
+        var group: String
 
         @Flag(help: "Print one JSON object per line instead of text.")
         var json = false
 
         func center() throws -> GroupNotificationCenter {
             let keyring = try process.keyring()
-            guard let group = try group.map({ try parseGroup($0) }) ?? keyring.identity.applicationGroups.first else {
-                throw ValidationError("the identity has no application group; pass --group or set GROUPVAULT_ENTITLEMENTS")
-            }
+            let group = try parseGroup(group)
             return try GroupNotificationCenter(keyring: keyring, group: group)
         }
 

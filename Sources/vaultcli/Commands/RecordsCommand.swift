@@ -31,10 +31,13 @@ struct RecordsCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List records with their headers, without decrypting.")
+        static let configuration = CommandConfiguration(
+            abstract: "List records with their headers, without decrypting.",
+            discussion: "SharedDefaults' entries (records named sd-<hex>-<hex>) are left out unless --include-internal: vaultcli defaults list shows them by their key.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "The application group.") var group: String
+        @Flag(help: "Also list SharedDefaults' entries (records named sd-<hex>-<hex>).") var includeInternal = false
 
         /// The `--json` shape of one listed record.
         struct Entry: Encodable {
@@ -44,28 +47,39 @@ struct RecordsCommand: ParsableCommand {
             var error: String?
         }
 
+        /// The `--json` shape: the records, and how many SharedDefaults entries were left out.
+        struct Report: Encodable {
+            var records: [Entry]
+            var internalHidden: Int
+        }
+
         func run() throws {
-            let entries = try openVault(process, group).list().map { listing in
+            let all = try openVault(process, group).list().map { listing in
                 switch listing.header {
                 case .success(let header): Entry(name: listing.name, size: listing.size, header: HeaderReport(header))
                 case .failure(let error): Entry(name: listing.name, size: listing.size, error: "\(error.code)")
                 }
             }
-            try output.emit(["records": entries]) {
+            let entries = includeInternal ? all : all.filter { !SharedDefaultsRecordName.matches($0.name) }
+            let hidden = all.count - entries.count
+            try output.emit(Report(records: entries, internalHidden: hidden)) {
                 if entries.isEmpty {
                     print("no records")
-                    return
-                }
-                var table = Table("NAME", "BYTES", "SEQUENCE", "KEY", "SCHEMA", "ISSUED", "EXPIRES", "STATE")
-                for entry in entries {
-                    if let header = entry.header {
-                        table.add(entry.name, String(entry.size), String(header.sequence), String(header.keyID), String(header.schemaVersion),
-                                  header.issued.formatted(.iso8601), header.expires?.formatted(.iso8601) ?? "-", header.deleted ? "deleted" : "present")
-                    } else {
-                        table.add(entry.name, String(entry.size), "-", "-", "-", "-", "-", "unreadable header: \(entry.error ?? "")")
+                } else {
+                    var table = Table("NAME", "BYTES", "SEQUENCE", "KEY", "SCHEMA", "ISSUED", "EXPIRES", "STATE")
+                    for entry in entries {
+                        if let header = entry.header {
+                            table.add(entry.name, String(entry.size), String(header.sequence), String(header.keyID), String(header.schemaVersion),
+                                      header.issued.formatted(.iso8601), header.expires?.formatted(.iso8601) ?? "-", header.deleted ? "deleted" : "present")
+                        } else {
+                            table.add(entry.name, String(entry.size), "-", "-", "-", "-", "-", "unreadable header: \(entry.error ?? "")")
+                        }
                     }
+                    table.print()
                 }
-                table.print()
+                if hidden > 0 {
+                    print("\(hidden) SharedDefaults entr\(hidden == 1 ? "y" : "ies") not shown (by key: vaultcli defaults list --group \(Terminal.escaped(group)); as records: --include-internal)")
+                }
             }
         }
     }
@@ -108,7 +122,7 @@ struct RecordsCommand: ParsableCommand {
                 }
                 table.add("payload", reveal ? "\(report.payloadBytes) bytes:" : "\(report.payloadBytes) bytes (hidden; --reveal prints it)")
                 table.print()
-                if let decoded, let text = try? JSONOutput.encode(decoded) { print(text) }
+                if let decoded, let text = try? JSONOutput.encodeIndented(decoded) { print(text) }
             }
         }
     }
@@ -123,6 +137,7 @@ struct RecordsCommand: ParsableCommand {
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "The application group.") var group: String
+        @Flag(help: "Print a line for every record, not only the refused and missing ones.") var all = false
 
         /// The `--json` shape of one verified record. `status` is `ok`, `deleted`, `refused`
         /// or `missing`.
@@ -136,8 +151,14 @@ struct RecordsCommand: ParsableCommand {
 
         func run() throws {
             let vault = try openVault(process, group)
+            // Everything that can fail for the whole group is asked first: the listing and the
+            // ledger's names. A failure then costs nothing, instead of coming after thousands
+            // of records were checked.
             let listings = try vault.list()
+            let missing = try vault.recordsMissingFromDisk()
             let progress = ProgressDisplay("verifying", json: output.json)
+            // Cleared whatever happens next, so an error is never glued to a progress line.
+            defer { progress.finish() }
             var results: [Result] = []
             for (index, listing) in listings.enumerated() {
                 progress.update(done: index, total: listings.count)
@@ -150,30 +171,43 @@ struct RecordsCommand: ParsableCommand {
                     results.append(Result(name: listing.name, status: "refused", code: "\(error.code)", reason: CLIHints.translate(error.reason)))
                 }
             }
-            for name in try vault.recordsMissingFromDisk() {
+            for name in missing {
                 results.append(Result(
                     name: name, status: "missing", code: "missing",
                     reason: "the trust ledger knows this record but its file is gone (removed outside GroupVault); write it again, or record the deletion with: vaultcli records delete --group \(group) \(name.hasPrefix("-") ? "-- " : "")\(name)"))
             }
             progress.finish()
-            let failures = results.filter { $0.status == "refused" || $0.status == "missing" }.count
+            let failed = results.filter { $0.status == "refused" || $0.status == "missing" }
             try output.emit(["records": results]) {
                 if results.isEmpty {
                     print("no records")
                     return
                 }
-                var table = Table("NAME", "RESULT", "DETAIL")
-                for result in results {
-                    let detail = switch result.status {
-                    case "ok": "\(result.payloadBytes ?? 0) payload bytes"
-                    case "deleted": "an authentic tombstone"
-                    default: "\(result.code ?? ""): \(result.reason ?? "")"
+                // A person needs the failures and a count; every line only when asked.
+                let shown = all ? results : failed
+                if !shown.isEmpty {
+                    var table = Table("NAME", "RESULT", "DETAIL")
+                    for result in shown {
+                        let detail = switch result.status {
+                        case "ok": "\(result.payloadBytes ?? 0) payload bytes"
+                        case "deleted": "an authentic tombstone"
+                        default: "\(result.code ?? ""): \(result.reason ?? "")"
+                        }
+                        table.add(result.name, result.status, detail)
                     }
-                    table.add(result.name, result.status, detail)
+                    table.print()
                 }
-                table.print()
+                print(Self.summary(of: results))
             }
-            if failures > 0 { throw ExitCode(ExitStatus.findings.rawValue) }
+            if !failed.isEmpty { throw ExitCode(ExitStatus.findings.rawValue) }
+        }
+
+        /// `checked 5000 records: 4998 ok, 1 deleted, 1 refused, 0 missing`.
+        static func summary(of results: [Result]) -> String {
+            let counts = ["ok", "deleted", "refused", "missing"].map { status in
+                "\(results.filter { $0.status == status }.count) \(status)"
+            }
+            return "checked \(results.count) record\(results.count == 1 ? "" : "s"): \(counts.joined(separator: ", "))"
         }
     }
 
@@ -201,6 +235,7 @@ struct RecordsCommand: ParsableCommand {
                 // makes a writer that fetched the old key finish first, so no record is left
                 // behind under it; it holds each record's writers off for that record only.
                 let progress = ProgressDisplay("resealing", json: output.json)
+                defer { progress.finish() }
                 count = try vault.resealAll { progress.update(done: $0.completed, total: $0.total) }
                 progress.finish()
             }
@@ -232,20 +267,31 @@ struct RecordsCommand: ParsableCommand {
         @Argument(help: "Only this record.") var name: String?
         @Option(help: "Exit after this many changes.") var count: Int?
 
-        /// The `--json` shape: one JSON object per line, per change.
+        /// The `--json` shape: one JSON object per line, per change; the first line is
+        /// `{"group": …, "kind": "watching"}` once the watch is in place.
         struct Change: Encodable {
             var kind: String
             var name: String?
+            var group: String?
         }
 
         func run() async throws {
             let changes = try openVault(process, group).changes(to: name)
+            // Said once the watch is in place, so a script (or a person) knows a change made
+            // from now on will be seen. Every line is written at once (printEscapedLine,
+            // printJSONLine): redirected to a file, nothing waits in a buffer to be lost
+            // when the watcher is killed.
+            if output.json {
+                printJSONLine(Change(kind: "watching", name: name, group: group))
+            } else {
+                printEscapedLine("watching \(name.map { "record \($0)" } ?? "every record") in \(group)")
+            }
             var seen = 0
             for await change in changes {
                 if output.json {
-                    print(try JSONOutput.encodeLine(Change(kind: change.kind.rawValue, name: change.name)))
+                    printJSONLine(Change(kind: change.kind.rawValue, name: change.name))
                 } else {
-                    print("\(change.kind.rawValue) \(Terminal.escaped(change.name ?? "*"))")
+                    printEscapedLine("\(change.kind.rawValue) \(change.name ?? "*")")
                 }
                 seen += 1
                 if let count, seen >= count { break }

@@ -8,8 +8,8 @@ struct UnlockCommand: ParsableCommand {
         commandName: "unlock",
         abstract: "Unlock a passphrase-protected home until `vaultcli lock`, logout or reboot.",
         discussion: """
-            Writes the unwrapped keys (mode 0600) to $XDG_RUNTIME_DIR/groupvault/, which must
-            be a directory you own with mode 0700. A wrong passphrase is refused after one full
+            Writes the unwrapped keys (mode 0600) to $XDG_RUNTIME_DIR/groupvault/, which must \
+            be a directory you own with mode 0700. A wrong passphrase is refused after one full \
             Argon2id derivation. A wrap made with a lower cost than today's is rewrapped.
             """)
 

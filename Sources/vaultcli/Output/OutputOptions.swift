@@ -1,32 +1,38 @@
 import ArgumentParser
 import Foundation
 
-/// `--json`: every command prints either aligned tables for people or one JSON document with
-/// the stable shape documented in docs/CLI.md.
+/// `--json`: every command prints either aligned tables for people or JSON with the stable
+/// shape documented in docs/CLI.md: one object per line, the same format for every command.
 struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print one JSON document (shapes in docs/CLI.md) instead of a table.")
+    @Flag(help: "Print JSON, one object per line (shapes in docs/CLI.md), instead of a table; errors too, on standard error.")
     var json = false
 
-    /// Prints `value` as JSON when `--json` was given, and otherwise runs `human`.
+    /// Prints `value` as one line of JSON when `--json` was given, and otherwise runs `human`.
     func emit<Value: Encodable>(_ value: Value, human: () -> Void) throws {
         if json {
-            Swift.print(try JSONOutput.encode(value))
+            Swift.print(try JSONOutput.encodeLine(value))
         } else {
             human()
         }
     }
 }
 
-/// The JSON encoding of every `--json` document: sorted keys (stable diffs), ISO 8601 dates,
-/// slashes unescaped, and nothing in it that a terminal would act on (``terminalSafe(_:)``).
+/// The JSON encoding of every `--json` document: one line per object, sorted keys (stable
+/// diffs), ISO 8601 dates, slashes unescaped, and nothing in it that a terminal would act on
+/// (``terminalSafe(_:)``).
+///
+/// One line per object for every command, not pretty-printing for some: the streams
+/// (`records watch`, `notify watch`, `channel serve`) can only be one object per line, and a
+/// single format lets the same tools (`jq -c`, `while read`, `grep`) read every command.
+/// `jq .` pretty-prints for a person.
 enum JSONOutput {
-    /// `value` as an indented document.
-    static func encode<Value: Encodable>(_ value: Value) throws -> String {
+    /// `value` as an indented document: only for a payload shown in text mode
+    /// (`records show --reveal`), never for `--json`.
+    static func encodeIndented<Value: Encodable>(_ value: Value) throws -> String {
         try encode(value, formatting: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
     }
 
-    /// `value` on one line (`--json` streams of `channel`, `notify`, `records watch`, and
-    /// `defaults`).
+    /// `value` on one line: every `--json` output.
     static func encodeLine<Value: Encodable>(_ value: Value) throws -> String {
         try encode(value, formatting: [.sortedKeys, .withoutEscapingSlashes])
     }

@@ -3,9 +3,13 @@
 ///
 /// On a terminal it rewrites one line on standard error; when standard error is not a terminal
 /// (piped, in CI, under `--json`) it prints nothing, so output stays the same document.
-struct ProgressDisplay {
+/// Commands clear it with ``finish()`` before printing a result, and in a `defer` too, so an
+/// error is never written onto the end of a progress line.
+final class ProgressDisplay {
     let label: String
     let isShown: Bool
+    /// Whether a progress line is on the screen now.
+    private var isDrawn = false
 
     init(_ label: String, json: Bool) {
         self.label = label
@@ -15,11 +19,13 @@ struct ProgressDisplay {
     func update(done: Int, total: Int) {
         guard isShown else { return }
         Terminal.writeError("\r\u{1b}[K\(label) \(done)/\(total)")
+        isDrawn = true
     }
 
-    /// Clears the progress line, before the result is printed.
+    /// Clears the progress line, if one is shown; calling it again does nothing.
     func finish() {
-        guard isShown else { return }
+        guard isDrawn else { return }
         Terminal.writeError("\r\u{1b}[K")
+        isDrawn = false
     }
 }

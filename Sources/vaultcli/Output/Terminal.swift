@@ -1,5 +1,6 @@
 import Foundation
 import SealedStorage
+import SystemPackage
 
 /// Where output goes and how untrusted text is made safe to print.
 enum Terminal {
@@ -8,6 +9,15 @@ enum Terminal {
     /// or drive the terminal. Every name read from disk is printed through this.
     static func escaped(_ text: String) -> String {
         UntrustedText.printable(text, limit: 1024)
+    }
+
+    /// The width tables are fitted to: `COLUMNS` when set to a number (as shells set it, and
+    /// as a user or test may), else the window's width when standard output is a terminal,
+    /// else `nil`: output for a pipe or a file is not wrapped.
+    static var outputWidth: Int? {
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
+        guard isatty(STDOUT_FILENO) == 1 else { return nil }
+        return Syscall.terminalColumns(FileDescriptor(rawValue: STDOUT_FILENO))
     }
 
     /// Whether standard error is a terminal: progress is shown only then.
@@ -21,6 +31,14 @@ enum Terminal {
     /// escaped once is left as it is: the escaper's output holds no character it escapes.)
     static func printError(_ message: String) {
         FileHandle.standardError.write(Data("vaultcli: \(UntrustedText.printable(message, limit: 8192))\n".utf8))
+    }
+
+    /// An error as one line of JSON on standard error (with `--json`), terminal-safe.
+    static func printErrorJSON(_ report: ErrorReport) {
+        var escaped = report
+        escaped.message = UntrustedText.printable(report.message, limit: 8192)
+        let line = (try? JSONOutput.encodeLine(escaped)) ?? #"{"code":"failed","message":"the error could not be encoded","status":6}"#
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// Raw text on standard error (progress updates, which rewrite their own line).

@@ -76,6 +76,7 @@ struct DoctorCommand: ParsableCommand {
     func run() throws {
         let keyring = try process.keyring()
         let progress = ProgressDisplay("checking", json: output.json)
+        defer { progress.finish() }
         var inspection = HomeInspection(sharing: keyring.home.sharing.fileSharing)
         inspection.inspectHome(at: keyring.home.root.path, progress: progress)
         var findings = inspection.findings
