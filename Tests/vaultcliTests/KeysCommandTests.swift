@@ -72,6 +72,13 @@ final class KeysCommandTests: VaultCLITestCase {
         assertFails(try vaultcli("keys", "export", "--group", group, "--id", "9", "--reveal"), with: 4, mentioning: ["#9"])
     }
 
+    func testExportOfARetiredKeyExits5SayingItWasRetired() throws {
+        _ = try keyring().groupKey(for: groupID)
+        _ = try keyring().rotateKey(in: groupID)
+        try keyring().retireKey(id: 1, in: groupID)
+        assertFails(try vaultcli("keys", "export", "--group", group, "--id", "1", "--reveal"), with: 5, mentioning: ["#1", "retired"])
+    }
+
     func testImportRestoresAKeySoItsRecordsReadAgainInAFreshHome() throws {
         try vault().write(Note(text: "survives"), as: "note")
         let exported = try vaultcli("keys", "export", "--group", group, "--id", "1", "--reveal").output

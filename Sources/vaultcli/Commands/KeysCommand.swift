@@ -219,7 +219,15 @@ struct KeysCommand: ParsableCommand {
             guard reveal else {
                 throw CLIError.usage("keys export prints the key itself, which opens every record sealed with it: add --reveal to confirm")
             }
-            var bytes = try process.keyring().exportKey(id: id, in: try parseGroup(group))
+            let keyring = try process.keyring()
+            let groupID = try parseGroup(group)
+            // A retired key exists but has no bytes: a refusal (5), told apart from an id the
+            // keyset never had (4), which the library reports alike.
+            if let retired = try keyring.keys(in: groupID).first(where: { $0.id == id && $0.status == .retired }) {
+                throw CLIError(.refused, "key #\(id) of \(groupID) was retired\(retired.retiredAt.map { " on \($0)" } ?? "") and its bytes erased, so it cannot be exported",
+                               remedy: "export an active key: vaultcli keys list --group \(groupID)")
+            }
+            var bytes = try keyring.exportKey(id: id, in: groupID)
             defer { bytes.resetBytes(in: bytes.startIndex..<bytes.endIndex) }
             let report = Report(group: group, id: id, format: format.rawValue, key: format.encode(bytes))
             try output.emit(report) { print(report.key) }
