@@ -181,6 +181,24 @@ final class SecItemKeyTests: SecItemTestCase {
         XCTAssertFalse(data.count == 97 && data.first == 4, "kSecReturnData gave an X9.63 private key")
     }
 
+    func testASecureEnclaveKeysAccessControlIsAskedWhenItSignsNotWhenItIsFound() throws {
+        let access = try XCTUnwrap(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .userPresence], nil))
+        var error: Unmanaged<CFError>?
+        let parameters: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+            kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+            kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag, kSecAttrAccessControl as String: access],
+        ]
+        _ = try XCTUnwrap(SecKeyCreateRandomKey(parameters as CFDictionary, &error))
+        UserPresence.response = .deny
+        let (status, result) = copy(keyQuery([kSecReturnRef as String: true]))
+        XCTAssertEqual(status, errSecSuccess, describe(status))
+        let found = try XCTUnwrap(result as! SecKey?)
+        XCTAssertNil(signature(found), "signing without the person's approval")
+        UserPresence.response = .approve
+        XCTAssertNotNil(signature(found))
+    }
+
     // MARK: Certificates and identities
 
     func testACertificateIsFoundByItsSerialNumberAndReturnedAsItself() throws {
