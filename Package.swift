@@ -62,7 +62,7 @@ let securityTargets: [Target] = [
     .testTarget(
         name: "SecKeyTests",
         dependencies: [
-            "Security", "KeyringTestSupport", "GroupVaultTestKit",
+            "Security", "Keyring", "KeyringTestSupport", "GroupVaultTestKit",
             // Hashes for the digest variants' test inputs.
             .product(name: "Crypto", package: "swift-crypto"),
         ],

@@ -54,6 +54,7 @@ package struct FuzzTarget: Sendable {
         var targets = [blob, entitlements, sealedDocument]
         #if !canImport(Darwin)
         targets.append(secItem)
+        targets.append(secKeyData)
         #endif
         #if os(Linux)
         targets.append(inotifyEvents)

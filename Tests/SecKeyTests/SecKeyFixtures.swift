@@ -61,6 +61,8 @@ enum SecKeyFixtures {
         return Data(SHA256.hash(data: message))
     }
 
+    static func sha1(_ data: Data) -> Data { Data(Insecure.SHA1.hash(data: data)) }
+
     static func hex(_ string: String) -> Data {
         let characters = Array(string.filter { !$0.isWhitespace })
         return Data(stride(from: 0, to: characters.count, by: 2).map { UInt8(String(characters[$0...$0 + 1]), radix: 16)! })

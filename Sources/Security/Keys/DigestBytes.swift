@@ -9,7 +9,8 @@ import Foundation
 /// its own hash functions. Its digest structs are plain tuples of `UInt64` words, so the bytes are
 /// laid into such a tuple and reinterpreted; the result is then read back and compared with the
 /// input, so a future change of that layout makes every digest algorithm fail with `errSecParam`
-/// (and `DigestBytesTests` fail) instead of signing anything else.
+/// (and `SecKeyRoundTripTests.testDigestAlgorithmsVerifyTheSignatureOfTheMatchingMessageAlgorithm`
+/// fail) instead of signing anything else.
 struct DigestBytes {
     private let digest: any Digest
 

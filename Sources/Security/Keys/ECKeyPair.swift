@@ -134,15 +134,23 @@ enum ECPrivateKey: Sendable {
     /// The ECDH shared secret with `peer`: the x coordinate of the shared point, as Apple's
     /// `ecdhKeyExchangeStandard` returns it.
     func sharedSecret(with peer: ECPublicKey) throws -> SharedSecret {
+        // swift-crypto keeps signing and key-agreement keys apart; the scalar crosses over as a
+        // transient copy, zeroed as soon as the agreement key holds it.
         switch (self, peer) {
         case (.p256(let key), .p256(let peer)):
-            return try P256.KeyAgreement.PrivateKey(rawRepresentation: key.rawRepresentation)
+            var scalar = key.rawRepresentation
+            defer { scalar.resetBytes(in: 0..<scalar.count) }
+            return try P256.KeyAgreement.PrivateKey(rawRepresentation: scalar)
                 .sharedSecretFromKeyAgreement(with: P256.KeyAgreement.PublicKey(rawRepresentation: peer.rawRepresentation))
         case (.p384(let key), .p384(let peer)):
-            return try P384.KeyAgreement.PrivateKey(rawRepresentation: key.rawRepresentation)
+            var scalar = key.rawRepresentation
+            defer { scalar.resetBytes(in: 0..<scalar.count) }
+            return try P384.KeyAgreement.PrivateKey(rawRepresentation: scalar)
                 .sharedSecretFromKeyAgreement(with: P384.KeyAgreement.PublicKey(rawRepresentation: peer.rawRepresentation))
         case (.p521(let key), .p521(let peer)):
-            return try P521.KeyAgreement.PrivateKey(rawRepresentation: key.rawRepresentation)
+            var scalar = key.rawRepresentation
+            defer { scalar.resetBytes(in: 0..<scalar.count) }
+            return try P521.KeyAgreement.PrivateKey(rawRepresentation: scalar)
                 .sharedSecretFromKeyAgreement(with: P521.KeyAgreement.PublicKey(rawRepresentation: peer.rawRepresentation))
         default:
             throw SecKeyFailure(errSecParam, "the public key is on a different curve than the private key")

@@ -59,10 +59,12 @@ struct RSAPrivateKey: Sendable {
         self.signing = signing
     }
 
-    /// The same key as swift-crypto's encryption type (not `Sendable`, so made when needed; the
-    /// DER passed between the two types is a transient copy of the secret).
+    /// The same key as swift-crypto's encryption type (not `Sendable`, so made when needed). The
+    /// DER passed between the two types is a transient copy of the secret, zeroed once parsed.
     func encryption() throws -> _RSA.Encryption.PrivateKey {
-        try _RSA.Encryption.PrivateKey(unsafeDERRepresentation: signing.derRepresentation)
+        var der = signing.derRepresentation
+        defer { der.resetBytes(in: 0..<der.count) }
+        return try _RSA.Encryption.PrivateKey(unsafeDERRepresentation: der)
     }
 
     /// PKCS#1 RSAPrivateKey DER: secret.

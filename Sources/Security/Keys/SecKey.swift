@@ -99,11 +99,12 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     /// Security.framework computes it for EC and RSA keys.
     var applicationLabel: Data { Data(Insecure.SHA1.hash(data: publicExternalRepresentation)) }
 
-    /// The public half, carrying the token of its private key as Apple's does.
+    /// The public half: an ordinary key even for a Secure Enclave private key, whose public key
+    /// is not held by the enclave.
     var publicKey: SecKey {
         switch material {
-        case .ecPrivate(let key): SecKey(.ecPublic(key.publicKey), tokenID: tokenID)
-        case .rsaPrivate(let key): SecKey(.rsaPublic(key.publicKey), tokenID: tokenID)
+        case .ecPrivate(let key): SecKey(.ecPublic(key.publicKey))
+        case .rsaPrivate(let key): SecKey(.rsaPublic(key.publicKey))
         case .ecPublic, .rsaPublic: self
         }
     }
