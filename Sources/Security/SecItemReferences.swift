@@ -133,7 +133,10 @@ enum SecItemReferences {
         guard let key = SecKey(itemMaterial: material, accessControl: accessControl) else {
             throw undecodable(item, "holds bytes that are not a \(attributes.keyClass) key of type \(attributes.keyType), \(attributes.sizeInBits) bits")
         }
-        return key
+        // The item's tag and label go with the key, so SecKeyCopyAttributes reports them as a
+        // device does for a key read from the keychain.
+        return SecKey(key.material, tokenID: key.tokenID, accessControl: key.accessControl,
+                      applicationTag: attributes.applicationTag, label: item.label)
     }
 
     private static func certificate(for item: KeychainItem) throws(KeyringError) -> SecCertificate {

@@ -403,6 +403,11 @@ struct SecItemRequest {
             if let key = keys.first(where: \.isSearchControl) {
                 throw parameterError("\(key.name) steers a search; it belongs in the query, not in the attributes to update")
             }
+            // What the key or certificate itself determines cannot be changed by an update.
+            if itemClass == .key || itemClass == .certificate,
+               let key = keys.first(where: { Self.fixedByTheObject.contains($0) }) {
+                throw parameterError("\(key.name) is read from the \(itemClass == .key ? "key" : "certificate") itself and cannot be updated; delete the item and add the new one")
+            }
         }
         if keys.contains(.accessible) && keys.contains(.accessControl) {
             throw parameterError("kSecAttrAccessible and kSecAttrAccessControl are mutually exclusive; the access control carries the accessibility")
@@ -416,6 +421,12 @@ struct SecItemRequest {
             throw parameterError("a kSecMatchLimit other than kSecMatchLimitAll is not supported by SecItemDelete, which removes every match")
         }
     }
+
+    /// Attributes a key's or certificate's bytes determine (refused in an update).
+    private static let fixedByTheObject: Set<SecItemKey> = [
+        .keyClass, .type, .keySizeInBits, .effectiveKeySize, .applicationLabel, .tokenID, .valueData,
+        .certificateType, .certificateEncoding, .subject, .issuer, .serialNumber, .subjectKeyID, .publicKeyHash,
+    ]
 
     // MARK: Value types
 

@@ -138,6 +138,20 @@ final class SecItemKeyTests: SecItemTestCase {
         XCTAssertEqual(copy(keyQuery([kSecAttrApplicationTag as String: Data("new".utf8)])).status, errSecSuccess)
     }
 
+    func testAnUpdateCannotChangeWhatTheKeyItselfDetermines() throws {
+        _ = try createStoredKey()
+        XCTAssertEqual(SecItemUpdate(keyQuery() as CFDictionary, [kSecAttrKeySizeInBits as String: 384] as CFDictionary), errSecParam)
+        XCTAssertEqual(SecItemUpdate(keyQuery() as CFDictionary, [kSecValueData as String: Data([1, 2, 3])] as CFDictionary), errSecParam)
+    }
+
+    func testAKeyReadFromTheKeychainReportsItsTagAndLabel() throws {
+        _ = try createStoredKey(tag: nil, [kSecAttrLabel as String: "signing"])
+        let found = try XCTUnwrap(copy(keyQuery([kSecReturnRef as String: true])).result as! SecKey?)
+        let attributes = try XCTUnwrap(SecKeyCopyAttributes(found) as? [String: Any])
+        XCTAssertEqual(attributes[kSecAttrApplicationTag as String] as? Data, tag)
+        XCTAssertEqual(attributes[kSecAttrLabel as String] as? String, "signing")
+    }
+
     func testDeleteRemovesTheKey() throws {
         _ = try createStoredKey()
         XCTAssertEqual(SecItemDelete(keyQuery() as CFDictionary), errSecSuccess)
