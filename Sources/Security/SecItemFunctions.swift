@@ -42,6 +42,13 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
                 added.append(try keyring.add(item))
             } catch where error.status == .duplicateItem && item.itemClass == .key && !added.isEmpty {
                 // An identity whose private key is stored already: its certificate completes it.
+            } catch {
+                // An identity is added whole or not at all: take back its certificate.
+                for earlier in added {
+                    guard let reference = earlier.persistentReference else { continue }
+                    _ = try? keyring.delete(matching: ItemQuery(earlier.itemClass, accessGroup: earlier.accessGroup, synchronizable: .any, persistentReference: reference))
+                }
+                throw error
             }
         }
         guard let first = added.first else { return }

@@ -264,6 +264,18 @@ final class SecItemKeyTests: SecItemTestCase {
         XCTAssertEqual(copy([kSecClass as String: kSecClassKey]).status, errSecSuccess)
     }
 
+    func testAnIdentityWhoseKeyIsRefusedLeavesNoCertificateBehind() throws {
+        let attributes = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate] as CFDictionary
+        let key = try XCTUnwrap(SecKeyCreateWithData(Self.identityKeyX963 as CFData, attributes, nil))
+        let certificate = try XCTUnwrap(SecCertificateCreateWithData(nil, Self.identityCertificateDER as CFData))
+        let identity = SecIdentity(certificate: certificate, privateKey: key)
+        // The tag applies to the key only, and is over the attribute limit: the key is refused.
+        let oversizedTag = Data(count: KeychainItem.maximumAttributeSize + 1)
+        XCTAssertEqual(SecItemAdd([kSecClass as String: kSecClassIdentity, kSecValueRef as String: identity,
+                                   kSecAttrApplicationTag as String: oversizedTag] as CFDictionary, nil), errSecDataTooLarge)
+        XCTAssertEqual(copy([kSecClass as String: kSecClassCertificate]).status, errSecItemNotFound)
+    }
+
     func testDeletingAnIdentityDeletesItsCertificateAndItsKey() throws {
         _ = try storeIdentityParts()
         XCTAssertEqual(SecItemDelete([kSecClass as String: kSecClassIdentity] as CFDictionary), errSecSuccess)
