@@ -298,7 +298,8 @@ struct SecItemRequest {
             // Which object it is (SecKey, SecCertificate, SecIdentity) is SecItemReferences' to check.
             valueReference = value as AnyObject
         case .keyClass:
-            let name = try string(key, value)
+            // The constant is a string; attributes read back give a number, which code passes on.
+            let name = if let number = integer(value) { String(number) } else { try string(key, value) }
             guard let keyClass = KeyAttributes.KeyClass(rawValue: name) else {
                 if name == kSecAttrKeyClassSymmetric as String { throw unimplemented("symmetric keys (kSecAttrKeyClassSymmetric) are not emulated") }
                 throw wrongType(key, "kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate")

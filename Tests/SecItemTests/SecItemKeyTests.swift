@@ -120,6 +120,7 @@ final class SecItemKeyTests: SecItemTestCase {
     func testAQueryByKeyTypeConstantMatchesTheStoredKey() throws {
         _ = try createStoredKey()
         XCTAssertEqual(copy(keyQuery([kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate])).status, errSecSuccess)
+        XCTAssertEqual(copy(keyQuery([kSecAttrKeyType as String: 73, kSecAttrKeyClass as String: 1])).status, errSecSuccess, "as attributes return them")
         XCTAssertEqual(copy(keyQuery([kSecAttrKeyType as String: kSecAttrKeyTypeRSA])).status, errSecItemNotFound)
         XCTAssertEqual(copy(keyQuery([kSecAttrKeyClass as String: kSecAttrKeyClassPublic])).status, errSecItemNotFound)
     }
