@@ -60,6 +60,21 @@ enum SecItemChecks {
         kSecAttrAuthenticationTypeDefault,
     ].map { $0 as String }
 
+    /// The keys' and certificates' constants, added after the first list so that the bytes of
+    /// the committed seeds (indices into `keyNames` and `values`) keep their meaning.
+    static let keyAndCertificateConstants: [String] = [
+        kSecAttrKeyClass, kSecAttrKeyClassPublic, kSecAttrKeyClassPrivate, kSecAttrKeyClassSymmetric, kSecAttrKeyType,
+        kSecAttrKeyTypeEC, kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits,
+        kSecAttrEffectiveKeySize, kSecAttrApplicationLabel, kSecAttrApplicationTag, kSecAttrIsPermanent,
+        kSecAttrIsSensitive, kSecAttrIsExtractable, kSecAttrCanEncrypt, kSecAttrCanDecrypt, kSecAttrCanDerive,
+        kSecAttrCanSign, kSecAttrCanVerify, kSecAttrCanWrap, kSecAttrCanUnwrap, kSecAttrTokenIDSecureEnclave,
+        kSecAttrCertificateType, kSecAttrCertificateEncoding, kSecAttrSubject, kSecAttrIssuer, kSecAttrSerialNumber,
+        kSecAttrSubjectKeyID, kSecAttrPublicKeyHash,
+    ].map { $0 as String }
+
+    /// Every key a dictionary may be given by index.
+    static let keyNames = constants + keyAndCertificateConstants
+
     /// Values that reach the interesting paths: the identity's groups, a group it lacks, an
     /// invalid one, plain attribute values.
     static let extraValues = [
@@ -67,7 +82,7 @@ enum SecItemChecks {
         "ABCDE12345.com.example.other", "group..invalid", "api", "ada", "", "\u{0}",
     ]
 
-    static let values = constants + extraValues
+    static let values = constants + extraValues + keyAndCertificateConstants
 
     /// Lock state and user presence, in the order the environment byte selects them.
     static let lockStates: [DeviceLockState] = [.unlocked, .locked, .beforeFirstUnlock]
@@ -154,7 +169,8 @@ enum SecItemChecks {
                 outcome = .accepted
                 try expect(lastError == nil, "\(name) succeeded but recorded an error: \(lastError.map { "\($0)" } ?? "")")
                 if let result {
-                    try expect(result is NSData || result is NSDictionary || result is NSArray, "\(name) returned a \(type(of: result))")
+                    try expect(result is NSData || result is NSDictionary || result is NSArray || result is SecKey || result is SecCertificate || result is SecIdentity,
+                               "\(name) returned a \(type(of: result))")
                 }
             } else {
                 try expect(lastError?.status.rawValue == status, "\(name) returned \(status) but ProcessKeyring.lastError is \(lastError.map { "\($0)" } ?? "nil")")
@@ -190,8 +206,8 @@ enum SecItemChecks {
 
         mutating func key() -> AnyHashable {
             let index = Int(reader.byte())
-            if index < constants.count { return constants[index] }
-            switch (index - constants.count) % 4 {
+            if index < keyNames.count { return keyNames[index] }
+            switch (index - keyNames.count) % 4 {
             case 0: return ""
             case 1: return "kSecAttrAcount"  // a near miss of kSecAttrAccount
             case 2: return String(decoding: reader.shortBytes(), as: UTF8.self)
@@ -241,7 +257,7 @@ enum SecItemChecks {
             for dictionary in dictionaries {
                 bytes.append(UInt8(dictionary.count))
                 for (key, value) in dictionary {
-                    bytes.append(UInt8(constants.firstIndex(of: key)!))
+                    bytes.append(UInt8(keyNames.firstIndex(of: key)!))
                     bytes += value.bytes
                 }
             }
@@ -251,6 +267,7 @@ enum SecItemChecks {
             case constant(String)
             case text(String)
             case data(String)
+            case bytes([UInt8])
             case boolean(Bool)
             case integer(Int64)
 
@@ -259,12 +276,22 @@ enum SecItemChecks {
                 case .constant(let string): return [0, UInt8(values.firstIndex(of: string)!)]
                 case .text(let string): return [1, UInt8(string.utf8.count)] + Array(string.utf8)
                 case .data(let string): return [2, UInt8(string.utf8.count)] + Array(string.utf8)
+                case .bytes(let data): return [2, UInt8(data.count)] + data
                 case .boolean(let flag): return [4, flag ? 1 : 0]
                 case .integer(let number): return [3] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: number >> (8 * $0)) }
                 }
             }
         }
     }
+
+    /// A valid P-256 public key, 04 | X | Y, for the key seed.
+    static let seedPublicKey: [UInt8] = {
+        let hex = "042efdfde35818f1736b2ad1512b4e0a9efdebd7dd8daba6b271620e733d430c07633fe3716a5ebd65a8ae2795624091f677da6eeaa6d91b711d300510d576d292"
+        return stride(from: 0, to: hex.count, by: 2).map { offset in
+            let start = hex.index(hex.startIndex, offsetBy: offset)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+        }
+    }()
 
     static func seeds() -> [String: [UInt8]] {
         let item: [(String, SeedWriter.Value)] = [
@@ -290,6 +317,23 @@ enum SecItemChecks {
             (kSecAttrAccount as String, .text("ada")),
             (kSecValueData as String, .data("pw")),
         ]
+        // A P-256 public key (ANSI X9.63) added from its bytes, then read back as a reference.
+        let publicKey: [(String, SeedWriter.Value)] = [
+            (kSecClass as String, .constant(kSecClassKey as String)),
+            (kSecAttrKeyType as String, .constant(kSecAttrKeyTypeECSECPrimeRandom as String)),
+            (kSecAttrKeyClass as String, .constant(kSecAttrKeyClassPublic as String)),
+            (kSecAttrApplicationTag as String, .data("tag")),
+            (kSecValueData as String, .bytes(Self.seedPublicKey)),
+        ]
+        let keySearch: [(String, SeedWriter.Value)] = [
+            (kSecClass as String, .constant(kSecClassKey as String)),
+            (kSecAttrApplicationTag as String, .data("tag")),
+            (kSecReturnRef as String, .boolean(true)),
+            (kSecReturnAttributes as String, .boolean(true)),
+        ]
+        var keyAddAndRead = SeedWriter(bytes: [0])
+        keyAddAndRead.call(0, [publicKey])
+        keyAddAndRead.call(1, [keySearch])
         var addAndRead = SeedWriter(bytes: [0])
         addAndRead.call(0, [item])
         addAndRead.call(1, [search])
@@ -307,6 +351,7 @@ enum SecItemChecks {
             "valid-add-then-copy": addAndRead.bytes,
             "valid-add-update-delete": lifecycle.bytes,
             "valid-internet-password": internetAdd.bytes,
+            "valid-public-key": keyAddAndRead.bytes,
             "locked-device": locked.bytes,
             "missing-entitlement": wrongGroup.bytes,
             "junk-keys": [0, 0, 5, 200, 1, 3, 0x61, 0x62, 0x63, 201, 6, 202, 7, 2, 6, 9, 203, 4, 8, 3],

@@ -23,13 +23,13 @@ public var kSecClassGenericPassword: CFString { "genp" }
 /// Internet password items (server, protocol, port, path, authentication type, security domain). Value: `"inet"`.
 public var kSecClassInternetPassword: CFString { "inet" }
 
-/// Cryptographic keys. Not emulated: `errSecUnimplemented`. Value: `"keys"`.
+/// Cryptographic keys (`SecKey`): EC and RSA, public and private, Secure Enclave keys emulated. Value: `"keys"`.
 public var kSecClassKey: CFString { "keys" }
 
-/// Certificates. Not emulated: `errSecUnimplemented`. Value: `"cert"`.
+/// Certificates (`SecCertificate`, DER). Value: `"cert"`.
 public var kSecClassCertificate: CFString { "cert" }
 
-/// Identities (certificate plus private key). Not emulated: `errSecUnimplemented`. Value: `"idnt"`.
+/// Identities: a stored certificate whose public key hash equals a stored private key's application label. Value: `"idnt"`.
 public var kSecClassIdentity: CFString { "idnt" }
 
 // MARK: Item attributes
@@ -55,10 +55,10 @@ public var kSecAttrDescription: CFString { "desc" }
 /// A user-editable comment. Value: `"icmt"`.
 public var kSecAttrComment: CFString { "icmt" }
 
-/// The creator code (a four-character code as a number). Not emulated: `errSecUnimplemented`. Value: `"crtr"`.
+/// The creator code of a password (a four-character code as a number, e.g. `0x61437274` for `aCrt`); stored and matched, not part of the primary key. Value: `"crtr"`.
 public var kSecAttrCreator: CFString { "crtr" }
 
-/// The item type code (a four-character code as a number). Not emulated: `errSecUnimplemented`. Value: `"type"`.
+/// The type code of a password (a four-character code as a number); stored and matched, not part of the primary key. On a key the same string is ``kSecAttrKeyType``. Value: `"type"`.
 public var kSecAttrType: CFString { "type" }
 
 /// When the item was added; returned with attributes, set by the keyring. Value: `"cdat"`.
@@ -67,10 +67,10 @@ public var kSecAttrCreationDate: CFString { "cdat" }
 /// When the item was last changed; returned with attributes, set by the keyring. Value: `"mdat"`.
 public var kSecAttrModificationDate: CFString { "mdat" }
 
-/// Whether the item is hidden from keychain browsers. Only `false` is emulated. Value: `"invi"`.
+/// Whether the item is hidden from keychain browsers, a Boolean; stored and matched. Value: `"invi"`.
 public var kSecAttrIsInvisible: CFString { "invi" }
 
-/// Whether the item holds no valid password. Only `false` is emulated. Value: `"nega"`.
+/// Whether the item is a negative entry (no valid password, "never ask again"), a Boolean; stored and matched. Value: `"nega"`.
 public var kSecAttrIsNegative: CFString { "nega" }
 
 /// Whether the item syncs through iCloud (part of the primary key); `kSecAttrSynchronizableAny` in queries. Value: `"sync"`.
@@ -103,11 +103,36 @@ public var kSecAttrAuthenticationType: CFString { "atyp" }
 /// The security domain (realm) of an internet password. Value: `"sdmn"`.
 public var kSecAttrSecurityDomain: CFString { "sdmn" }
 
-/// The token (e.g. Secure Enclave) that holds a key. Not emulated: `errSecUnimplemented`. Value: `"tkid"`.
+/// The token that holds a key: only ``kSecAttrTokenIDSecureEnclave`` (emulated). Value: `"tkid"`.
 public var kSecAttrTokenID: CFString { "tkid" }
 
 /// The item's persistent reference, as returned with its attributes. Value: `"persistref"`.
 public var kSecAttrPersistentReference: CFString { "persistref" }
+
+// MARK: Certificate attributes (`kSecClassCertificate`)
+
+/// The certificate's type, a number (part of a certificate's primary key; X.509 v3 is 3). Value: `"ctyp"`.
+public var kSecAttrCertificateType: CFString { "ctyp" }
+
+/// The certificate's encoding, a number (DER is 3). Value: `"cenc"`.
+public var kSecAttrCertificateEncoding: CFString { "cenc" }
+
+/// The DER of the certificate's subject name, `Data`. Value: `"subj"`.
+public var kSecAttrSubject: CFString { "subj" }
+
+/// The DER of the certificate's issuer name, `Data` (part of a certificate's primary key). Value: `"issr"`.
+public var kSecAttrIssuer: CFString { "issr" }
+
+/// The certificate's serial number, `Data` (its DER integer's content bytes; part of a
+/// certificate's primary key). Value: `"slnr"`.
+public var kSecAttrSerialNumber: CFString { "slnr" }
+
+/// The certificate's subject key identifier extension, `Data`. Value: `"skid"`.
+public var kSecAttrSubjectKeyID: CFString { "skid" }
+
+/// The SHA-1 of the certificate's public key, `Data`: equal to its private key's
+/// ``kSecAttrApplicationLabel``. Value: `"pkhh"`.
+public var kSecAttrPublicKeyHash: CFString { "pkhh" }
 
 // MARK: Accessibility values (`kSecAttrAccessible`); the same strings as ``Accessibility``
 
@@ -166,7 +191,7 @@ public var kSecReturnPersistentRef: CFString { "r_PersistentRef" }
 /// The secret (`Data`). Value: `"v_Data"`.
 public var kSecValueData: CFString { "v_Data" }
 
-/// A reference object: keys and certificates only. Not emulated: `errSecUnimplemented`. Value: `"v_Ref"`.
+/// A reference object to add (`SecKey`, `SecCertificate` or `SecIdentity`). Value: `"v_Ref"`.
 public var kSecValueRef: CFString { "v_Ref" }
 
 /// A persistent reference returned earlier: addresses exactly that item. Value: `"v_PersistentRef"`.

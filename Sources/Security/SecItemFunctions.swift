@@ -30,8 +30,39 @@ import Keyring
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.run("SecItemAdd") { keyring throws(KeyringError) in
         let request = try SecItemRequest(attributes, role: .add, identity: keyring.identity)
-        let added = try keyring.add(request.itemToAdd())
-        result?.pointee = request.resultShape.render(added)
+        guard request.itemClass?.isPassword == false else {
+            let added = try keyring.add(request.itemToAdd())
+            result?.pointee = request.resultShape.render([SecItemMatch(item: added)])
+            return
+        }
+        // A key, a certificate, or an identity's certificate and then its private key.
+        var added: [KeychainItem] = []
+        for item in try SecItemReferences.itemsToAdd(request) {
+            do throws(KeyringError) {
+                added.append(try keyring.add(item))
+            } catch where error.status == .duplicateItem && item.itemClass == .key && !added.isEmpty {
+                // An identity whose private key is stored already: its certificate completes it.
+            } catch {
+                // An identity is added whole or not at all: take back its certificate.
+                for earlier in added {
+                    guard let reference = earlier.persistentReference else { continue }
+                    _ = try? keyring.delete(matching: ItemQuery(earlier.itemClass, accessGroup: earlier.accessGroup, synchronizable: .any, persistentReference: reference))
+                }
+                throw error
+            }
+        }
+        guard let first = added.first else { return }
+        let shape = request.resultShape
+        guard !shape.isEmpty else { return }
+        var match = SecItemMatch(item: first)
+        if shape.reference {
+            if let given = request.valueReference {
+                match.object = given
+            } else {
+                match.object = try SecItemReferences.object(for: try SecItemCall.forKeyUse(keyring, first))
+            }
+        }
+        result?.pointee = shape.render([match])
     }
 }
 
@@ -59,8 +90,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     SecItemCall.run("SecItemCopyMatching") { keyring throws(KeyringError) in
         let request = try SecItemRequest(query, role: .search, identity: keyring.identity)
         let shape = request.resultShape
-        let items = try SecItemCall.search(keyring, request)
-        result?.pointee = shape.render(items)
+        let matches = try SecItemCall.search(keyring, request)
+        result?.pointee = shape.render(matches)
     }
 }
 
@@ -78,9 +109,12 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.run("SecItemUpdate") { keyring throws(KeyringError) in
         let request = try SecItemRequest(query, role: .updateQuery, identity: keyring.identity)
+        guard !request.isIdentity else {
+            throw KeyringError(.unimplemented, "updating an identity is not emulated; update its certificate (kSecClassCertificate) or its key (kSecClassKey)")
+        }
         let changes = try SecItemRequest(attributesToUpdate, role: .attributesToUpdate(request.itemClass), identity: keyring.identity).changes()
         try SecItemCall.eachClass(of: request) { itemClass throws(KeyringError) in
-            try keyring.update(matching: request.query(for: itemClass), with: changes)
+            try keyring.update(matching: try SecItemCall.query(request, for: itemClass), with: changes)
         }
     }
 }
@@ -96,8 +130,20 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.run("SecItemDelete") { keyring throws(KeyringError) in
         let request = try SecItemRequest(query, role: .delete, identity: keyring.identity)
+        if request.isIdentity {
+            // Apple: deleting an identity deletes its certificate and its private key.
+            let pairs = try keyring.identities(matching: try SecItemCall.query(request, for: .certificate), keys: request.identityKeyQuery, includingSecrets: false)
+            guard !pairs.isEmpty else { throw KeyringError(.itemNotFound, "no identity (a certificate with its private key) matches the query") }
+            for pair in pairs {
+                for item in [pair.certificate, pair.privateKey] {
+                    guard let reference = item.persistentReference else { continue }
+                    _ = try? keyring.delete(matching: ItemQuery(item.itemClass, accessGroup: item.accessGroup, synchronizable: .any, persistentReference: reference))
+                }
+            }
+            return
+        }
         try SecItemCall.eachClass(of: request) { itemClass throws(KeyringError) in
-            try keyring.delete(matching: request.query(for: itemClass))
+            try keyring.delete(matching: try SecItemCall.query(request, for: itemClass))
         }
     }
 }
@@ -132,23 +178,69 @@ enum SecItemCall {
         throw notFound ?? KeyringError(.itemNotFound, "no item matches the query")
     }
 
-    /// The matches of a search (at least one), honouring `kSecUseAuthenticationUI`.
+    /// The request's native query for `itemClass`, narrowed to the item a `kSecValueRef` names.
+    static func query(_ request: SecItemRequest, for itemClass: ItemClass) throws(KeyringError) -> ItemQuery {
+        var query = request.query(for: itemClass)
+        if let object = request.valueReference { try SecItemReferences.narrow(&query, to: object) }
+        return query
+    }
+
+    /// A key or certificate `item` read again, with its bytes, for use as an object (a Secure
+    /// Enclave key's in the clear) and without a prompt: the key's use asks, as on a device.
+    static func forKeyUse(_ keyring: Keyring, _ item: KeychainItem) throws(KeyringError) -> KeychainItem {
+        guard !item.itemClass.isPassword, let reference = item.persistentReference else { return item }
+        let exact = ItemQuery(item.itemClass, accessGroup: item.accessGroup, synchronizable: .any, persistentReference: reference)
+        guard let usable = try keyring.itemsForKeyUse(matching: exact, limit: .one).first else {
+            throw KeyringError(.itemNotFound, "the \(item.itemClass.rawValue) item was deleted while it was being read")
+        }
+        return usable
+    }
+
+    /// The matches of a search (at least one), honouring `kSecUseAuthenticationUI`, with their
+    /// objects when `kSecReturnRef` asks for them.
     /// - Throws: ``KeyringStatus/itemNotFound`` saying what was searched for, and where.
-    static func search(_ keyring: Keyring, _ request: SecItemRequest) throws(KeyringError) -> [KeychainItem] {
+    static func search(_ keyring: Keyring, _ request: SecItemRequest) throws(KeyringError) -> [SecItemMatch] {
         let shape = request.resultShape
+        if request.isIdentity { return try searchIdentities(keyring, request) }
         var searched: [String] = []
         for itemClass in request.queryClasses {
-            let query = request.query(for: itemClass)
+            let query = try query(request, for: itemClass)
             let items: [KeychainItem]
             if shape.data && request.authenticationUI != .allow {
                 items = try withoutPrompts(keyring, query, limit: shape.limit, skipping: request.authenticationUI == .skip)
             } else {
                 items = try keyring.items(matching: query, limit: shape.limit, includingSecrets: shape.data)
             }
-            if !items.isEmpty { return items }
+            if !items.isEmpty {
+                guard shape.reference, !itemClass.isPassword else { return items.map { SecItemMatch(item: $0) } }
+                var matches: [SecItemMatch] = []
+                for item in items {
+                    matches.append(SecItemMatch(item: item, object: try SecItemReferences.object(for: try forKeyUse(keyring, item))))
+                }
+                return matches
+            }
             searched.append(try keyring.searchDescription(for: query))
         }
         throw KeyringError(.itemNotFound, "nothing matched: searched for \(searched.joined(separator: "; "))")
+    }
+
+    /// `kSecClassIdentity`: each stored certificate whose public key hash is a stored private
+    /// key's application label, as the certificate item with its key beside it.
+    private static func searchIdentities(_ keyring: Keyring, _ request: SecItemRequest) throws(KeyringError) -> [SecItemMatch] {
+        let shape = request.resultShape
+        let certificates = try query(request, for: .certificate)
+        let pairs = try keyring.identities(matching: certificates, keys: request.identityKeyQuery, limit: shape.limit, includingSecrets: shape.data)
+        guard !pairs.isEmpty else {
+            throw KeyringError(.itemNotFound, "nothing matched: searched for an identity: \(try keyring.searchDescription(for: certificates)) with its private key")
+        }
+        guard shape.reference else { return pairs.map { SecItemMatch(item: $0.certificate, privateKey: $0.privateKey) } }
+        let usable = try keyring.identitiesForKeyUse(matching: certificates, keys: request.identityKeyQuery, limit: shape.limit)
+        var matches: [SecItemMatch] = []
+        for pair in pairs {
+            guard let forUse = usable.first(where: { $0.certificate.persistentReference == pair.certificate.persistentReference }) else { continue }
+            matches.append(SecItemMatch(item: pair.certificate, privateKey: pair.privateKey, object: try SecItemReferences.identity(for: forUse)))
+        }
+        return matches
     }
 
     /// A search that must not prompt: reads attributes first (which never prompts), then

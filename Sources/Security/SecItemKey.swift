@@ -15,6 +15,11 @@ enum SecItemKey: CaseIterable, Sendable {
     case returnData, returnAttributes, returnRef, returnPersistentRef
     case valueData, valueRef, valuePersistentRef
     case useDataProtectionKeychain, useAuthenticationContext, useAuthenticationUI, useOperationPrompt, useNoAuthenticationUI
+    // Keys (`kSecAttrKeyType` is `kSecAttrType`'s string: one case, read by class).
+    case keyClass, applicationLabel, applicationTag, keySizeInBits, effectiveKeySize, isPermanent, isSensitive, isExtractable
+    case canEncrypt, canDecrypt, canDerive, canSign, canVerify, canWrap, canUnwrap
+    // Certificates.
+    case certificateType, certificateEncoding, subject, issuer, serialNumber, subjectKeyID, publicKeyHash
 
     /// The key's string, from the public constant.
     var name: String {
@@ -58,6 +63,28 @@ enum SecItemKey: CaseIterable, Sendable {
         case .useAuthenticationUI: kSecUseAuthenticationUI as String
         case .useOperationPrompt: kSecUseOperationPrompt as String
         case .useNoAuthenticationUI: kSecUseNoAuthenticationUI as String
+        case .keyClass: kSecAttrKeyClass as String
+        case .applicationLabel: kSecAttrApplicationLabel as String
+        case .applicationTag: kSecAttrApplicationTag as String
+        case .keySizeInBits: kSecAttrKeySizeInBits as String
+        case .effectiveKeySize: kSecAttrEffectiveKeySize as String
+        case .isPermanent: kSecAttrIsPermanent as String
+        case .isSensitive: kSecAttrIsSensitive as String
+        case .isExtractable: kSecAttrIsExtractable as String
+        case .canEncrypt: kSecAttrCanEncrypt as String
+        case .canDecrypt: kSecAttrCanDecrypt as String
+        case .canDerive: kSecAttrCanDerive as String
+        case .canSign: kSecAttrCanSign as String
+        case .canVerify: kSecAttrCanVerify as String
+        case .canWrap: kSecAttrCanWrap as String
+        case .canUnwrap: kSecAttrCanUnwrap as String
+        case .certificateType: kSecAttrCertificateType as String
+        case .certificateEncoding: kSecAttrCertificateEncoding as String
+        case .subject: kSecAttrSubject as String
+        case .issuer: kSecAttrIssuer as String
+        case .serialNumber: kSecAttrSerialNumber as String
+        case .subjectKeyID: kSecAttrSubjectKeyID as String
+        case .publicKeyHash: kSecAttrPublicKeyHash as String
         }
     }
 
@@ -82,6 +109,47 @@ enum SecItemKey: CaseIterable, Sendable {
         switch self {
         case .service, .generic: true
         default: false
+        }
+    }
+
+    /// Attributes only passwords have (`errSecNoSuchAttr` on a key or certificate).
+    var isPasswordOnly: Bool {
+        switch self {
+        case .account, .itemDescription, .comment, .creator, .isInvisible, .isNegative: true
+        default: isInternetOnly || isGenericOnly
+        }
+    }
+
+    /// Attributes only keys have (`errSecNoSuchAttr` on a password or certificate; an identity
+    /// query accepts them for its private key).
+    var isKeyOnly: Bool {
+        switch self {
+        case .keyClass, .applicationLabel, .applicationTag, .keySizeInBits, .effectiveKeySize, .isPermanent, .isSensitive,
+            .isExtractable, .canEncrypt, .canDecrypt, .canDerive, .canSign, .canVerify, .canWrap, .canUnwrap, .tokenID:
+            true
+        default: false
+        }
+    }
+
+    /// Attributes only certificates have (an identity query accepts them for its certificate).
+    var isCertificateOnly: Bool {
+        switch self {
+        case .certificateType, .certificateEncoding, .subject, .issuer, .serialNumber, .subjectKeyID, .publicKeyHash: true
+        default: false
+        }
+    }
+
+    /// The usage a `kSecAttrCan...` key stands for.
+    var keyUsage: KeyAttributes.Usage? {
+        switch self {
+        case .canEncrypt: .encrypt
+        case .canDecrypt: .decrypt
+        case .canDerive: .derive
+        case .canSign: .sign
+        case .canVerify: .verify
+        case .canWrap: .wrap
+        case .canUnwrap: .unwrap
+        default: nil
         }
     }
 

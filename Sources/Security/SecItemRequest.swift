@@ -31,7 +31,11 @@ struct SecItemRequest {
     let role: Role
     /// Who is asking: only to explain a refused access group.
     private let identity: Identity
+    /// The class: for `kSecClassIdentity`, ``ItemClass/certificate`` with ``isIdentity`` set
+    /// (an identity is found through its certificate).
     private(set) var itemClass: ItemClass?
+    /// Whether `kSecClass` is `kSecClassIdentity`.
+    private(set) var isIdentity = false
     private(set) var service: String?
     private(set) var account: String?
     /// How `kSecAttrAccount` was given: Apple returns a `Data` account as `Data`.
@@ -59,6 +63,18 @@ struct SecItemRequest {
     private(set) var returnPersistentReference = false
     private(set) var returnReference = false
     private(set) var authenticationUI = AuthenticationUI.allow
+    // Passwords' codes and flags.
+    private(set) var creator: FourCharacterCode?
+    private(set) var typeCode: FourCharacterCode?
+    private(set) var isInvisible: Bool?
+    private(set) var isNegative: Bool?
+    /// Key and certificate attributes as a query (or, for an update, the tag and usages to set).
+    private(set) var key = KeyAttributeQuery()
+    private(set) var certificate = CertificateAttributeQuery()
+    /// `kSecAttrApplicationTag` as given (an update may set it).
+    private(set) var applicationTag: Data?
+    /// `kSecValueRef`: a `SecKey`, `SecCertificate` or `SecIdentity` (SecItemReferences reads it).
+    private(set) var valueReference: AnyObject?
 
     /// Reads `dictionary` for `role`.
     ///
@@ -90,7 +106,7 @@ struct SecItemRequest {
             }
             itemClass = queryClass
         } else if let classValue = entries.first(where: { $0.key == .itemClass })?.value {
-            itemClass = try Self.itemClass(classValue, role: role)
+            (itemClass, isIdentity) = try Self.itemClass(classValue, role: role)
         }
         // A fixed order, so a dictionary with several problems always gets the same status.
         for (key, value) in entries.sorted(by: { $0.key.name < $1.key.name }) where key != .itemClass {
@@ -116,13 +132,18 @@ struct SecItemRequest {
             authenticationType: authenticationType, securityDomain: securityDomain)
         // Only a Data account is recorded, so items written as text look as native adds do.
         if accountEncoding == .data { item.accountEncoding = .data }
+        item.creator = creator
+        item.type = typeCode
+        // Only `true` is recorded: a device stores absent flags as false.
+        item.isInvisible = isInvisible == true ? true : nil
+        item.isNegative = isNegative == true ? true : nil
         return item
     }
 
     /// The native query for items of `itemClass` (the dictionary's own class unless it names
     /// none, which only a persistent-reference query may do).
     func query(for itemClass: ItemClass) -> ItemQuery {
-        ItemQuery(
+        var query = ItemQuery(
             itemClass,
             service: service, account: account, accessGroup: accessGroup,
             label: label, itemDescription: itemDescription, comment: comment, generic: generic,
@@ -138,6 +159,20 @@ struct SecItemRequest {
             authenticationType: authenticationType, securityDomain: securityDomain,
             persistentReference: persistentReference,
             caseInsensitive: caseInsensitive)
+        query.creator = creator
+        query.type = typeCode
+        query.isInvisible = isInvisible
+        query.isNegative = isNegative
+        if itemClass == .key { query.key = key }
+        if itemClass == .certificate { query.certificate = certificate }
+        return query
+    }
+
+    /// The key attributes an identity query gives, as a query for its private key.
+    var identityKeyQuery: ItemQuery {
+        var query = ItemQuery(.key, accessGroup: accessGroup, synchronizable: .any)
+        query.key = key
+        return query
     }
 
     /// The classes a query applies to: its own, or, for a persistent reference without
@@ -170,6 +205,13 @@ struct SecItemRequest {
         if let authenticationType { changes.authenticationType = .some(authenticationType) }
         if let securityDomain { changes.securityDomain = .some(securityDomain) }
         changes.secret = secret
+        if let creator { changes.creator = .some(creator) }
+        if let typeCode { changes.type = .some(typeCode) }
+        changes.isInvisible = isInvisible
+        changes.isNegative = isNegative
+        if let applicationTag { changes.applicationTag = .some(applicationTag) }
+        changes.grantedKeyUsage = key.requiredUsage
+        changes.revokedKeyUsage = key.refusedUsage
         return changes
     }
 
@@ -236,13 +278,59 @@ struct SecItemRequest {
         case .creationDate, .modificationDate:
             guard value is Date else { throw wrongType(key, "a Date") }
             throw unimplemented("\(key.name) is set by the keyring and returned with kSecReturnAttributes; it cannot be given or matched")
-        case .isInvisible, .isNegative:
-            // Every emulated item is visible and non-negative, so `false` is exactly right.
-            guard try !boolean(key, value) else { throw unimplemented("\(key.name) = true is not emulated") }
-        case .creator, .type:
-            throw unimplemented("\(key.name) is not emulated")
-        case .tokenID, .valueRef:
-            throw unimplemented("\(key.name) applies to keys and certificates, which are not emulated")
+        case .isInvisible: isInvisible = try boolean(key, value)
+        case .isNegative: isNegative = try boolean(key, value)
+        case .creator: creator = try code(key, value)
+        case .type:
+            // One string, two attributes: a key's algorithm, a password's four-character code.
+            if itemClass == .key || isIdentity {
+                if let number = integer(value) { self.key.keyType = String(number) } else { self.key.keyType = try string(key, value) }
+            } else {
+                typeCode = try code(key, value)
+            }
+        case .tokenID:
+            let token = try string(key, value)
+            guard token == KeyAttributes.secureEnclaveToken else {
+                throw unimplemented("kSecAttrTokenID \"\(GroupIdentifier.printableForMessage(token))\" is not emulated; only kSecAttrTokenIDSecureEnclave is")
+            }
+            self.key.tokenID = token
+        case .valueRef:
+            // Which object it is (SecKey, SecCertificate, SecIdentity) is SecItemReferences' to check.
+            valueReference = value as AnyObject
+        case .keyClass:
+            // The constant is a string; attributes read back give a number, which code passes on.
+            let name = if let number = integer(value) { String(number) } else { try string(key, value) }
+            guard let keyClass = KeyAttributes.KeyClass(rawValue: name) else {
+                if name == kSecAttrKeyClassSymmetric as String { throw unimplemented("symmetric keys (kSecAttrKeyClassSymmetric) are not emulated") }
+                throw wrongType(key, "kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate")
+            }
+            self.key.keyClass = keyClass
+        case .applicationLabel: self.key.applicationLabel = try data(key, value)
+        case .applicationTag:
+            // Apple stores the tag as bytes; a string is its UTF-8.
+            let tag = if let text = value as? String { Data(text.utf8) } else { try data(key, value) }
+            self.key.applicationTag = tag
+            applicationTag = tag
+        case .keySizeInBits: self.key.sizeInBits = try bitCount(key, value)
+        case .effectiveKeySize: self.key.effectiveSize = try bitCount(key, value)
+        case .isPermanent: self.key.isPermanent = try boolean(key, value)
+        case .isSensitive, .isExtractable:
+            // Accepted as a device does for software keys; nothing here depends on them.
+            _ = try boolean(key, value)
+        case .canEncrypt, .canDecrypt, .canDerive, .canSign, .canVerify, .canWrap, .canUnwrap:
+            let usage = key.keyUsage!  // every kSecAttrCan... key has one
+            if try boolean(key, value) { self.key.requiredUsage.insert(usage) } else { self.key.refusedUsage.insert(usage) }
+        case .certificateType:
+            guard let number = integer(value) else { throw wrongType(key, "an integer") }
+            certificate.certificateType = number
+        case .certificateEncoding:
+            guard let number = integer(value) else { throw wrongType(key, "an integer") }
+            certificate.certificateEncoding = number
+        case .subject: certificate.subject = try data(key, value)
+        case .issuer: certificate.issuer = try data(key, value)
+        case .serialNumber: certificate.serialNumber = try data(key, value)
+        case .subjectKeyID: certificate.subjectKeyID = try data(key, value)
+        case .publicKeyHash: certificate.publicKeyHash = try data(key, value)
         case .matchLimit: limit = try matchLimit(value)
         case .matchCaseInsensitive: caseInsensitive = try boolean(key, value)
         case .returnData: returnData = try boolean(key, value)
@@ -284,8 +372,23 @@ struct SecItemRequest {
 
     private func checkClass(allows key: SecItemKey) throws(KeyringError) {
         guard let itemClass else { return }
-        if (key.isInternetOnly && itemClass != .internetPassword) || (key.isGenericOnly && itemClass != .genericPassword) {
-            throw KeyringError(.noSuchAttribute, "\(key.name) is not an attribute of \(itemClass.rawValue) items")
+        let refused: Bool
+        if isIdentity {
+            // An identity is a certificate and a key: either's attributes select it.
+            refused = key.isPasswordOnly
+        } else {
+            switch itemClass {
+            case .genericPassword, .internetPassword:
+                refused = (key.isInternetOnly && itemClass != .internetPassword) || (key.isGenericOnly && itemClass != .genericPassword)
+                    || key.isKeyOnly || key.isCertificateOnly
+            case .key:
+                refused = key.isPasswordOnly || key.isCertificateOnly
+            case .certificate:
+                refused = key.isPasswordOnly || key.isKeyOnly
+            }
+        }
+        if refused {
+            throw KeyringError(.noSuchAttribute, "\(key.name) is not an attribute of \(isIdentity ? "idnt" : itemClass.rawValue) items")
         }
     }
 
@@ -301,6 +404,11 @@ struct SecItemRequest {
             if let key = keys.first(where: \.isSearchControl) {
                 throw parameterError("\(key.name) steers a search; it belongs in the query, not in the attributes to update")
             }
+            // What the key or certificate itself determines cannot be changed by an update.
+            if itemClass == .key || itemClass == .certificate,
+               let key = keys.first(where: { Self.fixedByTheObject.contains($0) }) {
+                throw parameterError("\(key.name) is read from the \(itemClass == .key ? "key" : "certificate") itself and cannot be updated; delete the item and add the new one")
+            }
         }
         if keys.contains(.accessible) && keys.contains(.accessControl) {
             throw parameterError("kSecAttrAccessible and kSecAttrAccessControl are mutually exclusive; the access control carries the accessibility")
@@ -315,17 +423,37 @@ struct SecItemRequest {
         }
     }
 
+    /// Attributes a key's or certificate's bytes determine (refused in an update).
+    private static let fixedByTheObject: Set<SecItemKey> = [
+        .keyClass, .type, .keySizeInBits, .effectiveKeySize, .applicationLabel, .tokenID, .valueData,
+        .certificateType, .certificateEncoding, .subject, .issuer, .serialNumber, .subjectKeyID, .publicKeyHash,
+    ]
+
     // MARK: Value types
 
-    private static func itemClass(_ value: Any, role: Role) throws(KeyringError) -> ItemClass {
+    private static func itemClass(_ value: Any, role: Role) throws(KeyringError) -> (ItemClass, isIdentity: Bool) {
         guard let name = value as? String else {
             throw parameterError(role, "kSecClass is a \(type(of: value)), not one of the kSecClass constants")
         }
-        if let itemClass = ItemClass(rawValue: name) { return itemClass }
-        if [kSecClassKey, kSecClassCertificate, kSecClassIdentity].contains(where: { $0 as String == name }) {
-            throw KeyringError(.unimplemented, "kSecClass \(name) is not emulated; only generic and internet passwords are")
-        }
+        if let itemClass = ItemClass(rawValue: name) { return (itemClass, false) }
+        if name == kSecClassIdentity as String { return (.certificate, true) }
         throw parameterError(role, "unknown kSecClass \"\(GroupIdentifier.printableForMessage(name))\"")
+    }
+
+    /// A four-character code: a number in `UInt32`'s range, or a string (kept as given).
+    private func code(_ key: SecItemKey, _ value: Any) throws(KeyringError) -> FourCharacterCode {
+        if let text = value as? String { return .text(text) }
+        guard let number = integer(value), let code = UInt32(exactly: number) else {
+            throw wrongType(key, "a four-character code as a number (0...\(UInt32.max)) or a string")
+        }
+        return .number(code)
+    }
+
+    /// A key size: a positive number, or a string holding one (Apple accepts both).
+    private func bitCount(_ key: SecItemKey, _ value: Any) throws(KeyringError) -> Int {
+        let number = integer(value) ?? (value as? String).flatMap { Int($0) }
+        guard let number, number > 0 else { throw wrongType(key, "a positive number of bits") }
+        return number
     }
 
     private func string(_ key: SecItemKey, _ value: Any) throws(KeyringError) -> String {

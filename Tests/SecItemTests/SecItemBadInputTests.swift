@@ -26,9 +26,9 @@ final class SecItemBadInputTests: SecItemTestCase {
         XCTAssertEqual(copy([kSecClass as String: "nope"]).status, errSecParam)
     }
 
-    func testKeyCertificateAndIdentityClassesAreUnimplemented() {
+    func testKeyCertificateAndIdentityClassesAreSearchedNotRefused() {
         for itemClass in [kSecClassKey, kSecClassCertificate, kSecClassIdentity] {
-            XCTAssertEqual(copy([kSecClass as String: itemClass]).status, errSecUnimplemented, itemClass as String)
+            XCTAssertEqual(copy([kSecClass as String: itemClass]).status, errSecItemNotFound, itemClass as String)
         }
     }
 
@@ -94,9 +94,13 @@ final class SecItemBadInputTests: SecItemTestCase {
         XCTAssertEqual(SecItemUpdate(genericPassword() as CFDictionary, [:] as CFDictionary), errSecParam)
     }
 
-    func testNotEmulatedAttributeIsUnimplemented() {
-        XCTAssertEqual(add(genericPassword([kSecAttrCreator as String: 0x4150_5020])), errSecUnimplemented)
-        XCTAssertEqual(copy(genericPassword([kSecValueRef as String: Data()])).status, errSecUnimplemented)
+    func testNotEmulatedKeyKindsAreUnimplemented() {
+        XCTAssertEqual(copy([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassSymmetric]).status, errSecUnimplemented)
+        XCTAssertEqual(copy([kSecClass as String: kSecClassKey, kSecAttrTokenID as String: "com.example.token"]).status, errSecUnimplemented)
+    }
+
+    func testAValueRefThatIsNoKeyCertificateOrIdentityIsParam() {
+        XCTAssertEqual(copy(genericPassword([kSecValueRef as String: Data()])).status, errSecParam)
     }
 
     func testSecretOverTheNativeLimitIsDataTooLarge() {
@@ -130,7 +134,9 @@ final class SecItemBadInputTests: SecItemTestCase {
         let access = try XCTUnwrap(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, .userPresence, nil))
         let keys: [AnyHashable] = SecItemKeyPool.keys.map(AnyHashable.init) + ["bogus", "", "v_data", NSNumber(value: 1)]
         let values: [Any] = [
-            kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey, "genp", "", "api", "me",
+            kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey, kSecClassCertificate, kSecClassIdentity,
+            kSecAttrKeyTypeEC, kSecAttrKeyTypeRSA, kSecAttrKeyClassPrivate, kSecAttrKeyClassPublic, kSecAttrKeyClassSymmetric,
+            kSecAttrTokenIDSecureEnclave, "genp", "", "api", "me",
             Self.sharedAccessGroup, Self.applicationGroup, "com.example.shared", "ZZZZZ99999.x", "group.", "agrp\u{0}x",
             kSecAttrAccessibleAfterFirstUnlock, kSecAttrSynchronizableAny, kSecMatchLimitAll, kSecMatchLimitOne,
             kSecUseAuthenticationUIFail, kSecUseAuthenticationUISkip, true, false, 0, 1, -1, 65536, 2.5, Int.max,
@@ -187,6 +193,11 @@ enum SecItemKeyPool {
         kSecMatchLimit, kSecMatchCaseInsensitive, kSecReturnData, kSecReturnAttributes, kSecReturnRef,
         kSecReturnPersistentRef, kSecValueData, kSecValueRef, kSecValuePersistentRef, kSecUseDataProtectionKeychain,
         kSecUseAuthenticationContext, kSecUseAuthenticationUI, kSecUseOperationPrompt,
+        kSecAttrKeyClass, kSecAttrKeyType, kSecAttrKeySizeInBits, kSecAttrEffectiveKeySize, kSecAttrApplicationLabel,
+        kSecAttrApplicationTag, kSecAttrIsPermanent, kSecAttrIsSensitive, kSecAttrIsExtractable, kSecAttrCanEncrypt,
+        kSecAttrCanDecrypt, kSecAttrCanDerive, kSecAttrCanSign, kSecAttrCanVerify, kSecAttrCanWrap, kSecAttrCanUnwrap,
+        kSecAttrCertificateType, kSecAttrCertificateEncoding, kSecAttrSubject, kSecAttrIssuer, kSecAttrSerialNumber,
+        kSecAttrSubjectKeyID, kSecAttrPublicKeyHash,
     ].map { $0 as String }
 }
 #endif

@@ -53,6 +53,18 @@ final class SecItemReferenceConstantsTests: XCTestCase {
         }
     }
 
+    /// Certificate attribute keys, checked against Apple's `SecItemConstants.c`.
+    func testCertificateAttributeConstantsHaveAppleStringValues() {
+        let table: [(CFString, String)] = [
+            (kSecAttrCertificateType, "ctyp"), (kSecAttrCertificateEncoding, "cenc"), (kSecAttrSubject, "subj"),
+            (kSecAttrIssuer, "issr"), (kSecAttrSerialNumber, "slnr"), (kSecAttrSubjectKeyID, "skid"),
+            (kSecAttrPublicKeyHash, "pkhh"),
+        ]
+        for (constant, expected) in table {
+            XCTAssertEqual(constant as String, expected)
+        }
+    }
+
     /// Values beyond the reference table, checked against Apple's `SecItemConstants.c`.
     func testInternetPasswordValueConstantsHaveAppleStringValues() {
         let table: [(CFString, String)] = [

@@ -27,8 +27,11 @@ enum PythonCryptography {
         do { try process.run() } catch {
             throw Unavailable(description: "python3 could not be started (\(error)); \(installHint)")
         }
-        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: requests))
-        try input.fileHandleForWriting.close()
+        // A script that exits before reading (python3 missing) must not kill the test process
+        // with SIGPIPE: the write then throws, and the exit status below says why.
+        signal(SIGPIPE, SIG_IGN)
+        try? input.fileHandleForWriting.write(contentsOf: JSONSerialization.data(withJSONObject: requests))
+        try? input.fileHandleForWriting.close()
         let answer = output.fileHandleForReading.readDataToEndOfFile()
         let diagnostics = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

@@ -19,6 +19,42 @@ enum ItemLimits {
             try checkAttribute(name, size: size, operation: operation)
         }
         try checkPort(item.port, operation: operation)
+        try checkClassAttributes(of: item, operation: operation)
+    }
+
+    /// A key carries key attributes and nothing of a certificate, a certificate the reverse, a
+    /// password neither; a Secure Enclave private key is P-256, as on a device.
+    private static func checkClassAttributes(of item: KeychainItem, operation: String) throws(KeyringError) {
+        switch item.itemClass {
+        case .genericPassword, .internetPassword:
+            guard item.key == nil, item.certificate == nil else {
+                throw KeyringError(.invalidParameter, "\(operation): a password has no key or certificate attributes")
+            }
+        case .key:
+            guard let key = item.key, item.certificate == nil else {
+                throw KeyringError(.invalidParameter, "\(operation): a key item needs KeyAttributes (key class, type, size, application label)")
+            }
+            try checkAttribute("application label (kSecAttrApplicationLabel)", size: key.applicationLabel.count, operation: operation)
+            try checkAttribute("application tag (kSecAttrApplicationTag)", size: key.applicationTag?.count ?? 0, operation: operation)
+            try checkAttribute("key type (kSecAttrKeyType)", size: key.keyType.utf8.count, operation: operation)
+            try checkAttribute("token (kSecAttrTokenID)", size: key.tokenID?.utf8.count ?? 0, operation: operation)
+            if let tokenID = key.tokenID, tokenID != KeyAttributes.secureEnclaveToken {
+                throw KeyringError(.invalidParameter, "\(operation): token \"\(GroupIdentifier.printable(tokenID))\" (kSecAttrTokenID) is not emulated; only kSecAttrTokenIDSecureEnclave is")
+            }
+            if key.isSecureEnclavePrivateKey, key.keyType != "73" || key.sizeInBits != 256 {
+                throw KeyringError(.invalidParameter, "\(operation): a Secure Enclave key is an EC P-256 key (kSecAttrKeyTypeECSECPrimeRandom, 256 bits), as on a device; this one is type \(key.keyType), \(key.sizeInBits) bits")
+            }
+        case .certificate:
+            guard let certificate = item.certificate, item.key == nil else {
+                throw KeyringError(.invalidParameter, "\(operation): a certificate item needs CertificateAttributes (issuer, serial number, public key hash)")
+            }
+            for (name, value) in [("subject (kSecAttrSubject)", certificate.subject), ("issuer (kSecAttrIssuer)", certificate.issuer),
+                                  ("serial number (kSecAttrSerialNumber)", certificate.serialNumber),
+                                  ("subject key id (kSecAttrSubjectKeyID)", certificate.subjectKeyID ?? Data()),
+                                  ("public key hash (kSecAttrPublicKeyHash)", certificate.publicKeyHash)] {
+                try checkAttribute(name, size: value.count, operation: operation)
+            }
+        }
     }
 
     /// Checks the values `changes` would set, before any item is touched.
@@ -33,6 +69,15 @@ enum ItemLimits {
             try checkAttribute("generic (kSecAttrGeneric)", size: generic.count, operation: operation)
         }
         if case .some(let port) = changes.port { try checkPort(port, operation: operation) }
+        if case .some(.some(.text(let creator))) = changes.creator {
+            try checkAttribute("creator (kSecAttrCreator)", size: creator.utf8.count, operation: operation)
+        }
+        if case .some(.some(.text(let type))) = changes.type {
+            try checkAttribute("type (kSecAttrType)", size: type.utf8.count, operation: operation)
+        }
+        if case .some(.some(let tag)) = changes.applicationTag {
+            try checkAttribute("application tag (kSecAttrApplicationTag)", size: tag.count, operation: operation)
+        }
     }
 
     private static func attributeSizes(of item: KeychainItem) -> [(String, Int)] {
@@ -41,6 +86,8 @@ enum ItemLimits {
             if let value = item[keyPath: attribute.item] { sizes.append((attribute.qualifiedName, value.utf8.count)) }
         }
         if let generic = item.generic { sizes.append(("generic (kSecAttrGeneric)", generic.count)) }
+        if case .text(let creator) = item.creator { sizes.append(("creator (kSecAttrCreator)", creator.utf8.count)) }
+        if case .text(let type) = item.type { sizes.append(("type (kSecAttrType)", type.utf8.count)) }
         return sizes
     }
 

@@ -27,6 +27,12 @@ extension ItemQuery {
         if let persistentReference, item.persistentReference != persistentReference { return false }
         if let port, (item.port ?? 0) != port { return false }
         if let generic, (item.generic ?? Data()) != generic { return false }
+        // Apple stores an absent creator or type as 0 and absent flags as false.
+        if let creator, !creator.matches(item.creator ?? .absent) { return false }
+        if let type, !type.matches(item.type ?? .absent) { return false }
+        if let isInvisible, (item.isInvisible ?? false) != isInvisible { return false }
+        if let isNegative, (item.isNegative ?? false) != isNegative { return false }
+        if !key.matches(item.key) || !certificate.matches(item.certificate) { return false }
         for attribute in TextAttribute.all {
             guard let wanted = attribute.readQuery(self) else { continue }
             if !stringsMatch(wanted, attribute.readItem(item) ?? "") { return false }
@@ -50,6 +56,11 @@ extension ItemQuery {
         }
         if let port { parts.append("port \(port)") }
         if let generic { parts.append("generic data (\(generic.count) bytes)") }
+        if let creator { parts.append("creator \(creator.summary)") }
+        if let type { parts.append("type \(type.summary)") }
+        if let isInvisible { parts.append(isInvisible ? "invisible" : "not invisible") }
+        if let isNegative { parts.append(isNegative ? "negative" : "not negative") }
+        parts += key.summary + certificate.summary
         if let accessibility { parts.append("accessibility \(accessibility.rawValue) (\(accessibility))") }
         if let persistentReference { parts.append("persistent reference (\(persistentReference.count) bytes)") }
         switch synchronizable {
@@ -58,7 +69,7 @@ extension ItemQuery {
         case .any: break
         }
         if caseInsensitive { parts.append("case-insensitive") }
-        let what = itemClass == .genericPassword ? "generic password" : "internet password"
+        let what = itemClass.noun
         let groupList = groups.map(\.rawValue).joined(separator: ", ")
         let attributes = parts.isEmpty ? "any \(what)" : "\(what) with \(parts.joined(separator: ", "))"
         return "\(attributes) in access group\(groups.count == 1 ? "" : "s") [\(groupList)]"

@@ -54,6 +54,18 @@ public struct ItemQuery: Sendable, Hashable {
     public var persistentReference: Data?
     /// `kSecMatchCaseInsensitive`: string attributes compare without regard to case.
     public var caseInsensitive: Bool
+    /// `kSecAttrCreator` (passwords; an item without one has creator 0).
+    public var creator: FourCharacterCode?
+    /// `kSecAttrType` (passwords; an item without one has type 0).
+    public var type: FourCharacterCode?
+    /// `kSecAttrIsInvisible` (passwords; an item without it is not invisible).
+    public var isInvisible: Bool?
+    /// `kSecAttrIsNegative` (passwords; an item without it is not negative).
+    public var isNegative: Bool?
+    /// Key attributes that must match (``ItemClass/key`` queries).
+    public var key = KeyAttributeQuery()
+    /// Certificate attributes that must match (``ItemClass/certificate`` queries).
+    public var certificate = CertificateAttributeQuery()
 
     /// A query; give only what must match.
     public init(
@@ -146,6 +158,20 @@ public struct ItemChanges: Sendable, Hashable {
     public var securityDomain: String??
     /// A new secret.
     public var secret: Data?
+    /// A new `kSecAttrCreator`; `.some(nil)` clears it.
+    public var creator: FourCharacterCode??
+    /// A new `kSecAttrType`; `.some(nil)` clears it.
+    public var type: FourCharacterCode??
+    /// A new `kSecAttrIsInvisible`.
+    public var isInvisible: Bool?
+    /// A new `kSecAttrIsNegative`.
+    public var isNegative: Bool?
+    /// A new `kSecAttrApplicationTag` of a key (part of its primary key); `.some(nil)` clears it.
+    public var applicationTag: Data??
+    /// Usages a key gains (`kSecAttrCanSign: true` and its neighbours).
+    public var grantedKeyUsage: KeyAttributes.Usage = []
+    /// Usages a key loses (`kSecAttrCanSign: false` and its neighbours).
+    public var revokedKeyUsage: KeyAttributes.Usage = []
 
     /// No changes; set the properties to change.
     public init() {}

@@ -11,9 +11,21 @@ public enum ItemClass: String, Sendable, Hashable, Codable, CaseIterable {
     /// `kSecClassInternetPassword` (`inet`): primary key adds server, protocol, port, path,
     /// authentication type and security domain.
     case internetPassword = "inet"
+    /// `kSecClassKey` (`keys`): primary key is access group, key class, application label,
+    /// application tag, key type, size, effective size, synchronizable (``KeyAttributes``).
+    case key = "keys"
+    /// `kSecClassCertificate` (`cert`): primary key is access group, certificate type, issuer,
+    /// serial number, synchronizable (``CertificateAttributes``).
+    case certificate = "cert"
+
+    /// Whether items of this class are passwords (generic or internet).
+    public var isPassword: Bool { self == .genericPassword || self == .internetPassword }
 }
 
-/// A password item: its attributes and its secret.
+/// A keychain item: its attributes and its secret.
+///
+/// For a password the secret is the password (`kSecValueData`); for a key, the key's bytes
+/// (``KeyAttributes``); for a certificate, its DER (``CertificateAttributes``).
 ///
 /// The secret is never printed: `description`, `debugDescription` and `dump` show its size only.
 ///
@@ -69,7 +81,19 @@ public struct KeychainItem: Sendable, Hashable, Codable, CustomStringConvertible
     public var modificationDate: Date?
     /// `kSecAttrPersistentReference`: an opaque, stable reference assigned when added.
     public var persistentReference: Data?
-    /// `kSecValueData`: the secret.
+    /// `kSecAttrCreator` (passwords): a four-character code as a number. Not part of the primary key.
+    public var creator: FourCharacterCode?
+    /// `kSecAttrType` (passwords): a four-character code as a number. Not part of the primary key.
+    public var type: FourCharacterCode?
+    /// `kSecAttrIsInvisible` (passwords); `nil` is `false`. Not part of the primary key.
+    public var isInvisible: Bool?
+    /// `kSecAttrIsNegative` (passwords); `nil` is `false`. Not part of the primary key.
+    public var isNegative: Bool?
+    /// The key attributes of a ``ItemClass/key`` item; `nil` for every other class.
+    public var key: KeyAttributes?
+    /// The certificate attributes of a ``ItemClass/certificate`` item; `nil` for every other class.
+    public var certificate: CertificateAttributes?
+    /// `kSecValueData`: the secret (see the type's documentation for keys and certificates).
     public var secret: Data
 
     /// Creates an item; dates, the persistent reference and (if `nil`) the access group are
@@ -116,9 +140,11 @@ public struct KeychainItem: Sendable, Hashable, Codable, CustomStringConvertible
 
     /// Class, key attributes and group; the secret only as its size.
     public var description: String {
-        let key = [service.map { "service: \($0)" }, account.map { "account: \($0)" }, server.map { "server: \($0)" }]
+        let attributes = [service.map { "service: \($0)" }, account.map { "account: \($0)" }, server.map { "server: \($0)" },
+                          key.map { "key class: \($0.keyClass.rawValue), type: \($0.keyType), \($0.sizeInBits) bits" },
+                          certificate.map { "serial number: \($0.serialNumber.count) bytes" }]
             .compactMap { $0 }.joined(separator: ", ")
-        return "KeychainItem(\(itemClass.rawValue), \(key), group: \(accessGroup?.rawValue ?? "default"), secret: \(secret.count) bytes redacted)"
+        return "KeychainItem(\(itemClass.rawValue), \(attributes), group: \(accessGroup?.rawValue ?? "default"), secret: \(secret.count) bytes redacted)"
     }
 
     /// Same as ``description``: the secret stays hidden in debug output too.
@@ -131,5 +157,27 @@ public struct KeychainItem: Sendable, Hashable, Codable, CustomStringConvertible
             "accessGroup": accessGroup as Any, "accessibility": accessibility,
             "isSynchronizable": isSynchronizable, "secret": "\(secret.count) bytes redacted",
         ])
+    }
+}
+
+extension KeychainItem {
+    /// A key item: `keyData` is the key's external representation (X9.63 for EC, PKCS#1 for
+    /// RSA). A Secure Enclave private key's bytes are sealed by ``Keyring/add(_:)`` before
+    /// they are stored, and never returned in the clear (``SecureEnclaveSealing``).
+    public init(
+        key: KeyAttributes, keyData: Data, accessGroup: GroupIdentifier? = nil, label: String? = nil,
+        accessibility: Accessibility = .whenUnlocked, accessControl: AccessControlFlags = []
+    ) {
+        self.init(.key, accessGroup: accessGroup, secret: keyData, label: label, accessibility: accessibility, accessControl: accessControl)
+        self.key = key
+    }
+
+    /// A certificate item holding `der`.
+    public init(
+        certificate: CertificateAttributes, der: Data, accessGroup: GroupIdentifier? = nil, label: String? = nil,
+        accessibility: Accessibility = .whenUnlocked
+    ) {
+        self.init(.certificate, accessGroup: accessGroup, secret: der, label: label, accessibility: accessibility)
+        self.certificate = certificate
     }
 }

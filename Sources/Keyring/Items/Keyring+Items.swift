@@ -41,7 +41,12 @@ extension Keyring {
         stored.creationDate = now
         stored.modificationDate = now
         stored.persistentReference = Data(SecureRandom.bytes(count: 16))
-        try ItemTable(home: home).add(stored, to: group, operation: operation)
+        let table = try ItemTable(home: home)
+        if let key = stored.key, key.isSecureEnclavePrivateKey {
+            // The key's bytes are sealed once more before the row is: no API returns them.
+            stored.secret = SecureEnclaveSealing.seal(stored.secret, label: key.applicationLabel, key: table.database.secureEnclaveKey)
+        }
+        try table.add(stored, to: group, operation: operation)
         return stored
     }
 
@@ -60,13 +65,8 @@ extension Keyring {
     ///   ``KeyringStatus/decode`` if an item row it opens is corrupted (docs/STORAGE.md, "Items").
     public func items(matching query: ItemQuery, limit: MatchLimit = .all, includingSecrets: Bool = true) throws(KeyringError) -> [KeychainItem] {
         let operation = "search \(query.itemClass.noun)s"
-        let maximum = try Self.maximumCount(limit, operation: operation)
-        let scope = try searchScope(for: query, operation: operation)
-        let table = try ItemTable(home: home)
-        let matches = try table.items(matching: query, in: scope, operation: operation)
-        guard !matches.isEmpty else { return [] }
-        try requireAccess(to: matches.map(\.accessibility), in: try table.lockState(), operation: operation)
-        let selected = Array(matches.prefix(maximum))
+        let (_, selected) = try selectedItems(matching: query, limit: limit, operation: operation)
+        guard !selected.isEmpty else { return [] }
         guard includingSecrets else {
             return selected.map { item in
                 var attributesOnly = item
@@ -78,6 +78,37 @@ extension Keyring {
             try UserPresence.demand(for: "read the secret of \(protected.primaryKey)")
         }
         return selected
+    }
+
+    /// The key or certificate items matching `query`, with their bytes (Secure Enclave keys' in
+    /// the clear) and without a user-presence prompt: for the `Security` module, which turns
+    /// them into objects whose *use* (signing, decrypting) asks for presence, as a device does.
+    /// Never exposed outside the package; a password query is refused.
+    package func itemsForKeyUse(matching query: ItemQuery, limit: MatchLimit = .all) throws(KeyringError) -> [KeychainItem] {
+        guard !query.itemClass.isPassword else {
+            throw KeyringError(.invalidParameter, "itemsForKeyUse reads keys and certificates; read passwords with items(matching:)")
+        }
+        let (table, selected) = try selectedItems(matching: query, limit: limit, operation: "use \(query.itemClass.noun)s")
+        var items: [KeychainItem] = []
+        for var item in selected {
+            if let key = item.key, key.isSecureEnclavePrivateKey {
+                item.secret = try SecureEnclaveSealing.open(item.secret, label: key.applicationLabel, key: table.database.secureEnclaveKey, item: "\(item.primaryKey)")
+            }
+            items.append(item)
+        }
+        return items
+    }
+
+    /// The matches of `query` up to `limit`, after the searched groups and the lock state are
+    /// checked; the table they were read through, for callers that open Secure Enclave keys.
+    private func selectedItems(matching query: ItemQuery, limit: MatchLimit, operation: String) throws(KeyringError) -> (ItemTable, [KeychainItem]) {
+        let maximum = try Self.maximumCount(limit, operation: operation)
+        let scope = try searchScope(for: query, operation: operation)
+        let table = try ItemTable(home: home)
+        let matches = try table.items(matching: query, in: scope, operation: operation)
+        guard !matches.isEmpty else { return (table, []) }
+        try requireAccess(to: matches.map(\.accessibility), in: try table.lockState(), operation: operation)
+        return (table, Array(matches.prefix(maximum)))
     }
 
     /// The first item matching `query`, with its secret.
@@ -126,6 +157,11 @@ extension Keyring {
         return try ItemTable(home: home).change(matching: query, in: scope, movingTo: targets, operation: operation) { (matches: [ItemTable.Row]) throws(KeyringError) -> (result: Int, changes: [ItemTable.Change]) in
             guard !matches.isEmpty else {
                 throw KeyringError(.itemNotFound, "\(operation): nothing matched: searched for \(query.summary(searching: scope))")
+            }
+            if changes.secret != nil, let keyOrCertificate = matches.first(where: { !$0.item.itemClass.isPassword }) {
+                // A key's bytes are the key (a Secure Enclave key's are sealed); a certificate's
+                // attributes are read from its DER: new bytes would contradict the attributes.
+                throw KeyringError(.invalidParameter, "\(operation): \(keyOrCertificate.item.primaryKey) cannot take new bytes; delete it and add the new \(keyOrCertificate.item.itemClass.noun)")
             }
             let state = try home.lockState()
             try requireAccess(to: matches.map(\.item.accessibility), in: state, operation: operation)
@@ -220,7 +256,14 @@ extension Keyring {
 
 extension ItemClass {
     /// "generic password" or "internet password", for messages.
-    var noun: String { self == .genericPassword ? "generic password" : "internet password" }
+    var noun: String {
+        switch self {
+        case .genericPassword: "generic password"
+        case .internetPassword: "internet password"
+        case .key: "key"
+        case .certificate: "certificate"
+        }
+    }
 }
 
 extension KeychainItem {
@@ -239,6 +282,16 @@ extension KeychainItem {
         if let value = changes.accessControl { item.accessControl = value }
         if let value = changes.port { item.port = value }
         if let value = changes.secret { item.secret = value }
+        if let value = changes.creator { item.creator = value }
+        if let value = changes.type { item.type = value }
+        if let value = changes.isInvisible { item.isInvisible = value }
+        if let value = changes.isNegative { item.isNegative = value }
+        if var key = item.key {
+            if let value = changes.applicationTag { key.applicationTag = value }
+            key.usage.formUnion(changes.grantedKeyUsage)
+            key.usage.subtract(changes.revokedKeyUsage)
+            item.key = key
+        }
         if let previous = modificationDate, now <= previous {
             item.modificationDate = Date(timeIntervalSince1970: previous.timeIntervalSince1970 + 0.001)
         } else {

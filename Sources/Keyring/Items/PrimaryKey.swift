@@ -1,8 +1,21 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// The attributes that make a keychain item unique, as Apple defines them per class.
 ///
 /// - Generic passwords: class, access group, service, account, synchronizable.
 /// - Internet passwords: class, access group, server, protocol, port, path, account,
 ///   authentication type, security domain, synchronizable.
+/// - Keys: class, access group, key class, application label, application tag, key type, size
+///   in bits, effective size, synchronizable (Apple's key also has creator, start and end
+///   dates, which SecItem cannot set: always empty there, so left out here).
+/// - Certificates: class, access group, certificate type, issuer, serial number, synchronizable.
+///
+/// `kSecAttrCreator`, `kSecAttrType`, `kSecAttrIsInvisible` and `kSecAttrIsNegative` are not in
+/// any primary key: two passwords differing only in them collide.
 ///
 /// Apple stores an absent attribute as its empty value, so an absent string and `""` (and an
 /// absent port and `0`) are the same key here too: adding `account: nil` after `account: ""`
@@ -22,12 +35,16 @@ struct ItemPrimaryKey: Hashable, Sendable, CustomStringConvertible {
     let path: String
     let authenticationType: String
     let securityDomain: String
+    /// The class-specific attributes of a key or certificate, each length-prefixed in a fixed
+    /// order; empty for passwords (so their keys, and their stored hashes, are as before).
+    let classAttributes: [UInt8]
 
     init(_ item: KeychainItem) {
         itemClass = item.itemClass
         accessGroup = item.accessGroup
         isSynchronizable = item.isSynchronizable
         account = item.account ?? ""
+        classAttributes = Self.classAttributes(of: item)
         switch item.itemClass {
         case .genericPassword:
             // Internet attributes are stored on a generic password if given, but Apple leaves
@@ -47,7 +64,47 @@ struct ItemPrimaryKey: Hashable, Sendable, CustomStringConvertible {
             path = item.path ?? ""
             authenticationType = item.authenticationType ?? ""
             securityDomain = item.securityDomain ?? ""
+        case .key, .certificate:
+            // Apple's key and certificate tables have none of the password attributes.
+            service = ""
+            server = ""
+            self.protocol = ""
+            port = 0
+            path = ""
+            authenticationType = ""
+            securityDomain = ""
         }
+    }
+
+    /// The bytes of ``classAttributes`` for `item`. An absent key or certificate attribute
+    /// set encodes as its class's empty values, which ItemLimits refuses to store.
+    private static func classAttributes(of item: KeychainItem) -> [UInt8] {
+        var bytes: [UInt8] = []
+        func append<Field: Collection<UInt8>>(_ field: Field) {
+            withUnsafeBytes(of: UInt32(field.count).bigEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: field)
+        }
+        func append(_ number: Int) {
+            withUnsafeBytes(of: Int64(number).bigEndian) { bytes.append(contentsOf: $0) }
+        }
+        switch item.itemClass {
+        case .genericPassword, .internetPassword:
+            break
+        case .key:
+            let key = item.key
+            append((key?.keyClass.rawValue ?? "").utf8)
+            append(key?.applicationLabel ?? Data())
+            append(key?.applicationTag ?? Data())
+            append((key?.keyType ?? "").utf8)
+            append(key?.sizeInBits ?? 0)
+            append(key?.effectiveSize ?? 0)
+        case .certificate:
+            let certificate = item.certificate
+            append(certificate?.certificateType ?? 0)
+            append(certificate?.issuer ?? Data())
+            append(certificate?.serialNumber ?? Data())
+        }
+        return bytes
     }
 
     /// The key's attributes, for error messages (attributes are not secret; the secret is not here).
@@ -57,6 +114,7 @@ struct ItemPrimaryKey: Hashable, Sendable, CustomStringConvertible {
         lhs.itemClass == rhs.itemClass && lhs.accessGroup == rhs.accessGroup
             && lhs.isSynchronizable == rhs.isSynchronizable && lhs.port == rhs.port
             && zip(lhs.strings, rhs.strings).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+            && lhs.classAttributes == rhs.classAttributes
     }
 
     func hash(into hasher: inout Hasher) {
@@ -69,6 +127,7 @@ struct ItemPrimaryKey: Hashable, Sendable, CustomStringConvertible {
             hasher.combine(string.utf8.count)
             for byte in string.utf8 { hasher.combine(byte) }
         }
+        hasher.combine(classAttributes)
     }
 
     var description: String {
@@ -76,6 +135,10 @@ struct ItemPrimaryKey: Hashable, Sendable, CustomStringConvertible {
         switch itemClass {
         case .genericPassword:
             parts.append("service \"\(GroupIdentifier.printable(service))\"")
+        case .key:
+            parts.append("key attributes (\(classAttributes.count) bytes: key class, application label and tag, type, sizes)")
+        case .certificate:
+            parts.append("certificate attributes (\(classAttributes.count) bytes: type, issuer, serial number)")
         case .internetPassword:
             parts.append("server \"\(GroupIdentifier.printable(server))\"")
             if !self.protocol.isEmpty { parts.append("protocol \"\(GroupIdentifier.printable(self.protocol))\"") }
@@ -84,7 +147,7 @@ struct ItemPrimaryKey: Hashable, Sendable, CustomStringConvertible {
             if !authenticationType.isEmpty { parts.append("authentication type \"\(GroupIdentifier.printable(authenticationType))\"") }
             if !securityDomain.isEmpty { parts.append("security domain \"\(GroupIdentifier.printable(securityDomain))\"") }
         }
-        parts.append("account \"\(GroupIdentifier.printable(account))\"")
+        if itemClass.isPassword { parts.append("account \"\(GroupIdentifier.printable(account))\"") }
         parts.append(isSynchronizable ? "synchronizable" : "not synchronizable")
         return parts.joined(separator: ", ")
     }

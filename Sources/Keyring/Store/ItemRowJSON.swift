@@ -45,6 +45,7 @@ struct ItemRowJSON {
         case itemClass, service, account, accountEncoding, accessGroup, label, itemDescription, comment
         case generic, isSynchronizable, accessibility, accessControl, server, `protocol`, port, path
         case authenticationType, securityDomain, creationDate, modificationDate, persistentReference, secret
+        case creator, type, isInvisible, isNegative
 
         init?(_ name: String) {
             switch name {
@@ -70,6 +71,10 @@ struct ItemRowJSON {
             case "modificationDate": self = .modificationDate
             case "persistentReference": self = .persistentReference
             case "secret": self = .secret
+            case "creator": self = .creator
+            case "type": self = .type
+            case "isInvisible": self = .isInvisible
+            case "isNegative": self = .isNegative
             default: return nil
             }
         }
@@ -169,6 +174,16 @@ struct ItemRowJSON {
         case (.creationDate, .number(let text)):
             guard let seconds = Double(text) else { return false }
             item.creationDate = Date(timeIntervalSince1970: seconds)
+        case (.creator, .number(let text)):
+            guard let code = UInt32(text) else { return false }
+            item.creator = .number(code)
+        case (.creator, .string(let text)): item.creator = .text(text)
+        case (.type, .number(let text)):
+            guard let code = UInt32(text) else { return false }
+            item.type = .number(code)
+        case (.type, .string(let text)): item.type = .text(text)
+        case (.isInvisible, .bool(let flag)): item.isInvisible = flag
+        case (.isNegative, .bool(let flag)): item.isNegative = flag
         case (.modificationDate, .number(let text)):
             guard let seconds = Double(text) else { return false }
             item.modificationDate = Date(timeIntervalSince1970: seconds)

@@ -15,7 +15,7 @@ import SealedStorage
 /// ```
 /// id             insertion order (an item keeps it when updated in place; a moved item gets a new one)
 /// access_group   the group, in the clear (the entitlement check needs it; it is not secret)
-/// item_class     genp | inet
+/// item_class     genp | inet | keys | cert
 /// key_hash       keyed BLAKE2b of the primary key (unique per group)
 /// service_hash, account_hash, server_hash, reference_hash
 ///                keyed BLAKE2b of one attribute each, indexed
@@ -495,6 +495,9 @@ struct Hashes: Sendable, Equatable {
             withUnsafeBytes(of: UInt32(field.utf8.count).bigEndian) { message.append(contentsOf: $0) }
             message.append(contentsOf: field.utf8)
         }
+        // Keys' and certificates' own attributes; nothing for passwords, whose hashes (and so
+        // every stored password row) are unchanged by their addition.
+        message.append(contentsOf: primary.classAttributes)
         // The domain and group start every hash of this item: built once for the five.
         let prefix = Self.messagePrefix(for: group)
         key = Self.attribute("primary key", message, prefix: prefix, key: lookupKey)

@@ -56,6 +56,10 @@ package final class KeyringDatabase: Sendable {
     let itemSealingKey: SymmetricKey
     /// Keys the BLAKE2b lookup hashes of item attributes; derived once from the master secret.
     let itemLookupKey: SymmetricKey
+    /// Seals the bytes of emulated Secure Enclave private keys inside their (already sealed)
+    /// item rows (``SecureEnclaveSealing``); derived once from the master secret, never
+    /// exported, never returned by any API.
+    let secureEnclaveKey: SymmetricKey
     // Guarded by `lock`: every use of the connection is inside `lock.withLock`.
     nonisolated(unsafe) private let connection: SQLiteConnection
     private let lock = Lock()
@@ -118,6 +122,7 @@ package final class KeyringDatabase: Sendable {
         let bindingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 3)
         itemSealingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 5)
         itemLookupKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 6)
+        secureEnclaveKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 7)
         let binding = Self.bindingTag(bindingKey)
         // Everything below is relative to the home's held `Keychains/` (created and vetted
         // when missing), never reopened by path: in a unixGroup home a member can swap
