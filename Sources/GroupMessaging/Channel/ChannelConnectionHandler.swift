@@ -17,7 +17,8 @@ protocol ChannelConnectionDelegate: AnyObject, Sendable {
 
 /// The protocol of one connection, for either end: hello exchange, key derivation, the
 /// ready exchange, then sealed envelopes. Outbound, it takes ``ChannelEnvelope``s and writes
-/// sealed frames; inbound, it cuts frames, opens them and reports envelopes to its delegate.
+/// sealed frames; inbound, it takes the frames ``ChannelFrameDecoder`` cut (run by NIO's
+/// `ByteToMessageHandler` before it), opens them and reports envelopes to its delegate.
 ///
 /// Any violation closes the connection after a sealed goodbye naming the reason (when keys
 /// exist), and is reported to the delegate: one bad peer never affects another connection.
@@ -50,7 +51,6 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
     /// How long a peer may take to complete the handshake before it is closed.
     private let handshakeTimeout: TimeAmount
     private var state = State.awaitingHello
-    private var reader = ChannelFrameReader(firstFrameLength: ChannelHello.encodedLength)
     private var ownHello: ChannelHello?
     private var connectionID: UInt64?
     private var endReason: String?
@@ -101,35 +101,31 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // Bytes that arrive after a violation or a goodbye are ignored: the close is under way.
+        // Frames that arrive after a violation or a goodbye are ignored: the close is under way.
         if case .closed = state { return }
-        var buffer = unwrapInboundIn(data)
         do {
-            // The reader copies straight from NIO's buffer: no intermediate array per read.
-            let frames = try reader.append(buffer.readableBytesView)
-            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
-            for frame in frames {
-                try handle(frame, context: context)
-                if case .closed = state { return }
-            }
+            try handle(Array(unwrapInboundIn(data).readableBytesView), context: context)
         } catch {
             fail(error, context: context)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        var reason = endReason ?? "the peer closed the connection"
-        if endReason == nil {
-            do { try reader.finish() } catch { reason = error.description }
-        }
         state = .closed
         handshakeTimer?.cancel()
         handshakeTimer = nil
-        delegate.ended(connectionID: connectionID ?? (role == .server ? serverConnectionID : nil), reason: reason)
+        delegate.ended(connectionID: connectionID ?? (role == .server ? serverConnectionID : nil), reason: endReason ?? "the peer closed the connection")
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // The decoder's refusals (a bad length, a stream ending inside a frame) are the peer's
+        // violations, answered like the others.
+        if let error = error as? ChannelProtocolError {
+            if case .closed = state { return }
+            fail(error, context: context)
+            return
+        }
         if endReason == nil { endReason = "connection error: \(error)" }
         context.close(promise: nil)
     }
@@ -242,18 +238,14 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
 
     static func frame(_ body: [UInt8], allocator: ByteBufferAllocator) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: ChannelFrame.headerLength + body.count)
-        buffer.writeInteger(UInt32(body.count), endianness: .big)
-        buffer.writeBytes(body)
+        buffer.writeChannelFrame { $0.writeBytes(body) }
         return buffer
     }
 
     /// A sealed frame from its parts, written once into the buffer NIO sends.
     static func frame(_ sealed: (counter: [UInt8], ciphertextAndTag: [UInt8]), allocator: ByteBufferAllocator) -> ByteBuffer {
-        let length = sealed.counter.count + sealed.ciphertextAndTag.count
-        var buffer = allocator.buffer(capacity: ChannelFrame.headerLength + length)
-        buffer.writeInteger(UInt32(length), endianness: .big)
-        buffer.writeBytes(sealed.counter)
-        buffer.writeBytes(sealed.ciphertextAndTag)
+        var buffer = allocator.buffer(capacity: ChannelFrame.headerLength + sealed.counter.count + sealed.ciphertextAndTag.count)
+        buffer.writeChannelFrame { $0.writeBytes(sealed.counter) + $0.writeBytes(sealed.ciphertextAndTag) }
         return buffer
     }
 }

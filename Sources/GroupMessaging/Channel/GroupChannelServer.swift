@@ -298,8 +298,10 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
                 state.open[id] = channel
                 return id
             }
-            try channel.pipeline.syncOperations.addHandler(
-                ChannelConnectionHandler(serverConnectionID: id, group: self.group.rawValue, handshakeTimeout: self.handshakeTimeout, delegate: self))
+            try channel.pipeline.syncOperations.addHandlers([
+                ByteToMessageHandler(ChannelFrameDecoder(firstFrameLength: ChannelHello.encodedLength)),
+                ChannelConnectionHandler(serverConnectionID: id, group: self.group.rawValue, handshakeTimeout: self.handshakeTimeout, delegate: self),
+            ])
         }
     }
 
