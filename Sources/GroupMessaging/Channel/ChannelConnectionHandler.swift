@@ -104,7 +104,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         // Frames that arrive after a violation or a goodbye are ignored: the close is under way.
         if case .closed = state { return }
         do {
-            try handle(Array(unwrapInboundIn(data).readableBytesView), context: context)
+            try handle(unwrapInboundIn(data), context: context)
         } catch {
             fail(error, context: context)
         }
@@ -144,19 +144,19 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
             end("the peer is not reading: more than \(Self.maximumPendingBytes >> 20) MiB wait to be written to it", context: context)
             return
         }
-        let sealed = sealer.sealParts(envelope.encoded)
+        let frame = sealer.sealedFrame(envelope, allocator: context.channel.allocator)
         state = .established(sealer)
-        context.write(wrapOutboundOut(Self.frame(sealed, allocator: context.channel.allocator)), promise: promise)
+        context.write(wrapOutboundOut(frame), promise: promise)
     }
 
     // MARK: Protocol
 
-    private func handle(_ frame: [UInt8], context: ChannelHandlerContext) throws(ChannelProtocolError) {
+    private func handle(_ frame: ByteBuffer, context: ChannelHandlerContext) throws(ChannelProtocolError) {
         switch state {
         case .awaitingHello:
             try handleHello(frame, context: context)
         case .awaitingReady(var sealer):
-            let envelope = try ChannelEnvelope(parsing: sealer.open(frame))
+            let envelope = try ChannelEnvelope(parsing: sealer.open(frame, allocator: context.channel.allocator))
             guard envelope.kind == .ready else {
                 throw ChannelProtocolError(.unexpectedFrame, "expected the peer's ready, got a \(envelope.kind) envelope")
             }
@@ -167,7 +167,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
             connectionID = id
             delegate.established(connectionID: id, channel: context.channel)
         case .established(var sealer):
-            let envelope = try ChannelEnvelope(parsing: sealer.open(frame))
+            let envelope = try ChannelEnvelope(parsing: sealer.open(frame, allocator: context.channel.allocator))
             state = .established(sealer)
             switch envelope.kind {
             case .ready:
@@ -185,7 +185,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func handleHello(_ frame: [UInt8], context: ChannelHandlerContext) throws(ChannelProtocolError) {
+    private func handleHello(_ frame: ByteBuffer, context: ChannelHandlerContext) throws(ChannelProtocolError) {
         let keys: ChannelKeys
         switch role {
         case .server:
@@ -205,7 +205,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         }
         var sealer = ChannelSealer(keys: keys, role: role)
         let ready = ChannelEnvelope(kind: .ready, id: role == .server ? serverConnectionID : 0)
-        writeFrame(sealer.sealParts(ready.encoded), context: context)
+        writeFrame(sealer.sealedFrame(ready, allocator: context.channel.allocator), context: context)
         state = .awaitingReady(sealer)
     }
 
@@ -220,7 +220,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         switch state {
         case .awaitingReady(var sealer), .established(var sealer):
             let goodbye = ChannelEnvelope(kind: .goodbye, body: Array(reason.utf8.prefix(1000)))
-            writeFrame(sealer.sealParts(goodbye.encoded), context: context)
+            writeFrame(sealer.sealedFrame(goodbye, allocator: context.channel.allocator), context: context)
         case .awaitingHello, .closed:
             break
         }
@@ -232,20 +232,13 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
         context.writeAndFlush(wrapOutboundOut(Self.frame(body, allocator: context.channel.allocator)), promise: nil)
     }
 
-    private func writeFrame(_ sealed: (counter: [UInt8], ciphertextAndTag: [UInt8]), context: ChannelHandlerContext) {
-        context.writeAndFlush(wrapOutboundOut(Self.frame(sealed, allocator: context.channel.allocator)), promise: nil)
+    private func writeFrame(_ frame: ByteBuffer, context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
     }
 
     static func frame(_ body: [UInt8], allocator: ByteBufferAllocator) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: ChannelFrame.headerLength + body.count)
         buffer.writeChannelFrame { $0.writeBytes(body) }
-        return buffer
-    }
-
-    /// A sealed frame from its parts, written once into the buffer NIO sends.
-    static func frame(_ sealed: (counter: [UInt8], ciphertextAndTag: [UInt8]), allocator: ByteBufferAllocator) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: ChannelFrame.headerLength + sealed.counter.count + sealed.ciphertextAndTag.count)
-        buffer.writeChannelFrame { $0.writeBytes(sealed.counter) + $0.writeBytes(sealed.ciphertextAndTag) }
         return buffer
     }
 }

@@ -1,3 +1,4 @@
+import NIOCore
 import SealedStorage
 
 /// Seals and opens the frames of one connection after the handshake.
@@ -9,6 +10,9 @@ import SealedStorage
 /// `"GVM1" | direction (C or S) | counter`, so a frame cannot be moved to the other direction,
 /// and the receiver accepts exactly the next counter: replayed, reordered or dropped frames are
 /// refused.
+///
+/// It works on `ByteBuffer`s: a frame is sealed in place in the buffer that is sent, and opened
+/// from the received slice straight into the plaintext's buffer.
 package struct ChannelSealer: Sendable {
     static let counterLength = 8
     /// Bytes a sealed frame adds to its plaintext.
@@ -27,47 +31,80 @@ package struct ChannelSealer: Sendable {
         receiveKey = role == .client ? keys.serverToClient : keys.clientToServer
     }
 
-    /// The next frame body carrying `plaintext`.
-    package mutating func seal(_ plaintext: [UInt8]) -> [UInt8] {
-        let parts = sealParts(plaintext)
-        return parts.counter + parts.ciphertextAndTag
-    }
-
-    /// The next frame body carrying `plaintext`, as its two parts: a writer puts them into its
-    /// output buffer one after the other instead of joining them first (a copy of up to 64 KiB).
-    package mutating func sealParts(_ plaintext: [UInt8]) -> (counter: [UInt8], ciphertextAndTag: [UInt8]) {
+    /// Writes the next sealed frame body at the end of `buffer`: the counter, then the plaintext
+    /// `writePlaintext` writes, encrypted where it was written, then the tag. Returns the
+    /// body's length (what `ByteBuffer.writeChannelFrame(_:)` takes).
+    @discardableResult
+    package mutating func seal(into buffer: inout ByteBuffer, writingPlaintext writePlaintext: (inout ByteBuffer) -> Void) -> Int {
         let counter = sendCounter
         sendCounter += 1
+        let start = buffer.writerIndex
+        buffer.writeInteger(counter, endianness: .big)
+        let plaintextOffset = buffer.writerIndex - buffer.readerIndex
+        writePlaintext(&buffer)
+        buffer.writeRepeatingByte(0, count: XChaCha20Poly1305.tagByteCount)  // the tag's place
         let counterBytes = Self.bigEndian(counter)
-        let sealed = XChaCha20Poly1305.seal(
-            plaintext, using: sendKey, nonce: Self.nonce(counterBytes),
-            authenticating: Self.additionalData(direction: sendDirection, counterBytes))
-        return (counterBytes, sealed)
+        let (key, direction) = (sendKey, sendDirection)
+        buffer.withUnsafeMutableReadableBytes { readable in
+            XChaCha20Poly1305.sealInPlace(
+                UnsafeMutableRawBufferPointer(rebasing: readable[plaintextOffset...]), using: key,
+                nonce: Self.nonce(counterBytes), authenticating: Self.additionalData(direction: direction, counterBytes))
+        }
+        return buffer.writerIndex - start
     }
 
-    /// The plaintext of the next frame body from the peer.
+    /// The plaintext of `body`, the next sealed frame body from the peer, in a new buffer.
     /// - Throws: ``ChannelProtocolError`` (``ChannelProtocolError/Kind/outOfOrder`` for a
     ///   counter other than the next, ``ChannelProtocolError/Kind/authenticationFailed`` when
     ///   the tag does not verify, ``ChannelProtocolError/Kind/malformedMessage`` when too short).
-    package mutating func open(_ body: [UInt8]) throws(ChannelProtocolError) -> [UInt8] {
-        guard body.count >= Self.overhead else {
-            throw ChannelProtocolError(.malformedMessage, "a sealed frame is at least \(Self.overhead) bytes, this one \(body.count)")
+    package mutating func open(_ body: ByteBuffer, allocator: ByteBufferAllocator = ByteBufferAllocator()) throws(ChannelProtocolError) -> ByteBuffer {
+        guard body.readableBytes >= Self.overhead, let counter = body.getInteger(at: body.readerIndex, endianness: .big, as: UInt64.self) else {
+            throw ChannelProtocolError(.malformedMessage, "a sealed frame is at least \(Self.overhead) bytes, this one \(body.readableBytes)")
         }
-        let counterBytes = Array(body[0..<Self.counterLength])
-        let counter = counterBytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard counter == receiveCounter else {
             throw ChannelProtocolError(.outOfOrder, "expected frame \(receiveCounter), got frame \(counter): replayed, reordered or dropped")
         }
+        let counterBytes = Self.bigEndian(counter)
         let peer: ChannelHello.Role = sendDirection == .client ? .server : .client
+        let plaintextCount = body.readableBytes - Self.overhead
+        var plaintext = allocator.buffer(capacity: plaintextCount)
+        let key = receiveKey
         do {
-            let plaintext = try XChaCha20Poly1305.open(
-                Array(body[Self.counterLength...]), using: receiveKey, nonce: Self.nonce(counterBytes),
-                authenticating: Self.additionalData(direction: peer, counterBytes))
-            receiveCounter += 1
-            return plaintext
+            _ = try body.withUnsafeReadableBytes { sealed in
+                try plaintext.writeWithUnsafeMutableBytes(minimumWritableBytes: plaintextCount) { output in
+                    try XChaCha20Poly1305.open(
+                        UnsafeRawBufferPointer(rebasing: sealed[Self.counterLength...]),
+                        into: UnsafeMutableRawBufferPointer(rebasing: output[..<plaintextCount]), using: key,
+                        nonce: Self.nonce(counterBytes), authenticating: Self.additionalData(direction: peer, counterBytes))
+                    return plaintextCount
+                }
+            }
         } catch {
             throw ChannelProtocolError(.authenticationFailed, "frame \(counter) does not authenticate: forged, altered, or sealed without this group's key")
         }
+        receiveCounter += 1
+        return plaintext
+    }
+
+    /// The whole frame (length prefix included) carrying `envelope`, sealed, in one buffer
+    /// allocated once at its final size.
+    package mutating func sealedFrame(_ envelope: ChannelEnvelope, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: ChannelFrame.headerLength + Self.overhead + envelope.encodedLength)
+        buffer.writeChannelFrame { body in seal(into: &body) { envelope.write(to: &$0) } }
+        return buffer
+    }
+
+    /// The next frame body carrying `plaintext` (for tests and tools that speak the protocol
+    /// byte by byte).
+    package mutating func seal(_ plaintext: [UInt8]) -> [UInt8] {
+        var buffer = ByteBuffer()
+        seal(into: &buffer) { $0.writeBytes(plaintext) }
+        return Array(buffer.readableBytesView)
+    }
+
+    /// The plaintext of the next frame body from the peer (see ``open(_:allocator:)``).
+    package mutating func open(_ body: [UInt8]) throws(ChannelProtocolError) -> [UInt8] {
+        Array(try open(ByteBuffer(bytes: body)).readableBytesView)
     }
 
     static func bigEndian(_ value: UInt64) -> [UInt8] {
