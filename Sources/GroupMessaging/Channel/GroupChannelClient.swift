@@ -195,10 +195,8 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                     .channelOption(.writeBufferWaterMark, value: ChannelConnectionHandler.waterMark)
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandlers([
-                                ByteToMessageHandler(ChannelFrameDecoder(firstFrameLength: ChannelHello.encodedLength)),
-                                ChannelConnectionHandler(clientKey: key.1, keyID: key.0, group: self.name.group.rawValue, delegate: self),
-                            ])
+                            try channel.pipeline.syncOperations.addChannelClientHandlers(
+                                key: key.1, keyID: key.0, group: self.name.group.rawValue, delegate: self)
                         }
                     }
                     .connect(unixDomainSocketPath: name.rawValue).get()

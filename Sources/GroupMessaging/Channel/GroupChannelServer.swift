@@ -298,10 +298,8 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
                 state.open[id] = channel
                 return id
             }
-            try channel.pipeline.syncOperations.addHandlers([
-                ByteToMessageHandler(ChannelFrameDecoder(firstFrameLength: ChannelHello.encodedLength)),
-                ChannelConnectionHandler(serverConnectionID: id, group: self.group.rawValue, handshakeTimeout: self.handshakeTimeout, delegate: self),
-            ])
+            try channel.pipeline.syncOperations.addChannelServerHandlers(
+                connectionID: id, group: self.group.rawValue, handshakeTimeout: self.handshakeTimeout, delegate: self)
         }
     }
 
