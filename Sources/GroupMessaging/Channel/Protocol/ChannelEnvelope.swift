@@ -44,7 +44,8 @@ package struct ChannelEnvelope: Sendable, Equatable {
         written += buffer.writeInteger(id, endianness: .big)
         written += buffer.writeInteger(UInt8(type.utf8.count))
         written += buffer.writeString(type)
-        written += buffer.writeBytes(bodyData)
+        // Through its bytes: a copy in one piece, whatever Data's Sequence conformance offers.
+        written += bodyData.withUnsafeBytes { buffer.writeBytes($0) }
         return written
     }
 
@@ -90,7 +91,7 @@ package struct ChannelEnvelope: Sendable, Equatable {
         self.id = id
         self.type = type
         // JSONDecoder takes Data: the one copy of a received body.
-        self.bodyData = Data(buffer.readableBytesView)
+        self.bodyData = buffer.withUnsafeReadableBytes { Data($0) }
     }
 
     /// Parses plaintext given as bytes (the fuzz target's and tests' form).
