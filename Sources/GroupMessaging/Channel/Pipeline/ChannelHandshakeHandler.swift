@@ -96,10 +96,8 @@ final class ChannelHandshakeHandler: ChannelDuplexHandler, RemovableChannelHandl
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleTask(in: timeout) {
             let handler = handler.value
-            guard case .finished = handler.state else {
-                handler.fail(ChannelProtocolError(.badHandshake, "no handshake within \(handler.timeout)"), context: boundContext.value)
-                return
-            }
+            if case .finished = handler.state { return }
+            handler.fail(ChannelProtocolError(.badHandshake, "no handshake within \(handler.timeout)"), context: boundContext.value)
         }
     }
 
