@@ -280,6 +280,8 @@ let package = Package(
             dependencies: [
                 "Keyring", "Vault", "SealedStorage", "GroupMessaging", "SharedDefaults",
                 .product(name: "SystemPackage", package: "swift-system"),
+                // The channel's frame decoder runs under NIO's own processor, as on a connection.
+                .product(name: "NIOCore", package: "swift-nio"),
             ] + security
         ),
         // Runs a FuzzTargets callback under libFuzzer when built by scripts/fuzz (-DFUZZING),
@@ -317,6 +319,9 @@ let package = Package(
             name: "GroupMessagingTests",
             dependencies: [
                 "GroupMessaging", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupMessagingFixture", "GroupVaultFixture", "vaultcli",
+                // The channel's handlers are tested one by one in an EmbeddedChannel.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(

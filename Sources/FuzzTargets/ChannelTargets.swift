@@ -1,32 +1,34 @@
 import GroupMessaging
+import NIOCore
 import SealedStorage
 
 extension FuzzTarget {
-    /// GroupMessaging's frame reader, hello parser and envelope parser on arbitrary bytes.
+    /// GroupMessaging's frame decoder, hello parser and envelope parser on arbitrary bytes.
     ///
-    /// The first byte chooses where the stream is cut in two; the reader must give the same
-    /// frames as a model that reads the stream in one piece (4-byte big-endian length, body of
-    /// 1...65536 bytes), and refuse only with badFrameLength. The reader a connection uses,
-    /// which requires the first frame to be a hello's length, reads the same stream: it must
-    /// refuse with badHandshake exactly when the first prefix announces another length, and
-    /// otherwise agree with the plain reader. Every frame body is also fed to the hello and
+    /// The first byte chooses where the stream is cut in two; the decoder, run by NIO's
+    /// `NIOSingleStepByteToMessageProcessor` as `ByteToMessageHandler` runs it on a connection,
+    /// must give the same frames as a model that reads the stream in one piece (4-byte
+    /// big-endian length, body of 1...65536 bytes), and refuse only with badFrameLength. The
+    /// decoder a connection uses, which requires the first frame to be a hello's length, reads
+    /// the same stream: it must refuse with badHandshake exactly when the first prefix announces
+    /// another length, and otherwise agree with the plain decoder. Every frame body is also fed to the hello and
     /// envelope parsers: an accepted hello must encode back to the same bytes.
     static let channelFrames = FuzzTarget(
         name: "channel-frames",
-        summary: "ChannelFrameReader agrees with the frame format however the stream is cut; hello/envelope parsers never crash",
+        summary: "ChannelFrameDecoder agrees with the frame format however the stream is cut; hello/envelope parsers never crash",
         run: { input throws(FuzzFinding) in
             guard let cut = input.first else { return .refused }
             let stream = Array(input.dropFirst())
             let split = min(Int(cut), stream.count)
             let model = ChannelFrameModel.frames(stream)
-            let (frames, refusal) = read(stream, cutAt: split, with: ChannelFrameReader())
+            let (frames, refusal) = read(stream, cutAt: split, with: ChannelFrameDecoder())
             if let refusal {
-                try expect(refusal.kind == .badFrameLength, "the reader refused with \(refusal.kind); only badFrameLength is possible")
-                try expect(model.badLength, "the reader refused a stream whose lengths are all valid")
+                try expect(refusal.kind == .badFrameLength, "the decoder refused with \(refusal.kind); only badFrameLength is possible")
+                try expect(model.badLength, "the decoder refused a stream whose lengths are all valid")
             } else {
-                try expect(!model.badLength, "the reader accepted a frame length the format forbids")
+                try expect(!model.badLength, "the decoder accepted a frame length the format forbids")
             }
-            try expect(refusal != nil || frames == model.frames, "the reader gave \(frames.count) frames, the model \(model.frames.count)")
+            try expect(refusal != nil || frames == model.frames, "the decoder gave \(frames.count) frames, the model \(model.frames.count)")
             try checkConnectionReader(on: stream, split: split, plainFrames: refusal == nil ? frames : nil)
             for frame in frames {
                 if let hello = try? ChannelHello(parsing: frame, expecting: .client) {
@@ -82,33 +84,37 @@ extension FuzzTarget {
         })
 }
 
-/// The frames `reader` cuts from `stream` given in two pieces, cut at `split`, up to its
+/// The frames `decoder` cuts from `stream` given in two pieces, cut at `split`, up to its
 /// refusal if it refuses.
-private func read(_ stream: [UInt8], cutAt split: Int, with reader: ChannelFrameReader) -> (frames: [[UInt8]], refusal: ChannelProtocolError?) {
-    var reader = reader
+private func read(_ stream: [UInt8], cutAt split: Int, with decoder: ChannelFrameDecoder) -> (frames: [[UInt8]], refusal: ChannelProtocolError?) {
+    let processor = NIOSingleStepByteToMessageProcessor(decoder)
     var frames: [[UInt8]] = []
-    do throws(ChannelProtocolError) {
-        frames += try reader.append(stream[..<split])
-        frames += try reader.append(stream[split...])
-    } catch {
+    do {
+        for piece in [stream[..<split], stream[split...]] {
+            try processor.process(buffer: ByteBuffer(bytes: piece)) { frames.append(Array($0.readableBytesView)) }
+        }
+    } catch let error as ChannelProtocolError {
         return (frames, error)
+    } catch {
+        // The processor throws only what the decoder throws: it is given no buffer limit.
+        preconditionFailure("the frame decoder threw \(error), which is not a ChannelProtocolError")
     }
     return (frames, nil)
 }
 
-/// The connection's reader (first frame: a hello's length) on `stream` cut at `split`, against
-/// the plain reader's result (`plainFrames`, `nil` when it refused).
+/// The connection's decoder (first frame: a hello's length) on `stream` cut at `split`, against
+/// the plain decoder's result (`plainFrames`, `nil` when it refused).
 private func checkConnectionReader(on stream: [UInt8], split: Int, plainFrames: [[UInt8]]?) throws(FuzzFinding) {
-    let (frames, refusal) = read(stream, cutAt: split, with: ChannelFrameReader(firstFrameLength: ChannelHello.encodedLength))
+    let (frames, refusal) = read(stream, cutAt: split, with: ChannelFrameDecoder(firstFrameLength: ChannelHello.encodedLength))
     let firstLength = stream.count >= 4 ? stream[0..<4].reduce(0) { $0 << 8 | Int($1) } : nil
     if let firstLength, firstLength != ChannelHello.encodedLength {
         try expect(refusal?.kind == .badHandshake, "a first frame of \(firstLength) bytes was not refused as a bad handshake")
         return
     }
     if let plainFrames {
-        try expect(refusal == nil && frames == plainFrames, "the connection's reader disagrees with the plain reader on a stream that starts with a hello")
+        try expect(refusal == nil && frames == plainFrames, "the connection's decoder disagrees with the plain decoder on a stream that starts with a hello")
     } else {
-        try expect(refusal?.kind == .badFrameLength, "the connection's reader accepted a stream the plain reader refused, or refused it otherwise")
+        try expect(refusal?.kind == .badFrameLength, "the connection's decoder accepted a stream the plain decoder refused, or refused it otherwise")
     }
 }
 

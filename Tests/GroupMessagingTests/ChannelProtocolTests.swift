@@ -1,4 +1,5 @@
 @testable import GroupMessaging
+import NIOCore
 import SealedStorage
 import XCTest
 
@@ -14,24 +15,28 @@ final class ChannelProtocolTests: XCTestCase {
     func testFramesFedOneByteAtATimeComeOutWhole() throws {
         let bodies: [[UInt8]] = [[1], Array(repeating: 2, count: 300), Array(repeating: 3, count: ChannelFrame.maximumBodyLength)]
         let stream = bodies.flatMap(ChannelFrame.encode)
-        var reader = ChannelFrameReader()
+        let processor = NIOSingleStepByteToMessageProcessor(ChannelFrameDecoder())
         var frames: [[UInt8]] = []
-        for byte in stream { frames += try reader.append([byte]) }
+        for byte in stream {
+            try processor.process(buffer: ByteBuffer(bytes: [byte])) { frames.append(Array($0.readableBytesView)) }
+        }
         XCTAssertEqual(frames, bodies)
-        XCTAssertNoThrow(try reader.finish())
+        XCTAssertNoThrow(try processor.finishProcessing(seenEOF: true) { _ in XCTFail("no frame is left") })
     }
 
     func testLengthAboveTheMaximumIsRefusedBeforeItsBodyArrives() {
-        var reader = ChannelFrameReader()
-        XCTAssertThrowsError(try reader.append([0, 1, 0, 1])) { error in
+        let processor = NIOSingleStepByteToMessageProcessor(ChannelFrameDecoder())
+        XCTAssertThrowsError(try processor.process(buffer: ByteBuffer(bytes: [0, 1, 0, 1])) { _ in }) { error in
             XCTAssertEqual((error as! ChannelProtocolError).kind, .badFrameLength)
         }
     }
 
     func testStreamEndingInsideAFrameIsTruncated() throws {
-        var reader = ChannelFrameReader()
-        _ = try reader.append([0, 0, 0, 5, 1, 2])
-        XCTAssertThrowsError(try reader.finish()) { XCTAssertEqual(($0 as! ChannelProtocolError).kind, .truncatedFrame) }
+        let processor = NIOSingleStepByteToMessageProcessor(ChannelFrameDecoder())
+        try processor.process(buffer: ByteBuffer(bytes: [0, 0, 0, 5, 1, 2])) { _ in XCTFail("the frame is not whole") }
+        XCTAssertThrowsError(try processor.finishProcessing(seenEOF: true) { _ in }) {
+            XCTAssertEqual(($0 as! ChannelProtocolError).kind, .truncatedFrame)
+        }
     }
 
     func testSealedFrameOpensOnceInOrderAndNeverTwice() throws {

@@ -195,8 +195,8 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                     .channelOption(.writeBufferWaterMark, value: ChannelConnectionHandler.waterMark)
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(
-                                ChannelConnectionHandler(clientKey: key.1, keyID: key.0, group: self.name.group.rawValue, delegate: self))
+                            try channel.pipeline.syncOperations.addChannelClientHandlers(
+                                key: key.1, keyID: key.0, group: self.name.group.rawValue, delegate: self)
                         }
                     }
                     .connect(unixDomainSocketPath: name.rawValue).get()
@@ -312,7 +312,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                 channel.writeAndFlush(envelope).whenFailure { error in
                     self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlying: error)))
                 }
-                let timer = channel.eventLoop.scheduleTask(in: TimeAmount(clamping: timeout)) {
+                let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
                     self.resume(id, with: .failure(GroupMessagingError(.timedOut, "no response from \(self.name) within \(total)")))
                 }
                 // The request may have ended already (answered, or the connection lost): then

@@ -149,7 +149,9 @@ public final class GroupChannelServer: Sendable {
         } catch {
             throw error as! GroupMessagingError
         }
-        let timeout = TimeAmount(clamping: handshakeTimeout)
+        // NIOCore clamps a duration past what TimeAmount holds (`.seconds(Int64.max)` for
+        // "practically never") to Int64.max nanoseconds; a negative one means "at once".
+        let timeout = TimeAmount(max(.zero, handshakeTimeout))
         let core = ServerCore(keyring: keyring, group: name.group, types: types, handlers: handlers, handshakeTimeout: timeout)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
@@ -296,8 +298,8 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
                 state.open[id] = channel
                 return id
             }
-            try channel.pipeline.syncOperations.addHandler(
-                ChannelConnectionHandler(serverConnectionID: id, group: self.group.rawValue, handshakeTimeout: self.handshakeTimeout, delegate: self))
+            try channel.pipeline.syncOperations.addChannelServerHandlers(
+                connectionID: id, group: self.group.rawValue, handshakeTimeout: self.handshakeTimeout, delegate: self)
         }
     }
 

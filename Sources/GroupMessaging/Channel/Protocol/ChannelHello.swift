@@ -1,3 +1,5 @@
+import NIOCore
+
 /// The one unsealed message each end sends when a connection opens: who it is (client or
 /// server), which group key it holds, and a fresh random nonce.
 ///
@@ -38,6 +40,12 @@ public struct ChannelHello: Sendable, Hashable {
     /// The 42 bytes sent on the wire.
     public var encoded: [UInt8] {
         Self.magic + [Self.version, role.rawValue] + [UInt8(keyID >> 24), UInt8(keyID >> 16 & 0xFF), UInt8(keyID >> 8 & 0xFF), UInt8(keyID & 0xFF)] + nonce
+    }
+
+    /// Parses a hello frame as the decoder cut it, requiring `role`.
+    /// - Throws: ``ChannelProtocolError/Kind/badHandshake`` naming what is wrong.
+    package init(parsing frame: ByteBuffer, expecting role: Role) throws(ChannelProtocolError) {
+        try self.init(parsing: Array(frame.readableBytesView), expecting: role)  // 42 bytes
     }
 
     /// Parses a hello frame body, requiring `role`.
