@@ -134,9 +134,11 @@ struct SecItemRequest {
         if accountEncoding == .data { item.accountEncoding = .data }
         item.creator = creator
         item.type = typeCode
-        // Only `true` is recorded: a device stores absent flags as false.
-        item.isInvisible = isInvisible == true ? true : nil
-        item.isNegative = isNegative == true ? true : nil
+        // Recorded as given, `false` included: a device returns a flag that was set, even to
+        // false, and leaves out one never given (wrappers' suites check both); for matching,
+        // an absent flag is false.
+        item.isInvisible = isInvisible
+        item.isNegative = isNegative
         return item
     }
 

@@ -196,6 +196,29 @@ final class SecItemKeyTests: SecItemTestCase {
         XCTAssertFalse(data.count == 97 && data.first == 4, "kSecReturnData gave an X9.63 private key")
     }
 
+    func testASecureEnclaveKeyWithAPermanentPublicHalfStoresBothTheTokenOnlyOnThePrivate() throws {
+        var error: Unmanaged<CFError>?
+        let publicTag = Data("public-half".utf8)
+        let parameters: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+            kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+            kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag],
+            kSecPublicKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: publicTag],
+        ]
+        let created = SecKeyCreateRandomKey(parameters as CFDictionary, &error)
+        XCTAssertNotNil(created, "\(String(describing: error?.takeRetainedValue()))")
+        let (status, result) = copy([
+            kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: publicTag,
+            kSecReturnAttributes as String: true, kSecReturnRef as String: true,
+        ])
+        XCTAssertEqual(status, errSecSuccess, describe(status))
+        let attributes = try XCTUnwrap(result as? [String: Any])
+        XCTAssertNil(attributes[kSecAttrTokenID as String], "the public half is an ordinary key")
+        let publicKey = try XCTUnwrap(attributes[kSecValueRef as String] as! SecKey?)
+        let privateKey = try XCTUnwrap(created)
+        XCTAssertTrue(verifies(try XCTUnwrap(signature(privateKey)), publicKey))
+    }
+
     func testASecureEnclaveKeysAccessControlIsAskedWhenItSignsNotWhenItIsFound() throws {
         let access = try XCTUnwrap(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .userPresence], nil))
         var error: Unmanaged<CFError>?
@@ -296,6 +319,17 @@ final class SecItemKeyTests: SecItemTestCase {
         XCTAssertEqual(attributes[kSecAttrType as String] as? String, "Type Test")
         XCTAssertEqual(attributes[kSecAttrIsInvisible as String] as? Bool, true)
         XCTAssertEqual(attributes[kSecAttrIsNegative as String] as? Bool, true)
+    }
+
+    func testFlagsGivenAsFalseAreReturnedAndFlagsNeverGivenAreNot() throws {
+        XCTAssertEqual(add(genericPassword(account: "given", [kSecAttrIsInvisible as String: false, kSecAttrIsNegative as String: false])), errSecSuccess)
+        XCTAssertEqual(add(genericPassword(account: "absent")), errSecSuccess)
+        let given = try XCTUnwrap(copy(genericPassword(account: "given", [kSecReturnAttributes as String: true])).result as? [String: Any])
+        XCTAssertEqual(given[kSecAttrIsInvisible as String] as? Bool, false)
+        XCTAssertEqual(given[kSecAttrIsNegative as String] as? Bool, false)
+        let absent = try XCTUnwrap(copy(genericPassword(account: "absent", [kSecReturnAttributes as String: true])).result as? [String: Any])
+        XCTAssertNil(absent[kSecAttrIsInvisible as String])
+        XCTAssertNil(absent[kSecAttrIsNegative as String])
     }
 
     func testCreatorIsNotPartOfAPasswordsPrimaryKey() {

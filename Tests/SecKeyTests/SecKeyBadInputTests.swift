@@ -9,7 +9,7 @@ final class SecKeyBadInputTests: XCTestCase {
 
     func testUnsupportedKeyTypesAndSizesAreRefusedWithErrSecParam() {
         let cases: [(CFString, Int)] = [
-            (kSecAttrKeyTypeECSECPrimeRandom, 192), (kSecAttrKeyTypeECSECPrimeRandom, 255), (kSecAttrKeyTypeRSA, 1024),
+            (kSecAttrKeyTypeECSECPrimeRandom, 192), (kSecAttrKeyTypeECSECPrimeRandom, 255), (kSecAttrKeyTypeRSA, 1016),
             (kSecAttrKeyTypeRSA, 8192), (kSecAttrKeyTypeRSA, 2047), (kSecAttrKeyTypeDSA, 2048), (kSecAttrKeyTypeAES, 256),
         ]
         for (type, bits) in cases {

@@ -46,6 +46,16 @@ final class SecKeyRoundTripTests: XCTestCase {
         }
     }
 
+    func testA1024BitRSAKeyIsGeneratedAndSignsAsOnADevice() throws {
+        // Weak, and generated only because Apple generates it: code written for a device does.
+        let key = try SecKeyFixtures.randomKey(type: kSecAttrKeyTypeRSA, bits: 1024)
+        XCTAssertEqual(SecKeyGetBlockSize(key), 128)
+        let signature = try SecKeyFixtures.sign(key, .rsaSignatureMessagePKCS1v15SHA256, SecKeyFixtures.message)
+        XCTAssertEqual(signature.count, 128)
+        XCTAssertTrue(SecKeyVerifySignature(try XCTUnwrap(SecKeyCopyPublicKey(key)), .rsaSignatureMessagePKCS1v15SHA256,
+                                            SecKeyFixtures.message as CFData, signature as CFData, nil))
+    }
+
     func testDigestAlgorithmsVerifyTheSignatureOfTheMatchingMessageAlgorithm() throws {
         let ec = try SecKeyFixtures.randomKey(type: kSecAttrKeyTypeECSECPrimeRandom, bits: 256)
         let rsa = try SecKeyFixtures.randomKey(type: kSecAttrKeyTypeRSA, bits: 2048)

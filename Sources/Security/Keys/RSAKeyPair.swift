@@ -5,9 +5,10 @@ import Foundation
 
 /// The RSA sizes this module creates and imports.
 enum RSAKeySize {
-    /// `SecKeyCreateRandomKey`: 2048 to 4096 bits, a multiple of 8. (Apple also generates
-    /// 1024-bit keys; they are refused here on purpose, see docs/SECKEY.md.)
-    static let generated = 2048...4096
+    /// `SecKeyCreateRandomKey`: 1024 to 4096 bits, a multiple of 8, as Apple generates them.
+    /// Below 2048 is weak and generated only so that code (and test suites) written for Apple
+    /// platforms behave as on a device (docs/SECKEY.md).
+    static let generated = 1024...4096
     /// `SecKeyCreateWithData`: 1024 to 4096 bits, so old keys from servers still import.
     static let imported = 1024...4096
 }
@@ -44,7 +45,10 @@ struct RSAPrivateKey: Sendable {
     let signing: _RSA.Signing.PrivateKey
 
     init(generatingBits bits: Int) throws {
-        self.init(try _RSA.Signing.PrivateKey(keySize: .init(bitCount: bits)))
+        // swift-crypto calls sizes below 2048 "unsafe" and makes them a separate initializer.
+        self.init(bits < 2048
+            ? try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: bits))
+            : try _RSA.Signing.PrivateKey(keySize: .init(bitCount: bits)))
     }
 
     /// Parses a PKCS#1 RSAPrivateKey (Apple's external representation) or a PKCS#8 one.

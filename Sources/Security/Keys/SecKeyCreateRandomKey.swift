@@ -5,7 +5,8 @@ import Foundation
 ///
 /// - Parameters:
 ///   - parameters: `kSecAttrKeyType` (`kSecAttrKeyTypeECSECPrimeRandom` or `kSecAttrKeyTypeRSA`),
-///     `kSecAttrKeySizeInBits` (256, 384 or 521 for EC; 2048 to 4096, a multiple of 8, for RSA),
+///     `kSecAttrKeySizeInBits` (256, 384 or 521 for EC; 1024 to 4096, a multiple of 8, for RSA;
+///     below 2048 only because Apple generates them too: too weak for new keys),
 ///     optionally `kSecAttrTokenID: kSecAttrTokenIDSecureEnclave` (P-256 only), and
 ///     `kSecPrivateKeyAttrs` / top-level `kSecAttrIsPermanent`, `kSecAttrApplicationTag`,
 ///     `kSecAttrLabel`, `kSecAttrAccessControl`, `kSecAttrAccessible`, `kSecAttrAccessGroup`.
@@ -53,7 +54,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
             material = .ecPrivate(ECPrivateKey(generatingOn: curve))
         case .rsa:
             guard RSAKeySize.generated.contains(bits), bits % 8 == 0 else {
-                throw SecKeyFailure(errSecParam, "Key generation failed: RSA keys are 2048 to 4096 bits (a multiple of 8), not \(bits)")
+                throw SecKeyFailure(errSecParam, "Key generation failed: RSA keys are 1024 to 4096 bits (a multiple of 8), not \(bits)")
             }
             material = .rsaPrivate(try RSAPrivateKey(generatingBits: bits))
         }
@@ -65,7 +66,9 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
             try store(key, attributes: privateAttributes)
         }
         if top.dictionary(kSecPublicKeyAttrs)?.bool(kSecAttrIsPermanent) == true {
-            try store(key.publicKey, attributes: publicAttributes)
+            // The token belongs to the private key: an enclave key's public half is an ordinary
+            // key (SecKeyCopyPublicKey gives it no token), so its item has none either.
+            try store(key.publicKey, attributes: publicAttributes, excluding: [kSecAttrTokenID])
         }
         return key
     }
@@ -80,8 +83,8 @@ private var storedAttributes: [CFString] {
 }
 
 /// Adds `key` as a `kSecClassKey` item through the public SecItemAdd, as Apple code would.
-private func store(_ key: SecKey, attributes: SecKeyParameters) throws {
-    var query = attributes.subset(storedAttributes)
+private func store(_ key: SecKey, attributes: SecKeyParameters, excluding excluded: [CFString] = []) throws {
+    var query = attributes.subset(storedAttributes.filter { !excluded.contains($0) })
     // An access control given for the private key is the item's; a plain accessibility then is not.
     if query[kSecAttrAccessControl as String] != nil { query[kSecAttrAccessible as String] = nil }
     query[kSecClass as String] = kSecClassKey
