@@ -196,7 +196,7 @@ extension Keyring {
     // MARK: Rules shared by the operations
 
     /// The group a new item goes to: the one it names (if entitled) or the default group.
-    private func accessGroupForAdding(_ requested: GroupIdentifier?, operation: String) throws(KeyringError) -> GroupIdentifier {
+    func accessGroupForAdding(_ requested: GroupIdentifier?, operation: String) throws(KeyringError) -> GroupIdentifier {
         if let requested {
             guard identity.isEntitled(toAccessGroup: requested) else {
                 throw identity.missingEntitlement(for: requested, operation: operation)
