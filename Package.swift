@@ -58,12 +58,18 @@ let package = Package(
         .library(name: "SharedDefaults", targets: ["SharedDefaults"]),
         .library(name: "GroupDatabase", targets: ["GroupDatabase"]),
         .executable(name: "vaultcli", targets: ["vaultcli"]),
+        // A group's sealed state across machines through PostgreSQL: its own product so that
+        // only apps that sync build and link postgres-nio.
+        .library(name: "GroupSync", targets: ["GroupSync"]),
     ] + securityProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // GroupSync only: a PostgreSQL client (LISTEN/NOTIFY, TLS through NIOSSL) that speaks the
+        // wire protocol itself, so no libpq and no server-side code of ours (docs/SYNC.md).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -310,6 +316,39 @@ let package = Package(
             ],
             // A home of the sealed-JSON layout, read from the source tree by LegacyHomeTests.
             exclude: ["Fixtures"]
+        ),
+        // A group's sealed state across machines on PostgreSQL (docs/SYNC.md). The only module
+        // that depends on postgres-nio.
+        .target(
+            name: "GroupSync",
+            dependencies: [
+                "Vault",
+                "Keyring",
+                "SealedStorage",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        // GroupSync's child process: one "machine" with its own home, so multi-machine tests
+        // run real processes; apart from the other fixtures so that they never link postgres-nio.
+        .executableTarget(
+            name: "GroupSyncFixture",
+            dependencies: ["GroupSync", "Vault", "Keyring", "SealedStorage", "FixtureSupport"]
+        ),
+        // A throw-away PostgreSQL cluster per test (initdb in a temporary directory, a Unix
+        // socket there, stopped on exit), shared by the sync tests and benchmarks.
+        .target(
+            name: "GroupSyncTestKit",
+            dependencies: ["GroupVaultTestKit"],
+            path: "Tests/GroupSyncTestKit"
+        ),
+        .testTarget(
+            name: "GroupSyncTests",
+            dependencies: [
+                "GroupSync", "Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupSyncTestKit",
+                "GroupSyncFixture",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
     ] + securityTargets,
     swiftLanguageModes: [.v6]
