@@ -17,6 +17,10 @@ public struct SyncStatus: Sendable, Hashable, Codable {
     public var pendingWrites: Int
     /// Local writes that lost to a more recent write of another machine (key-value store).
     public var superseded: Int
+    /// Local writes the server stored.
+    public var pushedWrites: Int
+    /// Local writes replaced by a later local write of the same key before they were pushed.
+    public var coalescedWrites: Int
     /// Synced records' writes that lost to another machine's.
     public var conflicts: Int
     /// Values from the server refused, by the Vault's code (`rollback`, `authenticationFailed`, ...).
@@ -35,6 +39,8 @@ public struct SyncStatus: Sendable, Hashable, Codable {
         lastPull = state.lastPullMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) }
         pendingWrites = state.entries.values.filter { $0.pending != nil }.count
         superseded = state.superseded
+        pushedWrites = state.pushedWrites
+        coalescedWrites = state.coalescedWrites
         conflicts = state.conflicts.count
         refusals = state.refusals
         lastError = health?.lastError

@@ -7,7 +7,8 @@ import Keyring
 // separate computer would have), apart from the other fixtures so that they never link
 // postgres-nio. The test imports the group's key #1 into the home first.
 // Usage: GroupSyncFixture <write|sync|dump> --home DIR --url URL [--option value]...
-//   write --machine M --count N --keys K   sets key "k<i mod K>" to "M:<i>" for i < N while
+//   write --machine M --count N --keys K [--prefix P]
+//                                          sets key "<P><i mod K>" (P: k) to "M:<i>" for i < N while
 //                                          syncing, printing "set <key> <value>" once each
 //                                          set has returned (is durable); then pushes everything
 //   sync                                   pushes and pulls until nothing is pending
@@ -70,9 +71,10 @@ exit(await runFixture(Array(commandLine.dropFirst())) { options in
         let machine = try options.string("machine")
         let count = try options.integer("count")
         let keys = try options.integer("keys")
+        let prefix = try options.string("prefix", default: "k")
         store.start()
         for index in 0..<count {
-            let key = "k\(index % keys)"
+            let key = "\(prefix)\(index % keys)"
             let value = "\(machine):\(index)"
             try store.setValue(.string(value), forKey: key)
             printLine("set \(key) \(value)")

@@ -47,6 +47,11 @@ struct ReplicaState: Codable, Sendable, Equatable {
     var refusals: [String: Int] = [:]
     /// Local writes that lost to a more recent write of another machine.
     var superseded = 0
+    /// Local writes the server stored.
+    var pushedWrites = 0
+    /// Local writes replaced by a later write of the same key on this machine before they were
+    /// pushed (as Apple's store, only the last one travels).
+    var coalescedWrites = 0
     /// Synced records' lost writes, newest last (at most 1,000 kept).
     var conflicts: [Conflict] = []
     var lastPushMilliseconds: Int64?

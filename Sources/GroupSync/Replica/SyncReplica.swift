@@ -120,6 +120,7 @@ final class SyncReplica: Sendable {
             try check(values)
             var state = memory.state
             var entry = state.entries[hex] ?? ReplicaState.Entry()
+            if entry.pending != nil { state.coalescedWrites += 1 }
             let blob = try SyncEnvelope.seal(
                 key: key, value: value, sequence: entry.seen + 1, issuedAtMilliseconds: Self.now(), groupKey: groupKey, name: name)
             entry.pending = Data(blob)
@@ -183,7 +184,10 @@ final class SyncReplica: Sendable {
                 entry.seenDigest = Data(Digest.blake2b256(push.blob))
                 entry.accepted = Data(push.blob)
             }
-            if let number = push.pendingNumber, entry.pendingNumber == number { entry.pending = nil }
+            if let number = push.pendingNumber, entry.pendingNumber == number, entry.pending != nil {
+                entry.pending = nil
+                state.pushedWrites += 1
+            }
             if push.pendingNumber == nil { entry.republishOver = nil }
             state.entries[hex] = entry
             state.lastPushMilliseconds = Self.now()
@@ -235,6 +239,7 @@ final class SyncReplica: Sendable {
                         if let mine, mine.value == envelope.value, mine.issuedAtMilliseconds == envelope.issuedAtMilliseconds {
                             // Our own write, stored by a push whose acknowledgement was lost.
                             entry.pending = nil
+                            state.pushedWrites += 1
                         } else if policy == .lastWriterWins, let mine, Self.isMoreRecent(mine, pending: Array(pending), than: envelope, digest: digest) {
                             showsServer = false
                         } else {
