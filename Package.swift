@@ -247,6 +247,8 @@ let package = Package(
             dependencies: [
                 "Keyring", "Vault", "SealedStorage", "GroupMessaging", "SharedDefaults",
                 .product(name: "SystemPackage", package: "swift-system"),
+                // The sync-row target: rows a hostile sync server may send.
+                "GroupSync",
             ] + security
         ),
         // Runs a FuzzTargets callback under libFuzzer when built by scripts/fuzz (-DFUZZING),

@@ -61,6 +61,7 @@ package struct FuzzTarget: Sendable {
         targets.append(groupIdentifier)
         targets += [channelFrames, channelSealed]
         targets.append(preferencesImport)
+        targets.append(syncRow)
         return targets
     }
 

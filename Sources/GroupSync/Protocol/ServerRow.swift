@@ -4,19 +4,27 @@ import Vault
 
 /// One row of `groupsync_entry` as the server returned it: everything in it is untrusted until
 /// ``judge(against:naming:space:key:)`` has admitted it.
-struct ServerRow: Sendable, Equatable {
+package struct ServerRow: Sendable, Equatable {
     /// The entry's keyed name (32 bytes).
-    var name: [UInt8]
+    package var name: [UInt8]
     /// The entry's sequence, as the server's column says; must equal the sealed header's.
-    var sequence: Int64
+    package var sequence: Int64
     /// The server's change number (its order of writes in the space), used only to resume
     /// catch-up; nothing about trust depends on it.
-    var change: Int64
+    package var change: Int64
     /// The sealed entry.
-    var blob: [UInt8]
+    package var blob: [UInt8]
+
+    /// A row as read (the fuzz target builds its own).
+    package init(name: [UInt8], sequence: Int64, change: Int64, blob: [UInt8]) {
+        self.name = name
+        self.sequence = sequence
+        self.change = change
+        self.blob = blob
+    }
 
     /// What a machine does with a row.
-    enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// Authentic and newer than anything seen for the entry.
         case accept(SyncEnvelope, digest: [UInt8])
         /// Exactly what was seen already (a repeated notification, a catch-up overlap).
@@ -38,7 +46,7 @@ struct ServerRow: Sendable, Equatable {
     /// trust ledger judges a record: below `seen` → `rollback`; equal with another digest →
     /// `conflictingContent`; equal with the same digest → ``Verdict/duplicate``; more than
     /// ``sequenceWindow`` above → `untrustedSequence`; otherwise accepted.
-    func judge(
+    package func judge(
         seen: UInt64, seenDigest: [UInt8]?, naming: SyncNaming, space: [UInt8],
         key keyForID: (UInt32) throws(VaultError) -> GroupKey
     ) -> Verdict {

@@ -15,18 +15,18 @@ import Vault
 /// <base64 of the value's bytes>}`; a removed entry has no `"value"` member. Removals are not
 /// Vault tombstones, because a machine that receives one must learn which key it removes, and
 /// the server holds only the key's hash.
-struct SyncEnvelope: Sendable, Equatable {
+package struct SyncEnvelope: Sendable, Equatable {
     /// The schema version of the payload.
     static let schemaVersion: UInt32 = 1
 
     /// The entry's key (a store key, or a record name).
-    var key: String
+    package var key: String
     /// The value's bytes, `nil` for a removal.
-    var value: [UInt8]?
+    package var value: [UInt8]?
     /// The header as sealed.
-    var sequence: UInt64
-    var keyID: UInt32
-    var issuedAtMilliseconds: Int64
+    package var sequence: UInt64
+    package var keyID: UInt32
+    package var issuedAtMilliseconds: Int64
 
     private struct Payload: Codable {
         var key: String
@@ -34,9 +34,9 @@ struct SyncEnvelope: Sendable, Equatable {
     }
 
     /// Seals `key` and `value` as the entry `name` of `group`, at `sequence`.
-    static func seal(
+    package static func seal(
         key: String, value: [UInt8]?, sequence: UInt64, issuedAtMilliseconds: Int64,
-        groupKey: GroupKey, name: [UInt8]
+        groupKey: GroupKey, name: [UInt8], nonce: XChaCha20Poly1305.Nonce = .random()
     ) throws(SyncError) -> [UInt8] {
         let recordName: RecordName
         do {
@@ -57,7 +57,7 @@ struct SyncEnvelope: Sendable, Equatable {
         }
         let header = BlobHeader(
             flags: [], keyID: groupKey.id, sequence: sequence, issuedAtMilliseconds: issuedAtMilliseconds,
-            expiresAtMilliseconds: 0, schemaVersion: schemaVersion, nonce: .random())
+            expiresAtMilliseconds: 0, schemaVersion: schemaVersion, nonce: nonce)
         return BlobFormat.seal(header: header, plaintext: plaintext, key: groupKey.key, group: groupKey.group, name: recordName)
     }
 

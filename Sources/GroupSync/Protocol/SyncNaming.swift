@@ -8,19 +8,19 @@ import SealedStorage
 /// it joins (`vaultcli keys export` / `keys import`); it names things only, it seals nothing, so
 /// rotating the group's primary key leaves every name the same. A machine without key #1 cannot
 /// sync the group, and says so.
-struct SyncNaming: Sendable {
+package struct SyncNaming: Sendable {
     /// `crypto_kdf` context of the subkeys derived from key #1.
     static let context: StaticString = "GVSYNC01"
     /// Subkey ids: 1 names spaces and entries, 2 authenticates the local state file.
     static let namingSubkeyID: UInt64 = 1
     static let stateSubkeyID: UInt64 = 2
 
-    let group: GroupIdentifier
+    package let group: GroupIdentifier
     private let namingKey: SymmetricKey
     /// Authenticates the machine's local state file (``ReplicaStateFile``).
     let stateKey: SymmetricKey
 
-    init(group: GroupIdentifier, firstKey: SymmetricKey) {
+    package init(group: GroupIdentifier, firstKey: SymmetricKey) {
         self.group = group
         namingKey = KeyDerivation.deriveKey(from: firstKey, context: Self.context, id: Self.namingSubkeyID)
         stateKey = KeyDerivation.deriveKey(from: firstKey, context: Self.context, id: Self.stateSubkeyID)
@@ -39,12 +39,12 @@ struct SyncNaming: Sendable {
     }
 
     /// The space of a store: `BLAKE2b-256(namingKey, u64 5 ‖ "space" ‖ u64 len ‖ group ‖ u64 len ‖ store)`.
-    func space(store: String) -> [UInt8] {
+    package func space(store: String) -> [UInt8] {
         Digest.keyedBLAKE2b256(Self.framed(["space", group.rawValue, store]), key: namingKey)
     }
 
     /// An entry's name within a space: `BLAKE2b-256(namingKey, u64 4 ‖ "name" ‖ u64 32 ‖ space ‖ u64 len ‖ key)`.
-    func name(space: [UInt8], key: String) -> [UInt8] {
+    package func name(space: [UInt8], key: String) -> [UInt8] {
         Digest.keyedBLAKE2b256(Self.framedBytes([Array("name".utf8), space, Array(key.utf8)]), key: namingKey)
     }
 
