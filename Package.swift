@@ -169,6 +169,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 "GroupMessaging",
                 "SharedDefaults",
+                // `vaultcli sync`: the ubiquitous key-value store and its server (Sources/vaultcli/Sync).
+                "GroupSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -348,8 +350,7 @@ let package = Package(
             name: "GroupSyncTests",
             dependencies: [
                 "GroupSync", "Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupSyncTestKit",
-                "GroupSyncFixture",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "GroupSyncFixture", "vaultcli",
             ]
         ),
     ] + securityTargets,
