@@ -1,5 +1,5 @@
 import Foundation
-import GroupSync
+import GroupSyncCore
 import Keyring
 import SealedStorage
 import Vault

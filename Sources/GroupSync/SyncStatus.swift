@@ -3,6 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+// SyncError and the other types the API shows from GroupSyncCore are part of GroupSync's API.
+@_exported import GroupSyncCore
 
 /// Where a synced store stands: what `vaultcli sync status` shows.
 public struct SyncStatus: Sendable, Hashable, Codable {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PostgresNIO
+import GroupSyncCore
 
 /// Where a group's state is synced and how: the server's URL, TLS, and the reconnect backoff.
 ///

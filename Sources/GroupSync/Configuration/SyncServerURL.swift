@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import SealedStorage
+import GroupSyncCore
 
 /// A PostgreSQL connection URL, `postgres://user:password@host:port/database?host=/socket/dir&sslmode=require`,
 /// parsed without ever showing its password.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Keyring
+import GroupSyncCore
 
 /// `NSUbiquitousKeyValueStore` for a Linux app group: a small key-value store that every
 /// machine of the group sees, through a PostgreSQL server that holds only sealed entries

@@ -1,3 +1,5 @@
+import GroupSyncCore
+
 /// `NSUbiquitousKeyValueStore`'s limits, enforced as Apple documents them.
 public enum UbiquitousStoreLimits {
     /// Total size of a store: keys' UTF-8 bytes plus values' encoded bytes (1 MB).

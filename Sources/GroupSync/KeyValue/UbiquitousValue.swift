@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import GroupSyncCore
 
 /// A value of the ubiquitous key-value store: the property-list types
 /// `NSUbiquitousKeyValueStore` accepts.

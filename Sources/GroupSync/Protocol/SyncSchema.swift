@@ -1,3 +1,5 @@
+import GroupSyncCore
+
 /// The tables GroupSync creates on its server, and their migrations (docs/SYNC.md, "Schema").
 ///
 /// Plain SQL, no extension and no server-side function: the server stores what clients send

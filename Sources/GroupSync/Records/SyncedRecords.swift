@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Keyring
 import Vault
+import GroupSyncCore
 
 /// The records a group opts into sync: ``VaultRecord`` values, sealed as the Vault seals them,
 /// that a write on one machine makes readable on every other (docs/SYNC.md, "Synced records").

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import GroupSyncCore
 
 /// What one machine keeps, durably, about one synced space (docs/SYNC.md, "Local state").
 ///

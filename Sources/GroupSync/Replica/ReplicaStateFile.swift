@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import SealedStorage
+import GroupSyncCore
 
 /// The file that holds a ``ReplicaState``: `<group container>/GroupSync/<label>.state`,
 /// replaced atomically through the file layer.

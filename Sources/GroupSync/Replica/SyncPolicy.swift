@@ -1,3 +1,5 @@
+import GroupSyncCore
+
 /// What happens to a local write that another machine's write overtook on the server
 /// (docs/SYNC.md, "Conflicts").
 enum SyncPolicy: Sendable {

@@ -6,6 +6,7 @@ import Foundation
 import Keyring
 import SealedStorage
 import Vault
+import GroupSyncCore
 
 /// One machine's copy of one synced space: the values it reads without the network, the
 /// freshness state it judges the server by, and the writes it has not pushed yet, all kept

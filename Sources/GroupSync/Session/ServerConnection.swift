@@ -5,6 +5,7 @@ import Foundation
 #endif
 import PostgresNIO
 import SealedStorage
+import GroupSyncCore
 
 /// One connection to the sync server and the few statements GroupSync sends over it
 /// (docs/SYNC.md, "Protocol"). Every value is bound, never formatted into SQL; every failure

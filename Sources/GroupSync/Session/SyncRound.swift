@@ -1,3 +1,5 @@
+import GroupSyncCore
+
 /// One exchange between a machine and the server for one space (docs/SYNC.md, "Protocol"):
 /// detect a server that went back in time, catch up by change number, then push pending
 /// writes by compare-and-swap, taking in whatever overtook them, until nothing is left to push.

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import PostgresNIO
 import SealedStorage
+import GroupSyncCore
 
 /// Keeps one space in sync while it runs: connects, listens on the space's channel, runs a
 /// ``SyncRound`` after each notification or local write (no polling), and on any failure

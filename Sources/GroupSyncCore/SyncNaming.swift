@@ -10,15 +10,15 @@ import SealedStorage
 /// sync the group, and says so.
 package struct SyncNaming: Sendable {
     /// `crypto_kdf` context of the subkeys derived from key #1.
-    static let context: StaticString = "GVSYNC01"
+    package static let context: StaticString = "GVSYNC01"
     /// Subkey ids: 1 names spaces and entries, 2 authenticates the local state file.
-    static let namingSubkeyID: UInt64 = 1
-    static let stateSubkeyID: UInt64 = 2
+    package static let namingSubkeyID: UInt64 = 1
+    package static let stateSubkeyID: UInt64 = 2
 
     package let group: GroupIdentifier
     private let namingKey: SymmetricKey
     /// Authenticates the machine's local state file (``ReplicaStateFile``).
-    let stateKey: SymmetricKey
+    package let stateKey: SymmetricKey
 
     package init(group: GroupIdentifier, firstKey: SymmetricKey) {
         self.group = group
@@ -27,7 +27,7 @@ package struct SyncNaming: Sendable {
     }
 
     /// Reads key #1 of `group` from `keyring`.
-    static func load(group: GroupIdentifier, keyring: Keyring) throws(SyncError) -> SyncNaming {
+    package static func load(group: GroupIdentifier, keyring: Keyring) throws(SyncError) -> SyncNaming {
         do {
             // Creates the keyset (key #1) on the group's first machine; the others import it.
             _ = try keyring.groupKey(for: group)
@@ -50,11 +50,11 @@ package struct SyncNaming: Sendable {
 
     /// The Vault record name an entry's blob is sealed under (its AAD), so that a blob moved to
     /// another entry, space or group fails authentication: `gs-` + 64 hex digits of the name.
-    static func recordName(_ name: [UInt8]) -> String { "gs-" + Hex.lowercase(name) }
+    package static func recordName(_ name: [UInt8]) -> String { "gs-" + Hex.lowercase(name) }
 
     /// The LISTEN/NOTIFY channel of a space: `gs_` + the first 16 bytes of the space in hex
     /// (35 characters, inside PostgreSQL's 63-byte identifier limit).
-    static func channel(space: [UInt8]) -> String { "gs_" + Hex.lowercase(Array(space.prefix(16))) }
+    package static func channel(space: [UInt8]) -> String { "gs_" + Hex.lowercase(Array(space.prefix(16))) }
 
     private static func framed(_ parts: [String]) -> [UInt8] { framedBytes(parts.map { Array($0.utf8) }) }
 

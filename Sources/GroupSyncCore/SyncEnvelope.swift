@@ -17,7 +17,7 @@ import Vault
 /// the server holds only the key's hash.
 package struct SyncEnvelope: Sendable, Equatable {
     /// The schema version of the payload.
-    static let schemaVersion: UInt32 = 1
+    package static let schemaVersion: UInt32 = 1
 
     /// The entry's key (a store key, or a record name).
     package var key: String
@@ -69,7 +69,7 @@ package struct SyncEnvelope: Sendable, Equatable {
     /// - Throws: ``VaultError`` with the Vault's codes: `malformed`, `unsupportedFormat`,
     ///   `unknownKey`, `retiredKey`, `keyring`, `authenticationFailed`, `unsupportedSchema`,
     ///   `invalidRecord`.
-    static func open(
+    package static func open(
         _ blob: [UInt8], name: [UInt8], naming: SyncNaming, space: [UInt8],
         key keyForID: (UInt32) throws(VaultError) -> GroupKey
     ) throws(VaultError) -> SyncEnvelope {

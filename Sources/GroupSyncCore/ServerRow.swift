@@ -35,7 +35,7 @@ package struct ServerRow: Sendable, Equatable {
 
     /// How far above the highest sequence seen a row may be (docs/FORMAT.md, "The top of the
     /// sequence space"): further is a key holder trying to make the entry unwritable.
-    static let sequenceWindow: UInt64 = 1 << 32
+    package static let sequenceWindow: UInt64 = 1 << 32
 
     /// Judges the row against what this machine has seen of the entry (`seen`, 0 if nothing,
     /// and the digest of the blob seen at that sequence).
