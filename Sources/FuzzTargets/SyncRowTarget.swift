@@ -14,7 +14,8 @@ extension FuzzTarget {
     /// its sequence column in its sealed header, be above `seen`, and hold a key that hashes to
     /// its name. Mode odd: the rest is a key (its first byte is its length) and a value, sealed
     /// honestly at `sequence`; the judge must accept exactly that key and value when `seen` is
-    /// below it, refuse it as a rollback when above, and refuse it once any byte is flipped.
+    /// below it, refuse it as a rollback when above (as other content when equal), and refuse
+    /// it once any byte is flipped.
     static let syncRow = FuzzTarget(
         name: "sync-row",
         summary: "ServerRow.judge on rows from a hostile server; honest rows accepted exactly, altered ones refused",
@@ -34,6 +35,8 @@ extension FuzzTarget {
             let honest = SyncRowChecks.honestRow(key: "theme", value: Array("dark".utf8), sequence: 3)
             return [
                 "valid-honest-entry": SyncRowChecks.encode(mode: 1, seen: 0, sequence: 2, name: [UInt8](repeating: 0, count: 32), rest: [5] + Array("themedark".utf8)),
+                // Found by libFuzzer in the harness: an honest row at the sequence already seen.
+                "valid-honest-entry-at-seen-sequence": SyncRowChecks.encode(mode: 1, seen: 1, sequence: 0, name: [UInt8](repeating: 0, count: 32), rest: [5] + Array("themedark".utf8)),
                 "valid-sealed-row": SyncRowChecks.encode(mode: 0, seen: 1, sequence: 3, name: honest.name, rest: honest.blob),
                 "rollback-row": SyncRowChecks.encode(mode: 0, seen: 9, sequence: 3, name: honest.name, rest: honest.blob),
                 "edited-sequence-column": SyncRowChecks.encode(mode: 0, seen: 0, sequence: 4, name: honest.name, rest: honest.blob),
@@ -100,8 +103,11 @@ enum SyncRowChecks {
             guard case .accept(let envelope, _) = verdict else { throw FuzzFinding("an honest row at \(sequence) above \(seen) was not accepted: \(verdict)") }
             try expect(envelope.key == key && envelope.value == value, "an honest row opened to another key or value")
         } else {
-            guard case .refuse(let error) = verdict, error.code == .rollback else {
-                throw FuzzFinding("an honest row at \(sequence) at or below the \(seen) seen was not a rollback: \(verdict)")
+            // Below what was seen: a rollback. At it, with no digest known for what was seen
+            // there: other content at a seen sequence.
+            let expected: VaultError.Code = seen > sequence ? .rollback : .conflictingContent
+            guard case .refuse(let error) = verdict, error.code == expected else {
+                throw FuzzFinding("an honest row at \(sequence) with \(seen) seen was not refused as \(expected): \(verdict)")
             }
         }
         var altered = row.blob
