@@ -86,6 +86,9 @@ let package = Package(
         .library(name: "SharedDefaults", targets: ["SharedDefaults"]),
         .library(name: "GroupDatabase", targets: ["GroupDatabase"]),
         .executable(name: "vaultcli", targets: ["vaultcli"]),
+        // A group's sealed state across machines through PostgreSQL: its own product so that
+        // only apps that sync build and link postgres-nio.
+        .library(name: "GroupSync", targets: ["GroupSync"]),
     ] + securityProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -96,6 +99,9 @@ let package = Package(
         // emits through them (it never bootstraps either); both are small and dependency-free.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // GroupSync only: a PostgreSQL client (LISTEN/NOTIFY, TLS through NIOSSL) that speaks the
+        // wire protocol itself, so no libpq and no server-side code of ours (docs/SYNC.md).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ] + securityPackages,
     targets: [
         .systemLibrary(
@@ -202,6 +208,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 "GroupMessaging",
                 "SharedDefaults",
+                // `vaultcli sync`: the ubiquitous key-value store and its server (Sources/vaultcli/Sync).
+                "GroupSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -282,6 +290,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 // The channel's frame decoder runs under NIO's own processor, as on a connection.
                 .product(name: "NIOCore", package: "swift-nio"),
+                // The sync-row target: rows a hostile sync server may send.
+                "GroupSyncCore",
             ] + security
         ),
         // Runs a FuzzTargets callback under libFuzzer when built by scripts/fuzz (-DFUZZING),
@@ -364,6 +374,46 @@ let package = Package(
             ],
             // A home of the sealed-JSON layout, read from the source tree by LegacyHomeTests.
             exclude: ["Fixtures"]
+        ),
+        // What GroupSync reads from and writes to its server, without the client that talks to it:
+        // names, sealing and the judge of every row (docs/SYNC.md, sections 4, 5 and 7). Apart
+        // from GroupSync so that the sync-row fuzz target builds without postgres-nio.
+        .target(
+            name: "GroupSyncCore",
+            dependencies: ["Vault", "Keyring", "SealedStorage"]
+        ),
+        // A group's sealed state across machines on PostgreSQL (docs/SYNC.md). The only module
+        // that depends on postgres-nio.
+        .target(
+            name: "GroupSync",
+            dependencies: [
+                "GroupSyncCore",
+                "Vault",
+                "Keyring",
+                "SealedStorage",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        // GroupSync's child process: one "machine" with its own home, so multi-machine tests
+        // run real processes; apart from the other fixtures so that they never link postgres-nio.
+        .executableTarget(
+            name: "GroupSyncFixture",
+            dependencies: ["GroupSync", "Vault", "Keyring", "SealedStorage", "FixtureSupport"]
+        ),
+        // A throw-away PostgreSQL cluster per test (initdb in a temporary directory, a Unix
+        // socket there, stopped on exit), shared by the sync tests and benchmarks.
+        .target(
+            name: "GroupSyncTestKit",
+            dependencies: ["GroupVaultTestKit"],
+            path: "Tests/GroupSyncTestKit"
+        ),
+        .testTarget(
+            name: "GroupSyncTests",
+            dependencies: [
+                "GroupSync", "Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupSyncTestKit",
+                "GroupSyncFixture", "vaultcli",
+            ]
         ),
     ] + securityTargets,
     swiftLanguageModes: [.v6]

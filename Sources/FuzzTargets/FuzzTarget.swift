@@ -62,6 +62,7 @@ package struct FuzzTarget: Sendable {
         targets.append(groupIdentifier)
         targets += [channelFrames, channelSealed]
         targets.append(preferencesImport)
+        targets.append(syncRow)
         return targets
     }
 

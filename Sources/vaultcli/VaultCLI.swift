@@ -19,6 +19,7 @@ struct VaultCLI: AsyncParsableCommand {
         NotifyCommand.self,
         ChannelCommand.self,
         DefaultsCommand.self,
+        SyncCommand.self,
     ]
 
     static let configuration = CommandConfiguration(

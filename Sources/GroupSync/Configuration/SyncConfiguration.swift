@@ -1,0 +1,74 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PostgresNIO
+import GroupSyncCore
+
+/// Where a group's state is synced and how: the server's URL, TLS, and the reconnect backoff.
+///
+/// ```swift
+/// let configuration = try SyncConfiguration.fromEnvironment()   // GROUPVAULT_SYNC_URL
+///     ?? SyncConfiguration(url: try SyncServerURL("postgres://sync:secret@db.example.com/groupsync"))
+/// ```
+public struct SyncConfiguration: Sendable, CustomStringConvertible {
+    /// The environment variable ``fromEnvironment(_:)`` reads.
+    public static let environmentVariable = "GROUPVAULT_SYNC_URL"
+
+    /// The server.
+    public var url: SyncServerURL
+    /// TLS to the server, through postgres-nio (NIOSSL). `nil`: from the URL's `sslmode`, with
+    /// the system's trust roots and full certificate and host-name checks. Give your own
+    /// (`.require(try NIOSSLContext(configuration: ...))`) for a private CA or client certificates.
+    public var tls: PostgresConnection.Configuration.TLS?
+    /// The first wait before reconnecting after a failure; doubled after each failure in a row.
+    public var initialReconnectDelay: Duration = .milliseconds(50)
+    /// The longest wait between reconnection attempts.
+    public var maximumReconnectDelay: Duration = .seconds(5)
+
+    /// A configuration for the server at `url`.
+    public init(url: SyncServerURL, tls: PostgresConnection.Configuration.TLS? = nil) {
+        self.url = url
+        self.tls = tls
+    }
+
+    /// The configuration `GROUPVAULT_SYNC_URL` names, or `nil` when it is unset or empty.
+    /// - Throws: ``SyncError/Code/configuration`` when the URL is invalid (the password redacted).
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(SyncError) -> SyncConfiguration? {
+        guard let value = environment[environmentVariable], !value.isEmpty else { return nil }
+        do {
+            return SyncConfiguration(url: try SyncServerURL(value))
+        } catch {
+            throw SyncError(.configuration, "\(environmentVariable): \(error.reason)", underlying: error)
+        }
+    }
+
+    /// The server, redacted.
+    public var description: String { "SyncConfiguration(\(url.redacted))" }
+
+    /// postgres-nio's configuration for one connection.
+    func connectionConfiguration() throws(SyncError) -> PostgresConnection.Configuration {
+        var configuration: PostgresConnection.Configuration
+        if let socketPath = url.socketPath {
+            configuration = .init(unixSocketPath: socketPath, username: url.user, password: url.password, database: url.database)
+        } else {
+            let tls: PostgresConnection.Configuration.TLS
+            if let given = self.tls {
+                tls = given
+            } else if url.tlsMode == .disable {
+                tls = .disable
+            } else {
+                do {
+                    let context = try NIOSSLContext(configuration: .makeClientConfiguration())
+                    tls = url.tlsMode == .require ? .require(context) : .prefer(context)
+                } catch {
+                    throw SyncError(.configuration, "TLS for \(url.redacted) could not be set up: \(error)", underlying: error)
+                }
+            }
+            configuration = .init(host: url.host ?? "localhost", port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+        }
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+}

@@ -1,0 +1,120 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SealedStorage
+import GroupSyncCore
+
+/// A PostgreSQL connection URL, `postgres://user:password@host:port/database?host=/socket/dir&sslmode=require`,
+/// parsed without ever showing its password.
+///
+/// `host` in the query (libpq's convention) names a directory holding the server's Unix socket
+/// (`.s.PGSQL.<port>`), and wins over the authority's host. `sslmode` is `disable` (the
+/// default on a Unix socket), `prefer` or `require` (the default over TCP); certificate checks
+/// come from the ``SyncConfiguration/tls`` given in code.
+public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// How TLS is asked for.
+    public enum TLSMode: String, Sendable, Hashable {
+        /// Plain connection (acceptable on a Unix socket or loopback only).
+        case disable
+        /// TLS when the server offers it.
+        case prefer
+        /// TLS or no connection.
+        case require
+    }
+
+    /// The user name.
+    public let user: String
+    /// The password, never shown by ``description``.
+    let password: String?
+    /// The TCP host, when not connecting through a socket directory.
+    public let host: String?
+    /// The TCP port, and the number in the socket file's name.
+    public let port: Int
+    /// The directory holding the Unix socket, when connecting through one.
+    public let socketDirectory: String?
+    /// The database.
+    public let database: String
+    /// How TLS is asked for.
+    public let tlsMode: TLSMode
+
+    /// Parses `string`.
+    /// - Throws: ``SyncError/Code/configuration`` naming what is wrong, with the URL redacted.
+    public init(_ string: String) throws(SyncError) {
+        func refuse(_ problem: String) -> SyncError {
+            SyncError(.configuration, "the sync server URL \(Self.redact(string)) \(problem); write postgres://user:password@host:5432/database (or ?host=/socket/directory)")
+        }
+        guard let components = URLComponents(string: string) else { throw refuse("is not a URL") }
+        guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+            throw refuse("does not start with postgres://")
+        }
+        guard let user = components.user, !user.isEmpty else { throw refuse("names no user") }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else { throw refuse("names no database (the path)") }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        for name in query.keys where name != "host" && name != "sslmode" {
+            throw refuse("has the parameter \(Self.printable(name)), which GroupSync does not know (host, sslmode)")
+        }
+        let socketDirectory = query["host"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        if let host = query["host"], socketDirectory == nil { throw refuse("has host=\(Self.printable(host)), which is not an absolute socket directory") }
+        let host = components.host.flatMap { $0.isEmpty ? nil : $0 }
+        guard socketDirectory != nil || host != nil else { throw refuse("names no host") }
+        let port = components.port ?? 5432
+        guard (1...65535).contains(port) else { throw refuse("has port \(port), outside 1...65535") }
+        let tls: TLSMode
+        if let mode = query["sslmode"] {
+            guard let parsed = TLSMode(rawValue: mode) else { throw refuse("has sslmode=\(Self.printable(mode)); use disable, prefer or require") }
+            tls = parsed
+        } else {
+            tls = socketDirectory != nil ? .disable : .require
+        }
+        self.user = user
+        self.password = components.password
+        self.host = socketDirectory == nil ? host : nil
+        self.port = port
+        self.socketDirectory = socketDirectory
+        self.database = database
+        self.tlsMode = tls
+    }
+
+    /// The Unix socket's path, when connecting through a socket directory.
+    public var socketPath: String? { socketDirectory.map { "\($0)/.s.PGSQL.\(port)" } }
+
+    /// Whether the URL carries a password (shown as `***`, never itself).
+    public var hasPassword: Bool { password != nil }
+
+    /// The URL with its password replaced by `***`: the only form GroupSync ever prints.
+    public var redacted: String {
+        let credentials = user + (password == nil ? "" : ":***")
+        let location = socketDirectory.map { "localhost/\(database)?host=\($0)" } ?? "\(host ?? ""):\(port)/\(database)"
+        let query = socketDirectory == nil ? "?sslmode=\(tlsMode.rawValue)" : "&sslmode=\(tlsMode.rawValue)"
+        return UntrustedText.printable("postgres://\(credentials)@\(location)\(query)", limit: 400)
+    }
+
+    /// ``redacted``.
+    public var description: String { redacted }
+    /// ``redacted``: the password stays hidden in debug output too.
+    public var debugDescription: String { redacted }
+
+    /// A string that names the same server for equality, without the password (what the
+    /// account-change rule compares).
+    var serverIdentity: String { "\(user)@\(socketDirectory ?? host ?? ""):\(port)/\(database)" }
+
+    /// `string` with the password of anything URL-shaped replaced by `***`, for messages about
+    /// a URL that did not parse.
+    static func redact(_ string: String) -> String {
+        guard let scheme = string.range(of: "://"), let at = string[scheme.upperBound...].lastIndex(of: "@") else {
+            return printable(string)
+        }
+        let userInfo = string[scheme.upperBound..<at]
+        let user = userInfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        let shown = string[..<scheme.upperBound] + user + (userInfo.contains(":") ? ":***" : "") + string[at...]
+        return printable(String(shown))
+    }
+
+    /// Text from the environment, escaped (`UntrustedText`) and quoted.
+    static func printable(_ string: String) -> String {
+        "\"" + UntrustedText.printable(string, limit: 200) + "\""
+    }
+}

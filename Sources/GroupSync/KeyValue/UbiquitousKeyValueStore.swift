@@ -1,0 +1,222 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Keyring
+import GroupSyncCore
+
+/// `NSUbiquitousKeyValueStore` for a Linux app group: a small key-value store that every
+/// machine of the group sees, through a PostgreSQL server that holds only sealed entries
+/// (docs/SYNC.md).
+///
+/// Reads and writes are local and never wait for the network; a session started with
+/// ``start()`` pushes writes and receives other machines' through `LISTEN`/`NOTIFY`. Without a
+/// server the store works locally and keeps its writes until one is configured.
+///
+/// ```swift
+/// let store = try UbiquitousKeyValueStore(group: "group.com.example.notes", keyring: keyring)
+/// store.start()
+/// store.set("dark", forKey: "theme")
+/// for await change in store.externalChanges() where change.reason == .serverChange {
+///     print(change.changedKeys)
+/// }
+/// ```
+public final class UbiquitousKeyValueStore: Sendable {
+    /// The store's identifier (the entitlement's value, expanded).
+    public let identifier: GroupIdentifier
+    /// The configuration, when the store syncs.
+    public let configuration: SyncConfiguration?
+    let replica: SyncReplica
+    private let session: SyncSession?
+
+    /// Opens the store named by `entitlement`, sealed under `group`'s key with its local state
+    /// in `group`'s container; `configuration` (default: `GROUPVAULT_SYNC_URL`, if set) names the server.
+    ///
+    /// - Parameter entitlement: the process's `com.apple.developer.ubiquity-kvstore-identifier`
+    ///   (default: read from `GROUPVAULT_ENTITLEMENTS`).
+    /// - Throws: ``SyncError/Code/missingEntitlement`` when there is none, saying how to add it;
+    ///   ``SyncError/Code/keyring`` when key #1 of the group is missing; ``SyncError/Code/storage``;
+    ///   ``SyncError/Code/configuration`` for an invalid `GROUPVAULT_SYNC_URL`.
+    public init(
+        group: GroupIdentifier,
+        keyring: Keyring,
+        entitlement: UbiquityKeyValueStoreEntitlement?? = nil,
+        configuration: SyncConfiguration?? = nil
+    ) throws(SyncError) {
+        let resolved: UbiquityKeyValueStoreEntitlement?
+        if let entitlement {
+            resolved = entitlement
+        } else {
+            do {
+                resolved = try UbiquityKeyValueStoreEntitlement.fromEnvironment()
+            } catch {
+                throw SyncError(.missingEntitlement, "the entitlements cannot be read: \(error.reason)", underlying: error)
+            }
+        }
+        guard let resolved else {
+            throw SyncError(.missingEntitlement, "this process has no \(UbiquityKeyValueStoreEntitlement.key) entitlement, so it may not use a ubiquitous key-value store: add <key>\(UbiquityKeyValueStoreEntitlement.key)</key><string>$(TeamIdentifierPrefix)\(group.name)</string> to its .entitlements file (the same string in every target that shares the store)")
+        }
+        identifier = resolved.identifier
+        let server: SyncConfiguration?
+        if let configuration {
+            server = configuration
+        } else {
+            server = try SyncConfiguration.fromEnvironment()
+        }
+        let replica = try SyncReplica(group: group, store: "kvstore:" + resolved.identifier.rawValue, keyring: keyring, policy: .lastWriterWins)
+        self.configuration = server
+        self.replica = replica
+        session = server.map { SyncSession(replica: replica, configuration: $0) }
+    }
+
+    // MARK: Syncing
+
+    /// Starts syncing in the background (no effect without a configuration, or when started).
+    public func start() { session?.start() }
+
+    /// Stops syncing and closes the connection; local reads and writes go on.
+    public func stop() async { await session?.stop() }
+
+    /// As Apple's: makes sure the in-memory values are durable (they are, each write is written
+    /// through before it returns) and asks the session to exchange with the server soon.
+    /// Returns `true`; it never waits for the network.
+    @discardableResult
+    public func synchronize() -> Bool {
+        replica.wakeSession()
+        return true
+    }
+
+    /// One exchange with the server now, on a connection of its own (`vaultcli sync now`):
+    /// pull, then push every pending write.
+    /// - Throws: ``SyncError/Code/configuration`` without a server; ``SyncError/Code/server``.
+    public func synchronizeWithServer() async throws(SyncError) {
+        guard let configuration else {
+            throw SyncError(.configuration, "no sync server is configured: set \(SyncConfiguration.environmentVariable)=postgres://... or pass a SyncConfiguration")
+        }
+        try replica.adopt(server: configuration.url.serverIdentity)
+        let server = try await ServerConnection.open(configuration, id: 2)
+        do {
+            try await SyncRound.run(replica, on: server)
+        } catch {
+            await server.close()
+            throw error
+        }
+        await server.close()
+    }
+
+    /// Where the store stands.
+    public var status: SyncStatus {
+        SyncStatus(replica: replica, session: session, server: configuration?.url.redacted)
+    }
+
+    /// Changes that came from elsewhere (`NSUbiquitousKeyValueStoreDidChangeExternallyNotification`),
+    /// with Apple's reasons and the changed keys. Each call returns a new stream.
+    public func externalChanges() -> AsyncStream<UbiquitousChange> { replica.changes() }
+
+    // MARK: Reading
+
+    /// The value for `key`, or `nil`.
+    public func object(forKey key: String) -> UbiquitousValue? {
+        replica.value(forKey: key).flatMap(UbiquitousValue.decoded)
+    }
+
+    /// The string for `key`, `nil` when absent or of another type.
+    public func string(forKey key: String) -> String? {
+        if case .string(let value)? = object(forKey: key) { return value }
+        return nil
+    }
+
+    /// The data for `key`, `nil` when absent or of another type.
+    public func data(forKey key: String) -> Data? {
+        if case .data(let value)? = object(forKey: key) { return value }
+        return nil
+    }
+
+    /// The array for `key`, `nil` when absent or of another type.
+    public func array(forKey key: String) -> [UbiquitousValue]? {
+        if case .array(let value)? = object(forKey: key) { return value }
+        return nil
+    }
+
+    /// The dictionary for `key`, `nil` when absent or of another type.
+    public func dictionary(forKey key: String) -> [String: UbiquitousValue]? {
+        if case .dictionary(let value)? = object(forKey: key) { return value }
+        return nil
+    }
+
+    /// The integer for `key`; 0 when absent or not a number (as Apple's).
+    public func longLong(forKey key: String) -> Int64 {
+        switch object(forKey: key) {
+        case .int(let value)?: value
+        case .double(let value)? where value.isFinite && value.magnitude < 9.2e18: Int64(value)
+        case .bool(let value)?: value ? 1 : 0
+        default: 0
+        }
+    }
+
+    /// The number for `key`; 0 when absent or not a number (as Apple's).
+    public func double(forKey key: String) -> Double {
+        switch object(forKey: key) {
+        case .double(let value)?: value
+        case .int(let value)?: Double(value)
+        case .bool(let value)?: value ? 1 : 0
+        default: 0
+        }
+    }
+
+    /// The Boolean for `key`; `false` when absent or not a number (as Apple's).
+    public func bool(forKey key: String) -> Bool {
+        switch object(forKey: key) {
+        case .bool(let value)?: value
+        case .int(let value)?: value != 0
+        case .double(let value)?: value != 0
+        default: false
+        }
+    }
+
+    /// Every key and value.
+    public var dictionaryRepresentation: [String: UbiquitousValue] {
+        replica.values().compactMapValues(UbiquitousValue.decoded)
+    }
+
+    // MARK: Writing
+
+    /// Sets (or, with `nil`, removes) the value for `key`, refusing a write that breaks a limit.
+    /// - Throws: ``SyncError/Code/quota`` naming the limit; ``SyncError/Code/storage`` when the
+    ///   write could not be made durable (then it was not kept).
+    public func setValue(_ value: UbiquitousValue?, forKey key: String) throws(SyncError) {
+        let bytes = try value?.encoded()
+        try replica.write(key: key, value: bytes) { values throws(SyncError) in
+            try UbiquitousStoreLimits.check(values, writing: key)
+        }
+    }
+
+    /// Apple's setters: they do not throw; a write that breaks a limit is not kept, and
+    /// ``externalChanges()`` reports a ``UbiquitousChangeReason/quotaViolationChange``.
+    public func set(_ value: UbiquitousValue?, forKey key: String) {
+        do {
+            try setValue(value, forKey: key)
+        } catch {
+            replica.reportQuotaViolation(keys: [key])
+        }
+    }
+
+    /// Sets a string.
+    public func set(_ value: String?, forKey key: String) { set(value.map(UbiquitousValue.string), forKey: key) }
+    /// Sets data.
+    public func set(_ value: Data?, forKey key: String) { set(value.map(UbiquitousValue.data), forKey: key) }
+    /// Sets an array.
+    public func set(_ value: [UbiquitousValue]?, forKey key: String) { set(value.map(UbiquitousValue.array), forKey: key) }
+    /// Sets a dictionary.
+    public func set(_ value: [String: UbiquitousValue]?, forKey key: String) { set(value.map(UbiquitousValue.dictionary), forKey: key) }
+    /// Sets an integer.
+    public func set(_ value: Int64, forKey key: String) { set(UbiquitousValue.int(value), forKey: key) }
+    /// Sets a number.
+    public func set(_ value: Double, forKey key: String) { set(UbiquitousValue.double(value), forKey: key) }
+    /// Sets a Boolean.
+    public func set(_ value: Bool, forKey key: String) { set(UbiquitousValue.bool(value), forKey: key) }
+
+    /// Removes the value for `key`.
+    public func removeObject(forKey key: String) { set(nil as UbiquitousValue?, forKey: key) }
+}

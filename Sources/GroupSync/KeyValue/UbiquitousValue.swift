@@ -1,0 +1,87 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import GroupSyncCore
+
+/// A value of the ubiquitous key-value store: the property-list types
+/// `NSUbiquitousKeyValueStore` accepts.
+///
+/// Encoded (inside the sealed entry) as a JSON object with one member naming its type, as
+/// SharedDefaults encodes its values: `{"string": "..."}`, `{"int": 1}`, `{"double": 1.5}`
+/// (or `"nan"`, `"inf"`, `"-inf"`), `{"bool": true}`, `{"data": "<base64>"}`,
+/// `{"date": <seconds since 2001>}`, `{"array": [...]}`, `{"dict": {...}}`.
+public indirect enum UbiquitousValue: Sendable, Hashable, Codable {
+    case string(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case data(Data)
+    case date(Date)
+    case array([UbiquitousValue])
+    case dictionary([String: UbiquitousValue])
+
+    private enum CodingKeys: String, CodingKey { case string, int, double, bool, data, date, array, dict }
+
+    /// Decodes the tagged form.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard container.allKeys.count == 1, let key = container.allKeys.first else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a value has exactly one member naming its type"))
+        }
+        switch key {
+        case .string: self = .string(try container.decode(String.self, forKey: key))
+        case .int: self = .int(try container.decode(Int64.self, forKey: key))
+        case .double:
+            if let text = try? container.decode(String.self, forKey: key) {
+                switch text {
+                case "nan": self = .double(.nan)
+                case "inf": self = .double(.infinity)
+                case "-inf": self = .double(-.infinity)
+                default: throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not a number")
+                }
+            } else {
+                self = .double(try container.decode(Double.self, forKey: key))
+            }
+        case .bool: self = .bool(try container.decode(Bool.self, forKey: key))
+        case .data: self = .data(try container.decode(Data.self, forKey: key))
+        case .date: self = .date(Date(timeIntervalSinceReferenceDate: try container.decode(Double.self, forKey: key)))
+        case .array: self = .array(try container.decode([UbiquitousValue].self, forKey: key))
+        case .dict: self = .dictionary(try container.decode([String: UbiquitousValue].self, forKey: key))
+        }
+    }
+
+    /// Encodes the tagged form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .string(let value): try container.encode(value, forKey: .string)
+        case .int(let value): try container.encode(value, forKey: .int)
+        case .double(let value):
+            if value.isNaN { try container.encode("nan", forKey: .double) }
+            else if value.isInfinite { try container.encode(value > 0 ? "inf" : "-inf", forKey: .double) }
+            else { try container.encode(value, forKey: .double) }
+        case .bool(let value): try container.encode(value, forKey: .bool)
+        case .data(let value): try container.encode(value, forKey: .data)
+        case .date(let value): try container.encode(value.timeIntervalSinceReferenceDate, forKey: .date)
+        case .array(let value): try container.encode(value, forKey: .array)
+        case .dictionary(let value): try container.encode(value, forKey: .dict)
+        }
+    }
+
+    /// The encoded bytes (sorted keys), as sealed; their count is what the store's size quota counts.
+    func encoded() throws(SyncError) -> [UInt8] {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return Array(try encoder.encode(self))
+        } catch {
+            throw SyncError(.invalidArgument, "the value cannot be encoded: \(error)")
+        }
+    }
+
+    static func decoded(_ bytes: [UInt8]) -> UbiquitousValue? {
+        try? JSONDecoder().decode(UbiquitousValue.self, from: Data(bytes))
+    }
+}

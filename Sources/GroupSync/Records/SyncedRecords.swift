@@ -1,0 +1,131 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Keyring
+import Vault
+import GroupSyncCore
+
+/// The records a group opts into sync: ``VaultRecord`` values, sealed as the Vault seals them,
+/// that a write on one machine makes readable on every other (docs/SYNC.md, "Synced records").
+///
+/// They live in a space of their own on the server and in a state file of their own on each
+/// machine, beside (not inside) the group's local Vault: a record is synced because it is
+/// written here. Writes are local and durable at once, and pushed by compare-and-swap; when
+/// another machine's write of the same record reached the server first, that write wins and
+/// this machine's writer learns it through ``conflicts()`` and ``SyncStatus/conflicts``
+/// (never silently: the lost value is not applied anywhere).
+///
+/// ```swift
+/// let records = try SyncedRecords(group: "group.com.example.notes", keyring: keyring)
+/// records.start()
+/// try records.write(AuthState(isAuthenticated: true), as: "auth-state")
+/// let state = try records.read(AuthState.self, name: "auth-state")
+/// ```
+public final class SyncedRecords: Sendable {
+    /// The group whose key seals the records.
+    public let group: GroupIdentifier
+    /// The configuration, when the records sync.
+    public let configuration: SyncConfiguration?
+    let replica: SyncReplica
+    private let session: SyncSession?
+
+    /// Opens the group's synced records; `configuration` defaults to `GROUPVAULT_SYNC_URL`.
+    /// - Throws: ``SyncError/Code/missingEntitlement`` when the process is not entitled to the
+    ///   group; ``SyncError/Code/keyring``; ``SyncError/Code/storage``; ``SyncError/Code/configuration``.
+    public init(group: GroupIdentifier, keyring: Keyring, configuration: SyncConfiguration?? = nil) throws(SyncError) {
+        let server: SyncConfiguration?
+        if let configuration { server = configuration } else { server = try SyncConfiguration.fromEnvironment() }
+        let replica = try SyncReplica(group: group, store: "records", keyring: keyring, policy: .reportToWriter)
+        self.group = group
+        self.configuration = server
+        self.replica = replica
+        session = server.map { SyncSession(replica: replica, configuration: $0) }
+    }
+
+    /// Starts syncing in the background.
+    public func start() { session?.start() }
+    /// Stops syncing.
+    public func stop() async { await session?.stop() }
+
+    /// One exchange with the server now (pull, then push every pending write).
+    public func synchronizeWithServer() async throws(SyncError) {
+        guard let configuration else {
+            throw SyncError(.configuration, "no sync server is configured: set \(SyncConfiguration.environmentVariable)=postgres://... or pass a SyncConfiguration")
+        }
+        try replica.adopt(server: configuration.url.serverIdentity)
+        let server = try await ServerConnection.open(configuration, id: 3)
+        do { try await SyncRound.run(replica, on: server) } catch {
+            await server.close()
+            throw error
+        }
+        await server.close()
+    }
+
+    /// Where the records stand.
+    public var status: SyncStatus { SyncStatus(replica: replica, session: session, server: configuration?.url.redacted) }
+
+    /// Records changed by other machines.
+    public func changes() -> AsyncStream<UbiquitousChange> { replica.changes() }
+
+    /// This machine's writes that lost to another machine's write of the same record.
+    public func conflicts() -> AsyncStream<SyncConflict> { replica.conflicts() }
+
+    /// Writes `record` as `name` (a Vault record name): durable here at once, pushed by the session.
+    /// - Throws: ``SyncError/Code/invalidArgument`` for an invalid name or a record that does not
+    ///   validate or encode; ``SyncError/Code/storage``; ``SyncError/Code/keyring``.
+    public func write<Record: VaultRecord>(_ record: Record, as name: String) throws(SyncError) {
+        try Self.validate(name: name)
+        do { try record.validate() } catch {
+            throw SyncError(.invalidArgument, "record \(name) does not validate: \(error)", underlying: error)
+        }
+        let payload: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            payload = try encoder.encode(record)
+        } catch {
+            throw SyncError(.invalidArgument, "record \(name) cannot be encoded: \(error)", underlying: error)
+        }
+        var bytes: [UInt8] = []
+        withUnsafeBytes(of: Record.schemaVersion.bigEndian) { bytes += $0 }
+        try replica.write(key: name, value: bytes + Array(payload))
+    }
+
+    /// The record `name`, or `nil` when it was never written or was deleted. Never waits for the network.
+    /// - Throws: ``SyncError/Code/refused`` with `unsupportedSchema` or `invalidRecord` (the Vault's codes).
+    public func read<Record: VaultRecord>(_ type: Record.Type, name: String) throws(SyncError) -> Record? {
+        try Self.validate(name: name)
+        guard let bytes = replica.value(forKey: name) else { return nil }
+        guard bytes.count >= 4 else {
+            throw SyncError(.refused, "record \(name) has no schema version", refusal: .invalidRecord)
+        }
+        let schema = bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard Record.supportedSchemaVersions.contains(schema) else {
+            throw SyncError(.refused, "record \(name) has schema \(schema); \(Record.self) reads \(Record.supportedSchemaVersions)", refusal: .unsupportedSchema)
+        }
+        do {
+            let record = try Record.decode(schemaVersion: schema, from: Data(bytes.dropFirst(4)))
+            try record.validate()
+            return record
+        } catch {
+            throw SyncError(.refused, "record \(name) does not decode or validate as \(Record.self): \(error)", refusal: .invalidRecord, underlying: error)
+        }
+    }
+
+    /// Deletes `name` everywhere.
+    public func delete(_ name: String) throws(SyncError) {
+        try Self.validate(name: name)
+        try replica.write(key: name, value: nil)
+    }
+
+    /// The names of the records this machine holds.
+    public func names() -> [String] { replica.values().keys.sorted() }
+
+    private static func validate(name: String) throws(SyncError) {
+        do { _ = try RecordName(validating: name) } catch {
+            throw SyncError(.invalidArgument, error.reason, underlying: error)
+        }
+    }
+}

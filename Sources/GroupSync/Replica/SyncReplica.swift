@@ -1,0 +1,412 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Keyring
+import SealedStorage
+import Vault
+import GroupSyncCore
+
+/// One machine's copy of one synced space: the values it reads without the network, the
+/// freshness state it judges the server by, and the writes it has not pushed yet, all kept
+/// durably in ``ReplicaStateFile`` (docs/SYNC.md, "Local state" and "Conflicts").
+///
+/// Every method is synchronous and local; ``SyncRound`` moves data between it and a server.
+final class SyncReplica: Sendable {
+    /// A value as the store shows it.
+    struct Value: Sendable, Equatable {
+        var key: String
+        var bytes: [UInt8]
+    }
+
+    /// A write to send: `blob` at `sequence` if the server still holds `base` for the entry.
+    struct Push: Sendable {
+        var name: [UInt8]
+        var key: String
+        var base: UInt64
+        var sequence: UInt64
+        var blob: [UInt8]
+        /// The local write this pushes; `nil` for a republication after a server rollback.
+        var pendingNumber: UInt64?
+    }
+
+    let group: GroupIdentifier
+    let keyring: Keyring
+    let naming: SyncNaming
+    let space: [UInt8]
+    let channel: String
+    let policy: SyncPolicy
+    private let file: ReplicaStateFile
+
+    private struct Memory {
+        var state: ReplicaState
+        var values: [String: Value]
+    }
+    private let memory: Locked<Memory>
+    private let observers = Locked<[UInt64: AsyncStream<UbiquitousChange>.Continuation]>([:])
+    private let conflictObservers = Locked<[UInt64: AsyncStream<SyncConflict>.Continuation]>([:])
+    private let nextObserver = Locked<UInt64>(0)
+    private let wake = Locked<AsyncStream<Void>.Continuation?>(nil)
+
+    /// Opens the space `store` of `group`: reads key #1 for the names, and the local state.
+    init(group: GroupIdentifier, store: String, keyring: Keyring, policy: SyncPolicy) throws(SyncError) {
+        self.group = group
+        self.keyring = keyring
+        self.policy = policy
+        naming = try SyncNaming.load(group: group, keyring: keyring)
+        space = naming.space(store: store)
+        channel = SyncNaming.channel(space: space)
+        let container: DirectoryHandle?
+        do {
+            container = try keyring.containerDirectory(for: group)
+        } catch {
+            throw SyncError(.storage, "the group container of \(group) cannot be opened: \(error.reason)", underlying: error)
+        }
+        guard let container else {
+            throw SyncError(.missingEntitlement, "this process is not entitled to the application group \(group): add it to com.apple.security.application-groups in its entitlements")
+        }
+        let directory: DirectoryHandle
+        do {
+            directory = try container.subdirectory(creating: "GroupSync")
+        } catch {
+            throw SyncError(.storage, "the GroupSync directory of \(group) cannot be opened: \(error)", underlying: error)
+        }
+        file = ReplicaStateFile(directory: directory, label: "s-" + Hex.lowercase(Array(space.prefix(16))), key: naming.stateKey)
+        let state = try file.load()
+        var values: [String: Value] = [:]
+        for (name, entry) in state.entries {
+            guard let blob = entry.pending ?? entry.accepted, let nameBytes = Self.bytes(hex: name) else { continue }
+            do {
+                let envelope = try SyncEnvelope.open(Array(blob), name: nameBytes, naming: naming, space: space, key: { (id: UInt32) throws(VaultError) in try Self.key(id: id, group: group, keyring: keyring) })
+                if let bytes = envelope.value { values[name] = Value(key: envelope.key, bytes: bytes) }
+            } catch {
+                throw SyncError(.storage, "a value in the sync state of \(group) cannot be opened: \(error)", refusal: error.code, underlying: error)
+            }
+        }
+        memory = Locked(Memory(state: state, values: values))
+    }
+
+    // MARK: Reads (never the network)
+
+    func value(forKey key: String) -> [UInt8]? {
+        let name = Hex.lowercase(naming.name(space: space, key: key))
+        return memory.withLock { $0.values[name]?.bytes }
+    }
+
+    func values() -> [String: [UInt8]] {
+        memory.withLock { memory in
+            Dictionary(memory.values.values.map { ($0.key, $0.bytes) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    var state: ReplicaState { memory.withLock { $0.state } }
+
+    // MARK: Local writes
+
+    /// Stores `value` (or the removal of `key`) durably as a pending write; `check` sees the
+    /// values as they would be after the write and may refuse it (the store's quotas).
+    func write(key: String, value: [UInt8]?, check: ([String: Value]) throws(SyncError) -> Void = { _ throws(SyncError) in }) throws(SyncError) {
+        let name = naming.name(space: space, key: key)
+        let hex = Hex.lowercase(name)
+        let groupKey: GroupKey
+        do {
+            groupKey = try keyring.groupKey(for: group)
+        } catch {
+            throw SyncError(.keyring, "group \(group)'s key cannot be read: \(error.reason)", underlying: error)
+        }
+        try memory.withLock { (memory: inout Memory) throws(SyncError) in
+            var values = memory.values
+            if let value { values[hex] = Value(key: key, bytes: value) } else { values[hex] = nil }
+            try check(values)
+            var state = memory.state
+            var entry = state.entries[hex] ?? ReplicaState.Entry()
+            if entry.pending != nil { state.coalescedWrites += 1 }
+            let blob = try SyncEnvelope.seal(
+                key: key, value: value, sequence: entry.seen + 1, issuedAtMilliseconds: Self.now(), groupKey: groupKey, name: name)
+            entry.pending = Data(blob)
+            entry.pendingNumber = state.nextPendingNumber
+            state.nextPendingNumber += 1
+            state.entries[hex] = entry
+            // Durable before the write returns: an acknowledged write survives a crash.
+            try file.save(state, durability: .full)
+            memory.state = state
+            memory.values = values
+        }
+        wakeSession()
+    }
+
+    /// Sends a quota-violation notification for `keys` (a write the store refused).
+    func reportQuotaViolation(keys: [String]) {
+        publish(UbiquitousChange(reason: .quotaViolationChange, changedKeys: keys))
+    }
+
+    // MARK: Pushing
+
+    /// The writes to send now, each sealed above what this machine saw of its entry.
+    func pushes() throws(SyncError) -> [Push] {
+        let snapshot = state
+        var pushes: [Push] = []
+        for (hex, entry) in snapshot.entries.sorted(by: { $0.key < $1.key }) {
+            guard let name = Self.bytes(hex: hex) else { continue }
+            if let pending = entry.pending {
+                let envelope: SyncEnvelope
+                do {
+                    envelope = try SyncEnvelope.open(Array(pending), name: name, naming: naming, space: space, key: keyForID)
+                } catch {
+                    throw SyncError(.storage, "a pending write of \(group) cannot be opened: \(error)", refusal: error.code, underlying: error)
+                }
+                var blob = Array(pending)
+                if envelope.sequence != entry.seen + 1 {
+                    // The server moved on since the write: the same write, sealed above it.
+                    let groupKey: GroupKey
+                    do { groupKey = try keyring.groupKey(for: group) } catch {
+                        throw SyncError(.keyring, "group \(group)'s key cannot be read: \(error.reason)", underlying: error)
+                    }
+                    blob = try SyncEnvelope.seal(
+                        key: envelope.key, value: envelope.value, sequence: entry.seen + 1,
+                        issuedAtMilliseconds: envelope.issuedAtMilliseconds, groupKey: groupKey, name: name)
+                }
+                pushes.append(Push(name: name, key: envelope.key, base: entry.seen, sequence: entry.seen + 1, blob: blob, pendingNumber: entry.pendingNumber))
+            } else if let over = entry.republishOver, let accepted = entry.accepted {
+                pushes.append(Push(name: name, key: "", base: over, sequence: entry.seen, blob: Array(accepted), pendingNumber: nil))
+            }
+        }
+        return pushes
+    }
+
+    /// Records that the server stored `push`.
+    func acknowledge(_ push: Push) throws(SyncError) {
+        let hex = Hex.lowercase(push.name)
+        try update(durability: .atomic) { state, _ in
+            guard var entry = state.entries[hex] else { return [] }
+            if push.sequence > entry.seen {
+                entry.seen = push.sequence
+                entry.seenDigest = Data(Digest.blake2b256(push.blob))
+                entry.accepted = Data(push.blob)
+            }
+            if let number = push.pendingNumber, entry.pendingNumber == number, entry.pending != nil {
+                entry.pending = nil
+                state.pushedWrites += 1
+            }
+            if push.pendingNumber == nil { entry.republishOver = nil }
+            state.entries[hex] = entry
+            state.lastPushMilliseconds = Self.now()
+            return []
+        }
+    }
+
+    /// A republication the server refused (another write came first): nothing to heal anymore.
+    func dropRepublication(_ push: Push) throws(SyncError) {
+        let hex = Hex.lowercase(push.name)
+        try update(durability: .atomic) { state, _ in
+            state.entries[hex]?.republishOver = nil
+            return []
+        }
+    }
+
+    // MARK: Pulling
+
+    /// Judges and applies rows from the server; refused rows are counted. Returns the
+    /// verdicts' codes of refused rows (for tests and status).
+    @discardableResult
+    func apply(_ rows: [ServerRow]) throws(SyncError) -> [VaultError] {
+        var refused: [VaultError] = []
+        try update(durability: .atomic) { state, values in
+            var changed: [String] = []
+            for row in rows {
+                state.cursor = max(state.cursor, row.change)
+                let hex = Hex.lowercase(row.name)
+                var entry = state.entries[hex] ?? ReplicaState.Entry()
+                let verdict = row.judge(seen: entry.seen, seenDigest: entry.seenDigest.map(Array.init), naming: naming, space: space, key: keyForID)
+                switch verdict {
+                case .duplicate:
+                    continue
+                case .refuse(let error):
+                    refused.append(error)
+                    state.refusals[error.code.rawValue, default: 0] += 1
+                    if error.code == .rollback, entry.accepted != nil, row.name.count == 32 {
+                        entry.republishOver = UInt64(row.sequence)
+                        state.entries[hex] = entry
+                    }
+                case .accept(let envelope, let digest):
+                    entry.seen = envelope.sequence
+                    entry.seenDigest = Data(digest)
+                    entry.accepted = Data(row.blob)
+                    entry.republishOver = nil
+                    var showsServer = true
+                    if let pending = entry.pending {
+                        let mine = try? SyncEnvelope.open(Array(pending), name: row.name, naming: naming, space: space, key: keyForID)
+                        if let mine, mine.value == envelope.value, mine.issuedAtMilliseconds == envelope.issuedAtMilliseconds {
+                            // Our own write, stored by a push whose acknowledgement was lost.
+                            entry.pending = nil
+                            state.pushedWrites += 1
+                        } else if policy == .lastWriterWins, let mine, Self.isMoreRecent(mine, pending: Array(pending), than: envelope, digest: digest) {
+                            showsServer = false
+                        } else {
+                            entry.pending = nil
+                            if policy == .lastWriterWins {
+                                state.superseded += 1
+                            } else {
+                                let conflict = ReplicaState.Conflict(key: envelope.key, winningSequence: envelope.sequence, atMilliseconds: Self.now())
+                                state.conflicts.append(conflict)
+                                if state.conflicts.count > 1000 { state.conflicts.removeFirst(state.conflicts.count - 1000) }
+                                publishConflict(SyncConflict(key: envelope.key, winningSequence: envelope.sequence))
+                            }
+                        }
+                    }
+                    state.entries[hex] = entry
+                    if showsServer {
+                        let before = values[hex]
+                        values[hex] = envelope.value.map { Value(key: envelope.key, bytes: $0) }
+                        if before != values[hex] { changed.append(envelope.key) }
+                    }
+                }
+            }
+            state.lastPullMilliseconds = Self.now()
+            return changed
+        }
+        return refused
+    }
+
+    /// The server's change counter is below what this machine read from it: it went back in
+    /// time (a restored dump). Counted as a rollback, and catch-up restarts from the beginning,
+    /// so that every row is judged against what was seen (older ones are refused one by one).
+    func serverWentBack(to last: Int64) throws(SyncError) {
+        try update(durability: .atomic) { state, _ in
+            state.refusals[VaultError.Code.rollback.rawValue, default: 0] += 1
+            state.cursor = 0
+            return []
+        }
+    }
+
+    /// Marks the first complete catch-up and says so to observers, once per server.
+    func finishCatchUp() throws(SyncError) {
+        var first = false
+        try update(durability: .atomic) { state, _ in
+            if !state.initialSyncDone { state.initialSyncDone = true; first = true }
+            return []
+        }
+        if first { publish(UbiquitousChange(reason: .initialSyncChange, changedKeys: values().keys.sorted())) }
+    }
+
+    /// Forgets everything synced from another server: an account change (docs/SYNC.md).
+    func adopt(server identity: String) throws(SyncError) {
+        let tag = Data(Digest.keyedBLAKE2b256(Array(identity.utf8), key: naming.stateKey))
+        var dropped: [String] = []
+        try update(durability: .full) { state, values in
+            guard state.server != tag else { return [] }
+            if state.server != nil {
+                dropped = values.values.map(\.key).sorted()
+                let refusals = state.refusals
+                state = ReplicaState()
+                state.refusals = refusals
+                values = [:]
+            }
+            state.server = tag
+            return []
+        }
+        if !dropped.isEmpty { publish(UbiquitousChange(reason: .accountChange, changedKeys: dropped)) }
+    }
+
+    // MARK: Observing
+
+    func changes() -> AsyncStream<UbiquitousChange> {
+        let (stream, continuation) = AsyncStream<UbiquitousChange>.makeStream()
+        let id = nextObserver.withLock { id in id += 1; return id }
+        observers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in _ = self?.observers.withLock { $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    func conflicts() -> AsyncStream<SyncConflict> {
+        let (stream, continuation) = AsyncStream<SyncConflict>.makeStream()
+        let id = nextObserver.withLock { id in id += 1; return id }
+        conflictObservers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in _ = self?.conflictObservers.withLock { $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// The session's wake-up: a local write or a notification starts a round.
+    func setWake(_ continuation: AsyncStream<Void>.Continuation?) {
+        wake.withLock { $0 = continuation }
+    }
+
+    func wakeSession() {
+        _ = wake.withLock { $0?.yield() }
+    }
+
+    // MARK: Internals
+
+    private func update(durability: Durability, _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]) throws(SyncError) {
+        let changed = try memory.withLock { (memory: inout Memory) throws(SyncError) -> [String] in
+            var state = memory.state
+            var values = memory.values
+            let changed = try body(&state, &values)
+            if state != memory.state { try file.save(state, durability: durability) }
+            memory.state = state
+            memory.values = values
+            return changed
+        }
+        if !changed.isEmpty { publish(UbiquitousChange(reason: .serverChange, changedKeys: changed)) }
+    }
+
+    private func publish(_ change: UbiquitousChange) {
+        for continuation in observers.withLock({ Array($0.values) }) { continuation.yield(change) }
+    }
+
+    private func publishConflict(_ conflict: SyncConflict) {
+        for continuation in conflictObservers.withLock({ Array($0.values) }) { continuation.yield(conflict) }
+    }
+
+    func keyForID(_ id: UInt32) throws(VaultError) -> GroupKey {
+        try Self.key(id: id, group: group, keyring: keyring)
+    }
+
+    private static func key(id: UInt32, group: GroupIdentifier, keyring: Keyring) throws(VaultError) -> GroupKey {
+        do {
+            return try keyring.key(id: id, in: group)
+        } catch {
+            let code: VaultError.Code = error.status == .itemNotFound ? .unknownKey : .keyring
+            throw VaultError(code, "key #\(id) of \(group) cannot be used: \(error.reason)")
+        }
+    }
+
+    /// Last writer wins: the later issued-at, ties broken by the larger digest, so every
+    /// machine picks the same winner.
+    private static func isMoreRecent(_ mine: SyncEnvelope, pending: [UInt8], than theirs: SyncEnvelope, digest: [UInt8]) -> Bool {
+        if mine.issuedAtMilliseconds != theirs.issuedAtMilliseconds { return mine.issuedAtMilliseconds > theirs.issuedAtMilliseconds }
+        return Digest.blake2b256(pending).lexicographicallyPrecedes(digest) == false
+    }
+
+    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            default: nil
+            }
+        }
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+}
+
+/// A synced record's write that lost to another machine's: the key and the sequence that won.
+public struct SyncConflict: Sendable, Hashable {
+    /// The record's name.
+    public var key: String
+    /// The sequence of the write that the server holds instead.
+    public var winningSequence: UInt64
+}

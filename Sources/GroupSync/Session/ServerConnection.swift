@@ -1,0 +1,179 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PostgresNIO
+import SealedStorage
+import GroupSyncCore
+
+/// One connection to the sync server and the few statements GroupSync sends over it
+/// (docs/SYNC.md, "Protocol"). Every value is bound, never formatted into SQL; every failure
+/// becomes a ``SyncError`` whose reason names the server redacted and keeps the driver's error.
+final class ServerConnection: Sendable {
+    let connection: PostgresConnection
+    private let url: SyncServerURL
+    private let logger: Logger
+
+    private init(connection: PostgresConnection, url: SyncServerURL, logger: Logger) {
+        self.connection = connection
+        self.url = url
+        self.logger = logger
+    }
+
+    /// Connects, then creates or migrates the schema.
+    static func open(_ configuration: SyncConfiguration, id: Int = 1) async throws(SyncError) -> ServerConnection {
+        let settings = try configuration.connectionConfiguration()
+        var logger = Logger(label: "org.groupvault.sync")
+        // postgres-nio logs at debug and trace only; nothing it logs reaches output by default.
+        logger.logLevel = .critical
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: settings, id: id, logger: logger)
+        } catch {
+            throw SyncError(.server, "cannot connect to the sync server \(configuration.url.redacted): \(Self.describe(error)); writes stay pending and are pushed once it is reachable", underlying: error)
+        }
+        let server = ServerConnection(connection: connection, url: configuration.url, logger: logger)
+        do {
+            try await server.migrate()
+        } catch {
+            await server.close()
+            throw error
+        }
+        return server
+    }
+
+    func close() async {
+        try? await connection.close()
+    }
+
+    // MARK: Schema
+
+    /// Creates the schema, or migrates it to ``SyncSchema/currentVersion``, in one transaction.
+    func migrate() async throws(SyncError) {
+        try await run("migrate the schema") { connection, logger in
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                try await connection.query("SELECT pg_advisory_xact_lock(\(SyncSchema.migrationLock))", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: SyncSchema.versionTable), logger: logger)
+                var version = 0
+                for try await found in try await connection.query("SELECT coalesce(max(version), 0) FROM groupsync_schema", logger: logger).decode(Int.self) {
+                    version = found
+                }
+                if version > SyncSchema.currentVersion {
+                    throw SchemaTooNew(found: version)
+                }
+                for step in version..<SyncSchema.currentVersion {
+                    for statement in SyncSchema.migrations[step] {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query("INSERT INTO groupsync_schema (version) VALUES (\(step + 1))", logger: logger)
+                }
+                try await connection.query("COMMIT", logger: logger)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    private struct SchemaTooNew: Error { let found: Int }
+
+    // MARK: Reading
+
+    /// The rows of `space` changed after `change`, in change order, at most `limit`.
+    func rows(space: [UInt8], after change: Int64, limit: Int) async throws(SyncError) -> [ServerRow] {
+        try await run("read changes") { connection, logger in
+            var rows: [ServerRow] = []
+            let result = try await connection.query(
+                "SELECT name, sequence, change, blob FROM groupsync_entry WHERE space = \(Data(space)) AND change > \(change) ORDER BY change LIMIT \(limit)",
+                logger: logger)
+            for try await (name, sequence, change, blob) in result.decode((Data, Int64, Int64, Data).self) {
+                rows.append(ServerRow(name: Array(name), sequence: sequence, change: change, blob: Array(blob)))
+            }
+            return rows
+        }
+    }
+
+    /// The current row of one entry, or `nil`.
+    func row(space: [UInt8], name: [UInt8]) async throws(SyncError) -> ServerRow? {
+        try await run("read an entry") { connection, logger in
+            let result = try await connection.query(
+                "SELECT name, sequence, change, blob FROM groupsync_entry WHERE space = \(Data(space)) AND name = \(Data(name))",
+                logger: logger)
+            var found: ServerRow?
+            for try await (name, sequence, change, blob) in result.decode((Data, Int64, Int64, Data).self) {
+                found = ServerRow(name: Array(name), sequence: sequence, change: change, blob: Array(blob))
+            }
+            return found
+        }
+    }
+
+    /// The highest change number the server has handed out (0 before the first write). A value
+    /// below one a machine has already seen means the server went back in time.
+    func lastChange() async throws(SyncError) -> Int64 {
+        try await run("read the change counter") { connection, logger in
+            var last: Int64 = 0
+            for try await (value, called) in try await connection.query("SELECT last_value, is_called FROM groupsync_change", logger: logger).decode((Int64, Bool).self) {
+                last = called ? value : 0
+            }
+            return last
+        }
+    }
+
+    // MARK: Writing
+
+    /// Compare-and-swap: stores `blob` at `sequence` for the entry if the server's sequence for
+    /// it is still `base` (0: no row), and notifies the space's channel in the same
+    /// transaction. Returns the change number, or `nil` when another write got there first.
+    func compareAndSwap(space: [UInt8], name: [UInt8], base: UInt64, sequence: UInt64, blob: [UInt8], channel: String) async throws(SyncError) -> Int64? {
+        guard let sequence = Int64(exactly: sequence), let base = Int64(exactly: base) else {
+            throw SyncError(.invalidArgument, "sequence \(sequence) does not fit the server's bigint column")
+        }
+        return try await run("push a write") { connection, logger in
+            let result = try await connection.query("""
+                WITH written AS (
+                    INSERT INTO groupsync_entry AS e (space, name, sequence, change, blob)
+                    VALUES (\(Data(space)), \(Data(name)), \(sequence), nextval('groupsync_change'), \(Data(blob)))
+                    ON CONFLICT (space, name) DO UPDATE
+                        SET sequence = EXCLUDED.sequence, change = EXCLUDED.change, blob = EXCLUDED.blob, written_at = now()
+                        WHERE e.sequence = \(base)
+                    RETURNING change
+                )
+                SELECT change, pg_notify(\(channel), change::text) FROM written
+                """, logger: logger)
+            var change: Int64?
+            for try await (value, _) in result.decode((Int64, String).self) { change = value }
+            return change
+        }
+    }
+
+    // MARK: Errors
+
+    private func run<Result: Sendable>(
+        _ what: String,
+        _ body: (PostgresConnection, Logger) async throws -> Result
+    ) async throws(SyncError) -> Result {
+        do {
+            return try await body(connection, logger)
+        } catch let error as SchemaTooNew {
+            throw SyncError(.schema, "the sync server \(url.redacted) has GroupSync schema version \(error.found); this GroupSync knows version \(SyncSchema.currentVersion) at most: update it before syncing")
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.server, "could not \(what) on the sync server \(url.redacted): \(Self.describe(error))", underlying: error)
+        }
+    }
+
+    /// postgres-nio's errors hide the server's message from `description` (it may quote
+    /// bound values); the SQLSTATE and message fields are shown, which never carry our values.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            var parts = ["\(error.code)"]
+            if let state = error.serverInfo?[.sqlState] { parts.append("SQLSTATE \(state)") }
+            if let message = error.serverInfo?[.message] { parts.append(UntrustedText.printable(message, limit: 300)) }
+            return parts.joined(separator: ", ")
+        }
+        return UntrustedText.printable(String(describing: error), limit: 300)
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PostgresNIO
+import SealedStorage
+import GroupSyncCore
+
+/// Keeps one space in sync while it runs: connects, listens on the space's channel, runs a
+/// ``SyncRound`` after each notification or local write (no polling), and on any failure
+/// reconnects after a backoff that doubles up to the configuration's maximum.
+final class SyncSession: Sendable {
+    /// What ``SyncStatus`` shows of the connection.
+    struct Health: Sendable {
+        var connected = false
+        var lastError: String?
+        var failuresInARow = 0
+    }
+
+    let replica: SyncReplica
+    let configuration: SyncConfiguration
+    private let task = Locked<Task<Void, Never>?>(nil)
+    let health = Locked(Health())
+
+    init(replica: SyncReplica, configuration: SyncConfiguration) {
+        self.replica = replica
+        self.configuration = configuration
+    }
+
+    func start() {
+        task.withLock { task in
+            guard task == nil else { return }
+            task = Task { [self] in await run() }
+        }
+    }
+
+    /// Stops the session and waits until its connection is closed.
+    func stop() async {
+        let running = task.withLock { task -> Task<Void, Never>? in defer { task = nil }; return task }
+        running?.cancel()
+        await running?.value
+    }
+
+    private func run() async {
+        var delay = configuration.initialReconnectDelay
+        while !Task.isCancelled {
+            do {
+                try replica.adopt(server: configuration.url.serverIdentity)
+                let server = try await ServerConnection.open(configuration)
+                health.withLock { $0.connected = true; $0.failuresInARow = 0 }
+                delay = configuration.initialReconnectDelay
+                defer { health.withLock { $0.connected = false } }
+                do {
+                    try await serve(server)
+                } catch {
+                    await server.close()
+                    throw error
+                }
+                await server.close()
+            } catch {
+                let message: String
+                if let error = error as? SyncError { message = error.description } else { message = ServerConnection.describe(error) }
+                health.withLock { $0.lastError = message; $0.failuresInARow += 1 }
+            }
+            if Task.isCancelled { break }
+            // Backoff with jitter, so machines that lost one server do not return in lockstep.
+            let jitter = Double.random(in: 0.5...1.0)
+            try? await Task.sleep(for: delay * jitter)
+            delay = min(delay * 2, configuration.maximumReconnectDelay)
+        }
+    }
+
+    /// Listens and runs rounds until the connection fails or the session is cancelled.
+    private func serve(_ server: ServerConnection) async throws {
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        replica.setWake(wake)
+        defer { replica.setWake(nil) }
+        let replica = self.replica
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await server.connection.listen(on: replica.channel) { notifications in
+                    // LISTEN is active: a first round now misses nothing written before it.
+                    wake.yield()
+                    for try await _ in notifications { wake.yield() }
+                }
+                throw SyncError(.server, "the sync server ended the notification stream")
+            }
+            group.addTask {
+                for await _ in wakes {
+                    try await SyncRound.run(replica, on: server)
+                }
+            }
+            defer { group.cancelAll(); wake.finish() }
+            try await group.next()
+        }
+    }
+}

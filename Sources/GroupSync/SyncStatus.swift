@@ -1,0 +1,54 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+// SyncError and the other types the API shows from GroupSyncCore are part of GroupSync's API.
+@_exported import GroupSyncCore
+
+/// Where a synced store stands: what `vaultcli sync status` shows.
+public struct SyncStatus: Sendable, Hashable, Codable {
+    /// The server, redacted; `nil` when the store runs locally only.
+    public var server: String?
+    /// Whether a session is connected now.
+    public var connected: Bool
+    /// When this machine last pushed a write, or last read from the server.
+    public var lastPush: Date?
+    public var lastPull: Date?
+    /// Local writes not yet acknowledged by the server.
+    public var pendingWrites: Int
+    /// Local writes that lost to a more recent write of another machine (key-value store).
+    public var superseded: Int
+    /// Local writes the server stored.
+    public var pushedWrites: Int
+    /// Local writes replaced by a later local write of the same key before they were pushed.
+    public var coalescedWrites: Int
+    /// Synced records' writes that lost to another machine's.
+    public var conflicts: Int
+    /// Values from the server refused, by the Vault's code (`rollback`, `authenticationFailed`, ...).
+    public var refusals: [String: Int]
+    /// The last connection or server failure, redacted.
+    public var lastError: String?
+    /// Whether the first download from the server completed.
+    public var initialSyncDone: Bool
+
+    init(replica: SyncReplica, session: SyncSession?, server: String?) {
+        let state = replica.state
+        let health = session?.health.withLock { $0 }
+        self.server = server
+        connected = health?.connected ?? false
+        lastPush = state.lastPushMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        lastPull = state.lastPullMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        pendingWrites = state.entries.values.filter { $0.pending != nil }.count
+        superseded = state.superseded
+        pushedWrites = state.pushedWrites
+        coalescedWrites = state.coalescedWrites
+        conflicts = state.conflicts.count
+        refusals = state.refusals
+        lastError = health?.lastError
+        initialSyncDone = state.initialSyncDone
+    }
+
+    /// The total of ``refusals``.
+    public var refusedCount: Int { refusals.values.reduce(0, +) }
+}

@@ -1,0 +1,83 @@
+import Keyring
+import SealedStorage
+import Vault
+
+/// One row of `groupsync_entry` as the server returned it: everything in it is untrusted until
+/// ``judge(against:naming:space:key:)`` has admitted it.
+package struct ServerRow: Sendable, Equatable {
+    /// The entry's keyed name (32 bytes).
+    package var name: [UInt8]
+    /// The entry's sequence, as the server's column says; must equal the sealed header's.
+    package var sequence: Int64
+    /// The server's change number (its order of writes in the space), used only to resume
+    /// catch-up; nothing about trust depends on it.
+    package var change: Int64
+    /// The sealed entry.
+    package var blob: [UInt8]
+
+    /// A row as read (the fuzz target builds its own).
+    package init(name: [UInt8], sequence: Int64, change: Int64, blob: [UInt8]) {
+        self.name = name
+        self.sequence = sequence
+        self.change = change
+        self.blob = blob
+    }
+
+    /// What a machine does with a row.
+    package enum Verdict: Sendable, Equatable {
+        /// Authentic and newer than anything seen for the entry.
+        case accept(SyncEnvelope, digest: [UInt8])
+        /// Exactly what was seen already (a repeated notification, a catch-up overlap).
+        case duplicate
+        /// Refused, with the Vault's code and reason.
+        case refuse(VaultError)
+    }
+
+    /// How far above the highest sequence seen a row may be (docs/FORMAT.md, "The top of the
+    /// sequence space"): further is a key holder trying to make the entry unwritable.
+    package static let sequenceWindow: UInt64 = 1 << 32
+
+    /// Judges the row against what this machine has seen of the entry (`seen`, 0 if nothing,
+    /// and the digest of the blob seen at that sequence).
+    ///
+    /// In order: shape (32-byte name, positive sequence) → `malformed`; the Vault's checks of
+    /// the blob (``SyncEnvelope/open(_:name:naming:space:key:)``); the header's sequence must be
+    /// the row's (`malformed`: a server editing the column); then freshness, as the Vault's
+    /// trust ledger judges a record: below `seen` → `rollback`; equal with another digest →
+    /// `conflictingContent`; equal with the same digest → ``Verdict/duplicate``; more than
+    /// ``sequenceWindow`` above → `untrustedSequence`; otherwise accepted.
+    package func judge(
+        seen: UInt64, seenDigest: [UInt8]?, naming: SyncNaming, space: [UInt8],
+        key keyForID: (UInt32) throws(VaultError) -> GroupKey
+    ) -> Verdict {
+        let subject = "synced entry \(SyncNaming.recordName(name.count == 32 ? name : Array(repeating: 0, count: 32)))"
+        guard name.count == 32 else {
+            return .refuse(VaultError(.malformed, "a row from the server has a \(name.count)-byte name; names are 32 bytes"))
+        }
+        guard sequence > 0 else {
+            return .refuse(VaultError(.malformed, "\(subject): the server's row has sequence \(sequence); sequences start at 1"))
+        }
+        let envelope: SyncEnvelope
+        do {
+            envelope = try SyncEnvelope.open(blob, name: name, naming: naming, space: space, key: keyForID)
+        } catch {
+            return .refuse(error)
+        }
+        guard envelope.sequence == UInt64(sequence) else {
+            return .refuse(VaultError(.malformed, "\(subject): the server's row says sequence \(sequence) but the sealed entry says \(envelope.sequence); the row was edited on the server"))
+        }
+        let digest = Digest.blake2b256(blob)
+        let rowSequence = UInt64(sequence)
+        if rowSequence < seen {
+            return .refuse(VaultError(.rollback, "\(subject): the server serves sequence \(rowSequence), but this machine has seen sequence \(seen); the server was rolled back, or replays an old value; it was not used"))
+        }
+        if rowSequence == seen {
+            if let seenDigest, seenDigest == digest { return .duplicate }
+            return .refuse(VaultError(.conflictingContent, "\(subject): the server serves other content at sequence \(seen) than this machine saw there; two histories were shown; it was not used"))
+        }
+        if rowSequence - seen > Self.sequenceWindow {
+            return .refuse(VaultError(.untrustedSequence, "\(subject): sequence \(rowSequence) is more than 2^32 above the \(seen) this machine has seen; it was not used"))
+        }
+        return .accept(envelope, digest: digest)
+    }
+}

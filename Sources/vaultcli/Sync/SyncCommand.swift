@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import GroupSync
+import Keyring
+
+/// `vaultcli sync`: the ubiquitous key-value store of a group on this machine, and its
+/// exchange with the sync server (docs/SYNC.md).
+///
+/// Values are printed only with `--reveal`; keys and values through the terminal escaper (a
+/// member of the group chooses them), and the server's URL only with its password as `***`.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Show and run the sync of a group's ubiquitous key-value store; get, set and list its keys.",
+        discussion: """
+            The server is GROUPVAULT_SYNC_URL (or --url), e.g. postgres://user:password@host/database;
+            its password is never printed. The store is the process's
+            com.apple.developer.ubiquity-kvstore-identifier entitlement (or --store).
+            """,
+        subcommands: [Status.self, Now.self, Get.self, Set.self, List.self],
+        defaultSubcommand: Status.self)
+
+    struct StoreOptions: ParsableArguments {
+        @OptionGroup var process: ProcessOptions
+        @Option(help: "The application group whose key seals the store.") var group: String
+        @Option(help: "The store identifier (default: the entitlement).") var store: String?
+        @Option(help: "The sync server URL (default: GROUPVAULT_SYNC_URL).") var url: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func open() throws -> UbiquitousKeyValueStore {
+            let group = try parseGroup(group)
+            let keyring = try process.keyring()
+            let entitlement: UbiquityKeyValueStoreEntitlement?? = try store.map { .some(UbiquityKeyValueStoreEntitlement(identifier: try parseGroup($0, flag: "--store"))) }
+            do throws(SyncError) {
+                var configuration: SyncConfiguration?? = nil
+                if let url { configuration = .some(SyncConfiguration(url: try SyncServerURL(url))) }
+                return try UbiquitousKeyValueStore(group: group, keyring: keyring, entitlement: entitlement, configuration: configuration)
+            } catch {
+                throw Self.translate(error)
+            }
+        }
+
+        static func translate(_ error: SyncError) -> CLIError {
+            let status: ExitStatus = switch error.code {
+            case .configuration, .invalidArgument, .quota: .usage
+            case .missingEntitlement, .refused: .refused
+            default: .failed
+            }
+            return CLIError(status, Terminal.escaped(error.description))
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the server, last push and pull, pending writes, conflicts and refusals.")
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            let status = try options.open().status
+            if options.json {
+                print(try JSONOutput.encode(status))
+                return
+            }
+            print("server: \(status.server ?? "none (local only)")")
+            print("last push: \(status.lastPush.map { "\($0)" } ?? "never")")
+            print("last pull: \(status.lastPull.map { "\($0)" } ?? "never")")
+            print("pending writes: \(status.pendingWrites)")
+            print("superseded: \(status.superseded)  conflicts: \(status.conflicts)")
+            let refusals = status.refusals.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            print("refused: \(refusals.isEmpty ? "none" : refusals.joined(separator: ", "))")
+        }
+    }
+
+    struct Now: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Exchange with the server once: pull, then push every pending write.")
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            let store = try options.open()
+            do throws(SyncError) {
+                try await store.synchronizeWithServer()
+            } catch {
+                throw StoreOptions.translate(error)
+            }
+            let status = store.status
+            if options.json {
+                print(try JSONOutput.encode(status))
+            } else {
+                print("synced: \(status.pendingWrites) pending, \(status.refusedCount) refused")
+            }
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the value of a key (exit 4 when absent).")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The key.") var key: String
+
+        func run() async throws {
+            guard let value = try options.open().object(forKey: key) else {
+                throw CLIError(.notFound, "no value for \(Terminal.escaped(key))")
+            }
+            print(options.json ? try JSONOutput.encodeLine(["key": AnyValue.string(key), "value": AnyValue.value(value)]) : Terminal.escaped(try JSONOutput.encodeLine(value)))
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set a key to a value given as the store's JSON, e.g. '{\"string\":\"dark\"}'.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The key.") var key: String
+        @Argument(help: "The value as JSON: {\"string\":…}, {\"int\":…}, {\"double\":…}, {\"bool\":…}, {\"data\":base64}, {\"array\":[…]}, {\"dict\":{…}}.") var value: String
+
+        func run() async throws {
+            let parsed: UbiquitousValue
+            do {
+                parsed = try JSONDecoder().decode(UbiquitousValue.self, from: Data(value.utf8))
+            } catch {
+                throw CLIError(.usage, "the value is not the store's JSON form, e.g. {\"string\":\"dark\"}")
+            }
+            let store = try options.open()
+            do throws(SyncError) {
+                try store.setValue(parsed, forKey: key)
+            } catch {
+                throw StoreOptions.translate(error)
+            }
+            if options.json { print(try JSONOutput.encodeLine(["key": AnyValue.string(key), "stored": AnyValue.bool(true)])) }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the keys (values with --reveal).")
+        @OptionGroup var options: StoreOptions
+        @Flag(help: "Show values.") var reveal = false
+
+        func run() async throws {
+            let values = try options.open().dictionaryRepresentation
+            if options.json {
+                let rows = values.keys.sorted().map { key in
+                    reveal ? AnyValue.object(["key": .string(key), "value": .value(values[key]!)]) : AnyValue.object(["key": .string(key)])
+                }
+                print(try JSONOutput.encodeLine(["keys": AnyValue.array(rows)]))
+                return
+            }
+            if values.isEmpty { print("no keys") }
+            for key in values.keys.sorted() {
+                print(Terminal.escaped(key) + (reveal ? "  " + Terminal.escaped(try JSONOutput.encodeLine(values[key]!)) : ""))
+            }
+        }
+    }
+
+    /// The JSON these commands print.
+    indirect enum AnyValue: Encodable {
+        case string(String)
+        case bool(Bool)
+        case value(UbiquitousValue)
+        case array([AnyValue])
+        case object([String: AnyValue])
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .string(let text): try container.encode(text)
+            case .bool(let flag): try container.encode(flag)
+            case .value(let value): try container.encode(value)
+            case .array(let items): try container.encode(items)
+            case .object(let members): try container.encode(members)
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import GroupVaultTestKit
+
+/// A throw-away PostgreSQL server for one test: a cluster initialised in a temporary directory,
+/// listening on a Unix socket there only, with a database named `groupsync`. Started and
+/// stopped by `scripts/postgres-server` (the demo and the benchmarks use the same script), which
+/// also stops it when this process exits in any way, SIGKILL included.
+///
+/// A machine without PostgreSQL's server programs makes ``start()`` throw with the way out
+/// (`scripts/install-dependencies`), so a test that needs the server fails rather than skips.
+public final class PostgresServer: @unchecked Sendable {
+    /// What starting, stopping or dumping the server reported.
+    public struct Failure: Error, CustomStringConvertible {
+        /// What was being done, and what the script printed.
+        public let description: String
+    }
+
+    /// The directory holding the cluster (`data/`), its socket and its logs.
+    public let directory: URL
+    /// A connection URL for the `groupsync` database (no password: the socket directory, mode
+    /// 0700, is the access control).
+    public private(set) var url: String = ""
+    private let temporary: TemporaryDirectory
+
+    /// Creates the directory; the server is not running until ``start()``.
+    public init() throws {
+        temporary = try TemporaryDirectory(prefix: "groupsync-pg")
+        directory = temporary.url.appendingPathComponent("server", isDirectory: true)
+    }
+
+    /// `scripts/postgres-server`, found from this source file's place in the repository.
+    public static let script: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/postgres-server")
+
+    /// Initialises the cluster the first time, starts the server and waits until it accepts
+    /// connections. Starting again after ``stop()`` restarts it on the same data.
+    @discardableResult
+    public func start() throws -> String {
+        let output = try Self.run(["start", directory.path, "--watch-pid", String(getpid())], doing: "start PostgreSQL")
+        url = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return url
+    }
+
+    /// Stops the server at once (`pg_ctl stop -m immediate`); the data stays for a restart.
+    public func stop() throws {
+        _ = try Self.run(["stop", directory.path], doing: "stop PostgreSQL")
+    }
+
+    /// Stops the server and removes its directory.
+    public func remove() {
+        _ = try? Self.run(["remove", directory.path], doing: "remove PostgreSQL")
+        temporary.remove()
+    }
+
+    /// Runs `sql` with psql as the cluster's superuser: the test plays the server's operator.
+    @discardableResult
+    public func psql(_ sql: String) throws -> String {
+        try runAsOwner(["psql", "-h", directory.path, "-U", "groupsync", "-d", "groupsync", "-qAt", "-v", "ON_ERROR_STOP=1", "-c", sql], doing: "psql")
+    }
+
+    /// Dumps the `groupsync` database to `file` (custom format), as an operator's backup.
+    public func dump(to file: String) throws {
+        try runAsOwner(["pg_dump", "-h", directory.path, "-U", "groupsync", "-Fc", "-f", file, "groupsync"], doing: "pg_dump")
+    }
+
+    /// Restores a dump over the database, as an operator rolling the server back.
+    public func restore(from file: String) throws {
+        try runAsOwner(["pg_restore", "-h", directory.path, "-U", "groupsync", "-d", "groupsync", "--clean", "--single-transaction", file], doing: "pg_restore")
+    }
+
+    /// A path the server's user can write (for dumps).
+    public var dumpPath: String { directory.appendingPathComponent("dump-\(UUID().uuidString.prefix(8)).pgdump").path }
+
+    @discardableResult
+    private func runAsOwner(_ arguments: [String], doing what: String) throws -> String {
+        let binary = try Self.binaryDirectory().appendingPathComponent(arguments[0]).path
+        let rest = Array(arguments.dropFirst())
+        if getuid() == 0 {
+            return try Self.execute("/usr/sbin/runuser", ["-u", "postgres", "--", binary] + rest, doing: what)
+        }
+        return try Self.execute(binary, rest, doing: what)
+    }
+
+    private static func binaryDirectory() throws -> URL {
+        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        for version in versions.sorted().reversed() {
+            let bin = root.appendingPathComponent(version).appendingPathComponent("bin")
+            if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) { return bin }
+        }
+        throw Failure(description: "PostgreSQL's server programs are not installed under /usr/lib/postgresql: run scripts/install-dependencies (Debian's postgresql package)")
+    }
+
+    private static func run(_ arguments: [String], doing what: String) throws -> String {
+        _ = try binaryDirectory()
+        return try execute("/bin/bash", [script.path] + arguments, doing: what)
+    }
+
+    private static func execute(_ executable: String, _ arguments: [String], doing what: String) throws -> String {
+        // Output goes to files, not pipes: the server started by the script must not hold a
+        // pipe of ours, and Foundation's pipe reads have hung here waiting for it.
+        let scratch = try TemporaryDirectory(prefix: "groupsync-run")
+        defer { try? FileManager.default.removeItem(at: scratch.url) }
+        let outputURL = scratch.url.appendingPathComponent("out")
+        let errorURL = scratch.url.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        // posix_spawn and a blocking waitpid: Foundation's Process missed this script's exit
+        // (it leaves a watcher running in the background) and waited for ever.
+        let status = try Self.spawnAndWait(executable, arguments, output: outputURL.path, errors: errorURL.path)
+        let printed = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            let complaint = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(what) failed (exit status \(status)): \(complaint)")
+        }
+        return printed
+    }
+
+    private static func spawnAndWait(_ executable: String, _ arguments: [String], output: String, errors: String) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_TRUNC, 0o600)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw Failure(description: "cannot start \(executable): errno \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { throw Failure(description: "waitpid for \(executable) failed: errno \(errno)") }
+        }
+        // WIFEXITED / WEXITSTATUS, which Swift does not import.
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GroupSync
+import GroupSyncTestKit
+import Keyring
+import XCTest
+
+/// The server as an attacker: an operator who rolls the database back, edits, swaps or replays
+/// rows. Every such row is refused with the Vault's reason, counted in the machine's status,
+/// and the machine keeps the value it trusted (docs/SYNC.md, "The server as an attacker").
+final class HostileServerTests: XCTestCase {
+    private var server: PostgresServer!
+    private var sandbox: SyncSandbox!
+    private var writer: UbiquitousKeyValueStore!
+    private var reader: UbiquitousKeyValueStore!
+
+    override func setUp() async throws {
+        server = try PostgresServer()
+        try server.start()
+        sandbox = try SyncSandbox(machines: 2)
+        writer = try sandbox.store(0, url: server.url)
+        reader = try sandbox.store(1, url: server.url)
+    }
+
+    override func tearDown() {
+        server?.remove()
+        sandbox?.remove()
+    }
+
+    /// Writes on the writer and brings the reader up to date.
+    private func write(_ values: [String: String]) async throws {
+        for (key, value) in values { try writer.setValue(.string(value), forKey: key) }
+        try await writer.synchronizeWithServer()
+        try await reader.synchronizeWithServer()
+    }
+
+
+    func testAServerRestoredFromAnEarlierDumpIsRefusedAsARollback() async throws {
+        try await write(["token": "old"])
+        let dump = server.dumpPath
+        try server.dump(to: dump)
+        try await write(["token": "new"])
+        XCTAssertEqual(reader.string(forKey: "token"), "new")
+
+        try server.restore(from: dump)
+        try await reader.synchronizeWithServer()
+
+        XCTAssertEqual(reader.string(forKey: "token"), "new", "the rolled-back value must not replace the newer one")
+        XCTAssertGreaterThanOrEqual(reader.status.refusals["rollback"] ?? 0, 1, "\(reader.status)")
+    }
+
+    func testAReplayedOlderRowIsRefusedAsARollback() async throws {
+        try await write(["token": "old"])
+        let old = try server.psql("SELECT encode(blob, 'hex') || ' ' || sequence FROM groupsync_entry").split(separator: " ")
+        try await write(["token": "new"])
+
+        try server.psql("UPDATE groupsync_entry SET blob = decode('\(old[0])', 'hex'), sequence = \(old[1]), change = nextval('groupsync_change')")
+        try await reader.synchronizeWithServer()
+
+        XCTAssertEqual(reader.string(forKey: "token"), "new")
+        XCTAssertEqual(reader.status.refusals["rollback"], 1, "\(reader.status)")
+    }
+
+    func testATamperedBlobIsRefusedAsFailingAuthentication() async throws {
+        try await write(["token": "value"])
+        try server.psql("UPDATE groupsync_entry SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1), change = nextval('groupsync_change')")
+        try await reader.synchronizeWithServer()
+
+        XCTAssertEqual(reader.string(forKey: "token"), "value")
+        XCTAssertEqual(reader.status.refusals["authenticationFailed"], 1, "\(reader.status)")
+    }
+
+    func testAnEditedSequenceColumnIsRefusedAsMalformed() async throws {
+        try await write(["token": "value"])
+        try server.psql("UPDATE groupsync_entry SET sequence = sequence + 1, change = nextval('groupsync_change')")
+        try await reader.synchronizeWithServer()
+
+        XCTAssertEqual(reader.string(forKey: "token"), "value")
+        XCTAssertEqual(reader.status.refusals["malformed"], 1, "\(reader.status)")
+    }
+
+    func testAValueSwappedBetweenKeysIsRefusedAsFailingAuthentication() async throws {
+        try await write(["a": "value of a"])
+        try await write(["b": "value of b"])
+        // Give a's row the blob (and sequence) of b's.
+        try server.psql("""
+            UPDATE groupsync_entry AS a SET blob = b.blob, sequence = b.sequence, change = nextval('groupsync_change')
+            FROM groupsync_entry AS b
+            WHERE a.change = (SELECT min(change) FROM groupsync_entry) AND b.change = (SELECT max(change) FROM groupsync_entry)
+            """)
+        try await reader.synchronizeWithServer()
+
+        XCTAssertEqual(reader.string(forKey: "a"), "value of a")
+        XCTAssertEqual(reader.string(forKey: "b"), "value of b")
+        XCTAssertEqual(reader.status.refusals["authenticationFailed"], 1, "\(reader.status)")
+    }
+
+    func testAValueSwappedInFromAnotherGroupIsRefusedAsFailingAuthentication() async throws {
+        try await write(["token": "ours"])
+        let elsewhere = try sandbox.store(0, url: server.url, group: SyncSandbox.otherGroup)
+        try elsewhere.setValue(.string("theirs"), forKey: "token")
+        try await elsewhere.synchronizeWithServer()
+        // The other group's entry is the newest row; copy its blob over ours.
+        try server.psql("""
+            UPDATE groupsync_entry AS ours SET blob = theirs.blob, sequence = theirs.sequence + 1, change = nextval('groupsync_change')
+            FROM groupsync_entry AS theirs
+            WHERE ours.change = (SELECT min(change) FROM groupsync_entry) AND theirs.change = (SELECT max(change) FROM groupsync_entry)
+            """)
+        try await reader.synchronizeWithServer()
+
+        XCTAssertEqual(reader.string(forKey: "token"), "ours")
+        XCTAssertEqual(reader.status.refusals.values.reduce(0, +), 1, "\(reader.status)")
+        XCTAssertNotNil(reader.status.refusals["authenticationFailed"] ?? reader.status.refusals["malformed"], "\(reader.status)")
+    }
+
+    func testTheServerSeesNeitherKeysNorValues() async throws {
+        try await write(["api-token-name": "secret-value-1234"])
+        let everything = try server.psql("SELECT encode(space, 'escape') || encode(name, 'escape') || encode(blob, 'escape') FROM groupsync_entry")
+        XCTAssertFalse(everything.contains("api-token-name"))
+        XCTAssertFalse(everything.contains("secret-value-1234"))
+        XCTAssertFalse(everything.contains("group.com.example.sync"))
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import GroupSync
+import Keyring
+import XCTest
+
+/// The ubiquitous key-value store without a server: Apple's shape, limits and entitlement.
+final class KeyValueStoreLocalTests: XCTestCase {
+    private var sandbox: SyncSandbox!
+
+    override func setUpWithError() throws {
+        sandbox = try SyncSandbox(machines: 1)
+    }
+
+    override func tearDown() {
+        sandbox?.remove()
+    }
+
+    private func store() throws -> UbiquitousKeyValueStore { try sandbox.store(0, url: nil) }
+
+    func testTypedValuesReadBackWithoutAServer() throws {
+        let store = try store()
+        store.set("text", forKey: "string")
+        store.set(Int64(42), forKey: "int")
+        store.set(2.5, forKey: "double")
+        store.set(true, forKey: "bool")
+        store.set(Data([1, 2, 3]), forKey: "data")
+        store.set([.string("a"), .int(1)], forKey: "array")
+        store.set(["nested": .bool(false)], forKey: "dictionary")
+
+        XCTAssertEqual(store.string(forKey: "string"), "text")
+        XCTAssertEqual(store.longLong(forKey: "int"), 42)
+        XCTAssertEqual(store.double(forKey: "double"), 2.5)
+        XCTAssertTrue(store.bool(forKey: "bool"))
+        XCTAssertEqual(store.data(forKey: "data"), Data([1, 2, 3]))
+        XCTAssertEqual(store.array(forKey: "array"), [.string("a"), .int(1)])
+        XCTAssertEqual(store.dictionary(forKey: "dictionary"), ["nested": .bool(false)])
+        XCTAssertEqual(store.dictionaryRepresentation.count, 7)
+        XCTAssertTrue(store.synchronize())
+    }
+
+    func testValuesSurviveReopeningTheStore() throws {
+        try store().set("kept", forKey: "token")
+        XCTAssertEqual(try store().string(forKey: "token"), "kept")
+        XCTAssertEqual(try store().status.pendingWrites, 1, "a write made without a server waits to be pushed")
+    }
+
+    func testRemovingAKeyRemovesItsValue() throws {
+        let store = try store()
+        store.set("x", forKey: "token")
+        store.removeObject(forKey: "token")
+        XCTAssertNil(store.object(forKey: "token"))
+        XCTAssertNil(try self.store().object(forKey: "token"))
+    }
+
+    func testAKeyLongerThanSixtyFourBytesIsRefusedAsAQuotaViolation() throws {
+        let store = try store()
+        XCTAssertThrowsError(try store.setValue(.string("x"), forKey: String(repeating: "é", count: 33))) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .quota, "\(error)")
+        }
+        XCTAssertNoThrow(try store.setValue(.string("x"), forKey: String(repeating: "k", count: 64)))
+    }
+
+    func testTheThousandAndTwentyFifthKeyIsRefused() throws {
+        let store = try store()
+        for index in 0..<UbiquitousStoreLimits.maximumKeyCount {
+            try store.setValue(.bool(true), forKey: "k\(index)")
+        }
+        XCTAssertThrowsError(try store.setValue(.bool(true), forKey: "one-too-many")) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .quota, "\(error)")
+        }
+        XCTAssertNoThrow(try store.setValue(.bool(false), forKey: "k0"), "replacing a key adds none")
+    }
+
+    func testAStoreOverOneMegabyteIsRefused() throws {
+        let store = try store()
+        let half = Data(repeating: 7, count: 400_000)
+        try store.setValue(.data(half), forKey: "a")
+        XCTAssertThrowsError(try store.setValue(.data(half), forKey: "b")) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .quota, "\(error)")
+        }
+        XCTAssertNil(store.object(forKey: "b"), "a refused write is not kept")
+    }
+
+    func testApplesNonThrowingSetterReportsAQuotaViolationChange() async throws {
+        let store = try store()
+        let changes = store.externalChanges()
+        let key = String(repeating: "k", count: 65)
+        store.set("x", forKey: key)
+        var iterator = changes.makeAsyncIterator()
+        let change = await iterator.next()
+        XCTAssertEqual(change, UbiquitousChange(reason: .quotaViolationChange, changedKeys: [key]))
+        XCTAssertNil(store.object(forKey: key))
+    }
+
+    func testAProcessWithoutTheEntitlementIsRefusedWithTheWayToAddIt() throws {
+        XCTAssertThrowsError(try UbiquitousKeyValueStore(
+            group: SyncSandbox.group, keyring: sandbox.keyrings[0], entitlement: .some(nil), configuration: .some(nil))
+        ) { error in
+            let error = error as? SyncError
+            XCTAssertEqual(error?.code, .missingEntitlement)
+            XCTAssertTrue(error?.reason.contains("com.apple.developer.ubiquity-kvstore-identifier") ?? false, "\(String(describing: error))")
+        }
+    }
+
+    func testTheEntitlementExpandsTheTeamIdentifierPrefix() throws {
+        let plist = Data("""
+            <plist version="1.0"><dict>
+              <key>com.apple.developer.ubiquity-kvstore-identifier</key>
+              <string>$(TeamIdentifierPrefix)com.example.app</string>
+            </dict></plist>
+            """.utf8)
+        let entitlement = try UbiquityKeyValueStoreEntitlement(entitlements: plist, source: "test", teamID: "ABCDE12345")
+        XCTAssertEqual(entitlement?.identifier.rawValue, "ABCDE12345.com.example.app")
+    }
+
+    func testEntitlementsWithoutTheKeyGrantNoStore() throws {
+        let plist = Data("<plist version=\"1.0\"><dict></dict></plist>".utf8)
+        XCTAssertNil(try UbiquityKeyValueStoreEntitlement(entitlements: plist, source: "test", teamID: "ABCDE12345"))
+    }
+
+    func testAMachineWithoutTheGroupsFirstKeyIsToldToImportIt() throws {
+        let stranger = try SyncSandbox.keyring(at: sandbox.directory.url.appendingPathComponent("stranger"))
+        _ = try stranger.groupKey(for: SyncSandbox.group)
+        _ = try stranger.rotateKey(in: SyncSandbox.group)
+        _ = try stranger.retireKey(id: 1, in: SyncSandbox.group)
+        XCTAssertThrowsError(try UbiquitousKeyValueStore(
+            group: SyncSandbox.group, keyring: stranger,
+            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)), configuration: .some(nil))
+        ) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .keyring)
+            XCTAssertTrue((error as? SyncError)?.reason.contains("keys import") ?? false, "\(error)")
+        }
+    }
+}
+
+/// Connection URLs: parsed, and never printed with their password.
+final class SyncServerURLTests: XCTestCase {
+    func testThePasswordIsRedactedInTheDescription() throws {
+        let url = try SyncServerURL("postgres://sync:hunter2-secret@db.example.com:6543/groupsync")
+        XCTAssertFalse(url.description.contains("hunter2-secret"))
+        XCTAssertFalse(String(reflecting: url).contains("hunter2-secret"))
+        XCTAssertFalse("\(SyncConfiguration(url: url))".contains("hunter2-secret"))
+        XCTAssertTrue(url.description.contains("sync:***@db.example.com:6543/groupsync"), url.description)
+        XCTAssertEqual(url.tlsMode, .require, "TCP defaults to TLS")
+    }
+
+    func testAnInvalidURLIsRefusedWithoutItsPassword() {
+        XCTAssertThrowsError(try SyncServerURL("mysql://sync:hunter2-secret@db.example.com/groupsync")) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .configuration)
+            XCTAssertFalse("\(error)".contains("hunter2-secret"), "\(error)")
+        }
+        XCTAssertThrowsError(try SyncServerURL("postgres://sync:hunter2-secret@db.example.com/groupsync?sslmode=sometimes")) { error in
+            XCTAssertFalse("\(error)".contains("hunter2-secret"), "\(error)")
+        }
+    }
+
+    func testASocketDirectoryIsTakenFromTheHostParameter() throws {
+        let url = try SyncServerURL("postgres://groupsync@localhost/groupsync?host=/tmp/pg")
+        XCTAssertEqual(url.socketPath, "/tmp/pg/.s.PGSQL.5432")
+        XCTAssertEqual(url.tlsMode, .disable)
+    }
+
+    func testTheEnvironmentVariableConfiguresTheServer() throws {
+        let configuration = try SyncConfiguration.fromEnvironment(["GROUPVAULT_SYNC_URL": "postgres://u:p@h/d"])
+        XCTAssertEqual(configuration?.url.host, "h")
+        XCTAssertNil(try SyncConfiguration.fromEnvironment([:]))
+    }
+
+    func testAnUnreachableServerIsAServerErrorWithoutThePassword() async throws {
+        let url = try SyncServerURL("postgres://u:hunter2-secret@localhost/d?host=/nonexistent-directory")
+        let sandbox = try SyncSandbox(machines: 1)
+        defer { sandbox.remove() }
+        let store = try UbiquitousKeyValueStore(
+            group: SyncSandbox.group, keyring: sandbox.keyrings[0],
+            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)),
+            configuration: .some(SyncConfiguration(url: url)))
+        do {
+            try await store.synchronizeWithServer()
+            XCTFail("expected a server error")
+        } catch {
+            XCTAssertEqual(error.code, .server)
+            XCTAssertNotNil(error.underlying, "the driver's error is kept")
+            XCTAssertFalse(error.description.contains("hunter2-secret"), error.description)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GroupSync
+import GroupSyncTestKit
+import Keyring
+import XCTest
+
+/// The ubiquitous key-value store between machines through a real PostgreSQL server.
+final class KeyValueStoreSyncTests: XCTestCase {
+    private var server: PostgresServer!
+    private var sandbox: SyncSandbox!
+
+    override func setUpWithError() throws {
+        server = try PostgresServer()
+        try server.start()
+        sandbox = try SyncSandbox(machines: 2)
+    }
+
+    override func tearDown() {
+        server?.remove()
+        sandbox?.remove()
+    }
+
+    func testAWriteOnOneMachineIsReadOnAnother() async throws {
+        let writer = try sandbox.store(0, url: server.url)
+        let reader = try sandbox.store(1, url: server.url)
+        let changes = reader.externalChanges()
+        writer.start()
+        reader.start()
+        writer.set("dark", forKey: "theme")
+        let arrived = await waitForChange(changes) { reader.string(forKey: "theme") == "dark" }
+        await writer.stop()
+        await reader.stop()
+        XCTAssertTrue(arrived, "status: \(reader.status)")
+        XCTAssertEqual(reader.string(forKey: "theme"), "dark")
+    }
+}
+
+/// Apple's conflict rule between two machines' writes of one key.
+final class KeyValueStoreConflictTests: XCTestCase {
+    func testTheMoreRecentWriteWinsAndTheLoserSeesAServerChange() async throws {
+        let server = try PostgresServer()
+        try server.start()
+        let sandbox = try SyncSandbox(machines: 2)
+        defer { server.remove(); sandbox.remove() }
+        let older = try sandbox.store(0, url: server.url)
+        let newer = try sandbox.store(1, url: server.url)
+        let changes = older.externalChanges()
+        older.set("older", forKey: "theme")
+        // Issued-at is in milliseconds: wait for the clock to move on, so "newer" is newer.
+        try await Task.sleep(for: .milliseconds(5))
+        newer.set("newer", forKey: "theme")
+        try await older.synchronizeWithServer()
+        try await newer.synchronizeWithServer()
+        try await older.synchronizeWithServer()
+
+        XCTAssertEqual(older.string(forKey: "theme"), "newer")
+        XCTAssertEqual(newer.string(forKey: "theme"), "newer")
+        XCTAssertEqual(older.status.superseded, 0, "the older write reached the server first; it was overwritten, not superseded")
+        var iterator = changes.makeAsyncIterator()
+        var change = await iterator.next()
+        if change?.reason == .initialSyncChange { change = await iterator.next() }
+        XCTAssertEqual(change, UbiquitousChange(reason: .serverChange, changedKeys: ["theme"]))
+    }
+
+    func testAnOlderPendingWriteLosesAndIsCountedAsSuperseded() async throws {
+        let server = try PostgresServer()
+        try server.start()
+        let sandbox = try SyncSandbox(machines: 2)
+        defer { server.remove(); sandbox.remove() }
+        let older = try sandbox.store(0, url: server.url)
+        let newer = try sandbox.store(1, url: server.url)
+        older.set("older", forKey: "theme")
+        try await Task.sleep(for: .milliseconds(5))
+        newer.set("newer", forKey: "theme")
+        try await newer.synchronizeWithServer()
+        try await older.synchronizeWithServer()
+
+        XCTAssertEqual(older.string(forKey: "theme"), "newer")
+        XCTAssertEqual(older.status.superseded, 1)
+        XCTAssertEqual(older.status.pendingWrites, 0)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GroupSync
+import GroupSyncTestKit
+import GroupVaultTestKit
+import Keyring
+import XCTest
+
+/// Machines of one group for sync tests: each a keyring home of its own (as on separate
+/// computers), all holding the group's key #1, which the first created and the others imported
+/// (the documented enrollment: `keys export` / `keys import`).
+final class SyncSandbox: @unchecked Sendable {
+    static let group = GroupIdentifier(rawValue: "group.com.example.sync")!
+    static let otherGroup = GroupIdentifier(rawValue: "group.com.example.elsewhere")!
+    static let storeIdentifier = GroupIdentifier(rawValue: "ABCDE12345.com.example.sync")!
+
+    let directory: TemporaryDirectory
+    private(set) var homes: [URL] = []
+    private(set) var keyrings: [Keyring] = []
+    private let groupKey: Data
+
+    init(machines: Int) throws {
+        directory = try TemporaryDirectory(prefix: "sync-test")
+        let first = try Self.keyring(at: directory.url.appendingPathComponent("machine-0"))
+        _ = try first.groupKey(for: Self.group)
+        _ = try first.groupKey(for: Self.otherGroup)
+        groupKey = try first.exportKey(id: 1, in: Self.group)
+        homes.append(directory.url.appendingPathComponent("machine-0"))
+        keyrings.append(first)
+        for index in 1..<machines { try addMachine(index) }
+    }
+
+    /// A machine that joins: a new home that imports the group's key #1.
+    @discardableResult
+    func addMachine(_ index: Int? = nil) throws -> Keyring {
+        let home = directory.url.appendingPathComponent("machine-\(index ?? homes.count)")
+        let keyring = try Self.keyring(at: home)
+        _ = try keyring.importKey(groupKey, id: 1, in: Self.group)
+        homes.append(home)
+        keyrings.append(keyring)
+        return keyring
+    }
+
+    static func keyring(at home: URL) throws -> Keyring {
+        Keyring(
+            identity: Identity(teamID: "ABCDE12345", bundleID: "com.example.sync", applicationGroups: [group, otherGroup]),
+            home: KeyringHome(root: home))
+    }
+
+    /// Machine `index`'s store, syncing through `url` (or local only with `nil`).
+    func store(_ index: Int, url: String?, group: GroupIdentifier = SyncSandbox.group) throws -> UbiquitousKeyValueStore {
+        let configuration = try url.map { SyncConfiguration(url: try SyncServerURL($0)) }
+        return try UbiquitousKeyValueStore(
+            group: group, keyring: keyrings[index],
+            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: Self.storeIdentifier)),
+            configuration: .some(configuration))
+    }
+
+    func remove() { directory.remove() }
+}
+
+/// Waits, without polling, until `stream` yields an element for which `done` is true.
+func waitForChange(
+    _ stream: AsyncStream<UbiquitousChange>,
+    timeout: Duration = .seconds(60),
+    until done: @Sendable @escaping () -> Bool
+) async -> Bool {
+    if done() { return true }
+    return await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            for await _ in stream where done() { return true }
+            return done()
+        }
+        group.addTask {
+            // A bound on a hung test, not a timing assertion: the check above decides.
+            try? await Task.sleep(for: timeout)
+            return done()
+        }
+        let result = await group.next() ?? false
+        group.cancelAll()
+        return result
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GroupSync
+import GroupSyncTestKit
+import Keyring
+import Vault
+import XCTest
+
+/// Records a group opts into sync, between two machines through a real server.
+final class SyncedRecordsTests: XCTestCase {
+    private struct Profile: VaultRecord, Equatable {
+        static let schemaVersion: UInt32 = 1
+        var displayName: String
+    }
+
+    private var server: PostgresServer!
+    private var sandbox: SyncSandbox!
+
+    override func setUpWithError() throws {
+        server = try PostgresServer()
+        try server.start()
+        sandbox = try SyncSandbox(machines: 2)
+    }
+
+    override func tearDown() {
+        server?.remove()
+        sandbox?.remove()
+    }
+
+    private func records(_ index: Int) throws -> SyncedRecords {
+        try SyncedRecords(group: SyncSandbox.group, keyring: sandbox.keyrings[index], configuration: .some(SyncConfiguration(url: try SyncServerURL(server.url))))
+    }
+
+    func testAWriteOnOneMachineBecomesAReadOnAnother() async throws {
+        let one = try records(0)
+        let two = try records(1)
+        try one.write(Profile(displayName: "Ada"), as: "profile")
+        try await one.synchronizeWithServer()
+        try await two.synchronizeWithServer()
+        XCTAssertEqual(try two.read(Profile.self, name: "profile"), Profile(displayName: "Ada"))
+    }
+
+    func testAWriteThatLostToAnotherMachinesIsReportedToItsWriter() async throws {
+        let one = try records(0)
+        let two = try records(1)
+        let conflicts = two.conflicts()
+        try one.write(Profile(displayName: "first"), as: "profile")
+        try two.write(Profile(displayName: "second"), as: "profile")
+        try await one.synchronizeWithServer()
+        try await two.synchronizeWithServer()
+
+        var iterator = conflicts.makeAsyncIterator()
+        let conflict = await iterator.next()
+        XCTAssertEqual(conflict?.key, "profile")
+        XCTAssertEqual(conflict?.winningSequence, 1)
+        XCTAssertEqual(two.status.conflicts, 1)
+        XCTAssertEqual(try two.read(Profile.self, name: "profile"), Profile(displayName: "first"), "the server's first write wins")
+        XCTAssertEqual(two.status.pendingWrites, 0)
+    }
+
+    func testADeletionReachesTheOtherMachine() async throws {
+        let one = try records(0)
+        let two = try records(1)
+        try one.write(Profile(displayName: "Ada"), as: "profile")
+        try await one.synchronizeWithServer()
+        try await two.synchronizeWithServer()
+        try one.delete("profile")
+        try await one.synchronizeWithServer()
+        try await two.synchronizeWithServer()
+        XCTAssertNil(try two.read(Profile.self, name: "profile"))
+    }
+}
