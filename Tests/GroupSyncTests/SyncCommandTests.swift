@@ -57,7 +57,7 @@ final class SyncCommandTests: XCTestCase {
         _ = try vaultcli(0, ["set", "theme", #"{"string":"dark"}"#])
         let status = try vaultcli(0, ["status", "--json"])
         XCTAssertEqual(status.status, 0, status.errors)
-        XCTAssertTrue(status.output.contains(#""pendingWrites" : 1"#), status.output)
+        XCTAssertTrue(status.output.contains(#""pendingWrites":1"#), status.output)
         XCTAssertTrue(status.output.contains("groupsync:***@"), status.output)
         XCTAssertFalse(status.output.contains("hunter2-secret"))
     }

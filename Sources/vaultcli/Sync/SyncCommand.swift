@@ -57,7 +57,7 @@ struct SyncCommand: AsyncParsableCommand {
         func run() async throws {
             let status = try options.open().status
             if options.json {
-                print(try JSONOutput.encode(status))
+                print(try JSONOutput.encodeLine(status))
                 return
             }
             print("server: \(status.server ?? "none (local only)")")
@@ -83,7 +83,7 @@ struct SyncCommand: AsyncParsableCommand {
             }
             let status = store.status
             if options.json {
-                print(try JSONOutput.encode(status))
+                print(try JSONOutput.encodeLine(status))
             } else {
                 print("synced: \(status.pendingWrites) pending, \(status.refusedCount) refused")
             }
