@@ -152,6 +152,16 @@ final class SuiteCache: Sendable {
         }
     }
 
+    /// `record`'s entry refused for `error`, logged: the getters answer "not set" for it, so the
+    /// log is where the reason shows. Once per read of the record (after it changed), not once
+    /// per getter call.
+    private func refused(_ record: String, _ error: VaultError) -> Reading {
+        vault.logger.info("shared defaults entry refused; getters return no value", metadata: [
+            "group": "\(vault.group)", "suite": "\(printable(suite))", "record": "\(record)", "reason": "\(error.code)",
+        ])
+        return .refused(error)
+    }
+
     /// Reads and checks one entry.
     func read(_ record: String) -> Reading {
         entryReads.add(1, ordering: .relaxed)
@@ -161,20 +171,12 @@ final class SuiteCache: Sendable {
         } catch where error.code == .notFound || error.code == .deleted {
             return .absent
         } catch {
-            // The getters answer "not set" for a refused entry: the log is where it shows.
-            // Once per read of the entry's record (after it changed), not once per getter call.
-            vault.logger.info("shared defaults entry refused; getters return no value", metadata: [
-                "group": "\(vault.group)", "suite": "\(printable(suite))", "record": "\(record)", "reason": "\(error.code)",
-            ])
-            return .refused(error)
+            return refused(record, error)
         }
         // The record name is a keyed hash of suite and key: an entry claiming another suite
         // or key was sealed under the wrong name by a key holder, and is not this key's value.
         guard entry.suite == suite, naming.recordName(forKey: entry.key) == record else {
-            vault.logger.info("shared defaults entry refused; getters return no value", metadata: [
-                "group": "\(vault.group)", "suite": "\(printable(suite))", "record": "\(record)", "reason": "\(VaultError.Code.invalidRecord)",
-            ])
-            return .refused(VaultError(.invalidRecord, "record \"\(record)\" of \(vault.group) is authentic but holds an entry of another suite or key; it was not used"))
+            return refused(record, VaultError(.invalidRecord, "record \"\(record)\" of \(vault.group) is authentic but holds an entry of another suite or key; it was not used"))
         }
         return .value(entry, size: Self.encodedSize(key: entry.key, value: entry.value))
     }

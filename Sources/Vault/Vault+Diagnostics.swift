@@ -33,6 +33,12 @@ extension Vault {
         logger.debug("record refused", metadata: metadata(name, ["reason": "\(error.code)", "detail": "\(error.reason)"]))
     }
 
+    /// Logs at `.info` a refusal ``readIfValid(_:name:onRefusal:)`` turns into `nil`: without
+    /// a handler, the log is the only place its reason shows.
+    func report(swallowedRefusal error: VaultError, of name: String) {
+        logger.info("record refused; read as absent", metadata: metadata(name, ["reason": "\(error.code)"]))
+    }
+
     /// Records the duration of a successful write of `name`.
     func report(written name: RecordName, operation: String, after duration: Duration) {
         let (seconds, attoseconds) = duration.components

@@ -44,8 +44,7 @@ struct ProcessOptions: ParsableArguments {
     ///   variable the user set.
     func keyring() throws -> Keyring {
         let environment = environment
-        let identityVariables = ["GROUPVAULT_ENTITLEMENTS", "GROUPVAULT_TEAM_ID", "GROUPVAULT_BUNDLE_ID"]
-        guard identityVariables.contains(where: { !(environment[$0] ?? "").isEmpty }) else {
+        guard Keyring.identityVariables.contains(where: { !(environment[$0] ?? "").isEmpty }) else {
             throw CLIError(.notConfigured, """
                 no identity configured: pass --entitlements FILE --team-id TEAMID --bundle-id BUNDLE.ID, \
                 or set GROUPVAULT_ENTITLEMENTS, GROUPVAULT_TEAM_ID and GROUPVAULT_BUNDLE_ID

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import Keyring
-import Logging
 import SealedStorage
 
 /// A blob that was read, parsed and authenticated, not yet checked for freshness.
@@ -108,8 +107,7 @@ extension Vault {
             // Never written, or deleted by its writer (a sign-out): states, not refusals.
             return nil
         } catch {
-            // Swallowed into nil: the log is the only place the reason shows without a handler.
-            logger.info("record refused; read as absent", metadata: ["group": "\(group)", "record": "\(name)", "reason": "\(error.code)"])
+            report(swallowedRefusal: error, of: name)
             onRefusal?(error)
             return nil
         }
