@@ -7,23 +7,14 @@ import XCTest
 /// The server as an attacker: an operator who rolls the database back, edits, swaps or replays
 /// rows. Every such row is refused with the Vault's reason, counted in the machine's status,
 /// and the machine keeps the value it trusted (docs/SYNC.md, "The server as an attacker").
-final class HostileServerTests: XCTestCase {
-    private var server: PostgresServer!
-    private var sandbox: SyncSandbox!
+final class HostileServerTests: SyncServerTestCase {
     private var writer: UbiquitousKeyValueStore!
     private var reader: UbiquitousKeyValueStore!
 
-    override func setUp() async throws {
-        server = try PostgresServer()
-        try server.start()
-        sandbox = try SyncSandbox(machines: 2)
+    override func setUpWithError() throws {
+        try super.setUpWithError()
         writer = try sandbox.store(0, url: server.url)
         reader = try sandbox.store(1, url: server.url)
-    }
-
-    override func tearDown() {
-        server?.remove()
-        sandbox?.remove()
     }
 
     /// Writes on the writer and brings the reader up to date.

@@ -5,21 +5,7 @@ import Keyring
 import XCTest
 
 /// The ubiquitous key-value store between machines through a real PostgreSQL server.
-final class KeyValueStoreSyncTests: XCTestCase {
-    private var server: PostgresServer!
-    private var sandbox: SyncSandbox!
-
-    override func setUpWithError() throws {
-        server = try PostgresServer()
-        try server.start()
-        sandbox = try SyncSandbox(machines: 2)
-    }
-
-    override func tearDown() {
-        server?.remove()
-        sandbox?.remove()
-    }
-
+final class KeyValueStoreSyncTests: SyncServerTestCase {
     func testAWriteOnOneMachineIsReadOnAnother() async throws {
         let writer = try sandbox.store(0, url: server.url)
         let reader = try sandbox.store(1, url: server.url)
@@ -36,12 +22,8 @@ final class KeyValueStoreSyncTests: XCTestCase {
 }
 
 /// Apple's conflict rule between two machines' writes of one key.
-final class KeyValueStoreConflictTests: XCTestCase {
+final class KeyValueStoreConflictTests: SyncServerTestCase {
     func testTheMoreRecentWriteWinsAndTheLoserSeesAServerChange() async throws {
-        let server = try PostgresServer()
-        try server.start()
-        let sandbox = try SyncSandbox(machines: 2)
-        defer { server.remove(); sandbox.remove() }
         let older = try sandbox.store(0, url: server.url)
         let newer = try sandbox.store(1, url: server.url)
         let changes = older.externalChanges()
@@ -63,10 +45,6 @@ final class KeyValueStoreConflictTests: XCTestCase {
     }
 
     func testAnOlderPendingWriteLosesAndIsCountedAsSuperseded() async throws {
-        let server = try PostgresServer()
-        try server.start()
-        let sandbox = try SyncSandbox(machines: 2)
-        defer { server.remove(); sandbox.remove() }
         let older = try sandbox.store(0, url: server.url)
         let newer = try sandbox.store(1, url: server.url)
         older.set("older", forKey: "theme")

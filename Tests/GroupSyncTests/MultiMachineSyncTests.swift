@@ -8,20 +8,8 @@ import XCTest
 /// Machines as real processes with homes of their own (GroupSyncFixture), through one real
 /// PostgreSQL server: convergence, concurrent writers, a server restarted and a machine killed
 /// mid run.
-final class MultiMachineSyncTests: XCTestCase {
-    private var server: PostgresServer!
-    private var sandbox: SyncSandbox!
-
-    override func setUpWithError() throws {
-        server = try PostgresServer()
-        try server.start()
-        sandbox = try SyncSandbox(machines: 3)
-    }
-
-    override func tearDown() {
-        server?.remove()
-        sandbox?.remove()
-    }
+final class MultiMachineSyncTests: SyncServerTestCase {
+    override class var machines: Int { 3 }
 
     // MARK: Arrangement
 

@@ -5,15 +5,11 @@ import GroupVaultTestKit
 import XCTest
 
 /// `vaultcli sync` between two machines, run as the built executable.
-final class SyncCommandTests: XCTestCase {
-    private var server: PostgresServer!
-    private var sandbox: SyncSandbox!
+final class SyncCommandTests: SyncServerTestCase {
     private var entitlements: URL!
 
     override func setUpWithError() throws {
-        server = try PostgresServer()
-        try server.start()
-        sandbox = try SyncSandbox(machines: 2)
+        try super.setUpWithError()
         entitlements = sandbox.directory.url.appendingPathComponent("App.entitlements")
         try Data("""
             <plist version="1.0"><dict>
@@ -21,11 +17,6 @@ final class SyncCommandTests: XCTestCase {
               <key>com.apple.developer.ubiquity-kvstore-identifier</key><string>$(TeamIdentifierPrefix)com.example.sync</string>
             </dict></plist>
             """.utf8).write(to: entitlements)
-    }
-
-    override func tearDown() {
-        server?.remove()
-        sandbox?.remove()
     }
 
     /// The server's URL with a password the socket ignores, to show it is never printed.

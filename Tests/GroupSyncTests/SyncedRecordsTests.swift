@@ -6,24 +6,10 @@ import Vault
 import XCTest
 
 /// Records a group opts into sync, between two machines through a real server.
-final class SyncedRecordsTests: XCTestCase {
+final class SyncedRecordsTests: SyncServerTestCase {
     private struct Profile: VaultRecord, Equatable {
         static let schemaVersion: UInt32 = 1
         var displayName: String
-    }
-
-    private var server: PostgresServer!
-    private var sandbox: SyncSandbox!
-
-    override func setUpWithError() throws {
-        server = try PostgresServer()
-        try server.start()
-        sandbox = try SyncSandbox(machines: 2)
-    }
-
-    override func tearDown() {
-        server?.remove()
-        sandbox?.remove()
     }
 
     private func records(_ index: Int) throws -> SyncedRecords {
