@@ -122,7 +122,9 @@ final class ItemStoreCorruptionTests: XCTestCase {
             _ = try transaction.run(
                 "UPDATE items SET account_hash = (SELECT account_hash FROM items ORDER BY id DESC LIMIT 1) WHERE id = (SELECT min(id) FROM items)")
         }
-        XCTAssertThrowsError(try keyring.items(matching: ItemQuery(service: "api", account: "b"))) { error in
+        // By the account alone, so the account's index is what finds rows (a lookup naming the
+        // service too goes through the primary key's hash, which this row did not change).
+        XCTAssertThrowsError(try keyring.items(matching: ItemQuery(account: "b"))) { error in
             XCTAssertEqual((error as? KeyringError)?.status, .decode)
         }
     }

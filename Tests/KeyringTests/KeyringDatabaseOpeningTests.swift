@@ -28,17 +28,25 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
         var holder: OpaquePointer?
         XCTAssertEqual(sqlite3_open_v2(path, &holder, SQLITE_OPEN_READWRITE, nil), SQLITE_OK)
         defer { sqlite3_close_v2(holder) }
+        // As every GroupVault process has: without it, a COMMIT that meets the opener's brief
+        // read lock mid-attempt fails at once and the write lock is never released.
+        sqlite3_busy_timeout(holder, KeyringDatabase.busyTimeoutMilliseconds)
         XCTAssertEqual(sqlite3_exec(holder, "BEGIN IMMEDIATE; UPDATE meta SET value = value WHERE name = 'schema'", nil, nil, nil), SQLITE_OK)
         let released = DispatchSemaphore(value: 0)
-        // Used by the one thread below, after this thread's last use.
+        // Used by the one thread below, after this thread's last use; the result is read
+        // only after `released` is signalled.
         nonisolated(unsafe) let holding = holder
-        DispatchQueue.global().async {
+        nonisolated(unsafe) var committed = SQLITE_ERROR
+        Thread.detachNewThread {
             // Long enough that the open below meets the lock; it has no bearing on the result.
             usleep(300_000)
-            sqlite3_exec(holding, "COMMIT", nil, nil, nil)
+            committed = sqlite3_exec(holding, "COMMIT", nil, nil, nil)
             released.signal()
         }
-        defer { released.wait() }
+        defer {
+            released.wait()
+            XCTAssertEqual(committed, SQLITE_OK, "the other connection could not release its write lock")
+        }
 
         KeyringDatabase.closeAll()
         let database = try KeyringDatabase.shared(for: home.home)

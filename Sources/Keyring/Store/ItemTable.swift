@@ -311,34 +311,7 @@ struct ItemTable: Sendable {
     /// every attribute the query compares byte for byte, then opened and matched in full.
     /// A `nil` query matches every row of the group.
     private func rows(matching query: ItemQuery?, in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [Row] {
-        var sql = "SELECT id, item_class, key_hash, service_hash, account_hash, server_hash, reference_hash, sealed FROM items WHERE access_group = ?"
-        var values: [SQLiteConnection.Value] = [.text(group.rawValue)]
-        let key = database.itemLookupKey
-        if let query {
-            sql += " AND item_class = ?"
-            values.append(.text(query.itemClass.rawValue))
-        }
-        if let query, let reference = query.persistentReference {
-            sql += " AND reference_hash = ?"
-            values.append(.blob(Hashes.attribute("reference", Array(reference), in: group, key: key)))
-        }
-        if let query, !query.caseInsensitive {
-            // Absent in the item and "" in the query are the same value (ItemMatching), and
-            // both hash the same.
-            if let service = query.service {
-                sql += " AND service_hash = ?"
-                values.append(.blob(Hashes.attribute("service", Array(service.utf8), in: group, key: key)))
-            }
-            if let account = query.account {
-                sql += " AND account_hash = ?"
-                values.append(.blob(Hashes.attribute("account", Array(account.utf8), in: group, key: key)))
-            }
-            if let server = query.server {
-                sql += " AND server_hash = ?"
-                values.append(.blob(Hashes.attribute("server", Array(server.utf8), in: group, key: key)))
-            }
-        }
-        sql += " ORDER BY id"
+        let (sql, values) = selection(matching: query, in: group)
         let stored = try transaction.query(sql, values) { reader in
             (id: reader.integer(0), itemClass: reader.text(1),
              hashes: Hashes(key: reader.blob(2), service: reader.blob(3), account: reader.blob(4), server: reader.blob(5), reference: reader.blob(6)),
@@ -357,6 +330,81 @@ struct ItemTable: Sendable {
             if query?.matches(item) ?? true { matched.append(Row(id: row.id, item: item)) }
         }
         return matched
+    }
+
+    /// The `SELECT` that finds the candidate rows of `group` for `query`, and its values.
+    ///
+    /// A query that names a generic password's whole primary key (service and account, compared
+    /// byte for byte) is narrowed by the primary key's own hash, through the unique index, so
+    /// a lookup costs the same whether the account is shared by ten services or ten thousand:
+    /// given only the separate service and account hashes, SQLite has no statistics to choose
+    /// between their two indexes and may walk every row of the account (issue 19's "one account
+    /// across many services" shape).
+    func selection(matching query: ItemQuery?, in group: GroupIdentifier) -> (sql: String, values: [SQLiteConnection.Value]) {
+        var sql = "SELECT id, item_class, key_hash, service_hash, account_hash, server_hash, reference_hash, sealed FROM items WHERE access_group = ?"
+        var values: [SQLiteConnection.Value] = [.text(group.rawValue)]
+        let key = database.itemLookupKey
+        if let query {
+            sql += " AND item_class = ?"
+            values.append(.text(query.itemClass.rawValue))
+        }
+        if let query, let reference = query.persistentReference {
+            sql += " AND reference_hash = ?"
+            values.append(.blob(Hashes.attribute("reference", Array(reference), in: group, key: key)))
+        }
+        if let query, let primaryKeys = Self.primaryKeyHashes(determinedBy: query, in: group, key: key) {
+            // The primary key's hash implies the service's and the account's: comparing those
+            // too would only offer SQLite their indexes as rival plans (it picks one of them
+            // over a two-key IN on the unique index).
+            sql += " AND key_hash IN (" + Array(repeating: "?", count: primaryKeys.count).joined(separator: ", ") + ")"
+            values += primaryKeys.map { .blob($0) }
+        } else if let query, !query.caseInsensitive {
+            // Absent in the item and "" in the query are the same value (ItemMatching), and
+            // both hash the same.
+            if let service = query.service {
+                sql += " AND service_hash = ?"
+                values.append(.blob(Hashes.attribute("service", Array(service.utf8), in: group, key: key)))
+            }
+            if let account = query.account {
+                sql += " AND account_hash = ?"
+                values.append(.blob(Hashes.attribute("account", Array(account.utf8), in: group, key: key)))
+            }
+            if let server = query.server {
+                sql += " AND server_hash = ?"
+                values.append(.blob(Hashes.attribute("server", Array(server.utf8), in: group, key: key)))
+            }
+        }
+        sql += " ORDER BY id"
+        return (sql, values)
+    }
+
+    /// The hashes of every primary key an item matching `query` in `group` can have, or `nil`
+    /// when the query leaves part of the key open. Only generic passwords qualify: their key is
+    /// service, account and synchronizable (PrimaryKey.swift), and the query gives the first two
+    /// byte for byte and the third as one value or "any" (two keys). An internet password's key
+    /// has six more attributes, which queries rarely give all of; keys and certificates are
+    /// found by their own attributes.
+    static func primaryKeyHashes(determinedBy query: ItemQuery, in group: GroupIdentifier, key: SymmetricKey) -> [[UInt8]]? {
+        guard query.itemClass == .genericPassword, !query.caseInsensitive,
+              let service = query.service, let account = query.account else { return nil }
+        let synchronizable: [Bool] = switch query.synchronizable {
+        case .no: [false]
+        case .yes: [true]
+        case .any: [false, true]
+        }
+        return synchronizable.map { isSynchronizable in
+            Hashes(KeychainItem(.genericPassword, service: service, account: account, accessGroup: group, secret: Data(), isSynchronizable: isSynchronizable),
+                   in: group, key: key).key
+        }
+    }
+
+    /// SQLite's plan for finding `query`'s candidate rows in `group` (`EXPLAIN QUERY PLAN`, one
+    /// line per step): how tests show which index a lookup uses, without timing it.
+    func queryPlan(matching query: ItemQuery?, in group: GroupIdentifier) throws(KeyringError) -> [String] {
+        let (sql, values) = selection(matching: query, in: group)
+        return try database.read("explain a lookup") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [String] in
+            try transaction.query("EXPLAIN QUERY PLAN " + sql, values) { $0.text(3) }
+        }
     }
 
     // MARK: Sealing

@@ -1,0 +1,87 @@
+import Foundation
+@testable import Keyring
+import XCTest
+
+/// Which index answers a lookup decides whether it costs the same at ten items and at ten
+/// thousand. SQLite's plan is read with `EXPLAIN QUERY PLAN`, so these tests show the shape of
+/// the search without timing it; the benchmark (Benchmarks/, "Lookup") measures the cost.
+final class ItemLookupIndexTests: XCTestCase {
+    private var home: ItemTestHome!
+    private let group = ItemTestHome.shared
+
+    override func setUpWithError() throws {
+        home = try ItemTestHome()
+    }
+
+    override func tearDown() {
+        home.remove()
+    }
+
+    /// One account under many services: the shape in which the account's own index would
+    /// walk every one of them.
+    private func addOneAccountUnderManyServices(_ keyring: Keyring) throws {
+        for index in 0..<50 {
+            try keyring.add(KeychainItem(service: "service-\(index)", account: "me", accessGroup: group, secret: Data("\(index)".utf8)))
+        }
+    }
+
+    private func plan(for query: ItemQuery, _ keyring: Keyring) throws -> String {
+        try ItemTable(home: keyring.home).queryPlan(matching: query, in: group).joined(separator: "\n")
+    }
+
+    func testAGenericPasswordLookupByServiceAndAccountUsesTheUniquePrimaryKeyIndex() throws {
+        let keyring = home.keyring()
+        try addOneAccountUnderManyServices(keyring)
+
+        let plan = try plan(for: ItemQuery(service: "service-25", account: "me", accessGroup: group), keyring)
+
+        XCTAssertTrue(plan.contains("items_by_key"), plan)
+    }
+
+    func testALookupOfEitherSynchronizableStateStillUsesThePrimaryKeyIndex() throws {
+        let keyring = home.keyring()
+        try addOneAccountUnderManyServices(keyring)
+
+        let plan = try plan(for: ItemQuery(service: "service-25", account: "me", accessGroup: group, synchronizable: .any), keyring)
+
+        XCTAssertTrue(plan.contains("items_by_key"), plan)
+    }
+
+    func testTheNarrowedLookupFindsExactlyTheItemOfThatServiceAndAccount() throws {
+        let keyring = home.keyring()
+        try addOneAccountUnderManyServices(keyring)
+
+        let found = try keyring.items(matching: ItemQuery(service: "service-25", account: "me", accessGroup: group), limit: .all)
+
+        XCTAssertEqual(found.map(\.service), ["service-25"])
+        XCTAssertEqual(found.first?.secret, Data("25".utf8))
+    }
+
+    func testAnAbsentServiceInTheItemIsFoundByAnEmptyServiceInTheQuery() throws {
+        let keyring = home.keyring()
+        try keyring.add(KeychainItem(account: "me", accessGroup: group, secret: Data("no service".utf8)))
+
+        let found = try keyring.item(matching: ItemQuery(service: "", account: "me", accessGroup: group))
+
+        XCTAssertEqual(found.secret, Data("no service".utf8))
+    }
+
+    func testSynchronizableAnyFindsBothStatesOfOneServiceAndAccount() throws {
+        let keyring = home.keyring()
+        try keyring.add(KeychainItem(service: "api", account: "me", accessGroup: group, secret: Data("local".utf8)))
+        try keyring.add(KeychainItem(service: "api", account: "me", accessGroup: group, secret: Data("synced".utf8), isSynchronizable: true))
+
+        let found = try keyring.items(matching: ItemQuery(service: "api", account: "me", accessGroup: group, synchronizable: .any), limit: .all)
+
+        XCTAssertEqual(Set(found.map(\.secret)), [Data("local".utf8), Data("synced".utf8)])
+    }
+
+    func testACaseInsensitiveLookupIsNotNarrowedByTheBytesOfItsKey() throws {
+        let keyring = home.keyring()
+        try keyring.add(KeychainItem(service: "API", account: "Me", accessGroup: group, secret: Data("found".utf8)))
+
+        let found = try keyring.item(matching: ItemQuery(service: "api", account: "me", accessGroup: group, caseInsensitive: true))
+
+        XCTAssertEqual(found.secret, Data("found".utf8))
+    }
+}
