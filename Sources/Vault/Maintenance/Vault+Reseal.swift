@@ -357,13 +357,9 @@ extension Vault {
                 } else {
                     row = try ledger.row(for: name)
                 }
-                let last = TrustLedger.lastSequence(row: row, onDisk: record.header.sequence)
-                guard last < UInt64.max else {
-                    throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
-                }
                 var header = record.header
                 header.keyID = key.id
-                header.sequence = last + 1
+                header.sequence = try TrustLedger.nextSequence(row: row, onDisk: record.header.sequence, subject: subject(name))
                 header.nonce = makeNonce()
                 let blob = BlobFormat.seal(header: header, plaintext: record.plaintext, key: key.key, group: group, name: name)
                 return (TrustLedger.Announcement(name: name, expected: row, sequence: header.sequence, digest: TrustLedger.digest(of: blob)), blob)
