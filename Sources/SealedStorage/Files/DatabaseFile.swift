@@ -100,16 +100,12 @@ package struct DatabaseFile: Sendable, Equatable {
         let path = directory.path.appending(temporary)
         let file: FileDescriptor
         do {
-            file = try Syscall.open(
-                temporary, in: directory.descriptor, .readWrite, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                permissions: FilePermissions(rawValue: CModeT(directory.sharing.fileMode)))
+            file = try directory.createFile(temporary, .readWrite)
         } catch {
             throw StorageError(.system(error), operation: "create database file", path: path)
         }
         let status: Stat
         do {
-            // open() applied the umask; the mode must be exactly the sharing's.
-            try Syscall.changeMode(file, to: directory.sharing.fileMode)
             try Syscall.sync(file)
             status = try Syscall.status(file)
         } catch {
