@@ -171,8 +171,8 @@ package struct SealedBox: Sendable, Equatable {
     // MARK: Opening
 
     /// The plaintext, if the tag verifies over the ciphertext and exactly the `additionalData`
-    /// given to ``seal(_:format:using:nonce:authenticating:)-(([UInt8],_,_,_,_))``. A caller holding
-    /// secret bytes in the result zeroes them when done.
+    /// given when it was sealed. A caller holding secret bytes in the result zeroes them when
+    /// done (or, for a key, uses ``openKey(using:authenticating:)``).
     /// - Throws: ``CryptoFailure/authenticationFailed``: wrong key, wrong additional data, or
     ///   altered bytes.
     package func open(using key: SymmetricKey, authenticating additionalData: [UInt8]) throws(CryptoFailure) -> [UInt8] {
