@@ -6,12 +6,13 @@ import XCTest
 
 /// Opening the keyring database while other processes open or write it.
 final class KeyringDatabaseOpeningTests: XCTestCase {
-    /// A new home's database, opened while another connection holds the write lock of the
-    /// not-yet-WAL file (what a second process opening the same new home does: a new database
-    /// is published in rollback-journal mode, and its first opener switches it to WAL), waits
-    /// for that lock instead of failing with "database is locked": SQLite does not wait on its
-    /// own there.
-    func testOpeningANewDatabaseWhileAnotherConnectionHoldsItsWriteLockWaits() throws {
+    /// A new home's database, opened while another opener is switching it to WAL (what a
+    /// second process opening the same new home meets: a new database is published in
+    /// rollback-journal mode, and its first opener switches it), waits for that opener instead
+    /// of failing with "database is locked". SQLite does not wait on its own for the lock the
+    /// switch takes; every opener switches under the database's open lock
+    /// (`DatabaseFile.withOpenLock`), and that is what the second one waits on.
+    func testOpeningANewDatabaseWhileAnotherOpenerIsSwitchingItWaits() throws {
         let home = try ItemTestHome()
         defer { home.remove() }
         // A database as the home publishes it, before any opener switched it to WAL. (An empty
@@ -24,23 +25,26 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
         XCTAssertEqual(sqlite3_exec(switcher, "PRAGMA journal_mode = DELETE", nil, nil, nil), SQLITE_OK)
         sqlite3_close_v2(switcher)
 
-        // The other "process": a connection that took the write lock of the not-yet-WAL file.
-        var holder: OpaquePointer?
-        XCTAssertEqual(sqlite3_open_v2(path, &holder, SQLITE_OPEN_READWRITE, nil), SQLITE_OK)
-        defer { sqlite3_close_v2(holder) }
-        XCTAssertEqual(sqlite3_exec(holder, "BEGIN IMMEDIATE; UPDATE meta SET value = value WHERE name = 'schema'", nil, nil, nil), SQLITE_OK)
+        // The other opener: holding the open lock, it holds the write lock of the not-yet-WAL file.
+        let keychains = try home.home.keychains()
+        let holding = DispatchSemaphore(value: 0)
         let released = DispatchSemaphore(value: 0)
-        // Used by the one thread below, after this thread's last use.
-        nonisolated(unsafe) let holding = holder
         DispatchQueue.global().async {
-            // Long enough that the open below meets the lock; it has no bearing on the result.
-            usleep(300_000)
-            sqlite3_exec(holding, "COMMIT", nil, nil, nil)
+            try? DatabaseFile.withOpenLock(of: KeyringDatabase.fileName, in: keychains) {
+                var holder: OpaquePointer?
+                sqlite3_open_v2(path, &holder, SQLITE_OPEN_READWRITE, nil)
+                sqlite3_exec(holder, "BEGIN IMMEDIATE; UPDATE meta SET value = value WHERE name = 'schema'", nil, nil, nil)
+                holding.signal()
+                // Long enough that the open below meets the lock; it has no bearing on the result.
+                usleep(300_000)
+                sqlite3_exec(holder, "COMMIT", nil, nil, nil)
+                sqlite3_close_v2(holder)
+            }
             released.signal()
         }
+        holding.wait()
         defer { released.wait() }
 
-        KeyringDatabase.closeAll()
         let database = try KeyringDatabase.shared(for: home.home)
         let mode = try database.read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> String in
             try transaction.query("PRAGMA journal_mode", []) { $0.text(0) }.first ?? ""
