@@ -205,8 +205,10 @@ package final class DirectoryHandle: Sendable {
     /// descriptor is given the mode with `fchmod`. A file this call made but could not give its
     /// mode is closed and removed: nothing half-made is left.
     ///
-    /// Every file GroupVault creates goes through here, except ``AtomicFile``'s temporary file,
-    /// whose descriptor is checked with `fstat` before its mode is set (a step order its tests pin).
+    /// Used for the unsynced temporaries of a reseal, a new database file and a group
+    /// database's commit signal. Two creators keep their own sequence: ``AtomicFile``, whose new
+    /// descriptor is checked with `fstat` before its mode is set (a step order its tests pin),
+    /// and ``FileLock``, which vets a lock file that may already exist before it uses it.
     /// - Parameter step: the write step the `openat` performs, for fault injection.
     package func createFile(_ name: String, _ access: FileDescriptor.AccessMode, step: FaultPoint? = nil) throws(Errno) -> FileDescriptor {
         let file = try Syscall.open(
