@@ -35,12 +35,8 @@ final class CommitSignal: TransactionObserver, Sendable {
     func prepare() throws(StorageError) {
         if try directory.status(of: name) == nil {
             do {
-                let descriptor = try Syscall.open(
-                    name, in: directory.descriptor, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                    permissions: FilePermissions(rawValue: CModeT(directory.sharing.fileMode)))
-                defer { Syscall.close(descriptor) }
-                // Created by this call: the exact mode, whatever the umask.
-                try Syscall.changeMode(descriptor, to: directory.sharing.fileMode)
+                // The exact mode, whatever the umask.
+                Syscall.close(try directory.createFile(name, .writeOnly))
             } catch .fileExists {
                 // Another process created it first: vetted below like any other.
             } catch {
@@ -67,14 +63,9 @@ final class CommitSignal: TransactionObserver, Sendable {
         // Vault write, not for this.
         let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: AtomicFile.suffixLength / 2)
         do {
-            let descriptor = try Syscall.open(
-                temporary, in: directory.descriptor, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                permissions: FilePermissions(rawValue: CModeT(directory.sharing.fileMode)))
-            defer { Syscall.close(descriptor) }
-            try Syscall.changeMode(descriptor, to: directory.sharing.fileMode)
+            Syscall.close(try directory.createFile(temporary, .writeOnly))
         } catch {
-            try? Syscall.unlink(temporary, in: directory.descriptor)
-            return
+            return  // nothing was left behind
         }
         do {
             try Syscall.rename(temporary, to: name, in: directory.descriptor)

@@ -148,13 +148,12 @@ public final class GroupDatabase: Sendable {
                 throw GroupDatabaseError(.database, "database \"\(name)\" of \(group) was not used: \(problem)")
             }
         }
-        // Opening and migrating happen under an exclusive flock: the first opener turns the
-        // file into WAL mode, which takes an exclusive SQLite lock that does not wait on the
-        // busy timeout (racing openers failed with "database is locked" on
-        // `PRAGMA journal_mode = WAL`), and migrations must run once, not once per racer.
+        // Opening and migrating happen under the open lock (DatabaseFile.withOpenLock, as the
+        // keyring's database): the first opener turns the file into WAL mode, which SQLite's
+        // busy timeout does not cover, and migrations must run once, not once per racer.
         let pool: DatabasePool
         do {
-            pool = try withExclusiveLock(in: held, name: "\(name).sqlite-open.lock") { () throws -> DatabasePool in
+            pool = try DatabaseFile.withOpenLock(of: fileName, in: held) { () throws -> DatabasePool in
                 let pool: DatabasePool
                 do {
                     pool = try DatabasePool(path: file.string, configuration: configuration)

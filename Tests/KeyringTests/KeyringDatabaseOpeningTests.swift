@@ -6,12 +6,13 @@ import XCTest
 
 /// Opening the keyring database while other processes open or write it.
 final class KeyringDatabaseOpeningTests: XCTestCase {
-    /// A new home's database, opened while another connection holds the write lock of the
-    /// not-yet-WAL file (what a second process opening the same new home does: a new database
-    /// is published in rollback-journal mode, and its first opener switches it to WAL), waits
-    /// for that lock instead of failing with "database is locked": SQLite does not wait on its
-    /// own there.
-    func testOpeningANewDatabaseWhileAnotherConnectionHoldsItsWriteLockWaits() throws {
+    /// A new home's database, opened while another opener is switching it to WAL (what a
+    /// second process opening the same new home meets: a new database is published in
+    /// rollback-journal mode, and its first opener switches it), waits for that opener instead
+    /// of failing with "database is locked". SQLite does not wait on its own for the lock the
+    /// switch takes; every opener switches under the database's open lock
+    /// (`DatabaseFile.withOpenLock`), and that is what the second one waits on.
+    func testOpeningANewDatabaseWhileAnotherOpenerIsSwitchingItWaits() throws {
         let home = try ItemTestHome()
         defer { home.remove() }
         // A database as the home publishes it, before any opener switched it to WAL. (An empty
@@ -24,31 +25,37 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
         XCTAssertEqual(sqlite3_exec(switcher, "PRAGMA journal_mode = DELETE", nil, nil, nil), SQLITE_OK)
         sqlite3_close_v2(switcher)
 
-        // The other "process": a connection that took the write lock of the not-yet-WAL file.
-        var holder: OpaquePointer?
-        XCTAssertEqual(sqlite3_open_v2(path, &holder, SQLITE_OPEN_READWRITE, nil), SQLITE_OK)
-        defer { sqlite3_close_v2(holder) }
-        // As every GroupVault process has: without it, a COMMIT that meets the opener's brief
-        // read lock mid-attempt fails at once and the write lock is never released.
-        sqlite3_busy_timeout(holder, KeyringDatabase.busyTimeoutMilliseconds)
-        XCTAssertEqual(sqlite3_exec(holder, "BEGIN IMMEDIATE; UPDATE meta SET value = value WHERE name = 'schema'", nil, nil, nil), SQLITE_OK)
+        // The other opener: holding the open lock, it holds the write lock of the not-yet-WAL file.
+        let keychains = try home.home.keychains()
+        let holding = DispatchSemaphore(value: 0)
         let released = DispatchSemaphore(value: 0)
-        // Used by the one thread below, after this thread's last use; the result is read
-        // only after `released` is signalled.
-        nonisolated(unsafe) let holding = holder
-        nonisolated(unsafe) var committed = SQLITE_ERROR
+        // Written by the one thread below, read only after `released` is signalled.
+        nonisolated(unsafe) var steps: [String: Int32] = [:]
+        // A thread of its own, not a shared queue whose threads earlier tests may have taken.
         Thread.detachNewThread {
-            // Long enough that the open below meets the lock; it has no bearing on the result.
-            usleep(300_000)
-            committed = sqlite3_exec(holding, "COMMIT", nil, nil, nil)
+            do {
+                try DatabaseFile.withOpenLock(of: KeyringDatabase.fileName, in: keychains) {
+                    var holder: OpaquePointer?
+                    steps["open"] = sqlite3_open_v2(path, &holder, SQLITE_OPEN_READWRITE, nil)
+                    steps["begin"] = sqlite3_exec(holder, "BEGIN IMMEDIATE; UPDATE meta SET value = value WHERE name = 'schema'", nil, nil, nil)
+                    holding.signal()
+                    // Long enough that the open below meets the lock; it has no bearing on the result.
+                    usleep(300_000)
+                    steps["commit"] = sqlite3_exec(holder, "COMMIT", nil, nil, nil)
+                    sqlite3_close_v2(holder)
+                }
+            } catch {
+                steps["lock"] = SQLITE_ERROR
+                holding.signal()
+            }
             released.signal()
         }
+        holding.wait()
         defer {
             released.wait()
-            XCTAssertEqual(committed, SQLITE_OK, "the other connection could not release its write lock")
+            XCTAssertEqual(steps, ["open": SQLITE_OK, "begin": SQLITE_OK, "commit": SQLITE_OK], "the other opener's steps")
         }
 
-        KeyringDatabase.closeAll()
         let database = try KeyringDatabase.shared(for: home.home)
         let mode = try database.read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> String in
             try transaction.query("PRAGMA journal_mode", []) { $0.text(0) }.first ?? ""

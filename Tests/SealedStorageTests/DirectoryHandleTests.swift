@@ -195,6 +195,33 @@ final class DirectoryHandleTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(try handle.status(of: "shared")).permissions.rawValue & 0o7777, 0o2770)
     }
 
+    func testAFileIsCreatedWithTheSharingModeExactlyWhateverTheUmask() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .unixGroup)
+
+        let file = try FileInspection.withUmask(0o077) { try handle.createFile("signal", .writeOnly) }
+        Syscall.close(file)
+
+        XCTAssertEqual(try FileInspection.mode(of: records.appending("signal")), 0o660)
+    }
+
+    func testAFileIsCreatedOnlyWhereNothingIsAlready() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+
+        XCTAssertThrowsError(try handle.createFile("state", .writeOnly)) { error in
+            XCTAssertEqual(error as? Errno, .fileExists)
+        }
+        XCTAssertEqual(try FileInspection.contents(of: records.appending("state")), Array("original".utf8))
+    }
+
+    func testAFileThatCouldNotBeGivenItsModeIsRemoved() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .unixGroup)
+
+        XCTAssertThrowsError(try FaultInjection.withFault(.fail(.ioError), at: .call(.changeMode)) { try handle.createFile("signal", .writeOnly) }) { error in
+            XCTAssertEqual(error as? Errno, .ioError)
+        }
+        XCTAssertEqual(FileInspection.names(in: records), ["state"])
+    }
+
     func testASubdirectoryThatIsASymbolicLinkIsRefusedAndNothingIsCreatedInItsTarget() throws {
         let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
         let planted = plantedDirectory()

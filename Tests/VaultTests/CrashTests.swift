@@ -1,5 +1,6 @@
 import Foundation
 import GroupVaultTestKit
+import Keyring
 import SealedStorage
 import Vault
 import XCTest
@@ -105,8 +106,17 @@ final class CrashTests: XCTestCase {
         // The seven tests above, one per step of a Vault write; a new step must get its own.
         // The keyring's item steps are killed at in ItemMultiProcessTests.
         XCTAssertEqual(
-            Set(FaultPoint.allCases).subtracting([.itemStep, .itemCommit]),
+            Set(FaultPoint.fileLayerSteps + FaultPoint.ledgerSteps),
             [.ledgerIntent, .createTemporary, .writeTemporary, .syncTemporary, .rename, .syncDirectory, .ledgerConfirm])
+    }
+
+    /// Child processes are armed by these names (`GROUPVAULT_FAULT=<step>:terminate`): they are
+    /// an interface of the test harness and stay as they are wherever the steps are declared.
+    func testTheStepsOfAWriteKeepTheirFaultNames() {
+        XCTAssertEqual(
+            (FaultPoint.ledgerSteps + FaultPoint.fileLayerSteps).map(\.rawValue),
+            ["ledger-intent", "ledger-confirm", "create-temporary", "write-temporary", "sync-temporary", "rename", "sync-directory"])
+        XCTAssertEqual(FaultPoint.itemSteps.map(\.rawValue), ["item-step", "item-commit"])
     }
 
     // MARK: Helpers

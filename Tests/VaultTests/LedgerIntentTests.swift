@@ -171,6 +171,23 @@ final class LedgerIntentTests: XCTestCase {
         }
     }
 
+    /// One rule for a write and a reseal (`TrustLedger.nextSequence`): the next sequence is one
+    /// above the trusted one, and there is none above 2^64-1 whichever sequence got there.
+    func testNoWriterGoesAboveTheLastSequenceWhetherTheLedgerOrTheFileHoldsIt() throws {
+        let atTop = LedgerTable.Row(confirmed: .max, confirmedDigest: "")
+        let pendingAtTop = LedgerTable.Row(confirmed: 1, confirmedDigest: "", pending: .max, pendingDigest: "")
+        let belowTop = LedgerTable.Row(confirmed: .max - 1, confirmedDigest: "")
+
+        XCTAssertEqual(try TrustLedger.nextSequence(row: nil, onDisk: 0, subject: "record"), 1)
+        XCTAssertEqual(try TrustLedger.nextSequence(row: belowTop, onDisk: 0, subject: "record"), .max)
+        for (row, onDisk) in [(atTop, 0), (pendingAtTop, 0), (belowTop, .max)] as [(LedgerTable.Row, UInt64)] {
+            XCTAssertThrowsError(try TrustLedger.nextSequence(row: row, onDisk: onDisk, subject: "record")) { error in
+                XCTAssertEqual((error as? VaultError)?.code, .storage)
+                XCTAssertTrue((error as? VaultError)?.reason.contains("new record name") ?? false, "\(error)")
+            }
+        }
+    }
+
     // MARK: Helpers
 
     /// Seals the signed-out state with the group's primary key at `sequence` and puts it in place,

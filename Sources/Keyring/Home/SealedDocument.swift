@@ -26,9 +26,7 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
     /// allocating for it; writing refuses to produce it.
     package static var maximumSize: Int { 16 * 1024 * 1024 }
 
-    private static var magic: [UInt8] { Array("GVKD".utf8) }
-    private static var formatVersion: UInt8 { 1 }
-    private static var headerSize: Int { 4 + 1 + XChaCha20Poly1305.nonceByteCount }
+    private static var format: SealedBox.Format { SealedBox.Format(magic: "GVKD", version: 1) }
 
     package let home: KeyringHome
     package let group: GroupIdentifier
@@ -161,9 +159,7 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .secondsSince1970
         let plaintext = Array(try encoder.encode(content))
-        let nonce = XChaCha20Poly1305.Nonce.random()
-        let sealed = Self.magic + [Self.formatVersion] + nonce.bytes
-            + XChaCha20Poly1305.seal(plaintext, using: key, nonce: nonce, authenticating: additionalData)
+        let sealed = SealedBox.seal(plaintext, format: Self.format, using: key, authenticating: additionalData).combined
         guard sealed.count <= Self.maximumSize else {
             throw KeyringError(.dataTooLarge, "\(kind) of \(group) would be \(sealed.count) bytes; the limit is \(Self.maximumSize)")
         }
@@ -174,13 +170,19 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         let corrupted = { (detail: String) in
             KeyringError(.decode, "\(kind) file \(path) \(detail); it was not used and will not be overwritten: restore it from a backup or delete it to start over")
         }
-        guard bytes.count >= Self.headerSize + XChaCha20Poly1305.tagByteCount else { throw corrupted("is truncated (\(bytes.count) bytes)") }
-        guard Array(bytes[0..<4]) == Self.magic else { throw corrupted("is not a GroupVault sealed file") }
-        guard bytes[4] == Self.formatVersion else { throw corrupted("has unsupported format version \(bytes[4])") }
-        let nonce = try! XChaCha20Poly1305.Nonce(bytes: bytes[5..<Self.headerSize])  // 24 bytes: the length was checked above
+        let box: SealedBox
+        do {
+            box = try SealedBox(combined: bytes, format: Self.format)
+        } catch {
+            switch error {
+            case .truncated: throw corrupted("is truncated (\(bytes.count) bytes)")
+            case .foreignMagic: throw corrupted("is not a GroupVault sealed file")
+            case .unknownVersion(let version): throw corrupted("has unsupported format version \(version)")
+            }
+        }
         let plaintext: [UInt8]
         do {
-            plaintext = try XChaCha20Poly1305.open(Array(bytes[Self.headerSize...]), using: key, nonce: nonce, authenticating: additionalData)
+            plaintext = try box.open(using: key, authenticating: additionalData)
         } catch {
             throw corrupted("failed authentication (altered, truncated, or moved from another group)")
         }
@@ -194,7 +196,7 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
     }
 
     private var additionalData: [UInt8] {
-        Self.magic + [Self.formatVersion] + Array(kind.utf8) + [0] + Array(group.rawValue.utf8)
+        Self.format.bytes + Array(kind.utf8) + [0] + Array(group.rawValue.utf8)
     }
 
     private func storageKey() throws(KeyringError) -> SymmetricKey {

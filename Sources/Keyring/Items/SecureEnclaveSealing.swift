@@ -21,34 +21,30 @@ import SealedStorage
 /// authenticating `"GVSE"`, the version and the key's application label (so a blob copied into
 /// another key's item fails to open).
 enum SecureEnclaveSealing {
-    private static let magic = Array("GVSE".utf8)
-    private static let version: UInt8 = 1
-    private static var headerSize: Int { magic.count + 1 + XChaCha20Poly1305.nonceByteCount }
+    private static let format = SealedBox.Format(magic: "GVSE", version: 1)
 
     /// `keyBytes` sealed for the key whose application label is `label`.
     static func seal(_ keyBytes: Data, label: Data, key: SymmetricKey) -> Data {
-        let nonce = XChaCha20Poly1305.Nonce.random()
-        let sealed = XChaCha20Poly1305.seal(Array(keyBytes), using: key, nonce: nonce, authenticating: additionalData(label))
-        return Data(magic + [version] + nonce.bytes + sealed)
+        Data(SealedBox.seal(Array(keyBytes), format: format, using: key, authenticating: additionalData(label)).combined)
     }
 
     /// The key bytes of a blob made by ``seal(_:label:key:)``.
     /// - Throws: ``KeyringStatus/decode`` for a blob that is malformed or fails authentication.
     static func open(_ blob: Data, label: Data, key: SymmetricKey, item: String) throws(KeyringError) -> Data {
-        let bytes = Array(blob)
-        guard bytes.count >= headerSize + XChaCha20Poly1305.tagByteCount, Array(bytes[0..<magic.count]) == magic,
-              bytes[magic.count] == version else {
-            throw KeyringError(.decode, "the Secure Enclave key of \(item) is not a sealed key blob of version \(version); delete the key and create it again")
-        }
-        let nonce = try! XChaCha20Poly1305.Nonce(bytes: bytes[(magic.count + 1)..<headerSize])  // length checked above
+        let box: SealedBox
         do {
-            return Data(try XChaCha20Poly1305.open(Array(bytes[headerSize...]), using: key, nonce: nonce, authenticating: additionalData(label)))
+            box = try SealedBox(combined: Array(blob), format: format)
+        } catch {
+            throw KeyringError(.decode, "the Secure Enclave key of \(item) is not a sealed key blob of version \(format.version); delete the key and create it again")
+        }
+        do {
+            return Data(try box.open(using: key, authenticating: additionalData(label)))
         } catch {
             throw KeyringError(.decode, "the Secure Enclave key of \(item) fails authentication (altered, or copied from another key or home); delete the key and create it again")
         }
     }
 
     private static func additionalData(_ label: Data) -> [UInt8] {
-        magic + [version] + Array(label)
+        format.bytes + Array(label)
     }
 }

@@ -445,15 +445,13 @@ extension KeyringHome {
         }
     }
 
-    private static let sealedMasterFormat: UInt8 = 1
+    private static let sealedMasterFormat = SealedBox.Format(version: 1)
+    private static var sealedMasterAdditionalData: [UInt8] { Array("GVMK".utf8) + sealedMasterFormat.bytes }
 
     private static func sealMaster(_ master: SymmetricKey, under unlockKey: SymmetricKey) -> [UInt8] {
-        var plaintext = master.exportedBytes()
-        defer { for index in plaintext.indices { plaintext[index] = 0 } }
-        let nonce = XChaCha20Poly1305.Nonce.random()
         let key = KeyDerivation.deriveKey(from: unlockKey, context: "GVUNLOCK", id: 1)
-        return [sealedMasterFormat] + nonce.bytes
-            + XChaCha20Poly1305.seal(plaintext, using: key, nonce: nonce, authenticating: Array("GVMK".utf8) + [sealedMasterFormat])
+        // Sealed from guarded memory: the master secret is never copied into an ordinary array.
+        return SealedBox.seal(master, format: sealedMasterFormat, using: key, authenticating: sealedMasterAdditionalData).combined
     }
 
     private func openSealedMaster(with unlockKey: SymmetricKey, in keychains: DirectoryHandle) throws(KeyringError) -> SymmetricKey {
@@ -464,15 +462,16 @@ extension KeyringHome {
             try keychains.read(Self.sealedMasterKeyName, maximumSize: 4096, forbiddenModeBits: FileSharing.ownerOnly.forbiddenBits)
         }
         guard let bytes else { throw refuse("is missing") }
-        let expected = 1 + XChaCha20Poly1305.nonceByteCount + SymmetricKey.byteCount + XChaCha20Poly1305.tagByteCount
-        guard bytes.count == expected, bytes[0] == Self.sealedMasterFormat else { throw refuse("is \(bytes.count) bytes or an unknown format") }
-        let nonce = try! XChaCha20Poly1305.Nonce(bytes: bytes[1..<(1 + XChaCha20Poly1305.nonceByteCount)])  // size checked above
+        guard let box = try? SealedBox(combined: bytes, format: Self.sealedMasterFormat), box.plaintextByteCount == SymmetricKey.byteCount else {
+            throw refuse("is \(bytes.count) bytes or an unknown format")
+        }
         let key = KeyDerivation.deriveKey(from: unlockKey, context: "GVUNLOCK", id: 1)
-        guard var plaintext = try? XChaCha20Poly1305.open(Array(bytes[(1 + XChaCha20Poly1305.nonceByteCount)...]), using: key, nonce: nonce,
-                                                           authenticating: Array("GVMK".utf8) + [Self.sealedMasterFormat])
-        else { throw refuse("fails authentication (altered, or from another home)") }
-        defer { for index in plaintext.indices { plaintext[index] = 0 } }
-        return try! SymmetricKey(bytes: plaintext)  // 32 bytes: the size was checked above
+        do {
+            // Opened into guarded memory: the master secret is never in an ordinary array.
+            return try box.openKey(using: key, authenticating: Self.sealedMasterAdditionalData)
+        } catch {
+            throw refuse("fails authentication (altered, or from another home)")
+        }
     }
 
     /// The key that seals `WhenUnlocked` rows, derived from the unlock key.

@@ -58,10 +58,11 @@ struct ItemTable: Sendable {
     }
 
     /// Rows sealed under the master secret.
-    private static var formatVersion: UInt8 { 1 }
+    private static let masterSecretFormat = SealedBox.Format(version: 1)
     /// Rows sealed under the unlock key (passphrase mode, `WhenUnlocked` classes).
-    private static var unlockKeyFormat: UInt8 { 2 }
-    private static var headerSize: Int { 1 + XChaCha20Poly1305.nonceByteCount }
+    private static let unlockKeyFormat = SealedBox.Format(version: 2)
+    /// Either: a row says which by its first byte.
+    private static let rowFormats = [masterSecretFormat, unlockKeyFormat]
 
     let database: KeyringDatabase
 
@@ -222,7 +223,7 @@ struct ItemTable: Sendable {
         try database.write("reseal the items usable only while unlocked") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
             let stored = try transaction.query(
                 "SELECT id, access_group, item_class, key_hash, service_hash, account_hash, server_hash, reference_hash, sealed FROM items WHERE substr(sealed, 1, 1) = ? ORDER BY id",
-                [.blob([Self.formatVersion])]
+                [.blob(Self.masterSecretFormat.bytes)]
             ) { reader in
                 (id: reader.integer(0), group: reader.text(1), itemClass: reader.text(2),
                  hashes: Hashes(key: reader.blob(3), service: reader.blob(4), account: reader.blob(5), server: reader.blob(6), reference: reader.blob(7)),
@@ -322,7 +323,7 @@ struct ItemTable: Sendable {
             // A row under the unlock key is of a class usable only while unlocked: a query for
             // another class cannot match it, so while locked it is passed over, not refused
             // (as the accessibility filter passes over it in the emulated lock state).
-            if row.sealed.first == Self.unlockKeyFormat, case .unavailable = whenUnlocked,
+            if row.sealed.first == Self.unlockKeyFormat.version, case .unavailable = whenUnlocked,
                let wanted = query?.accessibility, !Self.needsUnlockKey(wanted) {
                 continue
             }
@@ -421,18 +422,18 @@ struct ItemTable: Sendable {
             throw KeyringError(.invalidParameter, "store \(item.primaryKey): the item does not encode (\(error))")
         }
         let (format, key) = try sealingKey(for: item)
-        let nonce = XChaCha20Poly1305.Nonce.random()
-        return [format] + nonce.bytes
-            + XChaCha20Poly1305.seal(plaintext, using: key, nonce: nonce,
-                                     authenticating: Self.additionalData(format: format, group: group, itemClass: item.itemClass.rawValue, hashes: hashes))
+        return SealedBox.seal(
+            plaintext, format: format, using: key,
+            authenticating: Self.additionalData(format: format.version, group: group, itemClass: item.itemClass.rawValue, hashes: hashes)
+        ).combined
     }
 
     /// The format and key a row of `item` is sealed with (see the type's documentation).
-    private func sealingKey(for item: KeychainItem) throws(KeyringError) -> (format: UInt8, key: SymmetricKey) {
-        guard Self.needsUnlockKey(item.accessibility) else { return (Self.formatVersion, database.itemSealingKey) }
+    private func sealingKey(for item: KeychainItem) throws(KeyringError) -> (format: SealedBox.Format, key: SymmetricKey) {
+        guard Self.needsUnlockKey(item.accessibility) else { return (Self.masterSecretFormat, database.itemSealingKey) }
         switch whenUnlocked {
         case .masterSecret:
-            return (Self.formatVersion, database.itemSealingKey)
+            return (Self.masterSecretFormat, database.itemSealingKey)
         case .unlockKey(let key):
             return (Self.unlockKeyFormat, key)
         case .unavailable:
@@ -450,26 +451,33 @@ struct ItemTable: Sendable {
         let refuse = { (detail: String) in
             KeyringError(.decode, "item row \(id) of \(group) in keyring database \(database.path) \(detail); it was not used and will not be overwritten: restore the database from a backup, or delete the item to start over")
         }
-        guard sealed.count >= Self.headerSize + XChaCha20Poly1305.tagByteCount else { throw refuse("is truncated (\(sealed.count) bytes)") }
-        let format = sealed[0]
-        let key: SymmetricKey
-        switch (format, whenUnlocked) {
-        case (Self.formatVersion, _):
-            key = database.itemSealingKey
-        case (Self.unlockKeyFormat, .unlockKey(let unlockKey)):
-            key = unlockKey
-        case (Self.unlockKeyFormat, .unavailable):
-            throw KeyringError(.interactionNotAllowed, "item row \(id) of \(group) is of a class usable only while unlocked, sealed under the unlock key, and the home is locked: the key is not on this machine until `vaultcli unlock`")
-        case (Self.unlockKeyFormat, .masterSecret):
-            throw refuse("is sealed under an unlock key, but this home has no passphrase (Keychains/passphrase.wrapped is missing)")
-        default:
-            throw refuse("has unsupported format version \(format)")
+        let box: SealedBox
+        do {
+            box = try SealedBox(combined: sealed, formats: Self.rowFormats)
+        } catch {
+            switch error {
+            case .truncated: throw refuse("is truncated (\(sealed.count) bytes)")
+            // No magic: the first byte is the version, so nothing can be foreign but a version.
+            case .foreignMagic, .unknownVersion: throw refuse("has unsupported format version \(sealed[0])")
+            }
         }
-        let nonce = try! XChaCha20Poly1305.Nonce(bytes: sealed[1..<Self.headerSize])  // 24 bytes: the length was checked above
+        let format = box.format
+        let key: SymmetricKey
+        if format == Self.unlockKeyFormat {
+            switch whenUnlocked {
+            case .unlockKey(let unlockKey):
+                key = unlockKey
+            case .unavailable:
+                throw KeyringError(.interactionNotAllowed, "item row \(id) of \(group) is of a class usable only while unlocked, sealed under the unlock key, and the home is locked: the key is not on this machine until `vaultcli unlock`")
+            case .masterSecret:
+                throw refuse("is sealed under an unlock key, but this home has no passphrase (Keychains/passphrase.wrapped is missing)")
+            }
+        } else {
+            key = database.itemSealingKey
+        }
         let plaintext: [UInt8]
         do {
-            plaintext = try XChaCha20Poly1305.open(Array(sealed[Self.headerSize...]), using: key, nonce: nonce,
-                                                   authenticating: Self.additionalData(format: format, group: group, itemClass: itemClass, hashes: hashes))
+            plaintext = try box.open(using: key, authenticating: Self.additionalData(format: format.version, group: group, itemClass: itemClass, hashes: hashes))
         } catch {
             throw refuse("fails authentication (altered, or moved from another row or group)")
         }
@@ -494,7 +502,7 @@ struct ItemTable: Sendable {
         }
         // A row under the unlock key must be of a class that needs it: otherwise a row moved
         // between formats could make a WhenUnlocked-only secret readable while locked.
-        guard format == Self.formatVersion || Self.needsUnlockKey(item.accessibility) else {
+        guard format == Self.masterSecretFormat || Self.needsUnlockKey(item.accessibility) else {
             throw refuse("is sealed under the unlock key but its class \(item.accessibility) is usable while locked")
         }
         return item

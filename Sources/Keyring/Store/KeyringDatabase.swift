@@ -138,7 +138,7 @@ package final class KeyringDatabase: Sendable {
             opened = try Self.connect(to: file, in: directory, path: path)
             try opened.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)")
             // Before touching anything else: a file that is not a database fails here.
-            try Self.enableWAL(on: opened)
+            try Self.enableWAL(on: opened, in: directory)
             try opened.execute("PRAGMA synchronous = FULL")
             // One read transaction: the schema and the binding are checked in one state.
             try opened.execute("BEGIN")
@@ -158,6 +158,8 @@ package final class KeyringDatabase: Sendable {
             throw Self.error(failure, path: path)
         } catch let error as KeyringError {
             throw error
+        } catch let error as StorageError {
+            throw KeyringError(storage: error, while: "lock the keyring database for opening")
         } catch {
             throw KeyringError(.ioError, "open the keyring database \(path): \(error)")
         }
@@ -336,28 +338,15 @@ package final class KeyringDatabase: Sendable {
 
     // MARK: Opening
 
-    /// Switches the connection's database to WAL, waiting for other processes that are doing
-    /// the same: several processes opening a new home at once all get here together.
-    ///
-    /// Why a loop of our own and not just the busy timeout: switching a database that is not yet
-    /// WAL takes a read lock and then asks for the write lock inside the same statement, and
-    /// SQLite never calls the busy handler for that upgrade (waiting there could deadlock), so
-    /// the statement fails at once with `SQLITE_BUSY` while another process holds the write lock
-    /// for its own switch or its schema. The attempt is repeated, holding no lock in between,
-    /// for as long as the busy timeout would have waited.
-    private static func enableWAL(on connection: SQLiteConnection) throws(SQLiteConnection.Failure) {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .milliseconds(Int(busyTimeoutMilliseconds)))
-        while true {
-            do throws(SQLiteConnection.Failure) {
-                let mode = try connection.query("PRAGMA journal_mode = WAL") { $0.text(0) }.first ?? ""
-                guard mode.lowercased() == "wal" else {
-                    throw SQLiteConnection.Failure(code: SQLITE_ERROR, message: "journal mode is \(mode), not wal", operation: "enable WAL")
-                }
-                return
-            } catch where error.primaryCode == SQLITE_BUSY && clock.now < deadline {
-                // A few milliseconds is what another process's switch and schema take.
-                usleep(UInt32.random(in: 2_000...10_000))
+    /// Switches the connection's database to WAL under the open lock
+    /// (``DatabaseFile/withOpenLock(of:in:_:)``, the group database's too), so processes opening
+    /// a new home at once wait for each other's switch instead of failing: SQLite does not wait
+    /// on its own for the lock the switch takes.
+    private static func enableWAL(on connection: SQLiteConnection, in directory: DirectoryHandle) throws {
+        try DatabaseFile.withOpenLock(of: fileName, in: directory) {
+            let mode = try connection.query("PRAGMA journal_mode = WAL") { $0.text(0) }.first ?? ""
+            guard mode.lowercased() == "wal" else {
+                throw SQLiteConnection.Failure(code: SQLITE_ERROR, message: "journal mode is \(mode), not wal", operation: "enable WAL")
             }
         }
     }

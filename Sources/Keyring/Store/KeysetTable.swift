@@ -22,8 +22,7 @@ import SealedStorage
 /// database's ``KeyringDatabase/ChangeStamp`` stays the same: a warm read is one
 /// `PRAGMA data_version`, no guarded allocation.
 struct KeysetTable: Sendable {
-    private static var formatVersion: UInt8 { 1 }
-    private static var headerSize: Int { 1 + XChaCha20Poly1305.nonceByteCount }
+    private static let format = SealedBox.Format(version: 1)
 
     let database: KeyringDatabase
     let home: KeyringHome
@@ -107,29 +106,27 @@ struct KeysetTable: Sendable {
             guard let id = UInt32(exactly: row.id), let status = KeyDescriptor.Status(rawValue: row.status) else {
                 throw refuse("has an id or status this GroupVault does not know")
             }
-            let sealed = row.sealed
-            guard sealed.count >= Self.headerSize + XChaCha20Poly1305.tagByteCount, sealed[0] == Self.formatVersion else {
+            let box: SealedBox
+            do {
+                box = try SealedBox(combined: row.sealed, format: Self.format)
+            } catch {
                 throw refuse("is truncated or has an unknown format")
             }
-            let nonce = try! XChaCha20Poly1305.Nonce(bytes: sealed[1..<Self.headerSize])  // 24 bytes: the length was checked above
-            var bytes: [UInt8]
-            do {
-                bytes = try XChaCha20Poly1305.open(
-                    Array(sealed[Self.headerSize...]), using: database.itemSealingKey, nonce: nonce,
-                    authenticating: additionalData(group, id: id, status: row.status, created: row.created, retired: row.retired))
-            } catch {
-                throw refuse("fails authentication (altered, or moved from another key or group)")
-            }
-            defer { bytes.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+            let additionalData = additionalData(group, id: id, status: row.status, created: row.created, retired: row.retired)
             let key: SymmetricKey?
-            if bytes.isEmpty {
-                key = nil
-            } else {
-                do {
-                    key = try SymmetricKey(bytes: bytes)
-                } catch {
-                    throw refuse("holds no valid key (\(error))")
+            do {
+                if box.plaintextByteCount == 0 {
+                    // A retired key's row seals nothing, and is authenticated all the same.
+                    _ = try box.open(using: database.itemSealingKey, authenticating: additionalData)
+                    key = nil
+                } else {
+                    // Opened into guarded memory: the key is never in an ordinary array.
+                    key = try box.openKey(using: database.itemSealingKey, authenticating: additionalData)
                 }
+            } catch .authenticationFailed {
+                throw refuse("fails authentication (altered, or moved from another key or group)")
+            } catch {
+                throw refuse("holds no valid key (\(error))")
             }
             let descriptor = KeyDescriptor(
                 id: id, createdAt: Date(timeIntervalSince1970: row.created), status: status,
@@ -150,22 +147,19 @@ struct KeysetTable: Sendable {
             let descriptor = entry.descriptor
             let created = descriptor.createdAt.timeIntervalSince1970
             let retired = descriptor.retiredAt?.timeIntervalSince1970
-            var bytes = entry.key?.exportedBytes() ?? []
-            defer { bytes.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
-            let nonce = XChaCha20Poly1305.Nonce.random()
-            let sealed = [Self.formatVersion] + nonce.bytes + XChaCha20Poly1305.seal(
-                bytes, using: database.itemSealingKey, nonce: nonce,
-                authenticating: additionalData(group, id: descriptor.id, status: descriptor.status.rawValue, created: created, retired: retired))
+            let additionalData = additionalData(group, id: descriptor.id, status: descriptor.status.rawValue, created: created, retired: retired)
+            let sealed = entry.key.map { SealedBox.seal($0, format: Self.format, using: database.itemSealingKey, authenticating: additionalData) }
+                ?? SealedBox.seal([], format: Self.format, using: database.itemSealingKey, authenticating: additionalData)
             try transaction.apply(
                 "INSERT INTO keys (access_group, id, status, created_at, retired_at, sealed) VALUES (?, ?, ?, ?, ?, ?)",
                 [.text(group.rawValue), .integer(Int64(descriptor.id)), .text(descriptor.status.rawValue), .real(created),
-                 retired.map { .real($0) } ?? .null, .blob(sealed)],
+                 retired.map { .real($0) } ?? .null, .blob(sealed.combined)],
                 expecting: .exactly(1))
         }
     }
 
     private func additionalData(_ group: GroupIdentifier, id: UInt32, status: String, created: Double, retired: Double?) -> [UInt8] {
-        var data = Array("GVKY".utf8) + [Self.formatVersion]
+        var data = Array("GVKY".utf8) + Self.format.bytes
         let fields: [[UInt8]] = [
             Array(group.rawValue.utf8), withUnsafeBytes(of: id.bigEndian, Array.init), Array(status.utf8),
             withUnsafeBytes(of: created.bitPattern.bigEndian, Array.init),

@@ -97,7 +97,7 @@ package struct PassphraseWrappedKey: Sendable, Equatable {
         self.parameters = parameters
         self.salt = Array(bytes[offset..<(offset + Self.saltByteCount)])
         offset += Self.saltByteCount
-        self.nonce = try! XChaCha20Poly1305.Nonce(bytes: bytes[offset..<(offset + XChaCha20Poly1305.nonceByteCount)])  // size checked above
+        self.nonce = XChaCha20Poly1305.Nonce(validated: bytes[offset..<(offset + XChaCha20Poly1305.nonceByteCount)])  // size checked above
         offset += XChaCha20Poly1305.nonceByteCount
         self.sealed = Array(bytes[offset...])
     }

@@ -32,6 +32,34 @@ extension XChaCha20Poly1305 {
         precondition(status == 0 && Int(outputLength) == message.count, "XChaCha20-Poly1305 encryption failed")
     }
 
+    /// Seals `plaintext` into `output`, which must be exactly ``tagByteCount`` bytes longer:
+    /// ciphertext, then tag. For a caller whose plaintext is in memory it does not want copied
+    /// (a key in guarded memory) or whose output is part of a larger buffer (``SealedBox``).
+    package static func seal(
+        _ plaintext: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer,
+        using key: SymmetricKey,
+        nonce: Nonce,
+        authenticating additionalData: [UInt8]
+    ) {
+        precondition(output.count == plaintext.count + tagByteCount, "the output is the ciphertext and its tag")
+        Sodium.ensureInitialized()
+        var outputLength: UInt64 = 0
+        // An empty plaintext may have no address: libsodium then reads nothing, but gets one.
+        var empty: UInt8 = 0
+        let status = withUnsafeMutablePointer(to: &empty) { emptyAddress in
+            key.withUnsafeBytes { keyBytes in
+                crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    output.baseAddress!.assumingMemoryBound(to: UInt8.self), &outputLength,
+                    plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(emptyAddress), UInt64(plaintext.count),
+                    additionalData, UInt64(additionalData.count),
+                    nil, nonce.bytes, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        // libsodium's encrypt cannot fail for in-range lengths; a failure is a broken invariant.
+        precondition(status == 0 && Int(outputLength) == output.count, "XChaCha20-Poly1305 encryption failed")
+    }
+
     /// Verifies `ciphertextAndTag` and decrypts it into `plaintext`, which must be exactly
     /// ``tagByteCount`` bytes shorter. Nothing is written unless the tag verifies.
     package static func open(

@@ -21,12 +21,19 @@ package enum XChaCha20Poly1305 {
             self.bytes = Array(bytes)
         }
 
+        /// Bytes whose count the caller has already checked (a ``SealedBox`` read, whose
+        /// length was validated when it was made).
+        init(validated bytes: ArraySlice<UInt8>) {
+            precondition(bytes.count == XChaCha20Poly1305.nonceByteCount, "a validated nonce is 24 bytes")
+            self.bytes = Array(bytes)
+        }
+
         /// A fresh nonce from libsodium's CSPRNG.
         package static func random() -> Nonce {
             Sodium.ensureInitialized()
             var bytes = [UInt8](repeating: 0, count: XChaCha20Poly1305.nonceByteCount)
             randombytes_buf(&bytes, bytes.count)
-            return try! Nonce(bytes: bytes)  // size is correct by construction
+            return Nonce(validated: bytes[...])
         }
     }
 

@@ -42,6 +42,21 @@ package struct DatabaseFile: Sendable, Equatable {
         [name + "-wal", name + "-shm", name + "-journal"]
     }
 
+    /// Runs `body` holding the exclusive `flock` on `<name>-open.lock` in `directory`: how every
+    /// GroupVault process opening the SQLite database `name` waits for the others.
+    ///
+    /// Why a lock and not SQLite's busy timeout alone: the first opener switches the file to
+    /// WAL (and a group database's opener runs its migrations), and that switch reads and then
+    /// asks for the write lock inside one statement, an upgrade SQLite never waits for (waiting
+    /// there could deadlock): a racing opener fails at once with "database is locked". Under
+    /// this lock the openers go one at a time, and a waiter is woken by the kernel when the
+    /// holder is done, where a retry loop would poll with sleeps until a deadline. Once a file
+    /// is WAL (the mode is kept in the file) the switch is a no-op and the lock is held for a
+    /// moment, once per process opening the database.
+    package static func withOpenLock<Result>(of name: String, in directory: DirectoryHandle, _ body: () throws -> Result) throws -> Result {
+        try withExclusiveLock(in: directory, name: "\(name)-open.lock", body)
+    }
+
     /// Looks up `name` in `directory` without following a link and vets it: a regular file,
     /// owned and moded as the directory's sharing allows, with exactly one link (a second
     /// name could be another file of the victim's that an attacker linked here). `nil` when
@@ -100,16 +115,12 @@ package struct DatabaseFile: Sendable, Equatable {
         let path = directory.path.appending(temporary)
         let file: FileDescriptor
         do {
-            file = try Syscall.open(
-                temporary, in: directory.descriptor, .readWrite, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                permissions: FilePermissions(rawValue: CModeT(directory.sharing.fileMode)))
+            file = try directory.createFile(temporary, .readWrite)
         } catch {
             throw StorageError(.system(error), operation: "create database file", path: path)
         }
         let status: Stat
         do {
-            // open() applied the umask; the mode must be exactly the sharing's.
-            try Syscall.changeMode(file, to: directory.sharing.fileMode)
             try Syscall.sync(file)
             status = try Syscall.status(file)
         } catch {

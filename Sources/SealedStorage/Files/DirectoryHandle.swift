@@ -199,6 +199,31 @@ package final class DirectoryHandle: Sendable {
         }
     }
 
+    /// Creates `name` in this directory, exclusively (`O_CREAT | O_EXCL`, never through a link)
+    /// and with exactly the sharing's file mode: `openat` applies the umask (a 0660 file would
+    /// come out 0640 under the usual 022, and the other members could not open it), so the new
+    /// descriptor is given the mode with `fchmod`. A file this call made but could not give its
+    /// mode is closed and removed: nothing half-made is left.
+    ///
+    /// Used for the unsynced temporaries of a reseal, a new database file and a group
+    /// database's commit signal. Two creators keep their own sequence: ``AtomicFile``, whose new
+    /// descriptor is checked with `fstat` before its mode is set (a step order its tests pin),
+    /// and ``FileLock``, which vets a lock file that may already exist before it uses it.
+    /// - Parameter step: the write step the `openat` performs, for fault injection.
+    package func createFile(_ name: String, _ access: FileDescriptor.AccessMode, step: FaultPoint? = nil) throws(Errno) -> FileDescriptor {
+        let file = try Syscall.open(
+            name, in: descriptor, access, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+            permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)), step: step)
+        do {
+            try Syscall.changeMode(file, to: sharing.fileMode)
+        } catch {
+            Syscall.close(file)
+            try? Syscall.unlink(name, in: descriptor)
+            throw error
+        }
+        return file
+    }
+
     /// Writes `bytes` to a new temporary file beside `name` without `fsync`ing it, for a writer
     /// that makes many files durable at once (``syncFileSystem()``) or, failing that, one by one
     /// (``syncTemporary(_:)``). Nothing is published; on failure nothing is left behind.
@@ -207,14 +232,11 @@ package final class DirectoryHandle: Sendable {
         let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: 8)
         let file: FileDescriptor
         do {
-            file = try Syscall.open(
-                temporary, in: descriptor, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                permissions: FilePermissions(rawValue: CModeT(sharing.fileMode)), step: .createTemporary)
+            file = try createFile(temporary, .writeOnly, step: .createTemporary)
         } catch {
             throw StorageError(.system(error), operation: "create temporary file", path: path.appending(temporary))
         }
         do {
-            try Syscall.changeMode(file, to: sharing.fileMode)
             try Syscall.writeAll(file, bytes, step: .writeTemporary)
         } catch {
             Syscall.close(file)

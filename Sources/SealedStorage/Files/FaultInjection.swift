@@ -1,27 +1,39 @@
 import SystemPackage
 
-/// A step of a durable write, a trust-ledger commit or a lock acquisition where a test can inject a fault.
-package enum FaultPoint: String, Sendable, CaseIterable {
+/// A step of an operation where a test can inject a fault: a durable write's, a trust-ledger
+/// commit's, a keyring transaction's.
+///
+/// A struct with static members, as swift-system's `Errno` has its codes, not an enum: this
+/// module declares the file layer's own steps, and a module above it declares its steps in an
+/// extension of its own (Vault: `ledgerIntent`, `ledgerConfirm`; Keyring: `itemStep`,
+/// `itemCommit`), so the lowest module never names what higher ones do. The raw value is the
+/// name `GROUPVAULT_FAULT=<step>:...` arms in a child process; every name stays unique because
+/// each is declared once, next to the code that checks it.
+package struct FaultPoint: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The step's name, as `GROUPVAULT_FAULT` gives it.
+    package let rawValue: String
+
+    /// The step named `rawValue`; declare it once, as a static member where it is checked.
+    package init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    package var description: String { rawValue }
+
     /// Creating the temporary file beside the target.
-    case createTemporary = "create-temporary"
+    package static let createTemporary = FaultPoint(rawValue: "create-temporary")
     /// Writing the bytes of the temporary file.
-    case writeTemporary = "write-temporary"
+    package static let writeTemporary = FaultPoint(rawValue: "write-temporary")
     /// `fsync` of the temporary file.
-    case syncTemporary = "sync-temporary"
+    package static let syncTemporary = FaultPoint(rawValue: "sync-temporary")
     /// Renaming the temporary file over the target.
-    case rename
+    package static let rename = FaultPoint(rawValue: "rename")
     /// `fsync` of the directory after the rename.
-    case syncDirectory = "sync-directory"
-    /// Committing a Vault write's intent (its new sequence) to the trust ledger, before the
-    /// record file is touched.
-    case ledgerIntent = "ledger-intent"
-    /// Committing that the announced sequence was published, after the rename.
-    case ledgerConfirm = "ledger-confirm"
-    /// Inside a keyring item transaction, after its first row change and before the next (a
-    /// move: after the item is written to its target group, before it leaves its source).
-    case itemStep = "item-step"
-    /// Committing a keyring item transaction, after every row change.
-    case itemCommit = "item-commit"
+    package static let syncDirectory = FaultPoint(rawValue: "sync-directory")
+
+    /// The file layer's steps, in the order a durable write takes them. A module declaring
+    /// steps lists them likewise (`ledgerSteps`, `itemSteps`), so tests can require each to be covered.
+    package static let fileLayerSteps: [FaultPoint] = [.createTemporary, .writeTemporary, .syncTemporary, .rename, .syncDirectory]
 }
 
 /// A system call wrapped by ``Syscall``; each can be made to fail wherever it is made, not only
@@ -58,14 +70,13 @@ package enum FaultSite: Hashable, Sendable {
     case step(FaultPoint)
     case call(SystemCall)
 
-    /// The site named `name` (a ``FaultPoint`` or ``SystemCall`` raw value).
-    init?(name: String) {
-        if let point = FaultPoint(rawValue: name) {
-            self = .step(point)
-        } else if let call = SystemCall(rawValue: name) {
+    /// The site named `name`: a ``SystemCall`` raw value (`call-...`), or else the step of that
+    /// name (a ``FaultPoint`` declared in any module; a name no step has is never reached).
+    init(name: String) {
+        if let call = SystemCall(rawValue: name) {
             self = .call(call)
         } else {
-            return nil
+            self = .step(FaultPoint(rawValue: name))
         }
     }
 }
@@ -101,7 +112,8 @@ package enum FaultInjection {
     private static func fromEnvironment() -> [FaultSite: Armed] {
         guard let value = getenv("GROUPVAULT_FAULT").map({ String(cString: $0) }) else { return [:] }
         let parts = value.split(separator: ":").map(String.init)
-        guard parts.count >= 2, let site = FaultSite(name: parts[0]) else { return [:] }
+        guard parts.count >= 2, !parts[0].isEmpty else { return [:] }
+        let site = FaultSite(name: parts[0])
         let fault: Fault
         if parts[1] == "terminate" {
             fault = .terminateProcess

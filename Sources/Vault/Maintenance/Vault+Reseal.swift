@@ -357,13 +357,9 @@ extension Vault {
                 } else {
                     row = try ledger.row(for: name)
                 }
-                let last = TrustLedger.lastSequence(row: row, onDisk: record.header.sequence)
-                guard last < UInt64.max else {
-                    throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
-                }
                 var header = record.header
                 header.keyID = key.id
-                header.sequence = last + 1
+                header.sequence = try TrustLedger.nextSequence(row: row, onDisk: record.header.sequence, subject: subject(name))
                 header.nonce = makeNonce()
                 let blob = BlobFormat.seal(header: header, plaintext: record.plaintext, key: key.key, group: group, name: name)
                 return (TrustLedger.Announcement(name: name, expected: row, sequence: header.sequence, digest: TrustLedger.digest(of: blob)), blob)
@@ -447,11 +443,17 @@ extension Vault {
         let snapshot = try ledger.snapshot()
         let onDisk = Set(files)
         // A row whose file was not listed: gone, unless the file appeared since the listing
-        // (the first write of a record, announced meanwhile), which this pass did not see.
-        let gone = snapshot.rows.keys
-            .filter { !onDisk.contains($0) && !recordFileExists($0) }
-            .sorted()
-        let total = files.count + gone.count
+        // (the first write of a record, announced meanwhile), which this pass did not see; a
+        // finding with its cause when whether it is there cannot be told (recordFileState).
+        let unlisted = snapshot.rows.keys.sorted().compactMap { (name: String) -> (name: String, finding: VaultError)? in
+            guard !onDisk.contains(name) else { return nil }
+            switch recordFileState(name) {
+            case .present: return nil
+            case .missing: return (name, goneFinding(name, row: snapshot.rows[name]))
+            case .uninspectable(let error): return (name, error)
+            }
+        }
+        let total = files.count + unlisted.count
         var passed: Set<String> = []
         var bySnapshot: [String] = []
         var findings: [String: VaultError] = [:]
@@ -467,12 +469,9 @@ extension Vault {
                 verify(stem, against: nil, passed: &passed, bySnapshot: &bySnapshot, findings: &findings)
             }
         }
-        for (index, name) in gone.enumerated() {
-            let sequence = snapshot.rows[name].flatMap { $0.confirmed > 0 ? $0.confirmed : nil }
-            findings[name] = VaultError(
-                .notFound,
-                "the trust ledger of \(group) knows record \"\(name)\"\(sequence.map { " (sequence \($0))" } ?? "") but its file is gone: it was removed outside GroupVault (a delete writes a tombstone); write it again, or restore the file")
-            progress?(VaultProgress(completed: files.count + index + 1, total: total, name: name))
+        for (index, entry) in unlisted.enumerated() {
+            findings[entry.name] = entry.finding
+            progress?(VaultProgress(completed: files.count + index + 1, total: total, name: entry.name))
         }
         return VerificationReport(
             passed: passed.count,
@@ -495,13 +494,11 @@ extension Vault {
         }
     }
 
-    /// Whether the record file of the ledger row `name` is there now.
-    private func recordFileExists(_ name: String) -> Bool {
-        guard let recordName = try? RecordName(validating: name) else { return false }
-        do {
-            return try records.status(of: recordFileName(recordName)) != nil
-        } catch {
-            return false  // not listed and not inspectable: reported as gone, as before
-        }
+    /// The finding for the ledger row `name` whose record file is gone.
+    private func goneFinding(_ name: String, row: LedgerTable.Row?) -> VaultError {
+        let sequence = row.flatMap { $0.confirmed > 0 ? $0.confirmed : nil }
+        return VaultError(
+            .notFound,
+            "the trust ledger of \(group) knows record \"\(name)\"\(sequence.map { " (sequence \($0))" } ?? "") but its file is gone: it was removed outside GroupVault (a delete writes a tombstone); write it again, or restore the file")
     }
 }

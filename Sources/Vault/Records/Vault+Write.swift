@@ -191,11 +191,8 @@ extension Vault {
                 } else {
                     onDisk = (try? current().header.sequence) ?? 0
                 }
-                let last = TrustLedger.lastSequence(row: row, onDisk: onDisk)
-                guard last < UInt64.max else {
-                    throw VaultError(.storage, "\(subject(name)) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
-                }
-                let (header, plaintext) = try make(last + 1, key, current)
+                let sequence = try TrustLedger.nextSequence(row: row, onDisk: onDisk, subject: subject(name))
+                let (header, plaintext) = try make(sequence, key, current)
                 let blob = BlobFormat.seal(header: header, plaintext: plaintext, key: key.key, group: group, name: name)
                 let digest = TrustLedger.digest(of: blob)
                 // Intent first (docs/FORMAT.md, "Crash between the two"): the sequence is durable

@@ -121,6 +121,17 @@ package struct TrustLedger: Sendable {
         return Self.isWithinWindow(onDisk, of: trusted) ? max(trusted, onDisk) : trusted
     }
 
+    /// The sequence a writer (a write or a reseal) seals next: one above ``lastSequence(row:onDisk:)``.
+    /// - Throws: ``VaultError/Code/storage`` when the last sequence is 2^64-1: the record cannot
+    ///   be written again, and the message names the way out.
+    package static func nextSequence(row: LedgerTable.Row?, onDisk: UInt64, subject: @autoclosure () -> String) throws(VaultError) -> UInt64 {
+        let last = lastSequence(row: row, onDisk: onDisk)
+        guard last < UInt64.max else {
+            throw VaultError(.storage, "\(subject()) has used every sequence number up to 2^64-1 (only blobs forged with the group key can get it there, 2^32 at a time); it cannot be written again: write the data under a new record name")
+        }
+        return last + 1
+    }
+
     /// Every record name the ledger has a row for, sorted.
     package func recordNames() throws(VaultError) -> [String] {
         do {
