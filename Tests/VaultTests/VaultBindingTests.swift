@@ -2,7 +2,7 @@ import Foundation
 import Vault
 import XCTest
 
-/// A blob is bound to its group and record name (ARCHITECTURE invariant 3).
+/// A blob is bound to its group and record name (SECURITY.md, "The layers and what each stops", layer 3).
 final class VaultBindingTests: XCTestCase {
     func testBlobCopiedToAnotherRecordNameFailsAuthentication() throws {
         let sandbox = try VaultSandbox()

@@ -5,7 +5,7 @@ import Vault
 import XCTest
 
 /// Seeded fuzzing of the write/read path: random values round-trip, and damaged blobs of every
-/// small shape give a typed refusal, never a crash or a value (ARCHITECTURE invariant 2).
+/// small shape give a typed refusal, never a crash or a value (SECURITY.md, "Hostile input and hostile neighbours").
 /// Replay a failure with the GROUPVAULT_SEED printed in its message.
 final class VaultFuzzTests: XCTestCase {
     /// The refusals a damaged blob may legitimately produce, depending on which byte was hit.

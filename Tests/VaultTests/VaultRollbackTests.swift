@@ -3,7 +3,7 @@ import Keyring
 import Vault
 import XCTest
 
-/// Rollback and replay: an older authentic blob put back is refused (ARCHITECTURE invariant 4).
+/// Rollback and replay: an older authentic blob put back is refused (SECURITY.md, "The layers and what each stops", layer 4).
 /// The observation helper's MultiProcess tests repeat this with a real second process.
 final class VaultRollbackTests: XCTestCase {
     func testOldBlobRestoredAfterANewerOneWasReadIsRollback() throws {
