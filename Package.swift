@@ -211,6 +211,8 @@ let package = Package(
                 // `vaultcli sync`: the ubiquitous key-value store and its server (Sources/vaultcli/Sync).
                 "GroupSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // --verbose / --log-level: the keyring's logger, printed on standard error.
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The README's demo: an app and its widget as two real processes sharing auth state.
