@@ -102,6 +102,10 @@ let package = Package(
         // GroupSync only: a PostgreSQL client (LISTEN/NOTIFY, TLS through NIOSSL) that speaks the
         // wire protocol itself, so no libpq and no server-side code of ours (docs/SYNC.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `make docs`: the DocC catalogs of every library product (Sources/<Target>/<Target>.docc)
+        // through `swift package generate-documentation`. A command plugin only: nothing of it is
+        // linked into a product.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ] + securityPackages,
     targets: [
         .systemLibrary(
