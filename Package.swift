@@ -170,6 +170,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // A client's lost connections, logged and counted through the keyring's.
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // UserDefaults(suiteName:) for a group, sealed: one Vault record per key.
@@ -338,6 +341,9 @@ let package = Package(
                 // The channel's handlers are tested one by one in an EmbeddedChannel.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                // What the diagnostics tests capture logs and metrics with.
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(
