@@ -14,8 +14,17 @@ build: dependencies
 # rather than on an empty "0 tests" report from the other runner.
 # GROUPVAULT_LARGE_TESTS=1 also runs the functional 10,000-record group (about 2.5 minutes of
 # fsyncs in a debug build); a bare `swift test` leaves it out for quick local runs.
+# Then the reference docs (`docs` below): CI runs exactly this command, so a DocC warning fails CI
+# without a command of its own (docs/ARCHITECTURE.md, "Reference docs").
 test: dependencies
 	GROUPVAULT_LARGE_TESTS=1 $(SWIFT) test --disable-swift-testing
+	SWIFT=$(SWIFT) scripts/docs
+
+# Every library product's DocC catalog (Sources/<Target>/<Target>.docc) through swift-docc-plugin;
+# fails on any DocC warning and on a public symbol left out of its module's Topics (scripts/docs).
+.PHONY: docs
+docs: dependencies
+	SWIFT=$(SWIFT) scripts/docs
 
 # The suites under AddressSanitizer (all) and ThreadSanitizer (the multi-threaded ones), then
 # every libFuzzer target for FUZZ_SECONDS (10 s here) printing the executions reached

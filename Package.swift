@@ -102,6 +102,10 @@ let package = Package(
         // GroupSync only: a PostgreSQL client (LISTEN/NOTIFY, TLS through NIOSSL) that speaks the
         // wire protocol itself, so no libpq and no server-side code of ours (docs/SYNC.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `make docs`: the DocC catalogs of every library product (Sources/<Target>/<Target>.docc)
+        // through `swift package generate-documentation`. A command plugin only: nothing of it is
+        // linked into a product.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ] + securityPackages,
     targets: [
         .systemLibrary(
@@ -166,6 +170,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // A client's lost connections, logged and counted through the keyring's.
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // UserDefaults(suiteName:) for a group, sealed: one Vault record per key.
@@ -211,6 +218,8 @@ let package = Package(
                 // `vaultcli sync`: the ubiquitous key-value store and its server (Sources/vaultcli/Sync).
                 "GroupSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // --verbose / --log-level: the keyring's logger, printed on standard error.
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The README's demo: an app and its widget as two real processes sharing auth state.
@@ -332,6 +341,9 @@ let package = Package(
                 // The channel's handlers are tested one by one in an EmbeddedChannel.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                // What the diagnostics tests capture logs and metrics with.
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(

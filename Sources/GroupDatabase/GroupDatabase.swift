@@ -76,6 +76,8 @@ public final class GroupDatabase: Sendable {
     ///
     /// - Parameters:
     ///   - name: 1 to ``maximumNameLength`` bytes of `A-Z a-z 0-9 . _ -`, not starting with `.`.
+    ///   - group: the application group whose container holds the database.
+    ///   - keyring: the identity that must be entitled to `group`.
     ///   - migrator: the schema's migrations; `nil` to run none.
     ///   - configuration: GRDB's configuration; its `busyMode` is set to a timeout of
     ///     ``defaultBusyTimeout`` unless it already has one.

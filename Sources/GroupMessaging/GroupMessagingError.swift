@@ -32,7 +32,7 @@ public struct GroupMessagingError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     /// What happened and what to do about it.
     public var reason: String
-    /// The error underneath, when there is one (a ``KeyringError``, a system error...).
+    /// The error underneath, when there is one (a `KeyringError`, a system error...).
     public var underlying: (any Error & Sendable)?
 
     /// An error with a code, a reason and an optional cause.

@@ -6,7 +6,7 @@ import SystemPackage
 
 /// A POSIX named semaphore shared by the processes of an application group.
 ///
-/// Created with the group's sharing mode (0600, or 0660 for ``StorageSharing/unixGroup``),
+/// Created with the group's sharing mode (0600, or 0660 for `StorageSharing.unixGroup`),
 /// set explicitly after creation because `sem_open` applies the umask. One created by another
 /// member of a `unixGroup` home is used as it is (only its owner may change its mode); one that
 /// is not in the home's group is refused, and so is anything under the name but a regular

@@ -5,7 +5,7 @@ import SystemPackage
 
 /// A POSIX shared-memory object of an application group, opened as a file descriptor.
 ///
-/// Created with the group's sharing mode (0600, or 0660 for ``StorageSharing/unixGroup``),
+/// Created with the group's sharing mode (0600, or 0660 for `StorageSharing.unixGroup`),
 /// set with `fchmod` because `shm_open` applies the umask. One created by another member of a
 /// `unixGroup` home is used as it is (only its owner may change its mode); one that is not in
 /// the home's group is refused, and so is anything under the name but a regular file with one

@@ -6,7 +6,7 @@ import SystemPackage
 /// Whether this process may use a group's POSIX semaphore or shared-memory object that is
 /// already there, and the group and mode it gets.
 ///
-/// Only an object's owner may change its group and mode. Under ``StorageSharing/unixGroup`` the
+/// Only an object's owner may change its group and mode. Under `StorageSharing.unixGroup` the
 /// object is often another member's (the app and its widget run as different users), so its
 /// group and mode are set only by its owner; anyone else accepts it only if it belongs to the
 /// home's group (the gid of the home's root) and grants nothing to other users. Membership in

@@ -106,7 +106,7 @@ public final class TestKeychain {
     /// let widget = try TestKeychain.identity(bundleID: "com.example.app.widget",
     ///                                        keychainAccessGroups: ["ABCDE12345.com.example.shared"])
     /// ```
-    /// - Throws: ``KeyringError`` with ``KeyringStatus/invalidParameter`` for a malformed group.
+    /// - Throws: `KeyringError` with `KeyringStatus.invalidParameter` for a malformed group.
     public static func identity(
         teamID: String = "ABCDE12345",
         bundleID: String = "com.example.app",
@@ -122,7 +122,7 @@ public final class TestKeychain {
 
     /// An identity from an inline `.entitlements` property list (XML), with Xcode's variables
     /// such as `$(AppIdentifierPrefix)` expanded for `teamID`.
-    /// - Throws: ``KeyringError`` with ``KeyringStatus/invalidParameter`` naming what is wrong.
+    /// - Throws: `KeyringError` with `KeyringStatus.invalidParameter` naming what is wrong.
     public static func identity(entitlements: String, teamID: String = "ABCDE12345", bundleID: String = "com.example.app") throws(KeyringError) -> Identity {
         try Identity(entitlements: Data(entitlements.utf8), source: "inline entitlements", teamID: teamID, bundleID: bundleID)
     }

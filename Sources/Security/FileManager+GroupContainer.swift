@@ -4,7 +4,7 @@ import Keyring
 
 extension FileManager {
     /// The shared container of an application group, with iOS semantics, for the process
-    /// keyring's identity (see ``ProcessKeyring``).
+    /// keyring's identity (see `ProcessKeyring` in the Keyring module).
     ///
     /// ```swift
     /// guard let container = FileManager.default
@@ -16,7 +16,7 @@ extension FileManager {
     /// - Returns: The container directory, created on first use together with `Library/Caches`
     ///   (it exists whenever a URL is returned); `nil` when the process is not entitled to the
     ///   group, the identifier is malformed, or no identity or storage is available. The reason
-    ///   for a `nil` is in ``ProcessKeyring/lastError``.
+    ///   for a `nil` is in `ProcessKeyring.lastError`.
     public func containerURL(forSecurityApplicationGroupIdentifier groupIdentifier: String) -> URL? {
         let operation = "containerURL(forSecurityApplicationGroupIdentifier:)"
         do {

@@ -4,8 +4,8 @@ import Keyring
 
 /// Conditions for using an item, as passed to ``SecAccessControlCreateWithFlags(_:_:_:_:)``.
 ///
-/// The bit values are Apple's, the same as ``AccessControlFlags``. Conditions that need a person
-/// (user presence, biometry, passcode) are answered by ``UserPresence/response``.
+/// The bit values are Apple's, the same as `AccessControlFlags` in the Keyring module. Conditions that need a person
+/// (user presence, biometry, passcode) are answered by `UserPresence.response` (Keyring).
 public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     /// The bits, as `CFOptionFlags`.
     public let rawValue: CFOptionFlags
@@ -52,7 +52,7 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
 ///                             kSecAttrAccessControl as String: access, ...]
 /// ```
 ///
-/// Reading the secret of such an item asks ``UserPresence``: `.deny` gives `errSecUserCanceled`,
+/// Reading the secret of such an item asks `UserPresence`: `.deny` gives `errSecUserCanceled`,
 /// `.unavailable` gives `errSecAuthFailed`.
 ///
 /// Hashable, as every Core Foundation object is on Apple platforms (code keeps it in

@@ -134,7 +134,7 @@ public var kSecAttrSubjectKeyID: CFString { "skid" }
 /// ``kSecAttrApplicationLabel``. Value: `"pkhh"`.
 public var kSecAttrPublicKeyHash: CFString { "pkhh" }
 
-// MARK: Accessibility values (`kSecAttrAccessible`); the same strings as ``Accessibility``
+// MARK: Accessibility values (`kSecAttrAccessible`); the same strings as `Accessibility`
 
 /// Readable only while the device is unlocked: the default. Value: `"ak"`.
 public var kSecAttrAccessibleWhenUnlocked: CFString { "ak" }
@@ -202,7 +202,7 @@ public var kSecValuePersistentRef: CFString { "v_PersistentRef" }
 /// On macOS, selects the iOS-style keychain; this keyring always is one, so a Boolean is accepted and has no further effect. Value: `"nleg"`.
 public var kSecUseDataProtectionKeychain: CFString { "nleg" }
 
-/// A LocalAuthentication context. Not emulated (`errSecUnimplemented`): set ``UserPresence/response`` instead. Value: `"u_AuthCtx"`.
+/// A LocalAuthentication context. Not emulated (`errSecUnimplemented`): set `UserPresence.response` instead. Value: `"u_AuthCtx"`.
 public var kSecUseAuthenticationContext: CFString { "u_AuthCtx" }
 
 /// Whether a user-presence prompt may be shown: `kSecUseAuthenticationUIAllow`, `...Fail` or `...Skip`. Value: `"u_AuthUI"`.

@@ -198,7 +198,7 @@ enum SecItemCall {
 
     /// The matches of a search (at least one), honouring `kSecUseAuthenticationUI`, with their
     /// objects when `kSecReturnRef` asks for them.
-    /// - Throws: ``KeyringStatus/itemNotFound`` saying what was searched for, and where.
+    /// - Throws: `KeyringStatus.itemNotFound` saying what was searched for, and where.
     static func search(_ keyring: Keyring, _ request: SecItemRequest) throws(KeyringError) -> [SecItemMatch] {
         let shape = request.resultShape
         if request.isIdentity { return try searchIdentities(keyring, request) }

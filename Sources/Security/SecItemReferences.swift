@@ -14,7 +14,7 @@ enum SecItemReferences {
     /// The items `SecItemAdd` adds for a key, certificate or identity request: one item, or for
     /// an identity its certificate and then its private key.
     ///
-    /// - Throws: ``KeyringStatus/invalidParameter`` when neither `kSecValueRef` nor
+    /// - Throws: `KeyringStatus.invalidParameter` when neither `kSecValueRef` nor
     ///   `kSecValueData` gives the object, or they give something that is not one.
     static func itemsToAdd(_ request: SecItemRequest) throws(KeyringError) -> [KeychainItem] {
         if let object = request.valueReference {
@@ -99,10 +99,10 @@ enum SecItemReferences {
 
     // MARK: Objects for stored items
 
-    /// The object for a stored key or certificate, read through ``Keyring/itemsForKeyUse(matching:limit:)``
+    /// The object for a stored key or certificate, read through `Keyring.itemsForKeyUse(matching:limit:)`
     /// (a Secure Enclave key's bytes in the clear, never returned as data); `nil` for a password.
     ///
-    /// - Throws: ``KeyringStatus/decode`` when the stored bytes are no longer a valid key or
+    /// - Throws: `KeyringStatus.decode` when the stored bytes are no longer a valid key or
     ///   certificate of the stored attributes.
     static func object(for item: KeychainItem) throws(KeyringError) -> AnyObject? {
         switch item.itemClass {

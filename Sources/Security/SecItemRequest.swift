@@ -3,10 +3,10 @@ import Foundation
 import Keyring
 
 /// One SecItem dictionary, read and type-checked once: the translation from Apple's
-/// dictionaries to the native ``ItemQuery``, ``KeychainItem`` and ``ItemChanges``.
+/// dictionaries to the native `ItemQuery`, `KeychainItem` and `ItemChanges`.
 ///
 /// This type decides only what a dictionary *says*. Which items match, which groups are
-/// entitled, the lock state and the size limits are decided by the native ``Keyring`` API, the
+/// entitled, the lock state and the size limits are decided by the native `Keyring` API, the
 /// one source of truth for keychain semantics.
 struct SecItemRequest {
     /// Which dictionary of which call is being read; each accepts different keys.
@@ -31,7 +31,7 @@ struct SecItemRequest {
     let role: Role
     /// Who is asking: only to explain a refused access group.
     private let identity: Identity
-    /// The class: for `kSecClassIdentity`, ``ItemClass/certificate`` with ``isIdentity`` set
+    /// The class: for `kSecClassIdentity`, `ItemClass.certificate` with ``isIdentity`` set
     /// (an identity is found through its certificate).
     private(set) var itemClass: ItemClass?
     /// Whether `kSecClass` is `kSecClassIdentity`.
@@ -78,11 +78,11 @@ struct SecItemRequest {
 
     /// Reads `dictionary` for `role`.
     ///
-    /// - Throws: ``KeyringStatus/invalidParameter`` for a non-string or unknown key, `NSNull`, a
+    /// - Throws: `KeyringStatus.invalidParameter` for a non-string or unknown key, `NSNull`, a
     ///   value of the wrong type, a missing or unknown `kSecClass`, or a key the role refuses;
-    ///   ``KeyringStatus/unimplemented`` for a known key or class that is not emulated;
-    ///   ``KeyringStatus/noSuchAttribute`` for an attribute the item class does not have;
-    ///   ``KeyringStatus/missingEntitlement`` for an access group that is not a valid identifier.
+    ///   `KeyringStatus.unimplemented` for a known key or class that is not emulated;
+    ///   `KeyringStatus.noSuchAttribute` for an attribute the item class does not have;
+    ///   `KeyringStatus.missingEntitlement` for an access group that is not a valid identifier.
     init(_ dictionary: CFDictionary, role: Role, identity: Identity) throws(KeyringError) {
         self.role = role
         self.identity = identity

@@ -64,7 +64,7 @@ struct EntryNaming: Sendable {
     /// reads the winner's key, so every process names records alike.
     ///
     /// Created only while the group has no SharedDefaults entry: once the trust ledger knows
-    /// one (`vault`'s ``Vault/ledgerRecordNames(withPrefix:)``), a missing naming key means
+    /// one (`vault`'s `Vault.ledgerRecordNames(withPrefix:)`), a missing naming key means
     /// the item was removed, and a new key would name every entry anew, so that every stored
     /// key of every suite would read as never set: a silent reset of the group's settings.
     /// That is refused instead, and the item must be restored.

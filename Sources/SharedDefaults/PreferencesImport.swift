@@ -151,7 +151,7 @@ extension SharedDefaults {
     /// for key in try defaults.importPreferences(from: url, dryRun: true).moved.keys.sorted() { print(key) }
     /// ```
     /// - Throws: ``SharedDefaultsError/Code/malformedPreferences``; what
-    ///   ``set(_:forKey:)-(Value,_)`` throws for a value that cannot be stored (then the keys
+    ///   ``set(_:forKey:)-(SharedDefaults.Value,_)`` throws for a value that cannot be stored (then the keys
     ///   stored before it stay, the file stays, and running again moves the rest);
     ///   ``SharedDefaultsError/Code/storage`` when the file cannot be read or removed, or is
     ///   not one to import: a symbolic link (not followed), not a regular file, owned by

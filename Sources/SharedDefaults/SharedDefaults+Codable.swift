@@ -13,7 +13,7 @@ extension SharedDefaults {
     /// its own coding (dates, optionals, enums) exactly, and other processes decode it with the
     /// same type. The size limits apply to the encoded data (base64 counts 4/3).
     /// - Throws: ``SharedDefaultsError/Code/unsupportedValue`` when the value does not encode,
-    ///   and what ``set(_:forKey:)-(Value,_)`` throws.
+    ///   and what ``set(_:forKey:)-(SharedDefaults.Value,_)`` throws.
     public func setEncoded<T: Encodable>(_ value: T, forKey key: String) throws(SharedDefaultsError) {
         let data: Data
         do {

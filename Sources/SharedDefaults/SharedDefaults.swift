@@ -19,7 +19,7 @@ import Vault
 /// ```
 ///
 /// How it is stored, and why:
-/// - **One sealed Vault record per key** (``DefaultsEntry``), named by a keyed hash of suite and
+/// - **One sealed Vault record per key** (`DefaultsEntry`), named by a keyed hash of suite and
 ///   key (`EntryNaming`). Concurrent writers of different keys, in any processes, never lose
 ///   each other's writes: each write replaces only its own key's file under that file's lock,
 ///   with no read-modify-write of a shared suite file. Two writers of one key: the last wins.
@@ -96,8 +96,10 @@ public final class SharedDefaults: Sendable {
     /// let same = try SharedDefaults(validatingSuiteName: "group.com.example.notes", keyring: keyring)
     /// ```
     ///
-    /// - Parameter keyring: the identity and home to use; `nil` (the default) reads both from
-    ///   the environment, as ``init(suiteName:)`` does (``Keyring/fromEnvironment(_:)``).
+    /// - Parameters:
+    ///   - suiteName: the application group (Apple's rule for a group's suite).
+    ///   - keyring: the identity and home to use; `nil` (the default) reads both from
+    ///     the environment, as ``init(suiteName:)`` does (`Keyring.fromEnvironment(_:)`).
     /// - Throws: ``SharedDefaultsError/Code/missingEntitlement`` when no identity is configured
     ///   or it is not entitled to the group; ``SharedDefaultsError/Code/invalidSuiteName`` when
     ///   `suiteName` is not a group identifier (use ``init(suiteName:group:keyring:durability:)``
@@ -131,10 +133,14 @@ public final class SharedDefaults: Sendable {
     /// ```
     ///
     /// The change watch starts here, so this object sees every later write of any process.
-    /// - Parameter durability: of each write; ``WriteDurability/full`` (default) survives a
-    ///   power loss once `set` returns. With ``WriteDurability/atomic`` a crash can bring an
-    ///   entry back to its previous version, which readers then refuse as a rollback until it
-    ///   is written again.
+    /// - Parameters:
+    ///   - suiteName: the suite's name within the group.
+    ///   - group: the application group whose container and keys hold the suite.
+    ///   - keyring: the identity, which must be entitled to `group`.
+    ///   - durability: of each write; `WriteDurability.full` (default) survives a
+    ///     power loss once `set` returns. With `WriteDurability.atomic` a crash can bring an
+    ///     entry back to its previous version, which readers then refuse as a rollback until it
+    ///     is written again.
     /// - Throws: ``SharedDefaultsError/Code/invalidSuiteName``,
     ///   ``SharedDefaultsError/Code/missingEntitlement`` (not entitled to `group` as an
     ///   application group and a keychain access group), ``SharedDefaultsError/Code/storage``.

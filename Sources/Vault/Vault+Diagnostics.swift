@@ -3,7 +3,7 @@ import Keyring
 import Logging
 
 /// The names under which a vault reports to the application's metrics system
-/// (``Keyring/metricsFactory``); docs/ARCHITECTURE.md, "Diagnostics", lists every metric.
+/// (`Keyring.metricsFactory`); docs/ARCHITECTURE.md, "Diagnostics", lists every metric.
 public enum VaultMetricLabel {
     /// Counter: reads refused, with dimension `reason` (a ``VaultError/Code`` raw value). A
     /// record never written and one deleted by its writer are states, not refusals, and are not
@@ -16,7 +16,7 @@ public enum VaultMetricLabel {
 }
 
 extension Vault {
-    /// The logger of this vault's keyring (``Keyring/logger``): what the vault cannot report
+    /// The logger of this vault's keyring (`Keyring.logger`): what the vault cannot report
     /// through a return value goes there.
     public var logger: Logger { keyring.logger }
 

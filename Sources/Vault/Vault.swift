@@ -82,6 +82,8 @@ public struct Vault: Sendable {
     /// ```
     ///
     /// - Parameters:
+    ///   - keyring: the identity that opens the vault, and the keyring holding its keys.
+    ///   - group: the group whose container and keys the vault uses.
     ///   - durability: ``WriteDurability/full`` (default) or ``WriteDurability/atomic``.
     ///   - clockSkewAllowance: seconds of tolerance for expiry and issue times; default
     ///     ``defaultClockSkewAllowance``.

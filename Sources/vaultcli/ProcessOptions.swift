@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Keyring
+import Logging
 
 /// The identity and home every subcommand acts as: the environment, overridden by options.
 struct ProcessOptions: ParsableArguments {
@@ -15,6 +16,12 @@ struct ProcessOptions: ParsableArguments {
 
     @Option(name: .customLong("bundle-id"), help: "The bundle id (default: GROUPVAULT_BUNDLE_ID).")
     var bundleID: String?
+
+    @Flag(help: "Print GroupVault's diagnostics (refusals, lock waits, lost change events) on standard error: the same as --log-level debug.")
+    var verbose = false
+
+    @Option(name: .customLong("log-level"), help: "Print GroupVault's diagnostics at this level and above on standard error.")
+    var logLevel: DiagnosticsLevel?
 
     /// Each environment variable and the option that overrides it, so an error names what the
     /// user actually set.
@@ -50,11 +57,17 @@ struct ProcessOptions: ParsableArguments {
                 or set GROUPVAULT_ENTITLEMENTS, GROUPVAULT_TEAM_ID and GROUPVAULT_BUNDLE_ID
                 """, remedy: "vaultcli --entitlements FILE --team-id TEAMID --bundle-id BUNDLE.ID <command>")
         }
+        var keyring: Keyring
         do {
-            return try Keyring.fromEnvironment(environment)
+            keyring = try Keyring.fromEnvironment(environment)
         } catch {
             throw CLIError(.notConfigured, namingFlags(in: CLIHints.translate(error.reason)))
         }
+        // Silent unless asked: every vault, suite and channel opened on this keyring logs here.
+        if let level = logLevel?.level ?? (verbose ? .debug : nil) {
+            keyring.logger = Logger(label: "vaultcli") { _ in DiagnosticsLogHandler(logLevel: level) }
+        }
+        return keyring
     }
 
     /// The home alone (no identity needed).

@@ -1,5 +1,7 @@
+import CoreMetrics
 import Foundation
 import Keyring
+import Logging
 import NIOCore
 import NIOPosix
 import SealedStorage
@@ -394,10 +396,18 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     }
 
     func ended(connectionID: UInt64?, reason: String) {
-        let pending = state.withLock { state in
+        let (pending, closed) = state.withLock { state in
             state.connectionID = nil
             defer { state.pending = [:] }
-            return state.pending
+            return (state.pending, state.closed)
+        }
+        // An established connection lost while the client is open: the client reconnects. A
+        // daemon's operator wants to see that; a failed attempt to connect is not a reconnect.
+        if connectionID != nil, !closed {
+            keyring.logger.debug("channel connection lost; reconnecting", metadata: [
+                "group": "\(name.group)", "socket": "\(name.rawValue)", "reason": "\(reason)",
+            ])
+            Counter(label: ChannelMetricLabel.reconnects, factory: keyring.currentMetricsFactory).increment()
         }
         let error = GroupMessagingError(.notConnected, "the connection to \(name) ended: \(reason)")
         pending.values.forEach { $0.end(with: .failure(error)) }

@@ -83,14 +83,19 @@ public final class GroupChannelServer: Sendable {
     /// Anything at the path that is not a socket is left alone and refused, and so is anything
     /// put at the name while the socket is being bound. The socket is bound in a private
     /// directory, given the group's file mode there and then linked into the container (see
-    /// ``DirectoryHandle/bindListeningSocket(named:backlog:)``), so no file swapped in at the name
+    /// `DirectoryHandle.bindListeningSocket(named:backlog:)`), so no file swapped in at the name
     /// can have its mode changed.
     /// - Throws: ``GroupMessagingError``: ``GroupMessagingError/Code/notEntitled``,
     ///   ``GroupMessagingError/Code/invalidName`` (not a socket name, or one made for another
     ///   home than `keyring`'s), ``GroupMessagingError/Code/keyring`` (no group key), ``GroupMessagingError/Code/addressInUse``,
     ///   ``GroupMessagingError/Code/system`` when binding fails.
-    /// - Parameter handshakeTimeout: how long a new connection may take to prove it holds the
-    ///   group key; a silent or slow peer is closed after it.
+    /// - Parameters:
+    ///   - name: the socket's name in the group container.
+    ///   - keyring: the identity that serves, entitled to the group; its group key seals the channel.
+    ///   - types: the message types clients may send; anything else closes that connection.
+    ///   - handlers: the accept hook, and what to do with each connection, message and request.
+    ///   - handshakeTimeout: how long a new connection may take to prove it holds the
+    ///     group key; a silent or slow peer is closed after it.
     public static func start(
         _ name: GroupIPCName, keyring: Keyring, accepting types: GroupMessageTypes, handlers: Handlers = Handlers(),
         handshakeTimeout: Duration = .seconds(10)

@@ -34,7 +34,7 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// The configuration `GROUPVAULT_SYNC_URL` names, or `nil` when it is unset or empty.
-    /// - Throws: ``SyncError/Code/configuration`` when the URL is invalid (the password redacted).
+    /// - Throws: `SyncError.Code.configuration` when the URL is invalid (the password redacted).
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(SyncError) -> SyncConfiguration? {
         guard let value = environment[environmentVariable], !value.isEmpty else { return nil }
         do {

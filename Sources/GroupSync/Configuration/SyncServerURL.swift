@@ -40,7 +40,7 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
     public let tlsMode: TLSMode
 
     /// Parses `string`.
-    /// - Throws: ``SyncError/Code/configuration`` naming what is wrong, with the URL redacted.
+    /// - Throws: `SyncError.Code.configuration` naming what is wrong, with the URL redacted.
     public init(_ string: String) throws(SyncError) {
         func refuse(_ problem: String) -> SyncError {
             SyncError(.configuration, "the sync server URL \(Self.redact(string)) \(problem); write postgres://user:password@host:5432/database (or ?host=/socket/directory)")

@@ -33,11 +33,16 @@ public final class UbiquitousKeyValueStore: Sendable {
     /// Opens the store named by `entitlement`, sealed under `group`'s key with its local state
     /// in `group`'s container; `configuration` (default: `GROUPVAULT_SYNC_URL`, if set) names the server.
     ///
-    /// - Parameter entitlement: the process's `com.apple.developer.ubiquity-kvstore-identifier`
-    ///   (default: read from `GROUPVAULT_ENTITLEMENTS`).
-    /// - Throws: ``SyncError/Code/missingEntitlement`` when there is none, saying how to add it;
-    ///   ``SyncError/Code/keyring`` when key #1 of the group is missing; ``SyncError/Code/storage``;
-    ///   ``SyncError/Code/configuration`` for an invalid `GROUPVAULT_SYNC_URL`.
+    /// - Parameters:
+    ///   - group: the group whose key seals the entries and whose container keeps local state.
+    ///   - keyring: the identity, entitled to `group`.
+    ///   - entitlement: the process's `com.apple.developer.ubiquity-kvstore-identifier`
+    ///     (default: read from `GROUPVAULT_ENTITLEMENTS`).
+    ///   - configuration: the server (default: `GROUPVAULT_SYNC_URL`, if set; `.some(nil)` for
+    ///     none).
+    /// - Throws: `SyncError.Code.missingEntitlement` when there is none, saying how to add it;
+    ///   `SyncError.Code.keyring` when key #1 of the group is missing; `SyncError.Code.storage`;
+    ///   `SyncError.Code.configuration` for an invalid `GROUPVAULT_SYNC_URL`.
     public init(
         group: GroupIdentifier,
         keyring: Keyring,
@@ -89,7 +94,7 @@ public final class UbiquitousKeyValueStore: Sendable {
 
     /// One exchange with the server now, on a connection of its own (`vaultcli sync now`):
     /// pull, then push every pending write.
-    /// - Throws: ``SyncError/Code/configuration`` without a server; ``SyncError/Code/server``.
+    /// - Throws: `SyncError.Code.configuration` without a server; `SyncError.Code.server`.
     public func synchronizeWithServer() async throws(SyncError) {
         guard let configuration else {
             throw SyncError(.configuration, "no sync server is configured: set \(SyncConfiguration.environmentVariable)=postgres://... or pass a SyncConfiguration")
@@ -183,7 +188,7 @@ public final class UbiquitousKeyValueStore: Sendable {
     // MARK: Writing
 
     /// Sets (or, with `nil`, removes) the value for `key`, refusing a write that breaks a limit.
-    /// - Throws: ``SyncError/Code/quota`` naming the limit; ``SyncError/Code/storage`` when the
+    /// - Throws: `SyncError.Code.quota` naming the limit; `SyncError.Code.storage` when the
     ///   write could not be made durable (then it was not kept).
     public func setValue(_ value: UbiquitousValue?, forKey key: String) throws(SyncError) {
         let bytes = try value?.encoded()

@@ -5,7 +5,7 @@ import GroupSyncCore
 /// Plain SQL, no extension and no server-side function: the server stores what clients send
 /// and hands it back. Migrations run in one transaction under a transaction-scoped advisory
 /// lock, so machines starting at once migrate once; a server whose schema is newer than this
-/// client knows is refused (``SyncError/Code/schema``), never written with an older layout.
+/// client knows is refused (`SyncError.Code.schema`), never written with an older layout.
 enum SyncSchema {
     /// The newest schema version this client creates and understands.
     static let currentVersion = 1

@@ -7,7 +7,7 @@ import Keyring
 import Vault
 import GroupSyncCore
 
-/// The records a group opts into sync: ``VaultRecord`` values, sealed as the Vault seals them,
+/// The records a group opts into sync: `VaultRecord` values, sealed as the Vault seals them,
 /// that a write on one machine makes readable on every other (docs/SYNC.md, "Synced records").
 ///
 /// They live in a space of their own on the server and in a state file of their own on each
@@ -32,8 +32,8 @@ public final class SyncedRecords: Sendable {
     private let session: SyncSession?
 
     /// Opens the group's synced records; `configuration` defaults to `GROUPVAULT_SYNC_URL`.
-    /// - Throws: ``SyncError/Code/missingEntitlement`` when the process is not entitled to the
-    ///   group; ``SyncError/Code/keyring``; ``SyncError/Code/storage``; ``SyncError/Code/configuration``.
+    /// - Throws: `SyncError.Code.missingEntitlement` when the process is not entitled to the
+    ///   group; `SyncError.Code.keyring`; `SyncError.Code.storage`; `SyncError.Code.configuration`.
     public init(group: GroupIdentifier, keyring: Keyring, configuration: SyncConfiguration?? = nil) throws(SyncError) {
         let server: SyncConfiguration?
         if let configuration { server = configuration } else { server = try SyncConfiguration.fromEnvironment() }
@@ -73,8 +73,8 @@ public final class SyncedRecords: Sendable {
     public func conflicts() -> AsyncStream<SyncConflict> { replica.conflicts() }
 
     /// Writes `record` as `name` (a Vault record name): durable here at once, pushed by the session.
-    /// - Throws: ``SyncError/Code/invalidArgument`` for an invalid name or a record that does not
-    ///   validate or encode; ``SyncError/Code/storage``; ``SyncError/Code/keyring``.
+    /// - Throws: `SyncError.Code.invalidArgument` for an invalid name or a record that does not
+    ///   validate or encode; `SyncError.Code.storage`; `SyncError.Code.keyring`.
     public func write<Record: VaultRecord>(_ record: Record, as name: String) throws(SyncError) {
         try Self.validate(name: name)
         do { try record.validate() } catch {
@@ -94,7 +94,7 @@ public final class SyncedRecords: Sendable {
     }
 
     /// The record `name`, or `nil` when it was never written or was deleted. Never waits for the network.
-    /// - Throws: ``SyncError/Code/refused`` with `unsupportedSchema` or `invalidRecord` (the Vault's codes).
+    /// - Throws: `SyncError.Code.refused` with `unsupportedSchema` or `invalidRecord` (the Vault's codes).
     public func read<Record: VaultRecord>(_ type: Record.Type, name: String) throws(SyncError) -> Record? {
         try Self.validate(name: name)
         guard let bytes = replica.value(forKey: name) else { return nil }

@@ -9,7 +9,7 @@ import GroupSyncCore
 
 /// One connection to the sync server and the few statements GroupSync sends over it
 /// (docs/SYNC.md, "Protocol"). Every value is bound, never formatted into SQL; every failure
-/// becomes a ``SyncError`` whose reason names the server redacted and keeps the driver's error.
+/// becomes a `SyncError` whose reason names the server redacted and keeps the driver's error.
 final class ServerConnection: Sendable {
     let connection: PostgresConnection
     private let url: SyncServerURL

@@ -25,7 +25,7 @@ import SystemPackage
 /// ```
 ///
 /// Every file of the home is used relative to a directory held open by descriptor
-/// (``HomeDirectories``), never by its path: in the `unixGroup` sharing mode other members can
+/// (`HomeDirectories`), never by its path: in the `unixGroup` sharing mode other members can
 /// swap a directory of the home for a symbolic link, and a held directory does not follow it.
 /// Copies of a home share its held directories; two homes are equal when their root and
 /// sharing mode are.

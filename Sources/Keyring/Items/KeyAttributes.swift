@@ -10,7 +10,7 @@ import Foundation
 /// that the bytes are a key) is the `Security` module's. For a key item the item's
 /// ``KeychainItem/secret`` holds the key's bytes: the external representation (ANSI X9.63 for
 /// EC, PKCS#1 for RSA) of a software key, or, for a Secure Enclave key, a blob sealed under a
-/// key that never leaves the keyring (``SecureEnclaveSealing``).
+/// key that never leaves the keyring (`SecureEnclaveSealing`).
 public struct KeyAttributes: Sendable, Hashable, Codable {
     /// `kSecAttrKeyClass`.
     public enum KeyClass: String, Sendable, Hashable, Codable, CaseIterable {

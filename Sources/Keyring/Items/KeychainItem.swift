@@ -163,7 +163,7 @@ public struct KeychainItem: Sendable, Hashable, Codable, CustomStringConvertible
 extension KeychainItem {
     /// A key item: `keyData` is the key's external representation (X9.63 for EC, PKCS#1 for
     /// RSA). A Secure Enclave private key's bytes are sealed by ``Keyring/add(_:)`` before
-    /// they are stored, and never returned in the clear (``SecureEnclaveSealing``).
+    /// they are stored, and never returned in the clear (`SecureEnclaveSealing`).
     public init(
         key: KeyAttributes, keyData: Data, accessGroup: GroupIdentifier? = nil, label: String? = nil,
         accessibility: Accessibility = .whenUnlocked, accessControl: AccessControlFlags = []

@@ -22,6 +22,7 @@ extension Keyring {
     /// - Parameters:
     ///   - certificates: A ``ItemClass/certificate`` query.
     ///   - keys: A ``ItemClass/key`` query; its key class is always private.
+    ///   - limit: How many identities at most.
     ///   - includingSecrets: As in ``items(matching:limit:includingSecrets:)``, for both items.
     /// - Throws: what ``items(matching:limit:includingSecrets:)`` throws.
     public func identities(

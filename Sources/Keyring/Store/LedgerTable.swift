@@ -140,22 +140,39 @@ package struct LedgerTable: Sendable {
     /// such as a verification, instead of one lookup per record).
     /// - Throws: ``KeyringStatus/decode`` when a row's tag does not verify.
     package func allRows() throws(KeyringError) -> [String: Row] {
+        var result: [String: Row] = [:]
+        for stored in try storedRows() {
+            guard stored.isAuthentic else { throw authenticationFailure(stored.record) }
+            result[stored.record] = stored.row
+        }
+        return result
+    }
+
+    /// One row as the table holds it: its fields, its stored tag, and whether that tag
+    /// verifies.
+    package struct StoredRow: Sendable, Equatable {
+        package var record: String
+        package var row: Row
+        package var tag: [UInt8]
+        package var isAuthentic: Bool
+    }
+
+    /// Every row of the group as stored, sorted by record name, rows that fail authentication
+    /// included and marked: what an outsider checks the ledger against (`vaultcli records
+    /// ledger`), where one altered row must not hide the others.
+    package func storedRows() throws(KeyringError) -> [StoredRow] {
         let rows = try database.read("read the trust ledger of \(group)") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [(String, Row, [UInt8])] in
             try transaction.query(
-                "SELECT record, confirmed, confirmed_digest, pending, pending_digest, tag FROM ledger WHERE access_group = ?",
+                "SELECT record, confirmed, confirmed_digest, pending, pending_digest, tag FROM ledger WHERE access_group = ? ORDER BY record",
                 [.text(group.rawValue)]
             ) { reader in
                 let (row, tag) = Self.row(reader, from: 1)
                 return (reader.text(0), row, tag)
             }
         }
-        var result: [String: Row] = [:]
-        result.reserveCapacity(rows.count)
-        for (record, row, stored) in rows {
-            try verifyTag(stored, record, row)
-            result[record] = row
+        return rows.map { record, row, stored in
+            StoredRow(record: record, row: row, tag: stored, isAuthentic: tagVerifies(stored, record, row))
         }
-        return result
     }
 
     /// Imports rows from a ledger of the sealed-JSON layout in one transaction, once per group:
@@ -209,10 +226,17 @@ package struct LedgerTable: Sendable {
     }
 
     private func verifyTag(_ stored: [UInt8], _ record: String, _ row: Row) throws(KeyringError) {
+        guard tagVerifies(stored, record, row) else { throw authenticationFailure(record) }
+    }
+
+    /// Whether `stored` is the row's tag, compared in constant time.
+    private func tagVerifies(_ stored: [UInt8], _ record: String, _ row: Row) -> Bool {
         let expected = tag(record, row)
-        guard stored.count == expected.count, zip(stored, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
-            throw KeyringError(.decode, "the trust ledger row of \"\(GroupIdentifier.printable(record))\" in \(group) fails authentication (keyring database \(database.path) was altered, or the row was copied from another record); it was not used: restore the database from a backup")
-        }
+        return stored.count == expected.count && zip(stored, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
+    }
+
+    private func authenticationFailure(_ record: String) -> KeyringError {
+        KeyringError(.decode, "the trust ledger row of \"\(GroupIdentifier.printable(record))\" in \(group) fails authentication (keyring database \(database.path) was altered, or the row was copied from another record); it was not used: restore the database from a backup")
     }
 
     /// The row's tag: keyed BLAKE2b over its identity and every field, each length-prefixed.

@@ -29,7 +29,9 @@ public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
 
 /// The subject's common names.
 ///
-/// - Parameter commonNames: Receives an array of strings (empty when there is none).
+/// - Parameters:
+///   - certificate: The certificate.
+///   - commonNames: Receives an array of strings (empty when there is none).
 /// - Returns: `errSecSuccess`.
 public func SecCertificateCopyCommonNames(_ certificate: SecCertificate, _ commonNames: UnsafeMutablePointer<CFArray?>) -> OSStatus {
     commonNames.pointee = certificate.commonNames.map { NSString(string: $0) } as NSArray

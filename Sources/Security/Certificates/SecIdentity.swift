@@ -32,7 +32,9 @@ public final class SecIdentity: Hashable, Sendable, CustomStringConvertible {
 
 /// The identity's certificate.
 ///
-/// - Parameter certificateRef: Receives the certificate.
+/// - Parameters:
+///   - identityRef: The identity.
+///   - certificateRef: Receives the certificate.
 /// - Returns: `errSecSuccess`.
 public func SecIdentityCopyCertificate(_ identityRef: SecIdentity, _ certificateRef: UnsafeMutablePointer<SecCertificate?>) -> OSStatus {
     certificateRef.pointee = identityRef.certificate
@@ -41,7 +43,9 @@ public func SecIdentityCopyCertificate(_ identityRef: SecIdentity, _ certificate
 
 /// The identity's private key.
 ///
-/// - Parameter privateKeyRef: Receives the key.
+/// - Parameters:
+///   - identityRef: The identity.
+///   - privateKeyRef: Receives the key.
 /// - Returns: `errSecSuccess`.
 public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRef: UnsafeMutablePointer<SecKey?>) -> OSStatus {
     privateKeyRef.pointee = identityRef.privateKey

@@ -5,8 +5,10 @@ import _CryptoExtras
 /// Encrypts `plaintext` to a public key (or a private key's public half).
 ///
 /// - Parameters:
+///   - key: An RSA or EC public key, or a private key whose public half is used.
 ///   - algorithm: RSA OAEP SHA-1 / SHA-256 or PKCS#1, or Apple's ECIES (standard or variable-IV,
 ///     SHA-1/256/384/512; the ECIES section of docs/SECKEY.md gives the construction).
+///   - plaintext: The bytes to encrypt.
 ///   - error: Receives `errSecParam` for an algorithm that does not fit the key or a plaintext too
 ///     long for RSA, `errSecUnimplemented` for an algorithm this module does not run.
 /// - Returns: The ciphertext, or `nil` on error.
@@ -33,7 +35,9 @@ public func SecKeyCreateEncryptedData(
 ///
 /// - Parameters:
 ///   - key: An RSA or EC private key. A Secure Enclave key, or any key with an access control that
-///     requires user presence, asks ``UserPresence`` first.
+///     requires user presence, asks `UserPresence` (Keyring) first.
+///   - algorithm: The algorithm the ciphertext was made with.
+///   - ciphertext: The bytes to decrypt.
 ///   - error: Receives `errSecParam` for an algorithm that does not fit the key (or a public key)
 ///     and for a ciphertext that is truncated, altered or not for this key;
 ///     `errSecUnimplemented` for an algorithm this module does not run; `errSecUserCanceled` /

@@ -5,8 +5,10 @@ import Foundation
 /// ECDH between a private key and another party's public key.
 ///
 /// - Parameters:
+///   - privateKey: This party's EC private key.
 ///   - algorithm: `ecdhKeyExchangeStandard` / `Cofactor` (the raw shared secret, the x coordinate)
 ///     or their `X963SHA...` variants (the X9.63 KDF of it).
+///   - publicKey: The other party's EC public key, on the same curve.
 ///   - parameters: For the KDF variants, `kSecKeyKeyExchangeParameterRequestedSize` (required)
 ///     and `kSecKeyKeyExchangeParameterSharedInfo` (optional data).
 ///   - error: Receives `errSecParam` for a key or public key that does not fit (another curve) or

@@ -12,8 +12,10 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
 /// The key's external representation: ANSI X9.63 for EC (public 04 || X || Y, private
 /// 04 || X || Y || K), PKCS#1 DER for RSA (RSAPublicKey or RSAPrivateKey).
 ///
-/// - Parameter error: Receives `errSecUnimplemented` for the private key of a Secure Enclave
-///   key, which never leaves the (emulated) enclave.
+/// - Parameters:
+///   - key: The key.
+///   - error: Receives `errSecUnimplemented` for the private key of a Secure Enclave
+///     key, which never leaves the (emulated) enclave.
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyFailure.reporting(error) {
         guard !(key.isSecureEnclave && key.isPrivate) else {

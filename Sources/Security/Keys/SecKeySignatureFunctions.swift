@@ -6,10 +6,11 @@ import _CryptoExtras
 ///
 /// - Parameters:
 ///   - key: An EC or RSA private key. A Secure Enclave key, or any key with an access control
-///     that requires user presence, asks ``UserPresence`` first.
+///     that requires user presence, asks `UserPresence` (Keyring) first.
 ///   - algorithm: An ECDSA X9.62 (DER signature), RSA PKCS#1 v1.5 or RSA PSS algorithm. The
 ///     `...Message...` variants hash `dataToSign`; the `...Digest...` variants take a digest of
 ///     exactly the hash's length.
+///   - dataToSign: The message, or its digest for the `...Digest...` algorithms.
 ///   - error: Receives `errSecParam` for an algorithm that does not fit the key (or a public
 ///     key), a digest of the wrong length or data too long for the key; `errSecUnimplemented`
 ///     for an algorithm this module does not run; `errSecUserCanceled` / `errSecAuthFailed`

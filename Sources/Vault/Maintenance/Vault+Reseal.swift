@@ -58,7 +58,7 @@ extension Vault {
     /// It takes the group lock exclusively only for a moment, as a barrier: writers that
     /// fetched an older primary key before a rotation finish first, and every later writer
     /// uses the current one. Then the records are resealed in batches of up to
-    /// ``resealBatchSize`` (docs/FORMAT.md, "Resealing in batches"): each record is read,
+    /// `resealBatchSize` (docs/FORMAT.md, "Resealing in batches"): each record is read,
     /// checked and sealed in memory holding its writer lock for that record only; the batch's
     /// new sequences are announced in one ledger commit; under each record's writer lock again,
     /// and only if nobody wrote or announced it in between, its temporary file is written; one

@@ -26,8 +26,11 @@ extension Vault {
     /// confirmation) is ``VaultError/Code/notDurable``: the new version is already what
     /// readers see, and the ledger already refuses the versions before it.
     ///
-    /// - Parameter expiresAt: after this time (plus the clock-skew allowance) readers refuse
-    ///   the record as ``VaultError/Code/expired``; `nil` for no expiry.
+    /// - Parameters:
+    ///   - value: the record to seal.
+    ///   - name: the record's name; an invalid one is ``VaultError/Code/invalidName``.
+    ///   - expiresAt: after this time (plus the clock-skew allowance) readers refuse
+    ///     the record as ``VaultError/Code/expired``; `nil` for no expiry.
     /// - Returns: the header that was sealed.
     /// - Throws: ``VaultError/Code/invalidName``, ``VaultError/Code/invalidRecord`` (the value's
     ///   own `validate()` refused it, or it does not encode), ``VaultError/Code/tooLarge``,

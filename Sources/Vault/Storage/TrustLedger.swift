@@ -151,6 +151,16 @@ package struct TrustLedger: Sendable {
         }
     }
 
+    /// Every row as stored, with its tag, sorted by record name; rows whose tag fails are
+    /// included and marked, not refused (``Vault/ledgerRows()``).
+    package func storedRows() throws(VaultError) -> [LedgerTable.StoredRow] {
+        do {
+            return try table().storedRows()
+        } catch {
+            throw VaultError(keyring: error, while: "read the trust ledger of \(group)")
+        }
+    }
+
     /// Every row of one group's ledger at one moment. It goes stale as writers and readers
     /// move rows on, so it may only settle what it accepts unchanged
     /// (``TrustLedger/admit(_:sequence:digest:subject:against:)``), and a pass must check

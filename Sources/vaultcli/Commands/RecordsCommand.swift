@@ -3,12 +3,13 @@ import Foundation
 import Keyring
 import Vault
 
-/// `vaultcli records`: list, show, verify, reseal, delete and watch a group's sealed records.
+/// `vaultcli records`: list, show, verify, reseal, delete and watch a group's sealed records,
+/// and show its trust ledger.
 struct RecordsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "records",
-        abstract: "List, show, verify, reseal, delete and watch the sealed records of a group.",
-        subcommands: [List.self, Show.self, Verify.self, Reseal.self, Delete.self, Watch.self],
+        abstract: "List, show, verify, reseal, delete and watch the sealed records of a group; show its trust ledger.",
+        subcommands: [List.self, Show.self, Verify.self, Reseal.self, Delete.self, Watch.self, Ledger.self],
         defaultSubcommand: List.self)
 
     /// The `--json` shape of a record header (docs/CLI.md).

@@ -5,7 +5,7 @@ import NIOCore
 ///
 /// Layout (42 bytes): magic `GVMC` (4) | version 1 (1) | role `C` or `S` (1) | key id (4, big
 /// endian) | nonce (32). Nothing in it is secret; the keys of the connection are derived from
-/// both hellos (``ChannelKeys``), so a replayed hello only yields keys nobody else holds.
+/// both hellos (docs/MESSAGING.md), so a replayed hello only yields keys nobody else holds.
 public struct ChannelHello: Sendable, Hashable {
     /// Which end sent the hello.
     public enum Role: UInt8, Sendable, Hashable {
