@@ -130,10 +130,12 @@ final class SyncFigures {
         let floorLabel = "postgres-nio `INSERT` + `NOTIFY` of \(count(blobSize)) B on one connection until a `LISTEN` on another reports it"
         var writes = 0
         var inserts = 0
-        // After each contender, untimed: machine A's session runs a round or two more after a
-        // write (its own notification, the extra wake-up of `synchronize()`); letting them end
-        // keeps that work out of the next contender's time.
-        let settle = 0.01
+        // After each contender, untimed, a pause: machine A's session runs a round or two more
+        // after a write (for its own notification and the extra wake-up of `synchronize()`:
+        // catch-up queries and a state file written with fsync). Nothing public says when they
+        // end, so the pause is twice the write's own time (at least 20 ms), which keeps that
+        // work out of the next contender's time in the traces this was checked with.
+        let settle = 0.02
         let results = try interleave([
             Contender(label: label, role: .groupVault) {
                 writes += 1
@@ -144,7 +146,7 @@ final class SyncFigures {
                     store.synchronize()
                     try lines.wait(for: expected)
                 }
-                Thread.sleep(forTimeInterval: settle)
+                Thread.sleep(forTimeInterval: max(settle, 2 * measurement.microseconds / 1e6))
                 return measurement
             },
             Contender(label: floorLabel, role: .floor) {
@@ -181,7 +183,9 @@ final class SyncFigures {
                     + "has the same store syncing and prints a line to a pipe when `externalChanges()` reports the key changed through the "
                     + "server. Timed: from the `set` until this process reads that line. In between: A's durable local write, its "
                     + "session's round (catch-up, compare-and-swap of the \(count(blobSize))-byte sealed entry with `NOTIFY` in the same "
-                    + "statement), and B's round after the notification (catch-up, judging and opening the entry, its state file written).",
+                    + "statement), and B's round after the notification (catch-up, judging and opening the entry, its state file written). "
+                    + "Each contender is followed, untimed, by a pause (20 ms, or twice the write's own time) so that the extra rounds "
+                    + "A's session runs after a write (its own notification, `synchronize()`'s wake-up) end before the next one.",
                 "The floor is the bare postgres-nio path between the same two processes and the same server: one statement on this "
                     + "process's connection upserts a \(count(blobSize))-byte `bytea` row and notifies in the same transaction; "
                     + "B's own connection `LISTEN`s and prints a line to the same pipe for each notification. The server is a throw-away "
