@@ -56,4 +56,5 @@ fuzz: dependencies
 BENCH_FLAGS ?=
 bench: dependencies
 	@pkg-config --exists sqlite3 || { echo "make bench needs SQLite's headers for its floors: sudo apt-get install libsqlite3-dev" >&2; exit 1; }
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { echo "make bench needs PostgreSQL's server programs for the sync figures (it starts a throw-away server): sudo apt-get install postgresql" >&2; exit 1; }
 	cd Benchmarks && $(SWIFT) build -c release && .build/release/GroupVaultBenchmarks --output ../BENCHMARKS.md --analysis ANALYSIS.md $(BENCH_FLAGS)

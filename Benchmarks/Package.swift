@@ -17,6 +17,9 @@ let package = Package(
         // The unsealed SwiftNIO echo beside the channel round trip: the same event loops and
         // framing GroupMessaging uses, without sealing (the version GroupVault itself requires).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The sync figures' floors: bare INSERT + NOTIFY to LISTEN, and a batched SELECT, with the
+        // PostgreSQL client GroupSync itself uses (the version GroupVault requires).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(name: "CLibsodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -39,6 +42,8 @@ let package = Package(
                 .product(name: "Vault", package: "GroupVault"),
                 .product(name: "GroupMessaging", package: "GroupVault"),
                 .product(name: "SharedDefaults", package: "GroupVault"),
+                .product(name: "GroupSync", package: "GroupVault"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -58,6 +63,16 @@ let package = Package(
             dependencies: [
                 "BenchModel",
                 .product(name: "GroupMessaging", package: "GroupVault"),
+            ]
+        ),
+        // The other machine of the sync figures: a home of its own that reports each change it
+        // observes, through GroupSync and through a bare LISTEN, on its standard output.
+        .executableTarget(
+            name: "SyncObserver",
+            dependencies: [
+                "BenchModel",
+                .product(name: "GroupSync", package: "GroupVault"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .executableTarget(name: "HelloSwift"),

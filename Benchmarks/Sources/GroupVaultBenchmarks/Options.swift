@@ -1,6 +1,6 @@
 /// The command line, parsed by hand: a few options do not justify a dependency.
 ///
-///     GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults] [--sizes 10,1000,10000] [--records N]
+///     GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults,sync] [--sizes 10,1000,10000] [--records N]
 ///                          [--rounds N] [--warmup N] [--budget SECONDS]
 ///                          [--population-budget SECONDS] [--throughput-budget SECONDS]
 struct Options {
@@ -23,6 +23,8 @@ struct Options {
         case messaging
         /// SharedDefaults.
         case defaults
+        /// GroupSync, on a PostgreSQL server the run starts and stops.
+        case sync
     }
     /// Which groups of figures to measure (`--figures`); all of them unless told.
     var figures = Set(FigureGroup.allCases)
@@ -51,7 +53,7 @@ struct Options {
     var coldRounds = 60
 
     static let usage = """
-        usage: GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults] [--sizes 10,1000,10000] [--records N]
+        usage: GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults,sync] [--sizes 10,1000,10000] [--records N]
                                                     [--rounds N] [--warmup N] [--budget SECONDS]
                                                     [--population-budget SECONDS] [--throughput-budget SECONDS]
         """

@@ -31,6 +31,18 @@ func measure(_ options: Options, executables: Executables) throws -> Outcome {
     if options.figures.contains(.defaults) {
         outcome.append(try DefaultsFigures(root: root, options: options).measure(sizes: options.defaultsSizes))
     }
+    if options.figures.contains(.sync) {
+        progress("sync: starting a PostgreSQL server...")
+        // A root of its own, short enough for the server's socket path to fit sun_path.
+        let syncRoot = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gvs-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: syncRoot, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: syncRoot) }
+        let figures = try SyncFigures(root: syncRoot, executables: executables, options: options)
+        // Stopped whatever happens; a crash or SIGKILL is covered by the server's own watcher.
+        defer { figures.close() }
+        outcome.append(try figures.measure())
+    }
     return outcome
 }
 
