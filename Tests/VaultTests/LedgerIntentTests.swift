@@ -8,15 +8,13 @@ import XCTest
 /// observed, so a failed ledger step publishes nothing, and an older blob put back after a
 /// published write is refused (hole 1 of the attack pass: the ledger used to be written after
 /// the rename, and a disk that filled between the two let the signed-in blob be put back).
-final class LedgerIntentTests: XCTestCase {
+final class LedgerIntentTests: VaultTestCase {
     override func tearDown() {
         FaultInjection.disarmAll()
         super.tearDown()
     }
 
     func testADiskFullAtTheLedgerStepFailsTheWriteAsStorage() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         FaultInjection.arm(.fail(.noSpace), at: .ledgerIntent)
@@ -25,8 +23,6 @@ final class LedgerIntentTests: XCTestCase {
     }
 
     func testAWriteWhoseLedgerStepFailedPublishesNothing() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
@@ -39,8 +35,6 @@ final class LedgerIntentTests: XCTestCase {
     }
 
     func testAFailedLedgerStepLeavesTheLedgerAsItWas() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let name = try RecordName(validating: "auth-state")
@@ -55,8 +49,6 @@ final class LedgerIntentTests: XCTestCase {
     /// The attack: the sign-out is published, its ledger confirmation fails, a reader reads the
     /// sign-out, and the container writer then puts the signed-in blob back.
     func testAnOlderBlobPutBackAfterAFailedConfirmationIsRollback() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
@@ -72,8 +64,6 @@ final class LedgerIntentTests: XCTestCase {
     /// The announced sequence is in the ledger before the rename, so the blob that carries it
     /// is accepted (and confirmed) by readers even when the writer never confirmed it.
     func testTheAnnouncedVersionIsAcceptedAndConfirmedByAReader() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
@@ -88,8 +78,6 @@ final class LedgerIntentTests: XCTestCase {
     }
 
     func testAnAnnouncementOfAFailedWriteIsWithdrawn() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
@@ -101,8 +89,6 @@ final class LedgerIntentTests: XCTestCase {
 
     /// A blob carrying the announced sequence but other bytes was not written by the announcer.
     func testABlobWithTheAnnouncedSequenceButOtherContentIsConflictingContent() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let name = try RecordName(validating: "auth-state")
@@ -118,8 +104,6 @@ final class LedgerIntentTests: XCTestCase {
     // MARK: The top of the sequence space (hole 7)
 
     func testABlobForgedWithTheLastSequenceIsRefusedAsUntrustedSequence() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -129,8 +113,6 @@ final class LedgerIntentTests: XCTestCase {
     }
 
     func testARecordWithAForgedLastSequenceCanStillBeWritten() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         try place(sequence: .max, in: vault, sandbox: sandbox)
@@ -143,8 +125,6 @@ final class LedgerIntentTests: XCTestCase {
     }
 
     func testABlobWithinTheWindowAboveTheLedgerIsAccepted() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -154,8 +134,6 @@ final class LedgerIntentTests: XCTestCase {
     }
 
     func testAWriteAtTheLastSequenceIsRefusedNamingTheWayOut() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         try LedgerTable(home: sandbox.keyring.home, group: VaultSandbox.group).update("auth-state") { row in

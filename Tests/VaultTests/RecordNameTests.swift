@@ -2,7 +2,7 @@ import Foundation
 import Vault
 import XCTest
 
-final class RecordNameTests: XCTestCase {
+final class RecordNameTests: VaultTestCase {
     static let valid = ["a", "auth-state", "Auth_State.v2", "0", "a.b.c", "x-", "a_", String(repeating: "n", count: 128)]
     static let invalid = [
         "", ".", "..", ".hidden", "a/b", "/abs", "a\\b", "../escape", "a..b", "a b", "tab\t", "nul\u{0}",
@@ -10,8 +10,6 @@ final class RecordNameTests: XCTestCase {
     ]
 
     func testValidNamesAreWrittenAndRead() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         for name in Self.valid {
@@ -21,8 +19,6 @@ final class RecordNameTests: XCTestCase {
     }
 
     func testInvalidNamesAreRefusedOnWrite() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         for name in Self.invalid {
@@ -31,8 +27,6 @@ final class RecordNameTests: XCTestCase {
     }
 
     func testInvalidNamesAreRefusedOnRead() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         for name in Self.invalid {
@@ -41,8 +35,6 @@ final class RecordNameTests: XCTestCase {
     }
 
     func testInvalidNamesAreRefusedByDeleteAndReseal() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         assertRefused(.invalidName) { () throws(VaultError) in try vault.delete("../x") }
@@ -50,8 +42,6 @@ final class RecordNameTests: XCTestCase {
     }
 
     func testInvalidNameLeavesNoFileOutsideTheRecordsDirectory() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         _ = try? vault.write(AuthState.signedIn, as: "../escape")
@@ -61,8 +51,6 @@ final class RecordNameTests: XCTestCase {
     }
 
     func testRefusalReasonEscapesControlCharacters() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         do {

@@ -3,10 +3,8 @@ import Vault
 import XCTest
 
 /// A blob is bound to its group and record name (SECURITY.md, "The layers and what each stops", layer 3).
-final class VaultBindingTests: XCTestCase {
+final class VaultBindingTests: VaultTestCase {
     func testBlobCopiedToAnotherRecordNameFailsAuthentication() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -16,8 +14,6 @@ final class VaultBindingTests: XCTestCase {
     }
 
     func testBlobCopiedOverAnotherExistingRecordFailsAuthentication() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         try vault.write(AuthState.signedOut, as: "guest-state")
@@ -28,8 +24,6 @@ final class VaultBindingTests: XCTestCase {
     }
 
     func testBlobCopiedToAnotherGroupFailsAuthentication() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let other = try sandbox.vault(group: VaultSandbox.otherGroup)
         try vault.write(AuthState.signedIn, as: "auth-state")

@@ -3,12 +3,10 @@ import Vault
 import XCTest
 
 /// Expiry and issue time, with the clock-skew allowance both ways (clocks injected).
-final class VaultClockTests: XCTestCase {
+final class VaultClockTests: VaultTestCase {
     let allowance: TimeInterval = 60
 
     func testRecordIsAcceptedAtExactlyExpiryPlusAllowance() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault(clockSkewAllowance: allowance)
         try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(600))
 
@@ -18,8 +16,6 @@ final class VaultClockTests: XCTestCase {
     }
 
     func testRecordPastExpiryButWithinAllowanceIsAccepted() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault(clockSkewAllowance: allowance)
         try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(600))
 
@@ -29,8 +25,6 @@ final class VaultClockTests: XCTestCase {
     }
 
     func testRecordBeyondExpiryPlusAllowanceIsExpired() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault(clockSkewAllowance: allowance)
         try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(600))
 
@@ -40,8 +34,6 @@ final class VaultClockTests: XCTestCase {
     }
 
     func testZeroAllowanceExpiresRightAfterExpiry() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault(clockSkewAllowance: 0)
         try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(600))
 
@@ -51,8 +43,6 @@ final class VaultClockTests: XCTestCase {
     }
 
     func testRecordWithoutExpiryIsAcceptedFarInTheFuture() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault(clockSkewAllowance: allowance)
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -62,8 +52,6 @@ final class VaultClockTests: XCTestCase {
     }
 
     func testRecordIssuedExactlyAllowanceAheadOfTheReaderIsAccepted() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         try sandbox.vault(clockSkewAllowance: allowance).write(AuthState.signedIn, as: "auth-state")
         let readerClock = TestClock(TestClock.start.addingTimeInterval(-allowance))
 
@@ -73,8 +61,6 @@ final class VaultClockTests: XCTestCase {
     }
 
     func testRecordIssuedBeyondAllowanceAheadOfTheReaderIsIssuedInFuture() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         try sandbox.vault(clockSkewAllowance: allowance).write(AuthState.signedIn, as: "auth-state")
         let readerClock = TestClock(TestClock.start.addingTimeInterval(-allowance - 0.001))
 
@@ -84,8 +70,6 @@ final class VaultClockTests: XCTestCase {
     }
 
     func testExpiryIsJudgedWithTheReadersAllowance() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         try sandbox.vault(clockSkewAllowance: allowance)
             .write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(600))
         sandbox.clock.set(TestClock.start.addingTimeInterval(600 + 30))

@@ -5,10 +5,8 @@ import SealedStorage
 
 /// Writers on several threads of one process (the observation helper's MultiProcess tests do
 /// the same across processes): the writer lock serializes them, so no update is lost.
-final class VaultConcurrentWriteTests: XCTestCase {
+final class VaultConcurrentWriteTests: VaultTestCase {
     func testConcurrentWritersTakeDistinctConsecutiveSequences() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault(durability: .atomic)
         try vault.write(AuthState.signedOut, as: "auth-state")  // the key exists before the race
         let sequences = Locked<[UInt64]>([])
@@ -30,8 +28,6 @@ final class VaultConcurrentWriteTests: XCTestCase {
     }
 
     func testReadsDuringConcurrentWritesSeeWholeRecords() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault(durability: .atomic)
         try vault.write(AuthState.signedOut, as: "auth-state")
         let refusals = Locked<[VaultError]>([])

@@ -3,10 +3,8 @@ import Keyring
 import Vault
 import XCTest
 
-final class VaultConfigurationTests: XCTestCase {
+final class VaultConfigurationTests: VaultTestCase {
     func testIdentityNotEntitledToTheGroupIsMissingEntitlement() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let stranger = Keyring(
             identity: Identity(teamID: "ZZZZZ99999", bundleID: "com.other.app", applicationGroups: [VaultSandbox.otherGroup]),
             home: sandbox.home)
@@ -15,8 +13,6 @@ final class VaultConfigurationTests: XCTestCase {
     }
 
     func testIdentityWithTheAccessGroupButNotTheApplicationGroupIsMissingEntitlement() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         // A keychain access group alone gives the keys but not the container.
         let keychainOnly = Keyring(
             identity: Identity(teamID: "ABCDE12345", bundleID: "com.example.app", keychainAccessGroups: [VaultSandbox.group]),
@@ -26,22 +22,16 @@ final class VaultConfigurationTests: XCTestCase {
     }
 
     func testNegativeClockSkewAllowanceIsInvalidArgument() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
 
         assertRefused(.invalidArgument) { () throws(VaultError) in try sandbox.vault(clockSkewAllowance: -1) }
     }
 
     func testInfiniteClockSkewAllowanceIsInvalidArgument() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
 
         assertRefused(.invalidArgument) { () throws(VaultError) in try sandbox.vault(clockSkewAllowance: .infinity) }
     }
 
     func testDefaultClockSkewAllowanceIsTheDocumentedOne() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
 
         let vault = try Vault(keyring: sandbox.keyring, group: VaultSandbox.group)
 
@@ -49,8 +39,6 @@ final class VaultConfigurationTests: XCTestCase {
     }
 
     func testRecordsLiveInTheGroupContainer() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         let container = try XCTUnwrap(try sandbox.keyring.containerURL(for: VaultSandbox.group))
@@ -59,8 +47,6 @@ final class VaultConfigurationTests: XCTestCase {
     }
 
     func testOpeningAVaultCreatesItsRecordsDirectory() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
 
         let vault = try sandbox.vault()
 

@@ -6,15 +6,13 @@ import Vault
 import XCTest
 
 /// The write path under injected faults: nothing torn, nothing left behind.
-final class VaultDurabilityTests: XCTestCase {
+final class VaultDurabilityTests: VaultTestCase {
     override func tearDown() {
         FaultInjection.disarmAll()
         super.tearDown()
     }
 
     func testFailingFsyncAbortsTheWriteAsStorage() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -24,8 +22,6 @@ final class VaultDurabilityTests: XCTestCase {
     }
 
     func testFailingFsyncLeavesThePreviousRecordReadable() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
@@ -36,8 +32,6 @@ final class VaultDurabilityTests: XCTestCase {
     }
 
     func testFailingFsyncLeavesNoTemporaryFile() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
@@ -48,8 +42,6 @@ final class VaultDurabilityTests: XCTestCase {
     }
 
     func testFailedWriteDoesNotAdvanceTheSequence() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let first = try vault.write(AuthState.signedIn, as: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
@@ -61,8 +53,6 @@ final class VaultDurabilityTests: XCTestCase {
     }
 
     func testDiskFullOnWriteKeepsThePreviousRecord() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
@@ -73,8 +63,6 @@ final class VaultDurabilityTests: XCTestCase {
 
     /// The directory fsync comes after the rename: its failure cannot mean "nothing happened".
     func testAFailingDirectoryFsyncIsReportedAsPublishedButNotDurable() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault(durability: .full)
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -85,8 +73,6 @@ final class VaultDurabilityTests: XCTestCase {
     }
 
     func testARecordPublishedWithoutDurabilityIsStillInTheTrustLedger() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault(durability: .full)
         try vault.write(AuthState.signedIn, as: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
@@ -101,8 +87,6 @@ final class VaultDurabilityTests: XCTestCase {
     }
 
     func testAtomicDurabilitySkipsTheDirectoryFsync() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault(durability: .atomic)
         try vault.write(AuthState.signedIn, as: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
@@ -113,8 +97,6 @@ final class VaultDurabilityTests: XCTestCase {
     }
 
     func testNextWriteRemovesATemporaryLeftByAKilledWriter() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let leftover = URL(fileURLWithPath: vault.recordsDirectory.string)

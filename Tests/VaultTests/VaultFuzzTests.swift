@@ -7,7 +7,7 @@ import XCTest
 /// Seeded fuzzing of the write/read path: random values round-trip, and damaged blobs of every
 /// small shape give a typed refusal, never a crash or a value (SECURITY.md, "Hostile input and hostile neighbours").
 /// Replay a failure with the GROUPVAULT_SEED printed in its message.
-final class VaultFuzzTests: XCTestCase {
+final class VaultFuzzTests: VaultTestCase {
     /// The refusals a damaged blob may legitimately produce, depending on which byte was hit.
     static let blobRefusals: Set<VaultError.Code> = [.malformed, .unsupportedFormat, .unknownKey, .retiredKey, .authenticationFailed]
 
@@ -41,8 +41,6 @@ final class VaultFuzzTests: XCTestCase {
 
     func testRandomValuesRoundTrip() throws {
         var rng = SeededGenerator()
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         for index in 0..<100 {
@@ -56,8 +54,6 @@ final class VaultFuzzTests: XCTestCase {
 
     func testEverySingleBitFlipIsATypedRefusal() throws {
         let rng = SeededGenerator()
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(Tiny(v: 1), as: "tiny", expiresAt: TestClock.start.addingTimeInterval(60))
         let blob = try sandbox.blob("tiny", in: vault)
@@ -71,8 +67,6 @@ final class VaultFuzzTests: XCTestCase {
     }
 
     func testEveryTruncationIsMalformed() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(Tiny(v: 1), as: "tiny")
         let blob = try sandbox.blob("tiny", in: vault)
@@ -85,8 +79,6 @@ final class VaultFuzzTests: XCTestCase {
 
     func testExtensionsAreMalformed() throws {
         var rng = SeededGenerator()
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(Tiny(v: 1), as: "tiny")
         let blob = try sandbox.blob("tiny", in: vault)
@@ -99,8 +91,6 @@ final class VaultFuzzTests: XCTestCase {
 
     func testRandomBytesAreATypedRefusal() throws {
         var rng = SeededGenerator()
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(Tiny(v: 1), as: "other")  // so the keyset exists
 
@@ -112,8 +102,6 @@ final class VaultFuzzTests: XCTestCase {
 
     func testRandomBytesAfterAValidHeaderPrefixAreATypedRefusal() throws {
         var rng = SeededGenerator()
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(Tiny(v: 1), as: "tiny")
         let blob = try sandbox.blob("tiny", in: vault)
@@ -131,8 +119,6 @@ final class VaultFuzzTests: XCTestCase {
 
     func testRandomMultiByteDamageNeverCrashesTheHeaderParser() throws {
         var rng = SeededGenerator()
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(Tiny(v: 1), as: "tiny")
         let blob = try sandbox.blob("tiny", in: vault)

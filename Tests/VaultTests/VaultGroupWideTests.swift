@@ -7,7 +7,7 @@ import XCTest
 /// resealAll and verifyAll over a whole group: progress per record, writers of other records
 /// never held off, an interrupted reseal resumed without loss, and every kind of bad record
 /// (a record the ledger knows whose file is gone included) reported as a finding.
-final class VaultGroupWideTests: XCTestCase {
+final class VaultGroupWideTests: VaultTestCase {
     override func tearDown() {
         FaultInjection.disarmAll()
         super.tearDown()
@@ -20,8 +20,6 @@ final class VaultGroupWideTests: XCTestCase {
     }
 
     func testResealAllReportsEachRecordItProcesses() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let names = try writeRecords(5, in: vault)
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
@@ -38,8 +36,6 @@ final class VaultGroupWideTests: XCTestCase {
     /// The callback runs between two records: with the group locked throughout, this write
     /// would wait for resealAll, which waits for the callback.
     func testResealAllLetsWritersOfOtherRecordsThroughBetweenRecords() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         _ = try writeRecords(3, in: vault)
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
@@ -53,8 +49,6 @@ final class VaultGroupWideTests: XCTestCase {
     }
 
     func testAnInterruptedResealAllResumesWithoutLoss() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let names = try writeRecords(4, in: vault)
         let old = try sandbox.keyring.groupKey(for: VaultSandbox.group).id
@@ -74,8 +68,6 @@ final class VaultGroupWideTests: XCTestCase {
     }
 
     func testVerifyAllOfAnIntactGroupIsClean() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         _ = try writeRecords(3, in: vault)
         try vault.delete("record-00001")
@@ -87,8 +79,6 @@ final class VaultGroupWideTests: XCTestCase {
     }
 
     func testVerifyAllReportsARolledBackRecord() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         _ = try writeRecords(2, in: vault)
         let old = try sandbox.blob("record-00000", in: vault)
@@ -103,8 +93,6 @@ final class VaultGroupWideTests: XCTestCase {
     }
 
     func testVerifyAllReportsARecordTheLedgerKnowsWhoseFileIsGone() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         _ = try writeRecords(2, in: vault)
         try FileManager.default.removeItem(at: sandbox.recordURL("record-00001", in: vault))
@@ -124,8 +112,6 @@ final class VaultGroupWideTests: XCTestCase {
     /// `make test` (and so CI) sets it; a bare `swift test` skips it.
     func testAGroupOfTenThousandRecordsWorks() throws {
         try XCTSkipUnless(ProcessInfo.processInfo.environment["GROUPVAULT_LARGE_TESTS"] == "1", "set GROUPVAULT_LARGE_TESTS=1 to run the 10,000-record group")
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         // .atomic: this test is about the group's size, not about fsync.
         let vault = try sandbox.vault(durability: .atomic)
         let names = try writeRecords(10_000, in: vault)

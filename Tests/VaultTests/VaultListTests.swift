@@ -3,17 +3,13 @@ import Vault
 import XCTest
 
 /// list(): names, sizes and headers without decrypting.
-final class VaultListTests: XCTestCase {
+final class VaultListTests: VaultTestCase {
     func testEmptyVaultListsNothing() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
 
         XCTAssertTrue(try sandbox.vault().list().isEmpty)
     }
 
     func testListShowsEachRecordWithItsSizeAndHeader() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let a = try vault.write(AuthState.signedIn, as: "a", expiresAt: TestClock.start.addingTimeInterval(60))
         let b = try vault.write(AuthState.signedOut, as: "b")
@@ -26,8 +22,6 @@ final class VaultListTests: XCTestCase {
     }
 
     func testListReportsAnUnreadableHeaderForThatRecordOnly() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "good")
         try sandbox.place(Array("not a blob".utf8), as: "junk", in: vault)
@@ -43,8 +37,6 @@ final class VaultListTests: XCTestCase {
     }
 
     func testListReportsAFileWhoseNameIsNotARecordName() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: vault.recordsDirectory.string).appendingPathComponent("bad name.gvr"))
 
@@ -57,8 +49,6 @@ final class VaultListTests: XCTestCase {
     }
 
     func testListSkipsTemporaryAndForeignFiles() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let directory = URL(fileURLWithPath: vault.recordsDirectory.string)

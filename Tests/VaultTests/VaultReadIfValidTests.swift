@@ -3,15 +3,13 @@ import Vault
 import XCTest
 
 /// readIfValid: nil for no record and for any refusal; every refusal's reason reported.
-final class VaultReadIfValidTests: XCTestCase {
+final class VaultReadIfValidTests: VaultTestCase {
     final class Refusals: @unchecked Sendable {
         var codes: [VaultError.Code] = []
         func report(_ error: VaultError) { codes.append(error.code) }
     }
 
     func testValidRecordIsReturnedWithoutAReport() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let refusals = Refusals()
@@ -23,8 +21,6 @@ final class VaultReadIfValidTests: XCTestCase {
     }
 
     func testExpiredRecordIsNilAndReportedAsExpired() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(10))
         sandbox.clock.advance(by: 3600)
@@ -35,8 +31,6 @@ final class VaultReadIfValidTests: XCTestCase {
     }
 
     func testRecordNeverWrittenIsNilWithoutAReport() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let refusals = Refusals()
 
         XCTAssertNil(try sandbox.vault().readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report))
@@ -44,8 +38,6 @@ final class VaultReadIfValidTests: XCTestCase {
     }
 
     func testDeletedRecordIsNilWithoutAReport() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         try vault.delete("auth-state")
@@ -56,8 +48,6 @@ final class VaultReadIfValidTests: XCTestCase {
     }
 
     func testTamperedRecordIsNilAndReportedAsAuthenticationFailed() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         var blob = try sandbox.blob("auth-state", in: vault)
@@ -70,8 +60,6 @@ final class VaultReadIfValidTests: XCTestCase {
     }
 
     func testRefusalWithoutAHandlerIsStillNil() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.delete("auth-state")
 

@@ -5,10 +5,8 @@ import Vault
 import XCTest
 
 /// Each refusal on the read path that concerns the blob itself, one code per test.
-final class VaultRefusalTests: XCTestCase {
+final class VaultRefusalTests: VaultTestCase {
     func testZeroLengthFileIsMalformed() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try sandbox.place([], as: "auth-state", in: vault)
 
@@ -16,8 +14,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testTruncatedFileIsMalformed() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let blob = try sandbox.blob("auth-state", in: vault)
@@ -28,8 +24,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testFileLargerThanAnyBlobIsMalformed() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try sandbox.place([UInt8](repeating: 0x47, count: BlobFormat.maximumBlobSize + 1), as: "auth-state", in: vault)
 
@@ -37,8 +31,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testNewerFormatVersionIsUnsupportedFormat() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         var blob = try sandbox.blob("auth-state", in: vault)
@@ -50,8 +42,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testBlobNamingAKeyTheKeysetNeverHadIsUnknownKey() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "other")  // the keyset exists, with key 1 only
         let header = BlobHeader(
@@ -67,8 +57,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testBlobSealedWithARetiredKeyIsRetiredKey() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let old = try vault.write(AuthState.signedIn, as: "auth-state").keyID
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
@@ -79,8 +67,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testBlobSealedWithARotatedButActiveKeyStillReads() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -90,8 +76,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testWriteAfterRotationUsesTheNewPrimaryKey() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let rotated = try sandbox.keyring.rotateKey(in: VaultSandbox.group)
@@ -102,8 +86,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testAlteredCiphertextFailsAuthentication() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         var blob = try sandbox.blob("auth-state", in: vault)
@@ -115,8 +97,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testAlteredHeaderFieldFailsAuthentication() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(60))
         var blob = try sandbox.blob("auth-state", in: vault)
@@ -128,8 +108,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testSymbolicLinkInPlaceOfARecordIsRefusedAsStorage() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "real")
 
@@ -141,8 +119,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testRecordFileWritableByOthersIsRefusedAsStorage() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -152,8 +128,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testRecordFileReadableByOthersIsStillRead() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -164,8 +138,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testReadBeforeTheFirstUnlockIsAKeyringRefusal() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -175,8 +147,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testReadWhileTheDeviceIsLockedAfterFirstUnlockSucceeds() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -186,8 +156,6 @@ final class VaultRefusalTests: XCTestCase {
     }
 
     func testRefusalReasonNeverQuotesThePlaintext() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 

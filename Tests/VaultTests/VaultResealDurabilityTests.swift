@@ -8,7 +8,7 @@ import XCTest
 /// the batch, or, when `syncfs` fails or is unavailable, one `fsync` per temporary file, and a
 /// temporary file that cannot be proven durable is never renamed (docs/FORMAT.md, "Resealing in
 /// batches"). A single write keeps its own `fsync`.
-final class VaultResealDurabilityTests: XCTestCase {
+final class VaultResealDurabilityTests: VaultTestCase {
     override func tearDown() {
         FaultInjection.disarmAll()
         super.tearDown()
@@ -34,8 +34,6 @@ final class VaultResealDurabilityTests: XCTestCase {
     }
 
     func testResealAllWithoutSyncfsFsyncsEachTemporaryAndResealsEveryRecord() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let names = try writeRecords(5, in: vault)
         let old = try sandbox.keyring.groupKey(for: VaultSandbox.group).id
@@ -55,8 +53,6 @@ final class VaultResealDurabilityTests: XCTestCase {
     }
 
     func testResealAllNeverRenamesATemporaryWhoseSyncfsAndFsyncFailed() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let names = try writeRecords(4, in: vault)
         let old = try sandbox.keyring.groupKey(for: VaultSandbox.group).id
@@ -90,16 +86,12 @@ final class VaultResealDurabilityTests: XCTestCase {
     /// of its records sweeps the batch's temporary file as a leftover and publishes its own
     /// version, and the batch leaves that record to it instead of renaming anything over it.
     func testResealAllKeepsAWriteMadeWhileItsTemporaryFilesAwaitTheirRename() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try assertAWriterAtTheSeamWinsOverResealAll(.afterTemporariesWritten, in: sandbox)
         // The writer swept the batch's temporary for "second"; none of the others is left over.
         XCTAssertEqual(try temporaries(in: sandbox, of: vault), [])
     }
 
     func testResealAllSyncsTheBatchWithSyncfsWhileASingleWriteStillFsyncsItsFile() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let names = try writeRecords(3, in: vault)
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)

@@ -7,10 +7,8 @@ import XCTest
 
 /// Rotation, resealAll and retirement racing writers: once resealAll returns, no record can still
 /// be sealed with an older key, so retiring it strands nothing.
-final class VaultResealRaceTests: XCTestCase {
+final class VaultResealRaceTests: VaultTestCase {
     func testResealAllWaitsForAWriterThatFetchedTheOlderKey() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let first = try vault.write(AuthState.signedIn, as: "auth-state").keyID
         // Hold the writer lock of a new record, so a writer stops right after fetching its key.
@@ -33,8 +31,6 @@ final class VaultResealRaceTests: XCTestCase {
     }
 
     func testResealAllSkipsFilesThatAreNotRecordNames() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let first = try vault.write(AuthState.signedIn, as: "auth-state").keyID
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: vault.recordsDirectory.appending("My File.gvr").string))
@@ -48,16 +44,12 @@ final class VaultResealRaceTests: XCTestCase {
     /// A batch announces its records, then renames them one by one: a writer of one of them in
     /// between wins, and the batch leaves that record to it instead of overwriting it.
     func testResealAllKeepsAWriteMadeBetweenItsAnnouncementAndItsRename() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         _ = try assertAWriterAtTheSeamWinsOverResealAll(.afterAnnouncement, in: sandbox)
     }
 
     /// A writer that announces a record of the batch and then fails leaves it on the old key:
     /// the batch must not count it as done, but reseal it on its own.
     func testResealAllResealsARecordWhoseInterveningWriterFailed() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let old = try vault.write(AuthState.signedIn, as: "first").keyID
         try vault.write(AuthState.signedIn, as: "second")
@@ -82,8 +74,6 @@ final class VaultResealRaceTests: XCTestCase {
 
     /// More records than one batch: every one is resealed and reported once, in order.
     func testResealAllOfMoreRecordsThanOneBatchResealsAndReportsEachOnce() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let count = Vault.resealBatchSize + 3
         let names = (0..<count).map { String(format: "record-%04d", $0) }

@@ -4,10 +4,8 @@ import Vault
 import XCTest
 
 /// Key rotation: reseal under the new primary, then retire the old key safely.
-final class VaultResealTests: XCTestCase {
+final class VaultResealTests: VaultTestCase {
     func testResealMovesTheRecordToThePrimaryKeyWithAHigherSequence() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let written = try vault.write(AuthState.signedIn, as: "auth-state")
         let rotated = try sandbox.keyring.rotateKey(in: VaultSandbox.group)
@@ -20,8 +18,6 @@ final class VaultResealTests: XCTestCase {
     }
 
     func testResealKeepsIssueTimeExpirySchemaAndValue() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let written = try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(3600))
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
@@ -37,8 +33,6 @@ final class VaultResealTests: XCTestCase {
     }
 
     func testResealAllThenRetiringTheOldKeyKeepsEveryRecordReadable() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let old = try vault.write(AuthState.signedIn, as: "auth-state").keyID
         try vault.write(AuthState.signedOut, as: "guest-state")
@@ -54,8 +48,6 @@ final class VaultResealTests: XCTestCase {
     }
 
     func testOldBlobRestoredAfterResealIsRollback() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let original = try sandbox.blob("auth-state", in: vault)
@@ -68,8 +60,6 @@ final class VaultResealTests: XCTestCase {
     }
 
     func testResealAllCountsOnlyRecordsNotUnderThePrimaryKey() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "a")
         try vault.write(AuthState.signedIn, as: "b")
@@ -80,8 +70,6 @@ final class VaultResealTests: XCTestCase {
     }
 
     func testResealAllOnAFreshlyResealedVaultResealsNothing() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "a")
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
@@ -91,8 +79,6 @@ final class VaultResealTests: XCTestCase {
     }
 
     func testResealRefusesARolledBackBlobInsteadOfLaunderingIt() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let old = try sandbox.blob("auth-state", in: vault)
@@ -103,16 +89,12 @@ final class VaultResealTests: XCTestCase {
     }
 
     func testResealOfAMissingRecordIsNotFound() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         assertRefused(.notFound) { () throws(VaultError) in try vault.reseal("auth-state") }
     }
 
     func testResealAllReportsARecordItCannotOpen() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "good")
         try vault.write(AuthState.signedIn, as: "tampered")
@@ -134,8 +116,6 @@ final class VaultResealTests: XCTestCase {
     /// left a temporary file for: resealAll finds them in its one listing of the directory and
     /// removes them, and nothing that is not exactly such a file.
     func testResealAllOfAGroupWhoseLedgerWasLostRemovesKilledWritersLeftovers() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         for name in ["first", "second", "third"] { try vault.write(AuthState.signedIn, as: name) }
         let directory = URL(fileURLWithPath: vault.recordsDirectory.string)

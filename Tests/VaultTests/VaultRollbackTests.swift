@@ -5,10 +5,8 @@ import XCTest
 
 /// Rollback and replay: an older authentic blob put back is refused (SECURITY.md, "The layers and what each stops", layer 4).
 /// The observation helper's MultiProcess tests repeat this with a real second process.
-final class VaultRollbackTests: XCTestCase {
+final class VaultRollbackTests: VaultTestCase {
     func testOldBlobRestoredAfterANewerOneWasReadIsRollback() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
@@ -21,8 +19,6 @@ final class VaultRollbackTests: XCTestCase {
     }
 
     func testOldBlobRestoredIsRollbackForAFreshVaultOverTheSameHome() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let writer = try sandbox.vault()
         try writer.write(AuthState.signedIn, as: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: writer)
@@ -36,8 +32,6 @@ final class VaultRollbackTests: XCTestCase {
     }
 
     func testReaderAcceptingANewerRecordRaisesTheLedger() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let older = try sandbox.blob("auth-state", in: vault)
@@ -54,8 +48,6 @@ final class VaultRollbackTests: XCTestCase {
     }
 
     func testTrustedBlobReadAgainIsAccepted() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -64,8 +56,6 @@ final class VaultRollbackTests: XCTestCase {
     }
 
     func testSameSequenceWithDifferentContentIsConflictingContent() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let first = try sandbox.blob("auth-state", in: vault)
@@ -80,8 +70,6 @@ final class VaultRollbackTests: XCTestCase {
     }
 
     func testWriterContinuesAboveTheCurrentAuthenticFileWhenTheLedgerIsBehind() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let latest = try vault.write(AuthState.signedOut, as: "auth-state")
@@ -93,8 +81,6 @@ final class VaultRollbackTests: XCTestCase {
     }
 
     func testWriterContinuesAboveTheCurrentAuthenticFileWhenTheLedgerRowIsBehindIt() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let first = try vault.write(AuthState.signedIn, as: "auth-state")
         let firstBlob = try sandbox.blob("auth-state", in: vault)
@@ -110,8 +96,6 @@ final class VaultRollbackTests: XCTestCase {
     }
 
     func testWriterContinuesAboveTheLedgerWhenTheFileWasRolledBack() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let old = try sandbox.blob("auth-state", in: vault)
@@ -124,8 +108,6 @@ final class VaultRollbackTests: XCTestCase {
     }
 
     func testRolledBackRecordIsReadableAgainAfterTheWriterWrites() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let old = try sandbox.blob("auth-state", in: vault)

@@ -4,10 +4,8 @@ import SealedStorage
 import Vault
 import XCTest
 
-final class VaultRoundTripTests: XCTestCase {
+final class VaultRoundTripTests: VaultTestCase {
     func testWrittenRecordReadsBackEqual() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         try vault.write(AuthState.signedIn, as: "auth-state")
@@ -16,16 +14,12 @@ final class VaultRoundTripTests: XCTestCase {
     }
 
     func testRecordWrittenByOneVaultReadsFromAFreshVaultOverTheSameHome() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         try sandbox.vault().write(AuthState.signedIn, as: "auth-state")
 
         XCTAssertEqual(try sandbox.vault().read(AuthState.self, name: "auth-state"), AuthState.signedIn)
     }
 
     func testWriteReturnsTheSealedHeader() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let expiry = TestClock.start.addingTimeInterval(3600)
 
@@ -41,8 +35,6 @@ final class VaultRoundTripTests: XCTestCase {
     }
 
     func testEachWriteTakesTheNextSequence() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         let first = try vault.write(AuthState.signedIn, as: "auth-state")
@@ -52,8 +44,6 @@ final class VaultRoundTripTests: XCTestCase {
     }
 
     func testLatestWriteIsWhatIsRead() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         try vault.write(AuthState.signedIn, as: "auth-state")
@@ -63,16 +53,12 @@ final class VaultRoundTripTests: XCTestCase {
     }
 
     func testReadingARecordNeverWrittenIsNotFound() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         assertRefused(.notFound) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
     }
 
     func testWritingAValueItsOwnValidationRefusesIsInvalidRecord() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let inconsistent = AuthState(isAuthenticated: true, displayName: nil, tokenDigest: nil)
 
@@ -82,8 +68,6 @@ final class VaultRoundTripTests: XCTestCase {
 
     func testPayloadOverTheLimitIsTooLarge() throws {
         struct Blob: VaultRecord { static let schemaVersion: UInt32 = 1; var text: String }
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         assertRefused(.tooLarge) { () throws(VaultError) in
@@ -92,8 +76,6 @@ final class VaultRoundTripTests: XCTestCase {
     }
 
     func testUnrepresentableExpiryIsInvalidArgument() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         assertRefused(.invalidArgument) { () throws(VaultError) in
@@ -102,8 +84,6 @@ final class VaultRoundTripTests: XCTestCase {
     }
 
     func testRecordFileIsReadableByItsOwnerOnly() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         try vault.write(AuthState.signedIn, as: "auth-state")
@@ -113,8 +93,6 @@ final class VaultRoundTripTests: XCTestCase {
     }
 
     func testRecordFileDoesNotContainThePlaintext() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         try vault.write(AuthState.signedIn, as: "auth-state")
@@ -126,8 +104,6 @@ final class VaultRoundTripTests: XCTestCase {
     }
 
     func testInjectedNonceSourceSuppliesTheBlobNonce() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let fixed = try XChaCha20Poly1305.Nonce(bytes: (0x40..<0x58).map { UInt8($0) })
         let vault = try Vault(keyring: sandbox.keyring, group: VaultSandbox.group, clock: sandbox.clock.source, nonceSource: { fixed })
 
@@ -137,8 +113,6 @@ final class VaultRoundTripTests: XCTestCase {
     }
 
     func testRandomNoncesDifferBetweenWritesOfTheSameValue() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         try vault.write(AuthState.signedIn, as: "a")

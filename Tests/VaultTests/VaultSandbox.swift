@@ -115,3 +115,21 @@ func assertRefused<T>(
         XCTAssertEqual(error.code, code, "\(error) \(message())", file: file, line: line)
     }
 }
+
+/// The arrangement most vault tests share, written once: a fresh ``VaultSandbox`` for every
+/// test, removed after it (a subclass's own `tearDown` runs first, then this one's).
+class VaultTestCase: XCTestCase {
+    /// This test's home, keyring and clock.
+    private(set) var sandbox: VaultSandbox!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        sandbox = try VaultSandbox()
+    }
+
+    override func tearDown() {
+        sandbox?.remove()
+        sandbox = nil
+        super.tearDown()
+    }
+}

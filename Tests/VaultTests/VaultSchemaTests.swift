@@ -3,7 +3,7 @@ import Vault
 import XCTest
 
 /// Schema versions, migration through decode(schemaVersion:from:), and the record's own checks.
-final class VaultSchemaTests: XCTestCase {
+final class VaultSchemaTests: VaultTestCase {
     /// Version 1 of a profile: one name field.
     struct ProfileV1: VaultRecord, Equatable {
         static let schemaVersion: UInt32 = 1
@@ -34,8 +34,6 @@ final class VaultSchemaTests: XCTestCase {
     }
 
     func testSchemaNewerThanTheReaderSupportsIsUnsupportedSchema() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), as: "profile")
 
@@ -43,8 +41,6 @@ final class VaultSchemaTests: XCTestCase {
     }
 
     func testSchemaOlderThanTheReaderSupportsIsUnsupportedSchema() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), as: "profile")
 
@@ -52,8 +48,6 @@ final class VaultSchemaTests: XCTestCase {
     }
 
     func testOlderSchemaInTheSupportedRangeIsMigrated() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(ProfileV1(name: "Ada Lovelace"), as: "profile")
 
@@ -61,8 +55,6 @@ final class VaultSchemaTests: XCTestCase {
     }
 
     func testCurrentSchemaIsDecodedDirectly() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let profile = ProfileV2(givenName: "Grace", familyName: "Hopper")
         try vault.write(profile, as: "profile")
@@ -71,8 +63,6 @@ final class VaultSchemaTests: XCTestCase {
     }
 
     func testWriteRecordsTheTypesSchemaVersion() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         let header = try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), as: "profile")
@@ -81,8 +71,6 @@ final class VaultSchemaTests: XCTestCase {
     }
 
     func testPayloadThatDoesNotDecodeAsTheTypeIsInvalidRecord() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "profile")
 
@@ -90,8 +78,6 @@ final class VaultSchemaTests: XCTestCase {
     }
 
     func testRecordItsOwnValidationRefusesIsInvalidRecord() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         // Written as a looser type with the same shape; the reader's validate() refuses it.
         try vault.write(LooseAuthState(isAuthenticated: true, displayName: nil), as: "auth-state")

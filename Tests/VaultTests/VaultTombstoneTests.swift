@@ -3,10 +3,8 @@ import Vault
 import XCTest
 
 /// delete(_:) seals a tombstone with a higher sequence instead of removing the file.
-final class VaultTombstoneTests: XCTestCase {
+final class VaultTombstoneTests: VaultTestCase {
     func testDeletedRecordReadsAsDeleted() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -16,8 +14,6 @@ final class VaultTombstoneTests: XCTestCase {
     }
 
     func testBlobRestoredAfterDeletionIsRollback() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
@@ -29,8 +25,6 @@ final class VaultTombstoneTests: XCTestCase {
     }
 
     func testBlobRestoredAfterTheTombstoneFileWasRemovedIsRollback() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
@@ -43,8 +37,6 @@ final class VaultTombstoneTests: XCTestCase {
     }
 
     func testWriteAfterDeletionIsReadable() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         try vault.delete("auth-state")
@@ -55,8 +47,6 @@ final class VaultTombstoneTests: XCTestCase {
     }
 
     func testDeletingARecordWithoutAFileStillSealsATombstone() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
 
         try vault.delete("auth-state")
@@ -65,8 +55,6 @@ final class VaultTombstoneTests: XCTestCase {
     }
 
     func testTombstoneTakesAHigherSequence() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         let written = try vault.write(AuthState.signedIn, as: "auth-state")
 
@@ -78,8 +66,6 @@ final class VaultTombstoneTests: XCTestCase {
     }
 
     func testTombstoneWithItsFlagClearedFailsAuthentication() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.delete("auth-state")
         var blob = try sandbox.blob("auth-state", in: vault)

@@ -9,7 +9,7 @@ import XCTest
 /// verdicts are a reader's, record by record, and a ledger that moves on during the pass (a
 /// writer, a reader, an attacker putting a blob back) never makes the snapshot refuse what the
 /// ledger accepts now, accept what it no longer accepts, or move the ledger.
-final class VaultVerifySnapshotTests: XCTestCase {
+final class VaultVerifySnapshotTests: VaultTestCase {
     override func tearDown() {
         FaultInjection.disarmAll()
         super.tearDown()
@@ -22,8 +22,6 @@ final class VaultVerifySnapshotTests: XCTestCase {
     /// never confirmed (the writer's confirmation failed after the rename), deleted (a
     /// tombstone, which verifies). verifyAll reports exactly what a reader reports for each.
     func testVerifyAllOfManyRecordsReportsWhatAReaderReportsForEach() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         var expected: [String: VaultError.Code?] = [:]
         for index in 0..<200 {
@@ -75,8 +73,6 @@ final class VaultVerifySnapshotTests: XCTestCase {
 
     /// The announced version that verifyAll accepted is confirmed, as a reader confirms it.
     func testVerifyAllConfirmsAnAnnouncedVersionItAccepts() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, as: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
@@ -93,8 +89,6 @@ final class VaultVerifySnapshotTests: XCTestCase {
     /// A record written again while the pass runs, before the pass reaches it: its file is
     /// newer than the snapshot's row, and passes against the row as it is now.
     func testARecordWrittenDuringThePassPasses() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         for index in 0..<5 { try vault.write(AuthState.signedIn, as: name(index)) }
         let writer = try sandbox.vault()
@@ -111,8 +105,6 @@ final class VaultVerifySnapshotTests: XCTestCase {
     /// put back before the pass ends: the snapshot's acceptance is stale, the record is judged
     /// again against the ledger as it is, and the rollback is reported.
     func testARecordRolledBackAfterThePassAcceptedItIsReported() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         for index in 0..<5 { try vault.write(AuthState.signedIn, as: name(index)) }
         let old = try sandbox.blob(name(1), in: vault)
@@ -121,7 +113,7 @@ final class VaultVerifySnapshotTests: XCTestCase {
         let report = try vault.verifyAll { progress in
             guard progress.name == self.name(3) else { return }
             _ = try? writer.write(AuthState.signedOut, as: self.name(1))
-            try? sandbox.place(old, as: self.name(1), in: vault)
+            try? self.sandbox.place(old, as: self.name(1), in: vault)
         }
 
         XCTAssertEqual(report.passed, 4)
@@ -134,8 +126,6 @@ final class VaultVerifySnapshotTests: XCTestCase {
     /// back. The snapshot would accept that blob and raise the ledger to it; the ledger has
     /// gone past it, so it is a rollback, and the ledger keeps its newer entry.
     func testAnAnnouncedBlobTheLedgerHasSincePassedIsARollbackAndTheLedgerStays() throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         for index in 0..<5 { try vault.write(AuthState.signedIn, as: name(index)) }
         FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
@@ -148,7 +138,7 @@ final class VaultVerifySnapshotTests: XCTestCase {
         let report = try vault.verifyAll { progress in
             guard progress.name == self.name(0) else { return }
             _ = try? writer.write(AuthState.signedInAgain, as: self.name(3))
-            try? sandbox.place(announced, as: self.name(3), in: vault)
+            try? self.sandbox.place(announced, as: self.name(3), in: vault)
         }
 
         XCTAssertEqual(report.findings.map(\.name), [name(3)])
