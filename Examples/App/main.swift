@@ -50,11 +50,11 @@ do {
         let state = AuthState(isAuthenticated: true, displayName: name,
                               tokenExpiry: Date().addingTimeInterval(3600),
                               sessionID: UUID().uuidString)
-        let header = try vault.write(state, as: AuthState.recordName, expiresAt: Date().addingTimeInterval(3600))
+        let header = try vault.write(state, to: AuthState.recordName, expiresAt: Date().addingTimeInterval(3600))
         say("app: \(action) as \(name) -> sealed \(AuthState.recordName) #\(header.sequence) with key #\(header.keyID)")
     case "sign-out":
         _ = try? keyring.delete(matching: tokenItem)
-        let header = try vault.write(AuthState(isAuthenticated: false), as: AuthState.recordName)
+        let header = try vault.write(AuthState(isAuthenticated: false), to: AuthState.recordName)
         say("app: signed out -> sealed \(AuthState.recordName) #\(header.sequence)")
     case "notify":
         say("app: posting \(AuthState.changedNotification) without writing anything")

@@ -24,7 +24,7 @@ func render(_ vault: Vault, _ defaults: SharedDefaults) {
     let style = (try? defaults.decoded(WidgetStyle.self, forKey: WidgetStyle.key)) ?? nil ?? .standard
     let shown = " [\(style.theme), every \(style.refreshInterval) s]"
     var refusal: VaultError?
-    let state = vault.readIfValid(AuthState.self, name: AuthState.recordName) { refusal = $0 }
+    let state = vault.readIfValid(AuthState.self, from: AuthState.recordName) { refusal = $0 }
     if let state, state.isAuthenticated, let name = state.displayName {
         say("widget: Hello, \(name)\(shown)")
     } else if let refusal {

@@ -72,7 +72,7 @@ private enum VaultFixture {
             let count = forever ? Int.max : try options.integer("count", default: 1)
             var counter = start
             while counter - start < count {
-                let header = try vault.write(FixtureCounter(writer: writer, counter: counter), as: name)
+                let header = try vault.write(FixtureCounter(writer: writer, counter: counter), to: name)
                 printLine("wrote \(counter) sequence \(header.sequence)")
                 counter += 1
             }
@@ -102,7 +102,7 @@ private enum VaultFixture {
             let value: FixtureCounter
             do {
                 // The public path: authentication, trust ledger, freshness, decoding.
-                value = try vault.read(FixtureCounter.self, name: name)
+                value = try vault.read(FixtureCounter.self, from: name)
             } catch let error where error.code == .notFound && authentic == 0 {
                 notFound += 1
                 continue
@@ -164,7 +164,7 @@ private enum VaultFixture {
         let vault = try vault(options)
         let name = try recordName(options)
         do {
-            let value = try vault.read(FixtureCounter.self, name: name)
+            let value = try vault.read(FixtureCounter.self, from: name)
             let sequence = try vault.openRecord(RecordName(validating: name)).header.sequence
             printLine("value \(value.writer) \(value.counter) sequence \(sequence)")
         } catch {

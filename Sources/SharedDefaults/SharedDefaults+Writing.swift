@@ -41,7 +41,7 @@ extension SharedDefaults {
             // Under the cache's lock: two threads of this process setting one key leave the
             // cache holding what the file holds.
             do throws(VaultError) {
-                try vault.write(entry, as: record)
+                try vault.write(entry, to: record)
             } catch where error.code == .notDurable {
                 state.apply(.value(entry, size: size), record: record)
                 throw SharedDefaultsError(.storage, "\"\(printable(key))\" was stored and is visible, but not yet durable: \(error.reason)", vaultError: error)

@@ -167,7 +167,7 @@ final class SuiteCache: Sendable {
         entryReads.add(1, ordering: .relaxed)
         let entry: DefaultsEntry
         do {
-            entry = try vault.read(DefaultsEntry.self, name: record)
+            entry = try vault.read(DefaultsEntry.self, from: record)
         } catch where error.code == .notFound || error.code == .deleted {
             return .absent
         } catch {

@@ -25,7 +25,7 @@ extension Vault {
     static let noteworthyLockWait: Duration = .seconds(1)
 
     /// Counts a refusal of record `name` and logs it at `.debug` (the caller receives the
-    /// error; ``readIfValid(_:name:onRefusal:)``, which turns it into `nil`, also logs it at
+    /// error; ``readIfValid(_:from:onRefusal:)``, which turns it into `nil`, also logs it at
     /// `.info`, since the log is then the only place it shows).
     func report(refusal error: VaultError, of name: String) {
         Counter(label: VaultMetricLabel.refusals, dimensions: [("reason", error.code.rawValue)], factory: keyring.currentMetricsFactory)
@@ -33,7 +33,7 @@ extension Vault {
         logger.debug("record refused", metadata: metadata(name, ["reason": "\(error.code)", "detail": "\(error.reason)"]))
     }
 
-    /// Logs at `.info` a refusal ``readIfValid(_:name:onRefusal:)`` turns into `nil`: without
+    /// Logs at `.info` a refusal ``readIfValid(_:from:onRefusal:)`` turns into `nil`: without
     /// a handler, the log is the only place its reason shows.
     func report(swallowedRefusal error: VaultError, of name: String) {
         logger.info("record refused; read as absent", metadata: metadata(name, ["reason": "\(error.code)"]))

@@ -23,11 +23,11 @@ import SystemPackage
 /// let vault = try Vault(keyring: try .fromEnvironment(), group: group)
 ///
 /// // App, on sign-in:
-/// try vault.write(AuthState(isAuthenticated: true, displayName: "Ada"), as: "auth-state",
+/// try vault.write(AuthState(isAuthenticated: true, displayName: "Ada"), to: "auth-state",
 ///                 expiresAt: tokenExpiry)
 ///
 /// // Widget: anything invalid reads as "signed out", and the reason is still reported.
-/// let state = vault.readIfValid(AuthState.self, name: "auth-state") { refusal in
+/// let state = vault.readIfValid(AuthState.self, from: "auth-state") { refusal in
 ///     log.notice("auth state refused: \(refusal)")
 /// }
 /// ```

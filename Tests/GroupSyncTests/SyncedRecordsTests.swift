@@ -19,18 +19,18 @@ final class SyncedRecordsTests: SyncServerTestCase {
     func testAWriteOnOneMachineBecomesAReadOnAnother() async throws {
         let one = try records(0)
         let two = try records(1)
-        try one.write(Profile(displayName: "Ada"), as: "profile")
+        try one.write(Profile(displayName: "Ada"), to: "profile")
         try await one.synchronizeWithServer()
         try await two.synchronizeWithServer()
-        XCTAssertEqual(try two.read(Profile.self, name: "profile"), Profile(displayName: "Ada"))
+        XCTAssertEqual(try two.read(Profile.self, from: "profile"), Profile(displayName: "Ada"))
     }
 
     func testAWriteThatLostToAnotherMachinesIsReportedToItsWriter() async throws {
         let one = try records(0)
         let two = try records(1)
         let conflicts = two.conflicts()
-        try one.write(Profile(displayName: "first"), as: "profile")
-        try two.write(Profile(displayName: "second"), as: "profile")
+        try one.write(Profile(displayName: "first"), to: "profile")
+        try two.write(Profile(displayName: "second"), to: "profile")
         try await one.synchronizeWithServer()
         try await two.synchronizeWithServer()
 
@@ -39,19 +39,19 @@ final class SyncedRecordsTests: SyncServerTestCase {
         XCTAssertEqual(conflict?.key, "profile")
         XCTAssertEqual(conflict?.winningSequence, 1)
         XCTAssertEqual(two.status.conflicts, 1)
-        XCTAssertEqual(try two.read(Profile.self, name: "profile"), Profile(displayName: "first"), "the server's first write wins")
+        XCTAssertEqual(try two.read(Profile.self, from: "profile"), Profile(displayName: "first"), "the server's first write wins")
         XCTAssertEqual(two.status.pendingWrites, 0)
     }
 
     func testADeletionReachesTheOtherMachine() async throws {
         let one = try records(0)
         let two = try records(1)
-        try one.write(Profile(displayName: "Ada"), as: "profile")
+        try one.write(Profile(displayName: "Ada"), to: "profile")
         try await one.synchronizeWithServer()
         try await two.synchronizeWithServer()
         try one.delete("profile")
         try await one.synchronizeWithServer()
         try await two.synchronizeWithServer()
-        XCTAssertNil(try two.read(Profile.self, name: "profile"))
+        XCTAssertNil(try two.read(Profile.self, from: "profile"))
     }
 }

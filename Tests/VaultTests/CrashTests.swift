@@ -15,7 +15,7 @@ final class CrashTests: XCTestCase {
         testbed = try VaultTestbed()
         // Written here so that the keys, the ledger and the record exist before any child
         // runs: a child's armed fault then hits the record's replacement, nothing else.
-        try vault.write(CounterRecord(writer: "setup", counter: 0), as: "state")
+        try vault.write(CounterRecord(writer: "setup", counter: 0), to: "state")
     }
 
     override func tearDown() {
@@ -30,7 +30,7 @@ final class CrashTests: XCTestCase {
         for round in 1...6 {
             let (lastWritten, _) = try await killWriterAtRandomMoment(start: start, using: &rng, round: round)
 
-            let value = try vault.read(CounterRecord.self, name: "state")
+            let value = try vault.read(CounterRecord.self, from: "state")
             // The write after the last one printed may have been renamed into place just
             // before the kill: that is the new version, the one printed is the previous.
             XCTAssertEqual(value.writer, "killed", "round \(round), \(rng.describe)")
@@ -48,10 +48,10 @@ final class CrashTests: XCTestCase {
             start = try await killWriterAtRandomMoment(start: start, using: &rng, round: round).lastWritten + 2
         }
 
-        try vault.write(CounterRecord(writer: "test", counter: start), as: "state")
+        try vault.write(CounterRecord(writer: "test", counter: start), to: "state")
 
         XCTAssertEqual(testbed.temporaryFiles(of: "state"), [], rng.describe)
-        XCTAssertEqual(try vault.read(CounterRecord.self, name: "state"), CounterRecord(writer: "test", counter: start), rng.describe)
+        XCTAssertEqual(try vault.read(CounterRecord.self, from: "state"), CounterRecord(writer: "test", counter: start), rng.describe)
     }
 
     func testTemporaryFilesOfKilledWritersDoNotAccumulate() throws {
@@ -67,7 +67,7 @@ final class CrashTests: XCTestCase {
             previous = left
         }
 
-        try vault.write(CounterRecord(writer: "test", counter: 4), as: "state")
+        try vault.write(CounterRecord(writer: "test", counter: 4), to: "state")
 
         XCTAssertEqual(testbed.temporaryFiles(of: "state"), [], "the next successful write removed the last leftover")
     }
@@ -138,7 +138,7 @@ final class CrashTests: XCTestCase {
         XCTAssertFalse(child.output.contains("wrote"), "the write must not have returned", file: file, line: line)
         XCTAssertEqual(testbed.temporaryFiles(of: "state").count, temporaryFiles, "temporary files after death at \(point.rawValue)", file: file, line: line)
         let expected = version == .previous ? CounterRecord(writer: "setup", counter: 0) : CounterRecord(writer: "armed", counter: 1)
-        XCTAssertEqual(try vault.read(CounterRecord.self, name: "state"), expected, "record after death at \(point.rawValue)", file: file, line: line)
+        XCTAssertEqual(try vault.read(CounterRecord.self, from: "state"), expected, "record after death at \(point.rawValue)", file: file, line: line)
     }
 
     /// Starts a writer that writes forever from counter `start`, lets it write at least once,

@@ -14,7 +14,7 @@ final class KeyringDatabaseRefusalTests: XCTestCase {
 
     override func setUpWithError() throws {
         sandbox = try VaultSandbox()
-        try sandbox.vault().write(AuthState.signedIn, as: "auth-state")
+        try sandbox.vault().write(AuthState.signedIn, to: "auth-state")
     }
 
     override func tearDown() {
@@ -46,7 +46,7 @@ final class KeyringDatabaseRefusalTests: XCTestCase {
 
     private func assertReadRefused(naming words: [String], file: StaticString = #filePath, line: UInt = #line) {
         do {
-            let value = try sandbox.vault().read(AuthState.self, name: "auth-state")
+            let value = try sandbox.vault().read(AuthState.self, from: "auth-state")
             XCTFail("read \(value) through a damaged keyring database", file: file, line: line)
         } catch {
             XCTAssertEqual(error.code, .keyring, error.reason, file: file, line: line)
@@ -59,7 +59,7 @@ final class KeyringDatabaseRefusalTests: XCTestCase {
     func testADatabaseFromAnotherHomeIsRefused() throws {
         let other = try VaultSandbox()
         defer { other.remove() }
-        try other.vault().write(AuthState.signedOut, as: "auth-state")
+        try other.vault().write(AuthState.signedOut, to: "auth-state")
         closeDatabases()
 
         try replaceDatabase(with: Array(try Data(contentsOf: databaseURL(of: other))))
@@ -118,12 +118,12 @@ final class KeyringDatabaseRefusalTests: XCTestCase {
     func testARolledBackDatabaseStillAcceptsTheCurrentRecordAndRaisesTheLedgerAgain() throws {
         closeDatabases()
         let snapshot = try databaseBytes()
-        try sandbox.vault().write(AuthState.signedOut, as: "auth-state")
+        try sandbox.vault().write(AuthState.signedOut, to: "auth-state")
         closeDatabases()
 
         try replaceDatabase(with: snapshot)
 
-        XCTAssertEqual(try sandbox.vault().read(AuthState.self, name: "auth-state"), AuthState.signedOut)
+        XCTAssertEqual(try sandbox.vault().read(AuthState.self, from: "auth-state"), AuthState.signedOut)
         XCTAssertEqual(try sandbox.vault().ledger.entry(for: RecordName(validating: "auth-state"))?.sequence, 2)
     }
 

@@ -35,7 +35,7 @@ final class LedgerImportTests: XCTestCase {
 
     func testAWriteContinuesAboveTheImportedSequence() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         XCTAssertEqual(try vault.ledger.entry(for: RecordName(validating: "auth-state"))?.sequence, 6)
     }
 

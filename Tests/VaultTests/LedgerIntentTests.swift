@@ -16,19 +16,19 @@ final class LedgerIntentTests: VaultTestCase {
 
     func testADiskFullAtTheLedgerStepFailsTheWriteAsStorage() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         FaultInjection.arm(.fail(.noSpace), at: .ledgerIntent)
 
-        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
+        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
     }
 
     func testAWriteWhoseLedgerStepFailedPublishesNothing() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
         FaultInjection.arm(.fail(.ioError), at: .ledgerIntent)
 
-        _ = try? vault.write(AuthState.signedOut, as: "auth-state")
+        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
 
         XCTAssertEqual(try sandbox.blob("auth-state", in: vault), signedIn, "the record file must not change")
         XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), ["auth-state.gvr"], "no temporary file either")
@@ -36,12 +36,12 @@ final class LedgerIntentTests: VaultTestCase {
 
     func testAFailedLedgerStepLeavesTheLedgerAsItWas() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let name = try RecordName(validating: "auth-state")
         let before = try vault.ledger.row(for: name)
         FaultInjection.arm(.fail(.noSpace), at: .ledgerIntent)
 
-        _ = try? vault.write(AuthState.signedOut, as: "auth-state")
+        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
 
         XCTAssertEqual(try vault.ledger.row(for: name), before)
     }
@@ -50,27 +50,27 @@ final class LedgerIntentTests: VaultTestCase {
     /// sign-out, and the container writer then puts the signed-in blob back.
     func testAnOlderBlobPutBackAfterAFailedConfirmationIsRollback() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
         FaultInjection.arm(.fail(.noSpace), at: .ledgerConfirm)
-        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
-        XCTAssertEqual(try sandbox.vault().read(AuthState.self, name: "auth-state"), AuthState.signedOut)
+        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        XCTAssertEqual(try sandbox.vault().read(AuthState.self, from: "auth-state"), AuthState.signedOut)
 
         try sandbox.place(signedIn, as: "auth-state", in: vault)
 
-        assertRefused(.rollback) { () throws(VaultError) in try sandbox.vault().read(AuthState.self, name: "auth-state") }
+        assertRefused(.rollback) { () throws(VaultError) in try sandbox.vault().read(AuthState.self, from: "auth-state") }
     }
 
     /// The announced sequence is in the ledger before the rename, so the blob that carries it
     /// is accepted (and confirmed) by readers even when the writer never confirmed it.
     func testTheAnnouncedVersionIsAcceptedAndConfirmedByAReader() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-        let header = try? vault.write(AuthState.signedOut, as: "auth-state")
+        let header = try? vault.write(AuthState.signedOut, to: "auth-state")
         XCTAssertNil(header, "the write must report that its confirmation failed")
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut)
 
         let row = try XCTUnwrap(vault.ledger.row(for: RecordName(validating: "auth-state")))
         XCTAssertEqual(row.confirmed, 2)
@@ -79,10 +79,10 @@ final class LedgerIntentTests: VaultTestCase {
 
     func testAnAnnouncementOfAFailedWriteIsWithdrawn() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
 
-        _ = try? vault.write(AuthState.signedOut, as: "auth-state")
+        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
 
         XCTAssertNil(try vault.ledger.row(for: RecordName(validating: "auth-state"))?.pending)
     }
@@ -90,7 +90,7 @@ final class LedgerIntentTests: VaultTestCase {
     /// A blob carrying the announced sequence but other bytes was not written by the announcer.
     func testABlobWithTheAnnouncedSequenceButOtherContentIsConflictingContent() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let name = try RecordName(validating: "auth-state")
         try LedgerTable(home: sandbox.keyring.home, group: VaultSandbox.group).update(name.rawValue) { row in
             row?.pending = 2
@@ -98,50 +98,50 @@ final class LedgerIntentTests: VaultTestCase {
         }
         try place(sequence: 2, in: vault, sandbox: sandbox)
 
-        assertRefused(.conflictingContent) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+        assertRefused(.conflictingContent) { () throws(VaultError) in try vault.read(AuthState.self, from: "auth-state") }
     }
 
     // MARK: The top of the sequence space (hole 7)
 
     func testABlobForgedWithTheLastSequenceIsRefusedAsUntrustedSequence() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
 
         try place(sequence: .max, in: vault, sandbox: sandbox)
 
-        assertRefused(.untrustedSequence) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+        assertRefused(.untrustedSequence) { () throws(VaultError) in try vault.read(AuthState.self, from: "auth-state") }
     }
 
     func testARecordWithAForgedLastSequenceCanStillBeWritten() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         try place(sequence: .max, in: vault, sandbox: sandbox)
-        _ = try? vault.read(AuthState.self, name: "auth-state")
+        _ = try? vault.read(AuthState.self, from: "auth-state")
 
-        let header = try vault.write(AuthState.signedOut, as: "auth-state")
+        let header = try vault.write(AuthState.signedOut, to: "auth-state")
 
         XCTAssertEqual(header.sequence, 2)
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut)
     }
 
     func testABlobWithinTheWindowAboveTheLedgerIsAccepted() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
 
         try place(sequence: 1 + TrustLedger.sequenceWindow, in: vault, sandbox: sandbox)
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut)
     }
 
     func testAWriteAtTheLastSequenceIsRefusedNamingTheWayOut() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         try LedgerTable(home: sandbox.keyring.home, group: VaultSandbox.group).update("auth-state") { row in
             row?.confirmed = .max
         }
 
         do {
-            try vault.write(AuthState.signedOut, as: "auth-state")
+            try vault.write(AuthState.signedOut, to: "auth-state")
             XCTFail("a write above 2^64-1 must be refused")
         } catch {
             XCTAssertEqual(error.code, .storage)

@@ -29,9 +29,9 @@ final class LedgerRowsTests: XCTestCase {
 
     func testEachRecordHasItsConfirmedSequenceAndTheDigestOfItsBlob() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
-        try vault.write(AuthState.signedInAgain, as: "auth-state")
-        try vault.write(AuthState.signedOut, as: "another")
+        try vault.write(AuthState.signedIn, to: "auth-state")
+        try vault.write(AuthState.signedInAgain, to: "auth-state")
+        try vault.write(AuthState.signedOut, to: "another")
 
         let rows = try vault.ledgerRows()
 
@@ -44,7 +44,7 @@ final class LedgerRowsTests: XCTestCase {
 
     /// The tag recomputed by the letter of docs/FORMAT.md from `master.key` and the row's fields.
     func testTheTagIsTheDocumentedKeyedHashOfTheRow() throws {
-        try sandbox.vault().write(AuthState.signedIn, as: "auth-state")
+        try sandbox.vault().write(AuthState.signedIn, to: "auth-state")
         let row = try XCTUnwrap(try sandbox.vault().ledgerRows().first)
 
         let master = try SymmetricKey(bytes: Data(contentsOf: sandbox.home.root.appendingPathComponent("Keychains/master.key")))
@@ -70,8 +70,8 @@ final class LedgerRowsTests: XCTestCase {
 
     /// Readers refuse an altered row; the listing shows it, marked, beside the intact ones.
     func testARowAlteredWithoutTheMasterKeyIsListedAsNotAuthentic() throws {
-        try sandbox.vault().write(AuthState.signedIn, as: "auth-state")
-        try sandbox.vault().write(AuthState.signedOut, as: "kept")
+        try sandbox.vault().write(AuthState.signedIn, to: "auth-state")
+        try sandbox.vault().write(AuthState.signedOut, to: "kept")
         let digest = try blobDigest("auth-state")
         KeyringDatabase.closeAll()
         let url = sandbox.home.root.appendingPathComponent("Keychains").appendingPathComponent(KeyringDatabase.fileName)

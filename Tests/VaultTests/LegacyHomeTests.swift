@@ -99,8 +99,8 @@ final class LegacyHomeTests: XCTestCase {
     func testEveryRecordReads() throws {
         let vault = try Vault(keyring: keyring, group: Self.group)
 
-        XCTAssertEqual(try vault.read(CounterRecord.self, name: "state"), CounterRecord(writer: "fixture", counter: 3))
-        XCTAssertEqual(try vault.read(CounterRecord.self, name: "other"), CounterRecord(writer: "fixture", counter: 1))
+        XCTAssertEqual(try vault.read(CounterRecord.self, from: "state"), CounterRecord(writer: "fixture", counter: 3))
+        XCTAssertEqual(try vault.read(CounterRecord.self, from: "other"), CounterRecord(writer: "fixture", counter: 1))
     }
 
     func testEveryLedgerEntryIsImported() throws {
@@ -114,7 +114,7 @@ final class LegacyHomeTests: XCTestCase {
     func testTheNextWriteContinuesTheImportedSequence() throws {
         let vault = try Vault(keyring: keyring, group: Self.group)
 
-        XCTAssertEqual(try vault.write(CounterRecord(writer: "test", counter: 4), as: "state").sequence, 4)
+        XCTAssertEqual(try vault.write(CounterRecord(writer: "test", counter: 4), to: "state").sequence, 4)
     }
 
     func testTheOldLedgerFileIsKept() throws {

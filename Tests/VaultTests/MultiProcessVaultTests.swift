@@ -47,7 +47,7 @@ final class MultiProcessVaultTests: XCTestCase {
             let row = try XCTUnwrap(vault.ledger.row(for: name))
             XCTAssertEqual(row.confirmed, 10, "record-\(index)")
             XCTAssertNil(row.pending, "record-\(index)")
-            XCTAssertEqual(try vault.read(CounterRecord.self, name: name.rawValue), CounterRecord(writer: "w\(index)", counter: 10))
+            XCTAssertEqual(try vault.read(CounterRecord.self, from: name.rawValue), CounterRecord(writer: "w\(index)", counter: 10))
         }
     }
 
@@ -55,19 +55,19 @@ final class MultiProcessVaultTests: XCTestCase {
     /// `lstat` each: a lock state set by another process is obeyed by the very next read.
     func testALockStateSetByAnotherProcessIsObeyedByTheNextReadOfAWarmReader() throws {
         let vault = testbed.vault
-        try vault.write(CounterRecord(writer: "w", counter: 1), as: "counter")
-        XCTAssertEqual(try vault.read(CounterRecord.self, name: "counter").counter, 1)
+        try vault.write(CounterRecord(writer: "w", counter: 1), to: "counter")
+        XCTAssertEqual(try vault.read(CounterRecord.self, from: "counter").counter, 1)
 
         let environment = ["GROUPVAULT_HOME": testbed.home.path]
         let locked = try FixtureProcess.run(["home-set-lock-state", "beforeFirstUnlock"], environment: environment)
         XCTAssertEqual(locked.status, 0, locked.errors)
-        XCTAssertThrowsError(try vault.read(CounterRecord.self, name: "counter")) { error in
+        XCTAssertThrowsError(try vault.read(CounterRecord.self, from: "counter")) { error in
             XCTAssertEqual((error as? VaultError)?.code, .keyring, "\(error)")
         }
 
         let unlocked = try FixtureProcess.run(["home-set-lock-state", "unlocked"], environment: environment)
         XCTAssertEqual(unlocked.status, 0, unlocked.errors)
-        XCTAssertEqual(try vault.read(CounterRecord.self, name: "counter").counter, 1)
+        XCTAssertEqual(try vault.read(CounterRecord.self, from: "counter").counter, 1)
     }
 
     func testReaderProcessesSeeOnlyWholeAuthenticRecordsInOrderWhileWritersRun() async throws {
@@ -92,9 +92,9 @@ final class MultiProcessVaultTests: XCTestCase {
     }
 
     func testRestoredOlderBlobIsRefusedAsRollbackByANewReaderProcess() async throws {
-        try testbed.vault.write(CounterRecord(writer: "test", counter: 1), as: "state")
+        try testbed.vault.write(CounterRecord(writer: "test", counter: 1), to: "state")
         let older = try Data(contentsOf: testbed.recordURL("state"))
-        try testbed.vault.write(CounterRecord(writer: "test", counter: 2), as: "state")
+        try testbed.vault.write(CounterRecord(writer: "test", counter: 2), to: "state")
 
         let first = try testbed.run("vault-read-once")
         XCTAssertEqual(first.output, "value test 2 sequence 2\n", first.errors)

@@ -27,9 +27,9 @@ final class ObservationTests: XCTestCase {
         defer { recorder.cancel() }
 
         for counter in 1...5 {
-            try vault.write(CounterRecord(writer: "test", counter: counter), as: "state")
+            try vault.write(CounterRecord(writer: "test", counter: counter), to: "state")
         }
-        try vault.write(CounterRecord(writer: "test", counter: 0), as: "marker")
+        try vault.write(CounterRecord(writer: "test", counter: 0), to: "marker")
 
         let changes = await recorder.wait { $0.contains(.init(name: "marker", kind: .written)) }
         XCTAssertEqual(changes.filter { $0.name == "state" }, Array(repeating: .init(name: "state", kind: .written), count: 5))
@@ -41,16 +41,16 @@ final class ObservationTests: XCTestCase {
         defer { recorder.cancel() }
 
         for counter in 1...3 {
-            try vault.write(CounterRecord(writer: "test", counter: counter), as: "other")
+            try vault.write(CounterRecord(writer: "test", counter: counter), to: "other")
         }
-        try vault.write(CounterRecord(writer: "test", counter: 1), as: "state")
+        try vault.write(CounterRecord(writer: "test", counter: 1), to: "state")
 
         let changes = await recorder.wait { !$0.isEmpty }
         XCTAssertEqual(changes, [.init(name: "state", kind: .written)])
     }
 
     func testDeletingARecordIsObservedAsAWrite() async throws {
-        try vault.write(CounterRecord(writer: "test", counter: 1), as: "state")
+        try vault.write(CounterRecord(writer: "test", counter: 1), to: "state")
         let recorder = ChangeRecorder(try vault.changes(to: "state"))
         defer { recorder.cancel() }
 
@@ -62,7 +62,7 @@ final class ObservationTests: XCTestCase {
     }
 
     func testRemovingARecordFileIsObservedAsRemoved() async throws {
-        try vault.write(CounterRecord(writer: "test", counter: 1), as: "state")
+        try vault.write(CounterRecord(writer: "test", counter: 1), to: "state")
         let recorder = ChangeRecorder(try vault.changes(to: "state"))
         defer { recorder.cancel() }
 
@@ -80,7 +80,7 @@ final class ObservationTests: XCTestCase {
         for name in [".state.gvr.tmp-0123456789abcdef", "notes.txt", "state.gvr.bak", "bad..name.gvr", ".gvr", "state.GVR"] {
             try Data("x".utf8).write(to: directory.appendingPathComponent(name))
         }
-        try vault.write(CounterRecord(writer: "test", counter: 0), as: "marker")
+        try vault.write(CounterRecord(writer: "test", counter: 0), to: "marker")
 
         let changes = await recorder.wait { $0.contains(.init(name: "marker", kind: .written)) }
         XCTAssertEqual(changes, [.init(name: "marker", kind: .written)])
@@ -95,7 +95,7 @@ final class ObservationTests: XCTestCase {
         var isDirectory: ObjCBool = false
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue)
 
-        try vault.write(CounterRecord(writer: "test", counter: 1), as: "state")
+        try vault.write(CounterRecord(writer: "test", counter: 1), to: "state")
         let changes = await recorder.wait { !$0.isEmpty }
         XCTAssertEqual(changes, [.init(name: "state", kind: .written)])
     }
@@ -141,13 +141,13 @@ final class ObservationTests: XCTestCase {
         XCTAssertTrue(ready, "the observer never subscribed: \(observer.standardError)")
 
         for counter in 1...writes {
-            try vault.write(CounterRecord(writer: "test", counter: counter), as: "state")
+            try vault.write(CounterRecord(writer: "test", counter: counter), to: "state")
             // One write at a time: the next is made only after the observer printed this one,
             // so the count below is exact without any assumption about timing.
             let seen = await VaultTestbed.waitForOutput(of: observer) { Self.changeLines(in: $0).count >= counter }
             XCTAssertTrue(seen, "write \(counter) not observed: \(observer.standardOutput)")
         }
-        try vault.write(CounterRecord(writer: "test", counter: 0), as: "marker")
+        try vault.write(CounterRecord(writer: "test", counter: 0), to: "marker")
 
         XCTAssertEqual(observer.wait(), 0, observer.standardError)
         XCTAssertEqual(

@@ -14,8 +14,8 @@ final class RecordFileStateTests: XCTestCase {
     override func setUpWithError() throws {
         sandbox = try VaultSandbox()
         vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "kept")
-        try vault.write(AuthState.signedIn, as: "gone")
+        try vault.write(AuthState.signedIn, to: "kept")
+        try vault.write(AuthState.signedIn, to: "gone")
         try FileManager.default.removeItem(at: sandbox.recordURL("gone", in: vault))
     }
 

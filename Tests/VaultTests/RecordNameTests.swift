@@ -13,8 +13,8 @@ final class RecordNameTests: VaultTestCase {
         let vault = try sandbox.vault()
 
         for name in Self.valid {
-            try vault.write(AuthState.signedIn, as: name)
-            XCTAssertEqual(try vault.read(AuthState.self, name: name), AuthState.signedIn, name)
+            try vault.write(AuthState.signedIn, to: name)
+            XCTAssertEqual(try vault.read(AuthState.self, from: name), AuthState.signedIn, name)
         }
     }
 
@@ -22,7 +22,7 @@ final class RecordNameTests: VaultTestCase {
         let vault = try sandbox.vault()
 
         for name in Self.invalid {
-            assertRefused(.invalidName, name.debugDescription) { () throws(VaultError) in try vault.write(AuthState.signedIn, as: name) }
+            assertRefused(.invalidName, name.debugDescription) { () throws(VaultError) in try vault.write(AuthState.signedIn, to: name) }
         }
     }
 
@@ -30,7 +30,7 @@ final class RecordNameTests: VaultTestCase {
         let vault = try sandbox.vault()
 
         for name in Self.invalid {
-            assertRefused(.invalidName, name.debugDescription) { () throws(VaultError) in try vault.read(AuthState.self, name: name) }
+            assertRefused(.invalidName, name.debugDescription) { () throws(VaultError) in try vault.read(AuthState.self, from: name) }
         }
     }
 
@@ -44,7 +44,7 @@ final class RecordNameTests: VaultTestCase {
     func testInvalidNameLeavesNoFileOutsideTheRecordsDirectory() throws {
         let vault = try sandbox.vault()
 
-        _ = try? vault.write(AuthState.signedIn, as: "../escape")
+        _ = try? vault.write(AuthState.signedIn, to: "../escape")
 
         let parent = URL(fileURLWithPath: vault.recordsDirectory.string).deletingLastPathComponent()
         XCTAssertFalse(FileManager.default.fileExists(atPath: parent.appendingPathComponent("escape.gvr").path))
@@ -54,7 +54,7 @@ final class RecordNameTests: VaultTestCase {
         let vault = try sandbox.vault()
 
         do {
-            try vault.write(AuthState.signedIn, as: "line\nforged log entry")
+            try vault.write(AuthState.signedIn, to: "line\nforged log entry")
             XCTFail("a name with a newline was accepted")
         } catch {
             XCTAssertEqual(error.code, .invalidName)

@@ -29,20 +29,20 @@ extension XCTestCase {
         _ seam: ResealBatchSeam, in sandbox: VaultSandbox, file: StaticString = #filePath, line: UInt = #line
     ) throws -> Vault {
         let vault = try sandbox.vault()
-        let old = try vault.write(AuthState.signedIn, as: "first").keyID
-        try vault.write(AuthState.signedIn, as: "second")
-        try vault.write(AuthState.signedIn, as: "third")
+        let old = try vault.write(AuthState.signedIn, to: "first").keyID
+        try vault.write(AuthState.signedIn, to: "second")
+        try vault.write(AuthState.signedIn, to: "third")
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
-        seam.arm { _ = try? vault.write(AuthState.signedOut, as: "second") }
+        seam.arm { _ = try? vault.write(AuthState.signedOut, to: "second") }
         defer { seam.arm(nil) }
 
         XCTAssertEqual(try vault.resealAll(), 2, "the writer, not the batch, moved \"second\" to the new key", file: file, line: line)
         seam.arm(nil)
         try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "second"), AuthState.signedOut, file: file, line: line)
-        XCTAssertEqual(try vault.read(AuthState.self, name: "first"), AuthState.signedIn, file: file, line: line)
-        XCTAssertEqual(try vault.read(AuthState.self, name: "third"), AuthState.signedIn, file: file, line: line)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "second"), AuthState.signedOut, file: file, line: line)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "first"), AuthState.signedIn, file: file, line: line)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "third"), AuthState.signedIn, file: file, line: line)
         XCTAssertTrue(try vault.verifyAll().findings.isEmpty, file: file, line: line)
         return vault
     }

@@ -40,10 +40,10 @@ final class VaultDiagnosticsTests: XCTestCase {
     }
 
     func testARefusalReadIfValidSwallowsIsLoggedAtInfoWithItsReason() throws {
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         try tamper("auth-state")
 
-        XCTAssertNil(vault.readIfValid(AuthState.self, name: "auth-state"))
+        XCTAssertNil(vault.readIfValid(AuthState.self, from: "auth-state"))
 
         let info = logs.entries.filter { $0.level == .info }
         XCTAssertEqual(info.map(\.message.description), ["record refused; read as absent"])
@@ -52,24 +52,24 @@ final class VaultDiagnosticsTests: XCTestCase {
     }
 
     func testRefusalsAreCountedByReason() throws {
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         try tamper("auth-state")
-        _ = vault.readIfValid(AuthState.self, name: "auth-state")
-        XCTAssertThrowsError(try vault.read(AuthState.self, name: "auth-state"))
+        _ = vault.readIfValid(AuthState.self, from: "auth-state")
+        XCTAssertThrowsError(try vault.read(AuthState.self, from: "auth-state"))
 
         XCTAssertEqual(metrics.counterTotal(label: VaultMetricLabel.refusals, dimensions: [("reason", "authenticationFailed")]), 2)
     }
 
     func testARecordNeverWrittenIsNeitherCountedNorLogged() throws {
-        XCTAssertNil(vault.readIfValid(AuthState.self, name: "auth-state"))
+        XCTAssertNil(vault.readIfValid(AuthState.self, from: "auth-state"))
 
         XCTAssertEqual(metrics.counterTotal(label: VaultMetricLabel.refusals), 0)
         XCTAssertEqual(logs.entries.filter { $0.level >= .debug }.map(\.message.description), [])
     }
 
     func testEachWriteRecordsItsDurationWithItsDurability() throws {
-        try vault.write(AuthState.signedIn, as: "auth-state")
-        try vault.write(AuthState.signedInAgain, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
+        try vault.write(AuthState.signedInAgain, to: "auth-state")
 
         let timer = try metrics.expectTimer(VaultMetricLabel.writeDuration, [("durability", "full")])
         XCTAssertEqual(timer.values.count, 2)
@@ -77,10 +77,10 @@ final class VaultDiagnosticsTests: XCTestCase {
     }
 
     func testAReadInsideTheExpiryAllowanceIsLoggedAtDebug() throws {
-        try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(10))
+        try vault.write(AuthState.signedIn, to: "auth-state", expiresAt: TestClock.start.addingTimeInterval(10))
         sandbox.clock.advance(by: 30)   // expired 20 s ago, within the 60 s allowance
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedIn)
 
         let entry = logs.entries.first { $0.message.description == "record read within the clock-skew allowance after its expiry" }
         XCTAssertEqual(entry?.level, .debug)
@@ -89,10 +89,10 @@ final class VaultDiagnosticsTests: XCTestCase {
 
     func testNoLogLineOrMetricCarriesTheRecordsContents() throws {
         let secret = "display-name-that-must-not-leak"
-        try vault.write(AuthState(isAuthenticated: true, displayName: secret, tokenDigest: "3f2a"), as: "auth-state")
-        _ = try vault.read(AuthState.self, name: "auth-state")
+        try vault.write(AuthState(isAuthenticated: true, displayName: secret, tokenDigest: "3f2a"), to: "auth-state")
+        _ = try vault.read(AuthState.self, from: "auth-state")
         try tamper("auth-state")
-        _ = vault.readIfValid(AuthState.self, name: "auth-state")
+        _ = vault.readIfValid(AuthState.self, from: "auth-state")
 
         XCTAssertFalse(logs.entries.isEmpty, "the test must have produced log lines to check")
         for entry in logs.entries {
@@ -101,12 +101,12 @@ final class VaultDiagnosticsTests: XCTestCase {
     }
 
     func testAWriteThatWaitedForAnotherProcesssLockSaysSo() async throws {
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let lock = vault.locksDirectory.appending("auth-state.lock")
         let holder = try FixtureProcess(["hold-lock", lock.string])
         while !holder.standardOutput.contains("locked") { try await Task.sleep(for: .milliseconds(10)) }
         let vault = vault!
-        let writing = Task { try vault.write(AuthState.signedInAgain, as: "auth-state") }
+        let writing = Task { try vault.write(AuthState.signedInAgain, to: "auth-state") }
         // Arrangement, not a threshold: hold the lock well past the one-second mark the
         // vault reports from, then let the write through.
         try await Task.sleep(for: .seconds(2))
@@ -121,9 +121,9 @@ final class VaultDiagnosticsTests: XCTestCase {
 
     func testAKeyringWithoutALoggerLogsNothingAndStillWorks() throws {
         let quiet = try Vault(keyring: Keyring(identity: sandbox.keyring.identity, home: sandbox.keyring.home), group: VaultSandbox.group, clock: sandbox.clock.source)
-        try quiet.write(AuthState.signedIn, as: "auth-state")
+        try quiet.write(AuthState.signedIn, to: "auth-state")
         try tamper("auth-state")
-        XCTAssertNil(quiet.readIfValid(AuthState.self, name: "auth-state"))
+        XCTAssertNil(quiet.readIfValid(AuthState.self, from: "auth-state"))
         XCTAssertTrue(logs.entries.isEmpty, "the default logger discards; nothing reached this test's handler")
     }
 }

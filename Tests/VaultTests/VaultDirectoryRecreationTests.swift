@@ -36,7 +36,7 @@ final class VaultDirectoryRecreationTests: XCTestCase {
 
     func testRecordsRecreatedAfterTheContainerWasSwappedForALinkAreNotCreatedInTheLinkTarget() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         // The attacker's container looks like a vault's: a GroupVault directory, no records.
         try FileManager.default.createDirectory(at: elsewhere.appendingPathComponent("GroupVault"), withIntermediateDirectories: false,
                                                 attributes: [.posixPermissions: 0o700])
@@ -44,18 +44,18 @@ final class VaultDirectoryRecreationTests: XCTestCase {
         try FileManager.default.removeItem(atPath: vault.recordsDirectory.string)
         let container = vault.vaultDirectory.removingLastComponent().string
         let movedAside = try attacker.swapForLink(container)
-        try vault.write(AuthState.signedOut, as: "auth-state")
+        try vault.write(AuthState.signedOut, to: "auth-state")
 
         XCTAssertEqual(attackerEntries(), ["GroupVault"], "the records directory was recreated in the link's target")
         let recreated = movedAside.appendingPathComponent("GroupVault/records")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: recreated.path), ["auth-state.gvr"],
                        "the record was written into the vault directory the process had opened")
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), .signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), .signedOut)
     }
 
     func testObservingAfterTheVaultDirectoryWasSwappedForALinkIsRefusedAndCreatesNothingInTheLinkTarget() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
 
         _ = try attacker.swapForLink(vault.vaultDirectory.string)
 

@@ -14,91 +14,91 @@ final class VaultDurabilityTests: VaultTestCase {
 
     func testFailingFsyncAbortsTheWriteAsStorage() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
 
         FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
 
-        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
+        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
     }
 
     func testFailingFsyncLeavesThePreviousRecordReadable() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
 
-        _ = try? vault.write(AuthState.signedOut, as: "auth-state")
+        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedIn)
     }
 
     func testFailingFsyncLeavesNoTemporaryFile() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
 
-        _ = try? vault.write(AuthState.signedOut, as: "auth-state")
+        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
 
         XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), ["auth-state.gvr"])
     }
 
     func testFailedWriteDoesNotAdvanceTheSequence() throws {
         let vault = try sandbox.vault()
-        let first = try vault.write(AuthState.signedIn, as: "auth-state")
+        let first = try vault.write(AuthState.signedIn, to: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
-        _ = try? vault.write(AuthState.signedOut, as: "auth-state")
+        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
 
-        let next = try vault.write(AuthState.signedOut, as: "auth-state")
+        let next = try vault.write(AuthState.signedOut, to: "auth-state")
 
         XCTAssertEqual(next.sequence, first.sequence + 1)
     }
 
     func testDiskFullOnWriteKeepsThePreviousRecord() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
 
-        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedIn)
     }
 
     /// The directory fsync comes after the rename: its failure cannot mean "nothing happened".
     func testAFailingDirectoryFsyncIsReportedAsPublishedButNotDurable() throws {
         let vault = try sandbox.vault(durability: .full)
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
 
         FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
 
-        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedOut, "the new version is what readers see")
+        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut, "the new version is what readers see")
     }
 
     func testARecordPublishedWithoutDurabilityIsStillInTheTrustLedger() throws {
         let vault = try sandbox.vault(durability: .full)
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
         FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
-        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: "auth-state") }
+        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
 
         try sandbox.place(signedIn, as: "auth-state", in: vault)
 
         assertRefused(.rollback, "the older blob must stay refused") { () throws(VaultError) in
-            try sandbox.vault().read(AuthState.self, name: "auth-state")
+            try sandbox.vault().read(AuthState.self, from: "auth-state")
         }
     }
 
     func testAtomicDurabilitySkipsTheDirectoryFsync() throws {
         let vault = try sandbox.vault(durability: .atomic)
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
 
-        try vault.write(AuthState.signedOut, as: "auth-state")
+        try vault.write(AuthState.signedOut, to: "auth-state")
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut)
     }
 
     func testNextWriteRemovesATemporaryLeftByAKilledWriter() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let leftover = URL(fileURLWithPath: vault.recordsDirectory.string)
             .appendingPathComponent(AtomicFile.temporaryPrefix(for: FilePath(sandbox.recordURL("auth-state", in: vault).path)) + "0123456789abcdef")
         try Data([1, 2, 3]).write(to: leftover)
@@ -108,7 +108,7 @@ final class VaultDurabilityTests: VaultTestCase {
             row?.pendingDigest = String(repeating: "0", count: 64)
         }
 
-        try vault.write(AuthState.signedOut, as: "auth-state")
+        try vault.write(AuthState.signedOut, to: "auth-state")
 
         XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), ["auth-state.gvr"])
     }

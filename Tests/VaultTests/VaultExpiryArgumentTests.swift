@@ -11,7 +11,7 @@ final class VaultExpiryArgumentTests: XCTestCase {
         defer { sandbox.remove() }
         let vault = try sandbox.vault()
         do {
-            let header = try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: expiry)
+            let header = try vault.write(AuthState.signedIn, to: "auth-state", expiresAt: expiry)
             XCTFail("expected invalidArgument, wrote \(header)", file: file, line: line)
         } catch {
             XCTAssertEqual(error.code, .invalidArgument, "\(error)", file: file, line: line)

@@ -45,8 +45,8 @@ final class VaultFuzzTests: VaultTestCase {
 
         for index in 0..<100 {
             let value = Self.randomSample(using: &rng)
-            try vault.write(value, as: "sample-\(index % 7)")
-            XCTAssertEqual(try vault.read(Sample.self, name: "sample-\(index % 7)"), value, "value \(index), \(rng.describe)")
+            try vault.write(value, to: "sample-\(index % 7)")
+            XCTAssertEqual(try vault.read(Sample.self, from: "sample-\(index % 7)"), value, "value \(index), \(rng.describe)")
         }
     }
 
@@ -55,7 +55,7 @@ final class VaultFuzzTests: VaultTestCase {
     func testEverySingleBitFlipIsATypedRefusal() throws {
         let rng = SeededGenerator()
         let vault = try sandbox.vault()
-        try vault.write(Tiny(v: 1), as: "tiny", expiresAt: TestClock.start.addingTimeInterval(60))
+        try vault.write(Tiny(v: 1), to: "tiny", expiresAt: TestClock.start.addingTimeInterval(60))
         let blob = try sandbox.blob("tiny", in: vault)
 
         for bit in 0..<(blob.count * 8) {
@@ -68,31 +68,31 @@ final class VaultFuzzTests: VaultTestCase {
 
     func testEveryTruncationIsMalformed() throws {
         let vault = try sandbox.vault()
-        try vault.write(Tiny(v: 1), as: "tiny")
+        try vault.write(Tiny(v: 1), to: "tiny")
         let blob = try sandbox.blob("tiny", in: vault)
 
         for length in 0..<blob.count {
             try sandbox.place(Array(blob[0..<length]), as: "tiny", in: vault)
-            assertRefused(.malformed, "length \(length) of \(blob.count)") { () throws(VaultError) in try vault.read(Tiny.self, name: "tiny") }
+            assertRefused(.malformed, "length \(length) of \(blob.count)") { () throws(VaultError) in try vault.read(Tiny.self, from: "tiny") }
         }
     }
 
     func testExtensionsAreMalformed() throws {
         var rng = SeededGenerator()
         let vault = try sandbox.vault()
-        try vault.write(Tiny(v: 1), as: "tiny")
+        try vault.write(Tiny(v: 1), to: "tiny")
         let blob = try sandbox.blob("tiny", in: vault)
 
         for extra in [1, 2, 15, 16, 17, 64, 1000] {
             try sandbox.place(blob + rng.bytes(count: extra), as: "tiny", in: vault)
-            assertRefused(.malformed, "\(extra) extra bytes, \(rng.describe)") { () throws(VaultError) in try vault.read(Tiny.self, name: "tiny") }
+            assertRefused(.malformed, "\(extra) extra bytes, \(rng.describe)") { () throws(VaultError) in try vault.read(Tiny.self, from: "tiny") }
         }
     }
 
     func testRandomBytesAreATypedRefusal() throws {
         var rng = SeededGenerator()
         let vault = try sandbox.vault()
-        try vault.write(Tiny(v: 1), as: "other")  // so the keyset exists
+        try vault.write(Tiny(v: 1), to: "other")  // so the keyset exists
 
         for round in 0..<200 {
             try sandbox.place(rng.bytes(count: Int.random(in: 0...300, using: &rng)), as: "tiny", in: vault)
@@ -103,7 +103,7 @@ final class VaultFuzzTests: VaultTestCase {
     func testRandomBytesAfterAValidHeaderPrefixAreATypedRefusal() throws {
         var rng = SeededGenerator()
         let vault = try sandbox.vault()
-        try vault.write(Tiny(v: 1), as: "tiny")
+        try vault.write(Tiny(v: 1), to: "tiny")
         let blob = try sandbox.blob("tiny", in: vault)
 
         for round in 0..<200 {
@@ -120,7 +120,7 @@ final class VaultFuzzTests: VaultTestCase {
     func testRandomMultiByteDamageNeverCrashesTheHeaderParser() throws {
         var rng = SeededGenerator()
         let vault = try sandbox.vault()
-        try vault.write(Tiny(v: 1), as: "tiny")
+        try vault.write(Tiny(v: 1), to: "tiny")
         let blob = try sandbox.blob("tiny", in: vault)
 
         for round in 0..<20_000 {
@@ -140,7 +140,7 @@ final class VaultFuzzTests: VaultTestCase {
 
     private func assertBlobRefused(_ vault: Vault, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
         do {
-            let value = try vault.read(Tiny.self, name: "tiny")
+            let value = try vault.read(Tiny.self, from: "tiny")
             XCTFail("damaged blob read as \(value); \(message)", file: file, line: line)
         } catch {
             XCTAssertTrue(Self.blobRefusals.contains(error.code), "\(error); \(message)", file: file, line: line)

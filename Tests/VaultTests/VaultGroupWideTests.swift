@@ -15,7 +15,7 @@ final class VaultGroupWideTests: VaultTestCase {
 
     private func writeRecords(_ count: Int, in vault: Vault) throws -> [String] {
         let names = (0..<count).map { String(format: "record-%05d", $0) }
-        for name in names { try vault.write(AuthState.signedIn, as: name) }
+        for name in names { try vault.write(AuthState.signedIn, to: name) }
         return names
     }
 
@@ -42,7 +42,7 @@ final class VaultGroupWideTests: VaultTestCase {
         var written: [UInt64] = []
 
         try vault.resealAll { progress in
-            if let header = try? vault.write(AuthState.signedOut, as: "written-meanwhile") { written.append(header.sequence) }
+            if let header = try? vault.write(AuthState.signedOut, to: "written-meanwhile") { written.append(header.sequence) }
         }
 
         XCTAssertEqual(written, [1, 2, 3])
@@ -63,7 +63,7 @@ final class VaultGroupWideTests: VaultTestCase {
         try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
 
         for name in names {
-            XCTAssertEqual(try vault.read(AuthState.self, name: name), AuthState.signedIn, name)
+            XCTAssertEqual(try vault.read(AuthState.self, from: name), AuthState.signedIn, name)
         }
     }
 
@@ -82,7 +82,7 @@ final class VaultGroupWideTests: VaultTestCase {
         let vault = try sandbox.vault()
         _ = try writeRecords(2, in: vault)
         let old = try sandbox.blob("record-00000", in: vault)
-        try vault.write(AuthState.signedOut, as: "record-00000")
+        try vault.write(AuthState.signedOut, to: "record-00000")
         try sandbox.place(old, as: "record-00000", in: vault)
 
         let report = try vault.verifyAll()
@@ -120,7 +120,7 @@ final class VaultGroupWideTests: VaultTestCase {
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
         XCTAssertEqual(try vault.resealAll(), 10_000)
         for name in [names[0], names[4_999], names[9_999]] {
-            XCTAssertEqual(try vault.read(AuthState.self, name: name), AuthState.signedIn, name)
+            XCTAssertEqual(try vault.read(AuthState.self, from: name), AuthState.signedIn, name)
         }
         XCTAssertEqual(try vault.list().count, 10_000)
     }

@@ -19,10 +19,10 @@ final class VaultKeyUsageTests: XCTestCase {
 
     func testRecordsSealedWithAKeyAreNamedUntilResealed() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "b")
-        try vault.write(AuthState.signedIn, as: "a")
+        try vault.write(AuthState.signedIn, to: "b")
+        try vault.write(AuthState.signedIn, to: "a")
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
-        try vault.write(AuthState.signedIn, as: "c")
+        try vault.write(AuthState.signedIn, to: "c")
         XCTAssertEqual(try vault.records(sealedWithKey: 1), ["a", "b"])
         XCTAssertEqual(try vault.records(sealedWithKey: 2), ["c"])
         try vault.reseal("a")
@@ -31,8 +31,8 @@ final class VaultKeyUsageTests: XCTestCase {
 
     func testARecordWhoseFileWasRemovedIsMissingFromDisk() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "kept")
-        try vault.write(AuthState.signedIn, as: "gone")
+        try vault.write(AuthState.signedIn, to: "kept")
+        try vault.write(AuthState.signedIn, to: "gone")
         XCTAssertEqual(try vault.recordsMissingFromDisk(), [])
         try FileManager.default.removeItem(at: sandbox.recordURL("gone", in: vault))
         XCTAssertEqual(try vault.recordsMissingFromDisk(), ["gone"])
@@ -40,7 +40,7 @@ final class VaultKeyUsageTests: XCTestCase {
 
     func testADeletedRecordIsNotMissing() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "note")
+        try vault.write(AuthState.signedIn, to: "note")
         try vault.delete("note")
         XCTAssertEqual(try vault.recordsMissingFromDisk(), [])
     }

@@ -11,8 +11,8 @@ final class VaultListTests: VaultTestCase {
 
     func testListShowsEachRecordWithItsSizeAndHeader() throws {
         let vault = try sandbox.vault()
-        let a = try vault.write(AuthState.signedIn, as: "a", expiresAt: TestClock.start.addingTimeInterval(60))
-        let b = try vault.write(AuthState.signedOut, as: "b")
+        let a = try vault.write(AuthState.signedIn, to: "a", expiresAt: TestClock.start.addingTimeInterval(60))
+        let b = try vault.write(AuthState.signedOut, to: "b")
 
         let listing = try vault.list()
 
@@ -23,7 +23,7 @@ final class VaultListTests: VaultTestCase {
 
     func testListReportsAnUnreadableHeaderForThatRecordOnly() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "good")
+        try vault.write(AuthState.signedIn, to: "good")
         try sandbox.place(Array("not a blob".utf8), as: "junk", in: vault)
 
         let listing = try vault.list()
@@ -50,7 +50,7 @@ final class VaultListTests: VaultTestCase {
 
     func testListSkipsTemporaryAndForeignFiles() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let directory = URL(fileURLWithPath: vault.recordsDirectory.string)
         try Data([0]).write(to: directory.appendingPathComponent(".auth-state.gvr.tmp-0123456789abcdef"))
         try Data([0]).write(to: directory.appendingPathComponent("notes.txt"))

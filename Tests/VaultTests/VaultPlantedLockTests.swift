@@ -14,13 +14,13 @@ final class VaultPlantedLockTests: XCTestCase {
         let sandbox = try VaultSandbox()
         defer { sandbox.remove() }
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let path = lockPath(vault)
         unlink(path)
         XCTAssertEqual(mkfifo(path, 0o600), 0, file: file, line: line)
 
         do {
-            try vault.write(AuthState.signedOut, as: "auth-state")
+            try vault.write(AuthState.signedOut, to: "auth-state")
             XCTFail("the write went through a FIFO lock", file: file, line: line)
         } catch {
             XCTAssertEqual(error.code, .storage, "\(error)", file: file, line: line)

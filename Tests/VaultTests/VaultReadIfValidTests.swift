@@ -11,10 +11,10 @@ final class VaultReadIfValidTests: VaultTestCase {
 
     func testValidRecordIsReturnedWithoutAReport() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let refusals = Refusals()
 
-        let state = vault.readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report)
+        let state = vault.readIfValid(AuthState.self, from: "auth-state", onRefusal: refusals.report)
 
         XCTAssertEqual(state, AuthState.signedIn)
         XCTAssertEqual(refusals.codes, [])
@@ -22,40 +22,40 @@ final class VaultReadIfValidTests: VaultTestCase {
 
     func testExpiredRecordIsNilAndReportedAsExpired() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: TestClock.start.addingTimeInterval(10))
+        try vault.write(AuthState.signedIn, to: "auth-state", expiresAt: TestClock.start.addingTimeInterval(10))
         sandbox.clock.advance(by: 3600)
         let refusals = Refusals()
 
-        XCTAssertNil(vault.readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report))
+        XCTAssertNil(vault.readIfValid(AuthState.self, from: "auth-state", onRefusal: refusals.report))
         XCTAssertEqual(refusals.codes, [.expired])
     }
 
     func testRecordNeverWrittenIsNilWithoutAReport() throws {
         let refusals = Refusals()
 
-        XCTAssertNil(try sandbox.vault().readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report))
+        XCTAssertNil(try sandbox.vault().readIfValid(AuthState.self, from: "auth-state", onRefusal: refusals.report))
         XCTAssertEqual(refusals.codes, [], "a first run is not a refusal")
     }
 
     func testDeletedRecordIsNilWithoutAReport() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         try vault.delete("auth-state")
         let refusals = Refusals()
 
-        XCTAssertNil(vault.readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report))
+        XCTAssertNil(vault.readIfValid(AuthState.self, from: "auth-state", onRefusal: refusals.report))
         XCTAssertEqual(refusals.codes, [])
     }
 
     func testTamperedRecordIsNilAndReportedAsAuthenticationFailed() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         var blob = try sandbox.blob("auth-state", in: vault)
         blob[blob.count - 5] ^= 0x01
         try sandbox.place(blob, as: "auth-state", in: vault)
         let refusals = Refusals()
 
-        XCTAssertNil(vault.readIfValid(AuthState.self, name: "auth-state", onRefusal: refusals.report))
+        XCTAssertNil(vault.readIfValid(AuthState.self, from: "auth-state", onRefusal: refusals.report))
         XCTAssertEqual(refusals.codes, [.authenticationFailed])
     }
 
@@ -63,6 +63,6 @@ final class VaultReadIfValidTests: VaultTestCase {
         let vault = try sandbox.vault()
         try vault.delete("auth-state")
 
-        XCTAssertNil(vault.readIfValid(AuthState.self, name: "auth-state"))
+        XCTAssertNil(vault.readIfValid(AuthState.self, from: "auth-state"))
     }
 }

@@ -17,7 +17,7 @@ final class VaultResealDurabilityTests: VaultTestCase {
     private func writeRecords(_ count: Int, in vault: Vault) throws -> [String] {
         let names = (0..<count).map { String(format: "record-%05d", $0) }
         for (index, name) in names.enumerated() {
-            try vault.write(index.isMultiple(of: 2) ? AuthState.signedIn : AuthState.signedOut, as: name)
+            try vault.write(index.isMultiple(of: 2) ? AuthState.signedIn : AuthState.signedOut, to: name)
         }
         return names
     }
@@ -47,7 +47,7 @@ final class VaultResealDurabilityTests: VaultTestCase {
         try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
         XCTAssertEqual(Set(try keyIDs(in: vault).values), [rotated.id])
         for (index, name) in names.enumerated() {
-            XCTAssertEqual(try vault.read(AuthState.self, name: name), index.isMultiple(of: 2) ? .signedIn : .signedOut)
+            XCTAssertEqual(try vault.read(AuthState.self, from: name), index.isMultiple(of: 2) ? .signedIn : .signedOut)
         }
         XCTAssertEqual(try temporaries(in: sandbox, of: vault), [])
     }
@@ -72,13 +72,13 @@ final class VaultResealDurabilityTests: VaultTestCase {
         let keys = try keyIDs(in: vault)
         XCTAssertEqual(keys[names[1]], old)
         XCTAssertEqual(Set(names.filter { $0 != names[1] }.map { keys[$0] }), [rotated.id])
-        XCTAssertEqual(try vault.read(AuthState.self, name: names[1]), .signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, from: names[1]), .signedOut)
         XCTAssertEqual(try temporaries(in: sandbox, of: vault), [])
         // Its announcement was withdrawn or is harmless: the next pass reseals it.
         XCTAssertEqual(try vault.resealAll(), 1)
         try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
         for (index, name) in names.enumerated() {
-            XCTAssertEqual(try vault.read(AuthState.self, name: name), index.isMultiple(of: 2) ? .signedIn : .signedOut)
+            XCTAssertEqual(try vault.read(AuthState.self, from: name), index.isMultiple(of: 2) ? .signedIn : .signedOut)
         }
     }
 
@@ -106,9 +106,9 @@ final class VaultResealDurabilityTests: VaultTestCase {
 
         XCTAssertEqual(try vault.resealAll(), 3)
 
-        for name in names { XCTAssertNoThrow(try vault.read(AuthState.self, name: name)) }
+        for name in names { XCTAssertNoThrow(try vault.read(AuthState.self, from: name)) }
         // The fault is still armed, and a single write reaches it: it fsyncs its own file.
-        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, as: names[0]) }
-        XCTAssertEqual(try vault.read(AuthState.self, name: names[0]), .signedIn)
+        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: names[0]) }
+        XCTAssertEqual(try vault.read(AuthState.self, from: names[0]), .signedIn)
     }
 }

@@ -10,10 +10,10 @@ import XCTest
 final class VaultResealRaceTests: VaultTestCase {
     func testResealAllWaitsForAWriterThatFetchedTheOlderKey() throws {
         let vault = try sandbox.vault()
-        let first = try vault.write(AuthState.signedIn, as: "auth-state").keyID
+        let first = try vault.write(AuthState.signedIn, to: "auth-state").keyID
         // Hold the writer lock of a new record, so a writer stops right after fetching its key.
         let recordLock = try FileLock(exclusiveAt: vault.lockPath(RecordName(validating: "new-state")), sharing: .ownerOnly)
-        let writer = Thread.detach { try vault.write(AuthState.signedOut, as: "new-state") }
+        let writer = Thread.detach { try vault.write(AuthState.signedOut, to: "new-state") }
         try waitUntilHeldByAnother(vault.groupLockPath)
 
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
@@ -26,19 +26,19 @@ final class VaultResealRaceTests: VaultTestCase {
         try resealer.result()
         try sandbox.keyring.retireKey(id: first, in: VaultSandbox.group)
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "new-state"), AuthState.signedOut)
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "new-state"), AuthState.signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedIn)
     }
 
     func testResealAllSkipsFilesThatAreNotRecordNames() throws {
         let vault = try sandbox.vault()
-        let first = try vault.write(AuthState.signedIn, as: "auth-state").keyID
+        let first = try vault.write(AuthState.signedIn, to: "auth-state").keyID
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: vault.recordsDirectory.appending("My File.gvr").string))
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
 
         XCTAssertEqual(try vault.resealAll(), 1)
         try sandbox.keyring.retireKey(id: first, in: VaultSandbox.group)
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedIn)
     }
 
     /// A batch announces its records, then renames them one by one: a writer of one of them in
@@ -51,14 +51,14 @@ final class VaultResealRaceTests: VaultTestCase {
     /// the batch must not count it as done, but reseal it on its own.
     func testResealAllResealsARecordWhoseInterveningWriterFailed() throws {
         let vault = try sandbox.vault()
-        let old = try vault.write(AuthState.signedIn, as: "first").keyID
-        try vault.write(AuthState.signedIn, as: "second")
+        let old = try vault.write(AuthState.signedIn, to: "first").keyID
+        try vault.write(AuthState.signedIn, to: "second")
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
         Vault.resealBatchAnnounced.withLock {
             $0 = {
                 // The writer announces, then fails before its rename and withdraws.
                 FaultInjection.withFault(.fail(.noSpace), at: .step(.rename)) {
-                    _ = try? vault.write(AuthState.signedOut, as: "second")
+                    _ = try? vault.write(AuthState.signedOut, to: "second")
                 }
             }
         }
@@ -68,8 +68,8 @@ final class VaultResealRaceTests: VaultTestCase {
         Vault.resealBatchAnnounced.withLock { $0 = nil }
         try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "first"), AuthState.signedIn)
-        XCTAssertEqual(try vault.read(AuthState.self, name: "second"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "first"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "second"), AuthState.signedIn)
     }
 
     /// More records than one batch: every one is resealed and reported once, in order.
@@ -77,8 +77,8 @@ final class VaultResealRaceTests: VaultTestCase {
         let vault = try sandbox.vault()
         let count = Vault.resealBatchSize + 3
         let names = (0..<count).map { String(format: "record-%04d", $0) }
-        let old = try vault.write(AuthState.signedIn, as: names[0]).keyID
-        for name in names.dropFirst() { try vault.write(AuthState.signedIn, as: name) }
+        let old = try vault.write(AuthState.signedIn, to: names[0]).keyID
+        for name in names.dropFirst() { try vault.write(AuthState.signedIn, to: name) }
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
         var reported: [Int] = []
 

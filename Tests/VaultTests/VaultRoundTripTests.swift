@@ -8,22 +8,22 @@ final class VaultRoundTripTests: VaultTestCase {
     func testWrittenRecordReadsBackEqual() throws {
         let vault = try sandbox.vault()
 
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedIn)
     }
 
     func testRecordWrittenByOneVaultReadsFromAFreshVaultOverTheSameHome() throws {
-        try sandbox.vault().write(AuthState.signedIn, as: "auth-state")
+        try sandbox.vault().write(AuthState.signedIn, to: "auth-state")
 
-        XCTAssertEqual(try sandbox.vault().read(AuthState.self, name: "auth-state"), AuthState.signedIn)
+        XCTAssertEqual(try sandbox.vault().read(AuthState.self, from: "auth-state"), AuthState.signedIn)
     }
 
     func testWriteReturnsTheSealedHeader() throws {
         let vault = try sandbox.vault()
         let expiry = TestClock.start.addingTimeInterval(3600)
 
-        let header = try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: expiry)
+        let header = try vault.write(AuthState.signedIn, to: "auth-state", expiresAt: expiry)
 
         let primary = try sandbox.keyring.groupKey(for: VaultSandbox.group)
         XCTAssertEqual(header.keyID, primary.id)
@@ -37,8 +37,8 @@ final class VaultRoundTripTests: VaultTestCase {
     func testEachWriteTakesTheNextSequence() throws {
         let vault = try sandbox.vault()
 
-        let first = try vault.write(AuthState.signedIn, as: "auth-state")
-        let second = try vault.write(AuthState.signedOut, as: "auth-state")
+        let first = try vault.write(AuthState.signedIn, to: "auth-state")
+        let second = try vault.write(AuthState.signedOut, to: "auth-state")
 
         XCTAssertEqual(second.sequence, first.sequence + 1)
     }
@@ -46,23 +46,23 @@ final class VaultRoundTripTests: VaultTestCase {
     func testLatestWriteIsWhatIsRead() throws {
         let vault = try sandbox.vault()
 
-        try vault.write(AuthState.signedIn, as: "auth-state")
-        try vault.write(AuthState.signedOut, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
+        try vault.write(AuthState.signedOut, to: "auth-state")
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedOut)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut)
     }
 
     func testReadingARecordNeverWrittenIsNotFound() throws {
         let vault = try sandbox.vault()
 
-        assertRefused(.notFound) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+        assertRefused(.notFound) { () throws(VaultError) in try vault.read(AuthState.self, from: "auth-state") }
     }
 
     func testWritingAValueItsOwnValidationRefusesIsInvalidRecord() throws {
         let vault = try sandbox.vault()
         let inconsistent = AuthState(isAuthenticated: true, displayName: nil, tokenDigest: nil)
 
-        assertRefused(.invalidRecord) { () throws(VaultError) in try vault.write(inconsistent, as: "auth-state") }
+        assertRefused(.invalidRecord) { () throws(VaultError) in try vault.write(inconsistent, to: "auth-state") }
         XCTAssertFalse(FileManager.default.fileExists(atPath: sandbox.recordURL("auth-state", in: vault).path))
     }
 
@@ -71,7 +71,7 @@ final class VaultRoundTripTests: VaultTestCase {
         let vault = try sandbox.vault()
 
         assertRefused(.tooLarge) { () throws(VaultError) in
-            try vault.write(Blob(text: String(repeating: "x", count: 1 << 20)), as: "big")
+            try vault.write(Blob(text: String(repeating: "x", count: 1 << 20)), to: "big")
         }
     }
 
@@ -79,14 +79,14 @@ final class VaultRoundTripTests: VaultTestCase {
         let vault = try sandbox.vault()
 
         assertRefused(.invalidArgument) { () throws(VaultError) in
-            try vault.write(AuthState.signedIn, as: "auth-state", expiresAt: Date(timeIntervalSince1970: 1e300))
+            try vault.write(AuthState.signedIn, to: "auth-state", expiresAt: Date(timeIntervalSince1970: 1e300))
         }
     }
 
     func testRecordFileIsReadableByItsOwnerOnly() throws {
         let vault = try sandbox.vault()
 
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
 
         let attributes = try FileManager.default.attributesOfItem(atPath: sandbox.recordURL("auth-state", in: vault).path)
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.uint16Value, 0o600)
@@ -95,7 +95,7 @@ final class VaultRoundTripTests: VaultTestCase {
     func testRecordFileDoesNotContainThePlaintext() throws {
         let vault = try sandbox.vault()
 
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
 
         let blob = try sandbox.blob("auth-state", in: vault)
         let plaintext = Array(#""displayName":"Ada""#.utf8)
@@ -107,7 +107,7 @@ final class VaultRoundTripTests: VaultTestCase {
         let fixed = try XChaCha20Poly1305.Nonce(bytes: (0x40..<0x58).map { UInt8($0) })
         let vault = try Vault(keyring: sandbox.keyring, group: VaultSandbox.group, clock: sandbox.clock.source, nonceSource: { fixed })
 
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
 
         XCTAssertEqual(Array(try sandbox.blob("auth-state", in: vault)[48..<72]), fixed.bytes)
     }
@@ -115,8 +115,8 @@ final class VaultRoundTripTests: VaultTestCase {
     func testRandomNoncesDifferBetweenWritesOfTheSameValue() throws {
         let vault = try sandbox.vault()
 
-        try vault.write(AuthState.signedIn, as: "a")
-        try vault.write(AuthState.signedIn, as: "b")
+        try vault.write(AuthState.signedIn, to: "a")
+        try vault.write(AuthState.signedIn, to: "b")
 
         XCTAssertNotEqual(Array(try sandbox.blob("a", in: vault)[48..<72]), Array(try sandbox.blob("b", in: vault)[48..<72]))
     }

@@ -35,54 +35,54 @@ final class VaultSchemaTests: VaultTestCase {
 
     func testSchemaNewerThanTheReaderSupportsIsUnsupportedSchema() throws {
         let vault = try sandbox.vault()
-        try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), as: "profile")
+        try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), to: "profile")
 
-        assertRefused(.unsupportedSchema) { () throws(VaultError) in try vault.read(ProfileV1.self, name: "profile") }
+        assertRefused(.unsupportedSchema) { () throws(VaultError) in try vault.read(ProfileV1.self, from: "profile") }
     }
 
     func testSchemaOlderThanTheReaderSupportsIsUnsupportedSchema() throws {
         let vault = try sandbox.vault()
-        try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), as: "profile")
+        try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), to: "profile")
 
-        assertRefused(.unsupportedSchema) { () throws(VaultError) in try vault.read(ProfileV3.self, name: "profile") }
+        assertRefused(.unsupportedSchema) { () throws(VaultError) in try vault.read(ProfileV3.self, from: "profile") }
     }
 
     func testOlderSchemaInTheSupportedRangeIsMigrated() throws {
         let vault = try sandbox.vault()
-        try vault.write(ProfileV1(name: "Ada Lovelace"), as: "profile")
+        try vault.write(ProfileV1(name: "Ada Lovelace"), to: "profile")
 
-        XCTAssertEqual(try vault.read(ProfileV2.self, name: "profile"), ProfileV2(givenName: "Ada", familyName: "Lovelace"))
+        XCTAssertEqual(try vault.read(ProfileV2.self, from: "profile"), ProfileV2(givenName: "Ada", familyName: "Lovelace"))
     }
 
     func testCurrentSchemaIsDecodedDirectly() throws {
         let vault = try sandbox.vault()
         let profile = ProfileV2(givenName: "Grace", familyName: "Hopper")
-        try vault.write(profile, as: "profile")
+        try vault.write(profile, to: "profile")
 
-        XCTAssertEqual(try vault.read(ProfileV2.self, name: "profile"), profile)
+        XCTAssertEqual(try vault.read(ProfileV2.self, from: "profile"), profile)
     }
 
     func testWriteRecordsTheTypesSchemaVersion() throws {
         let vault = try sandbox.vault()
 
-        let header = try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), as: "profile")
+        let header = try vault.write(ProfileV2(givenName: "Ada", familyName: "Lovelace"), to: "profile")
 
         XCTAssertEqual(header.schemaVersion, ProfileV2.schemaVersion)
     }
 
     func testPayloadThatDoesNotDecodeAsTheTypeIsInvalidRecord() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "profile")
+        try vault.write(AuthState.signedIn, to: "profile")
 
-        assertRefused(.invalidRecord) { () throws(VaultError) in try vault.read(ProfileV1.self, name: "profile") }
+        assertRefused(.invalidRecord) { () throws(VaultError) in try vault.read(ProfileV1.self, from: "profile") }
     }
 
     func testRecordItsOwnValidationRefusesIsInvalidRecord() throws {
         let vault = try sandbox.vault()
         // Written as a looser type with the same shape; the reader's validate() refuses it.
-        try vault.write(LooseAuthState(isAuthenticated: true, displayName: nil), as: "auth-state")
+        try vault.write(LooseAuthState(isAuthenticated: true, displayName: nil), to: "auth-state")
 
-        assertRefused(.invalidRecord) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+        assertRefused(.invalidRecord) { () throws(VaultError) in try vault.read(AuthState.self, from: "auth-state") }
     }
 }
 

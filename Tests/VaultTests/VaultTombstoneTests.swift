@@ -6,44 +6,44 @@ import XCTest
 final class VaultTombstoneTests: VaultTestCase {
     func testDeletedRecordReadsAsDeleted() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
 
         try vault.delete("auth-state")
 
-        assertRefused(.deleted) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+        assertRefused(.deleted) { () throws(VaultError) in try vault.read(AuthState.self, from: "auth-state") }
     }
 
     func testBlobRestoredAfterDeletionIsRollback() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
         try vault.delete("auth-state")
 
         try sandbox.place(signedIn, as: "auth-state", in: vault)
 
-        assertRefused(.rollback) { () throws(VaultError) in try sandbox.vault().read(AuthState.self, name: "auth-state") }
+        assertRefused(.rollback) { () throws(VaultError) in try sandbox.vault().read(AuthState.self, from: "auth-state") }
     }
 
     func testBlobRestoredAfterTheTombstoneFileWasRemovedIsRollback() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
         try vault.delete("auth-state")
         try FileManager.default.removeItem(at: sandbox.recordURL("auth-state", in: vault))
 
         try sandbox.place(signedIn, as: "auth-state", in: vault)
 
-        assertRefused(.rollback) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+        assertRefused(.rollback) { () throws(VaultError) in try vault.read(AuthState.self, from: "auth-state") }
     }
 
     func testWriteAfterDeletionIsReadable() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         try vault.delete("auth-state")
 
-        try vault.write(AuthState.signedInAgain, as: "auth-state")
+        try vault.write(AuthState.signedInAgain, to: "auth-state")
 
-        XCTAssertEqual(try vault.read(AuthState.self, name: "auth-state"), AuthState.signedInAgain)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedInAgain)
     }
 
     func testDeletingARecordWithoutAFileStillSealsATombstone() throws {
@@ -51,12 +51,12 @@ final class VaultTombstoneTests: VaultTestCase {
 
         try vault.delete("auth-state")
 
-        assertRefused(.deleted) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+        assertRefused(.deleted) { () throws(VaultError) in try vault.read(AuthState.self, from: "auth-state") }
     }
 
     func testTombstoneTakesAHigherSequence() throws {
         let vault = try sandbox.vault()
-        let written = try vault.write(AuthState.signedIn, as: "auth-state")
+        let written = try vault.write(AuthState.signedIn, to: "auth-state")
 
         try vault.delete("auth-state")
 
@@ -73,6 +73,6 @@ final class VaultTombstoneTests: VaultTestCase {
 
         try sandbox.place(blob, as: "auth-state", in: vault)
 
-        assertRefused(.authenticationFailed) { () throws(VaultError) in try vault.read(AuthState.self, name: "auth-state") }
+        assertRefused(.authenticationFailed) { () throws(VaultError) in try vault.read(AuthState.self, from: "auth-state") }
     }
 }

@@ -26,7 +26,7 @@ final class VaultVerifySnapshotTests: VaultTestCase {
         var expected: [String: VaultError.Code?] = [:]
         for index in 0..<200 {
             let name = name(index)
-            try vault.write(AuthState.signedIn, as: name)
+            try vault.write(AuthState.signedIn, to: name)
             switch index % 10 {
             case 1:
                 var blob = try sandbox.blob(name, in: vault)
@@ -38,12 +38,12 @@ final class VaultVerifySnapshotTests: VaultTestCase {
                 expected[name] = .notFound
             case 3:
                 let old = try sandbox.blob(name, in: vault)
-                try vault.write(AuthState.signedOut, as: name)
+                try vault.write(AuthState.signedOut, to: name)
                 try sandbox.place(old, as: name, in: vault)
                 expected[name] = .rollback
             case 4:
                 FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-                XCTAssertThrowsError(try vault.write(AuthState.signedOut, as: name))
+                XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: name))
                 FaultInjection.disarmAll()
                 expected[name] = .some(nil)
             case 5:
@@ -74,9 +74,9 @@ final class VaultVerifySnapshotTests: VaultTestCase {
     /// The announced version that verifyAll accepted is confirmed, as a reader confirms it.
     func testVerifyAllConfirmsAnAnnouncedVersionItAccepts() throws {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-        XCTAssertThrowsError(try vault.write(AuthState.signedOut, as: "auth-state"))
+        XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: "auth-state"))
         FaultInjection.disarmAll()
 
         XCTAssertEqual(try vault.verifyAll(), VerificationReport(passed: 1, findings: []))
@@ -90,11 +90,11 @@ final class VaultVerifySnapshotTests: VaultTestCase {
     /// newer than the snapshot's row, and passes against the row as it is now.
     func testARecordWrittenDuringThePassPasses() throws {
         let vault = try sandbox.vault()
-        for index in 0..<5 { try vault.write(AuthState.signedIn, as: name(index)) }
+        for index in 0..<5 { try vault.write(AuthState.signedIn, to: name(index)) }
         let writer = try sandbox.vault()
 
         let report = try vault.verifyAll { progress in
-            if progress.name == self.name(0) { _ = try? writer.write(AuthState.signedOut, as: self.name(3)) }
+            if progress.name == self.name(0) { _ = try? writer.write(AuthState.signedOut, to: self.name(3)) }
         }
 
         XCTAssertEqual(report, VerificationReport(passed: 5, findings: []))
@@ -106,13 +106,13 @@ final class VaultVerifySnapshotTests: VaultTestCase {
     /// again against the ledger as it is, and the rollback is reported.
     func testARecordRolledBackAfterThePassAcceptedItIsReported() throws {
         let vault = try sandbox.vault()
-        for index in 0..<5 { try vault.write(AuthState.signedIn, as: name(index)) }
+        for index in 0..<5 { try vault.write(AuthState.signedIn, to: name(index)) }
         let old = try sandbox.blob(name(1), in: vault)
         let writer = try sandbox.vault()
 
         let report = try vault.verifyAll { progress in
             guard progress.name == self.name(3) else { return }
-            _ = try? writer.write(AuthState.signedOut, as: self.name(1))
+            _ = try? writer.write(AuthState.signedOut, to: self.name(1))
             try? self.sandbox.place(old, as: self.name(1), in: vault)
         }
 
@@ -127,9 +127,9 @@ final class VaultVerifySnapshotTests: VaultTestCase {
     /// gone past it, so it is a rollback, and the ledger keeps its newer entry.
     func testAnAnnouncedBlobTheLedgerHasSincePassedIsARollbackAndTheLedgerStays() throws {
         let vault = try sandbox.vault()
-        for index in 0..<5 { try vault.write(AuthState.signedIn, as: name(index)) }
+        for index in 0..<5 { try vault.write(AuthState.signedIn, to: name(index)) }
         FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-        XCTAssertThrowsError(try vault.write(AuthState.signedOut, as: name(3)))
+        XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: name(3)))
         FaultInjection.disarmAll()
         let announced = try sandbox.blob(name(3), in: vault)
         let writer = try sandbox.vault()
@@ -137,7 +137,7 @@ final class VaultVerifySnapshotTests: VaultTestCase {
 
         let report = try vault.verifyAll { progress in
             guard progress.name == self.name(0) else { return }
-            _ = try? writer.write(AuthState.signedInAgain, as: self.name(3))
+            _ = try? writer.write(AuthState.signedInAgain, to: self.name(3))
             try? self.sandbox.place(announced, as: self.name(3), in: vault)
         }
 

@@ -7,7 +7,7 @@ final class DiagnosticsOptionTests: VaultCLITestCase {
     /// A record whose last byte was flipped, so every read refuses it (and logs the refusal).
     override func setUpWithError() throws {
         try super.setUpWithError()
-        try vault().write(Note(text: "hello"), as: "note")
+        try vault().write(Note(text: "hello"), to: "note")
         let file = URL(fileURLWithPath: try vault().recordsDirectory.string).appendingPathComponent("note.gvr")
         var bytes = try Data(contentsOf: file)
         bytes[bytes.count - 1] ^= 0x01

@@ -6,7 +6,7 @@ import XCTest
 /// unlocking does not fix, so the advice is `vaultcli unlock`, never a key import from a backup.
 final class DoctorBeforeFirstUnlockTests: PassphraseTestCase {
     private func arrangeAHomeBeforeItsFirstUnlock() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let set = try run(["passphrase", "set", "--passphrase-fd", "0", "--argon2-cost", "minimum"],
                           input: "tr0ub4dor&3-passphrase\n", environment: environment)
         XCTAssertEqual(set.status, 0, set.transcript)

@@ -15,14 +15,14 @@ final class DoctorCommandTests: VaultCLITestCase {
     }
 
     func testAHealthyHomeHasNoFindings() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let result = try vaultcli("doctor")
         XCTAssertEqual(result.status, 0, result.transcript)
         XCTAssertEqual(result.output, "no findings\n")
     }
 
     func testAWrongModeIsAFindingWithTheChmodThatFixesIt() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let keychains = directory.url.appendingPathComponent("home/Keychains").path
         XCTAssertEqual(chmod(keychains, 0o755), 0)
         let result = try vaultcli("doctor", "--json")
@@ -33,7 +33,7 @@ final class DoctorCommandTests: VaultCLITestCase {
     }
 
     func testAStrayTemporaryFileIsAFinding() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let records = URL(fileURLWithPath: try vault().recordsDirectory.string)
         XCTAssertTrue(FileManager.default.createFile(atPath: records.appendingPathComponent(".note.gvr.tmp-1a2b3c").path, contents: Data()))
         let result = try vaultcli("doctor", "--json")
@@ -42,14 +42,14 @@ final class DoctorCommandTests: VaultCLITestCase {
     }
 
     func testASymbolicLinkIsAFinding() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let records = URL(fileURLWithPath: try vault().recordsDirectory.string)
         try FileManager.default.createSymbolicLink(atPath: records.appendingPathComponent("other.gvr").path, withDestinationPath: "/etc/passwd")
         XCTAssertTrue(try checks(try vaultcli("doctor", "--json")).contains("symlink"))
     }
 
     func testALockFileThatIsNotARegularFileIsAFinding() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let locks = URL(fileURLWithPath: try vault().locksDirectory.string)
         XCTAssertEqual(mkfifo(locks.appendingPathComponent("planted.lock").path, 0o600), 0)
         XCTAssertTrue(try checks(try vaultcli("doctor", "--json")).contains("lock-file"))
@@ -57,7 +57,7 @@ final class DoctorCommandTests: VaultCLITestCase {
 
     func testARecordSealedWithARetiredKeyIsAFindingNamingTheFix() throws {
         let groupID = try GroupIdentifier(validating: group)
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         try keyring().rotateKey(in: groupID)
         try keyring().retireKey(id: 1, in: groupID)
         let finding = try XCTUnwrap(try findings(try vaultcli("doctor", "--json")).first { $0["check"] as? String == "retired-key" })
@@ -65,7 +65,7 @@ final class DoctorCommandTests: VaultCLITestCase {
     }
 
     func testALedgerEntryWithoutItsRecordIsAFinding() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         try FileManager.default.removeItem(atPath: try vault().recordsDirectory.appending("note.gvr").string)
         let result = try vaultcli("doctor")
         XCTAssertEqual(result.status, 1, result.transcript)
@@ -76,7 +76,7 @@ final class DoctorCommandTests: VaultCLITestCase {
         var shared = environment
         shared["GROUPVAULT_SHARING"] = "unixGroup"
         let keyring = try Keyring.fromEnvironment(shared)
-        try Vault(keyring: keyring, group: GroupIdentifier(validating: group)).write(Note(text: "x"), as: "note")
+        try Vault(keyring: keyring, group: GroupIdentifier(validating: group)).write(Note(text: "x"), to: "note")
         let result = try vaultcli("doctor", environment: shared)
         XCTAssertEqual(result.status, 0, result.transcript)
         XCTAssertEqual(result.output, "no findings\n")

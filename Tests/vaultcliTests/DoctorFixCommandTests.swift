@@ -21,7 +21,7 @@ final class DoctorFixCommandTests: VaultCLITestCase {
 
     /// The records directory, with one record in it, so the home is otherwise healthy.
     private func records() throws -> URL {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         return URL(fileURLWithPath: try vault().recordsDirectory.string)
     }
 
@@ -160,7 +160,7 @@ final class DoctorFixCommandTests: VaultCLITestCase {
 
     func testThePrintedRecordDeletionWorksForANameThatLooksLikeAnOption() throws {
         _ = try records()
-        try vault().write(Note(text: "y"), as: "-rf")
+        try vault().write(Note(text: "y"), to: "-rf")
         try FileManager.default.removeItem(atPath: try vault().recordsDirectory.appending("-rf.gvr").string)
         let fix = try XCTUnwrap(try finding("missing-record", about: "\(group)/-rf", in: try vaultcli("doctor", "--json"))["fix"] as? String)
         var environment = environment
@@ -190,7 +190,7 @@ final class DoctorFixCommandTests: VaultCLITestCase {
         let link = records.appendingPathComponent("other.gvr").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/etc/passwd")
         let stray = try plant(".note.gvr.tmp-1a2b3c", in: records, mode: 0o600)
-        try vault().write(Note(text: "y"), as: "lost")
+        try vault().write(Note(text: "y"), to: "lost")
         try FileManager.default.removeItem(atPath: records.appendingPathComponent("lost.gvr").path)
         let result = try vaultcli("doctor", "--fix", "--yes")
         XCTAssertEqual(result.status, 0, result.transcript)

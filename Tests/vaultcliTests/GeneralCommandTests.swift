@@ -103,7 +103,7 @@ final class GeneralCommandTests: VaultCLITestCase {
         let script = URL(fileURLWithPath: "/usr/bin/script")
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: script.path), "needs util-linux script(1) for a pseudo-terminal")
         let vault = try vault()
-        for index in 0..<3 { try vault.write(Note(text: "x"), as: "note-\(index)") }
+        for index in 0..<3 { try vault.write(Note(text: "x"), to: "note-\(index)") }
                 let result = try run(["-qec", "\(vaultcliURL.path) records verify --group \(group)", "/dev/null"], input: nil, environment: environment, executable: script)
         XCTAssertEqual(result.status, 0, result.transcript)
         XCTAssertTrue(result.output.contains("verifying 0/3"), "no progress on a terminal: \(result.output.debugDescription)")

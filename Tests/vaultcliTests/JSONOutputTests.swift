@@ -5,7 +5,7 @@ import XCTest
 /// standard error.
 final class JSONOutputTests: VaultCLITestCase {
     func testEveryDocumentIsOneLine() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         for command in [["keys", "list", "--group", group], ["records", "list", "--group", group], ["items", "list"],
                         ["identity"], ["records", "verify", "--group", group], ["defaults", "list", "--group", group]] {
             let result = try run(command + ["--json"], input: nil, environment: environment)
@@ -29,7 +29,7 @@ final class JSONOutputTests: VaultCLITestCase {
     }
 
     func testARefusalWithJSONCarriesTheCommandThatFixesIt() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let result = try vaultcli("keys", "retire", "--group", group, "--id", "1", "--json")
         XCTAssertEqual(result.status, 5, result.transcript)
         let error = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.errors.utf8)) as? [String: Any])

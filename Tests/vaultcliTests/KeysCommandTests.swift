@@ -25,16 +25,16 @@ final class KeysCommandTests: VaultCLITestCase {
     }
 
     func testRetireRefusesWhileRecordsAreSealedWithTheKeyNamingThem() throws {
-        try vault().write(Note(text: "a"), as: "alpha")
-        try vault().write(Note(text: "b"), as: "beta")
+        try vault().write(Note(text: "a"), to: "alpha")
+        try vault().write(Note(text: "b"), to: "beta")
         try keyring().rotateKey(in: groupID)
         let result = try vaultcli("keys", "retire", "--group", group, "--id", "1")
         assertFails(result, with: 5, mentioning: ["2 records", "alpha", "beta", "vaultcli records reseal", "--force"])
-        XCTAssertEqual(try vault().read(Note.self, name: "alpha"), Note(text: "a"), "the key was not retired")
+        XCTAssertEqual(try vault().read(Note.self, from: "alpha"), Note(text: "a"), "the key was not retired")
     }
 
     func testRetireWithForceRetiresAndReportsTheCount() throws {
-        try vault().write(Note(text: "a"), as: "alpha")
+        try vault().write(Note(text: "a"), to: "alpha")
         try keyring().rotateKey(in: groupID)
         let result = try vaultcli("keys", "retire", "--group", group, "--id", "1", "--force")
         XCTAssertEqual(result.status, 0, result.transcript)
@@ -43,7 +43,7 @@ final class KeysCommandTests: VaultCLITestCase {
     }
 
     func testRetireAfterResealNeedsNoForce() throws {
-        try vault().write(Note(text: "a"), as: "alpha")
+        try vault().write(Note(text: "a"), to: "alpha")
         try keyring().rotateKey(in: groupID)
         XCTAssertEqual(try vaultcli("records", "reseal", "--group", group).status, 0)
         let result = try vaultcli("keys", "retire", "--group", group, "--id", "1", "--json")
@@ -80,13 +80,13 @@ final class KeysCommandTests: VaultCLITestCase {
     }
 
     func testImportRestoresAKeySoItsRecordsReadAgainInAFreshHome() throws {
-        try vault().write(Note(text: "survives"), as: "note")
+        try vault().write(Note(text: "survives"), to: "note")
         let exported = try vaultcli("keys", "export", "--group", group, "--id", "1", "--reveal").output
         // The keyring is lost; the container with the records survives.
         try FileManager.default.removeItem(at: directory.url.appendingPathComponent("home/Keychains"))
         let result = try vaultcli("keys", "import", "--group", group, "--id", "1", "--reveal", input: exported)
         XCTAssertEqual(result.status, 0, result.transcript)
-        XCTAssertEqual(try vault().read(Note.self, name: "note"), Note(text: "survives"))
+        XCTAssertEqual(try vault().read(Note.self, from: "note"), Note(text: "survives"))
     }
 
     func testImportRefusesWithoutReveal() throws {
@@ -113,7 +113,7 @@ final class KeysCommandTests: VaultCLITestCase {
     }
 
     func testRetireOfThePrimaryKeyIsRefusedWithoutListingTheRecords() throws {
-        for index in 0..<12 { try vault().write(Note(text: "x"), as: "record-\(index)") }
+        for index in 0..<12 { try vault().write(Note(text: "x"), to: "record-\(index)") }
         let result = try vaultcli("keys", "retire", "--group", group, "--id", "1")
         XCTAssertEqual(result.errors, """
             vaultcli: key #1 is the primary key of group.com.example.notes, which seals every new record: rotate first \
@@ -126,7 +126,7 @@ final class KeysCommandTests: VaultCLITestCase {
 
     func testRetireRefusalOnAGroupWithManyRecordsNamesTheCountTheFirstFewAndHowToListThem() throws {
         let names = (0..<40).map { "record-\(String(format: "%02d", $0))" }
-        for name in names { try vault().write(Note(text: "x"), as: name) }
+        for name in names { try vault().write(Note(text: "x"), to: name) }
         try keyring().rotateKey(in: groupID)
         let result = try vaultcli("keys", "retire", "--group", group, "--id", "1")
         let sealed = try vault().records(sealedWithKey: 1)
@@ -141,7 +141,7 @@ final class KeysCommandTests: VaultCLITestCase {
     }
 
     func testRetireWithForceOnManyRecordsSummarisesInTextAndListsAllInJSON() throws {
-        for index in 0..<7 { try vault().write(Note(text: "x"), as: "record-\(index)") }
+        for index in 0..<7 { try vault().write(Note(text: "x"), to: "record-\(index)") }
         try keyring().rotateKey(in: groupID)
         let sealed = try vault().records(sealedWithKey: 1)
         let result = try vaultcli("keys", "retire", "--group", group, "--id", "1", "--force", "--json")

@@ -20,7 +20,7 @@ final class ProgressLineTests: VaultCLITestCase {
 
     func testAnErrorPartWayThroughResealIsNotWrittenOntoTheProgressLine() throws {
         let groupID = try GroupIdentifier(validating: group)
-        for index in 0..<3 { try vault().write(Note(text: "x"), as: "note-\(index)") }
+        for index in 0..<3 { try vault().write(Note(text: "x"), to: "note-\(index)") }
         // Records under a retired key cannot be resealed: reseal fails after showing progress.
         try keyring().rotateKey(in: groupID)
         try keyring().retireKey(id: 1, in: groupID)
@@ -35,7 +35,7 @@ final class ProgressLineTests: VaultCLITestCase {
     }
 
     func testVerifyClearsItsProgressLineBeforeTheResult() throws {
-        for index in 0..<3 { try vault().write(Note(text: "x"), as: "note-\(index)") }
+        for index in 0..<3 { try vault().write(Note(text: "x"), to: "note-\(index)") }
 
         let verify = try PseudoTerminalSession.run(vaultcliURL, ["records", "verify", "--group", group], environment: environment, exchanges: [])
 

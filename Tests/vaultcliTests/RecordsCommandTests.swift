@@ -10,14 +10,14 @@ final class RecordsCommandTests: VaultCLITestCase {
     private var recordsDirectory: URL { get throws { URL(fileURLWithPath: try vault().recordsDirectory.string) } }
 
     func testVerifyAcceptsAuthenticRecords() throws {
-        try vault().write(Note(text: "hello"), as: "note")
+        try vault().write(Note(text: "hello"), to: "note")
         let result = try vaultcli("records", "verify", "--group", group, "--all")
         XCTAssertEqual(result.status, 0, result.transcript)
         XCTAssertTrue(result.output.split(separator: "\n").contains { $0.hasPrefix("note") && $0.contains("ok") }, result.output)
     }
 
     func testVerifyFailsOnATamperedRecordWithExit1() throws {
-        try vault().write(Note(text: "hello"), as: "note")
+        try vault().write(Note(text: "hello"), to: "note")
         let file = try recordsDirectory.appendingPathComponent("note.gvr")
         var bytes = try Data(contentsOf: file)
         bytes[bytes.count - 1] ^= 0x01
@@ -32,8 +32,8 @@ final class RecordsCommandTests: VaultCLITestCase {
     /// Issue 11, hole 7: the ledger knows the record, its file was removed; today's verify
     /// sees no files and exits 0.
     func testVerifyReportsARecordTheLedgerKnowsWhoseFileIsGone() throws {
-        try vault().write(Note(text: "hello"), as: "note")
-        try vault().write(Note(text: "kept"), as: "kept")
+        try vault().write(Note(text: "hello"), to: "note")
+        try vault().write(Note(text: "kept"), to: "kept")
         try FileManager.default.removeItem(at: try recordsDirectory.appendingPathComponent("note.gvr"))
         let result = try vaultcli("records", "verify", "--group", group)
         XCTAssertEqual(result.status, 1, result.transcript)
@@ -45,7 +45,7 @@ final class RecordsCommandTests: VaultCLITestCase {
     /// Issue 11, hole 5: a file name planted in the container with escape codes and a newline
     /// must not reach the terminal raw, in list or verify output.
     func testNamesPlantedInTheContainerArePrintedEscaped() throws {
-        try vault().write(Note(text: "hello"), as: "note")
+        try vault().write(Note(text: "hello"), to: "note")
         let planted = "\u{1b}[2J\u{1b}[31mforged\nnote  ok"
         XCTAssertTrue(FileManager.default.createFile(atPath: try recordsDirectory.appendingPathComponent("\(planted).gvr").path, contents: Data("x".utf8)))
         for command in ["list", "verify"] {
@@ -58,8 +58,8 @@ final class RecordsCommandTests: VaultCLITestCase {
     }
 
     func testListShowsHeadersInATableWithoutThePayload() throws {
-        try vault().write(Note(text: "a private thought"), as: "note")
-        try vault().write(Note(text: "a private thought"), as: "note")
+        try vault().write(Note(text: "a private thought"), to: "note")
+        try vault().write(Note(text: "a private thought"), to: "note")
         let result = try vaultcli("records", "list", "--group", group)
         XCTAssertEqual(result.status, 0, result.transcript)
         let lines = result.output.split(separator: "\n")
@@ -69,7 +69,7 @@ final class RecordsCommandTests: VaultCLITestCase {
     }
 
     func testListJSONHasTheDocumentedShape() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let records = try XCTUnwrap(try json(try vaultcli("records", "list", "--group", group, "--json"))["records"] as? [[String: Any]])
         XCTAssertEqual(records.first?["name"] as? String, "note")
         let header = try XCTUnwrap(records.first?["header"] as? [String: Any])
@@ -79,7 +79,7 @@ final class RecordsCommandTests: VaultCLITestCase {
     }
 
     func testShowHidesThePayloadWithoutReveal() throws {
-        try vault().write(Note(text: "a private thought"), as: "note")
+        try vault().write(Note(text: "a private thought"), to: "note")
         for json in [false, true] {
             let result = try run(["records", "show", "--group", group, "note"] + (json ? ["--json"] : []), input: nil, environment: environment)
             XCTAssertEqual(result.status, 0, result.transcript)
@@ -88,7 +88,7 @@ final class RecordsCommandTests: VaultCLITestCase {
     }
 
     func testShowWithRevealPrintsThePayloadAsJSON() throws {
-        try vault().write(Note(text: "a private thought"), as: "note")
+        try vault().write(Note(text: "a private thought"), to: "note")
         let report = try json(try vaultcli("records", "show", "--group", group, "note", "--reveal", "--json"))
         XCTAssertEqual((report["payload"] as? [String: Any])?["text"] as? String, "a private thought")
         XCTAssertEqual((report["header"] as? [String: Any])?["sequence"] as? Int, 1)
@@ -103,9 +103,9 @@ final class RecordsCommandTests: VaultCLITestCase {
     }
 
     func testDeleteLeavesATombstoneReadersReportAsDeleted() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         XCTAssertEqual(try vaultcli("records", "delete", "--group", group, "note").status, 0)
-        XCTAssertThrowsError(try vault().read(Note.self, name: "note")) { error in
+        XCTAssertThrowsError(try vault().read(Note.self, from: "note")) { error in
             XCTAssertEqual((error as? VaultError)?.code, .deleted)
         }
         XCTAssertEqual(try vaultcli("records", "verify", "--group", group).status, 0, "an authentic tombstone is not a finding")
@@ -113,17 +113,17 @@ final class RecordsCommandTests: VaultCLITestCase {
 
     func testResealMovesRecordsToTheNewPrimaryKey() throws {
         let groupID = try GroupIdentifier(validating: group)
-        try vault().write(Note(text: "hello"), as: "note")
+        try vault().write(Note(text: "hello"), to: "note")
         try keyring().rotateKey(in: groupID)
         let result = try vaultcli("records", "reseal", "--group", group, "--json")
         XCTAssertEqual(try json(result)["resealed"] as? Int, 1)
         XCTAssertEqual(try vault().list().first?.header.get().keyID, 2)
         try keyring().retireKey(id: 1, in: groupID)
-        XCTAssertEqual(try vault().read(Note.self, name: "note"), Note(text: "hello"))
+        XCTAssertEqual(try vault().read(Note.self, from: "note"), Note(text: "hello"))
     }
 
     func testPipedOutputHasNoProgressLines() throws {
-        for index in 0..<5 { try vault().write(Note(text: "x"), as: "note-\(index)") }
+        for index in 0..<5 { try vault().write(Note(text: "x"), to: "note-\(index)") }
         let result = try vaultcli("records", "verify", "--group", group)
         XCTAssertEqual(result.errors, "", "stderr is a file here, not a terminal: no progress")
         XCTAssertFalse(result.output.contains("\r"))
@@ -133,7 +133,7 @@ final class RecordsCommandTests: VaultCLITestCase {
         let watcher = try FixtureProcess(["records", "watch", "--group", group, "note", "--count", "1"], environment: environment, executable: "vaultcli")
         // The watcher says when its watch is in place: one write after that is seen.
         try awaitOutput("watching", in: watcher)
-        try vault().write(Note(text: "hello"), as: "note")
+        try vault().write(Note(text: "hello"), to: "note")
         XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
         XCTAssertEqual(watcher.standardOutput, "watching record note in \(group)\nwritten note\n")
     }
@@ -143,7 +143,7 @@ final class RecordsCommandTests: VaultCLITestCase {
         // process when it is killed, and lost.
         let watcher = try FixtureProcess(["records", "watch", "--group", group], environment: environment, executable: "vaultcli")
         try awaitOutput("watching", in: watcher)
-        try vault().write(Note(text: "hello"), as: "note")
+        try vault().write(Note(text: "hello"), to: "note")
         try awaitOutput("written note", in: watcher)
         watcher.kill(SIGKILL)
         watcher.wait()
@@ -151,14 +151,14 @@ final class RecordsCommandTests: VaultCLITestCase {
     }
 
     func testDeleteJSONNamesTheRecord() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         XCTAssertEqual(try json(try vaultcli("records", "delete", "--group", group, "note", "--json"))["deleted"] as? String, "note")
     }
 
     func testWatchJSONPrintsOneObjectPerChange() throws {
         let watcher = try FixtureProcess(["records", "watch", "--group", group, "note", "--count", "1", "--json"], environment: environment, executable: "vaultcli")
         try awaitOutput("watching", in: watcher)
-        try vault().write(Note(text: "hello"), as: "note")
+        try vault().write(Note(text: "hello"), to: "note")
         XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
         XCTAssertEqual(watcher.standardOutput, #"{"group":"group.com.example.notes","kind":"watching","name":"note"}"# + "\n"
                        + #"{"kind":"written","name":"note"}"# + "\n")
@@ -166,7 +166,7 @@ final class RecordsCommandTests: VaultCLITestCase {
 
     /// Writes `count` notes and flips a byte of `tampered` of them (sorted by name).
     private func writeNotes(_ count: Int, tampering tampered: Set<String> = []) throws {
-        for index in 0..<count { try vault().write(Note(text: "x"), as: "note-\(index)") }
+        for index in 0..<count { try vault().write(Note(text: "x"), to: "note-\(index)") }
         for name in tampered {
             let file = try recordsDirectory.appendingPathComponent("\(name).gvr")
             var bytes = try Data(contentsOf: file)
@@ -226,7 +226,7 @@ final class RecordsCommandTests: VaultCLITestCase {
     }
 
     func testListStillShowsARecordWhoseNameMerelyStartsWithSd() throws {
-        try vault().write(Note(text: "x"), as: "sd-card")
+        try vault().write(Note(text: "x"), to: "sd-card")
         let records = try XCTUnwrap(try json(try vaultcli("records", "list", "--group", group, "--json"))["records"] as? [[String: Any]])
         XCTAssertEqual(records.map { $0["name"] as? String }, ["sd-card"])
     }

@@ -15,8 +15,8 @@ final class RecordsLedgerTests: VaultCLITestCase {
     }
 
     func testJSONShowsEachRowAsTheLibraryReadsIt() throws {
-        try vault().write(Note(text: "one"), as: "note")
-        try vault().write(Note(text: "two"), as: "note")
+        try vault().write(Note(text: "one"), to: "note")
+        try vault().write(Note(text: "two"), to: "note")
         let expected = try XCTUnwrap(try vault().ledgerRows().first)
 
         let row = try XCTUnwrap(try ledgerRows().first)
@@ -33,10 +33,10 @@ final class RecordsLedgerTests: VaultCLITestCase {
 
     /// The outsider's check: an older blob put back shows a file sequence below the confirmed one.
     func testAnOlderBlobPutBackShowsAFileSequenceBelowTheConfirmedOne() throws {
-        try vault().write(Note(text: "signed in"), as: "note")
+        try vault().write(Note(text: "signed in"), to: "note")
         let file = try recordsDirectory.appendingPathComponent("note.gvr")
         let older = try Data(contentsOf: file)
-        try vault().write(Note(text: "signed out"), as: "note")
+        try vault().write(Note(text: "signed out"), to: "note")
         try older.write(to: file)
 
         let row = try XCTUnwrap(try ledgerRows().first)
@@ -46,7 +46,7 @@ final class RecordsLedgerTests: VaultCLITestCase {
     }
 
     func testTableHasARowPerRecordWithItsState() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let result = try vaultcli("records", "ledger", "--group", group)
         XCTAssertEqual(result.status, 0, result.transcript)
         let lines = result.output.split(separator: "\n")
@@ -63,7 +63,7 @@ final class RecordsLedgerTests: VaultCLITestCase {
     /// A row altered without the master key is shown, marked, and the command exits 1, as
     /// `records verify` does for a finding.
     func testARowAlteredWithoutTheMasterKeyIsMarkedAndExits1() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let digest = try XCTUnwrap(try vault().ledgerRows().first?.confirmedDigest)
         KeyringDatabase.closeAll()
         let database = directory.url.appendingPathComponent("home/Keychains").appendingPathComponent(KeyringDatabase.fileName)

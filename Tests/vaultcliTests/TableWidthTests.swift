@@ -37,7 +37,7 @@ final class TableWidthTests: VaultCLITestCase {
     }
 
     func testDoctorsFixColumnFitsEightyColumns() throws {
-        try vault().write(Note(text: "x"), as: "note")
+        try vault().write(Note(text: "x"), to: "note")
         let keychains = directory.url.appendingPathComponent("home/Keychains").path
         XCTAssertEqual(chmod(keychains, 0o755), 0)
         let result = try vaultcli("doctor", environment: environment.merging(["COLUMNS": "80"]) { $1 })

@@ -108,7 +108,7 @@ final class DefaultsFigures {
             Contender(label: vaultWrite, role: .floor) {
                 writes[1] += 1
                 let record = SettingRecord(value: Self.values[writes[1] % 2])
-                return try .timing { _ = try self.vault.write(record, as: "setting-record") }
+                return try .timing { _ = try self.vault.write(record, to: "setting-record") }
             },
             Contender(label: foundationSet, role: .reference(lessWork: "in memory; written to disk later, unsealed")) {
                 writes[2] += 1

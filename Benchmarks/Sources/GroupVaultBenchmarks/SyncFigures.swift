@@ -222,7 +222,7 @@ final class SyncFigures {
             progress("sync: filling the server to \(count(target)) synced records...")
             // Written locally, pushed every 500 writes: the writes of a machine that was offline.
             let size = try growth.grow(to: target) { index in
-                try filler.write(SyncBenchValue(text: BenchSync.value(round: index)), as: BenchHome.recordName(index))
+                try filler.write(SyncBenchValue(text: BenchSync.value(round: index)), to: BenchHome.recordName(index))
                 if (index + 1) % 500 == 0 { try push() }
             }
             try push()

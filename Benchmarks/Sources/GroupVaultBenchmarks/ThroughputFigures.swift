@@ -47,7 +47,7 @@ struct ThroughputFigures {
         for (index, entry) in listing.enumerated() where clock.now < deadline {
             // Alternate which goes first, as every interleaved figure does.
             let floor = { try Measurement.timing { try vault.crypto.readOpen(Self.floorName(index)) }.microseconds }
-            let read = { try Measurement.timing { _ = try vault.vault.read(OpaquePayload.self, name: entry.name) }.microseconds }
+            let read = { try Measurement.timing { _ = try vault.vault.read(OpaquePayload.self, from: entry.name) }.microseconds }
             if index % 2 == 0 {
                 reads.append(try read())
                 floors.append(try floor())

@@ -36,7 +36,7 @@ final class VaultFigures {
     /// Fills the group up to `target` records (or the population deadline); returns the size.
     func grow(to target: Int) throws -> Int {
         try growth.grow(to: target) { index in
-            _ = try fillingVault.write(BenchRecord.make(index: index), as: BenchHome.recordName(index))
+            _ = try fillingVault.write(BenchRecord.make(index: index), to: BenchHome.recordName(index))
         }
     }
 
@@ -53,13 +53,13 @@ final class VaultFigures {
         var outcome = Outcome()
         let readName = readTarget
         // Read once so the figure is warm: keys derived, caches filled, as in a running app.
-        _ = try vault.read(BenchRecord.self, name: readName)
+        _ = try vault.read(BenchRecord.self, from: readName)
         try crypto.writeSealedFile("read.sealed")
 
         let readFloor = "C read + XChaCha20-Poly1305 open of a 1 KiB file"
         let read = try interleave([
             Contender(label: "`Vault.read`, 1 KiB, warm, decode included", role: .groupVault) {
-                try .timing { _ = try self.vault.read(BenchRecord.self, name: readName) }
+                try .timing { _ = try self.vault.read(BenchRecord.self, from: readName) }
             },
             Contender(label: readFloor, role: .floor) {
                 try .timing { try self.crypto.readOpen("read.sealed") }
@@ -94,7 +94,7 @@ final class VaultFigures {
         let foundationURL = scratch.appendingPathComponent("foundation.sealed")
         let write = try interleave([
             Contender(label: "`Vault.write` (`.full`), 1 KiB", role: .groupVault) {
-                try .timing { _ = try self.vault.write(written, as: writtenName) }
+                try .timing { _ = try self.vault.write(written, to: writtenName) }
             },
             Contender(label: writeFloor, role: .floor) {
                 try .timing { try self.crypto.sealDurableReplace("write.sealed") }

@@ -30,7 +30,7 @@ do {
     case ("read", 3):
         let home = URL(fileURLWithPath: arguments[arguments.startIndex + 1])
         let vault = try Vault(keyring: BenchHome.keyring(root: home), group: BenchHome.group)
-        let record = try vault.read(BenchRecord.self, name: arguments[arguments.startIndex + 2])
+        let record = try vault.read(BenchRecord.self, from: arguments[arguments.startIndex + 2])
         print(record.index)
     case ("reseal-all", 2):
         let home = URL(fileURLWithPath: arguments[arguments.startIndex + 1])

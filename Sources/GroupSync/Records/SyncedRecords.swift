@@ -20,8 +20,8 @@ import GroupSyncCore
 /// ```swift
 /// let records = try SyncedRecords(group: "group.com.example.notes", keyring: keyring)
 /// records.start()
-/// try records.write(AuthState(isAuthenticated: true), as: "auth-state")
-/// let state = try records.read(AuthState.self, name: "auth-state")
+/// try records.write(AuthState(isAuthenticated: true), to: "auth-state")
+/// let state = try records.read(AuthState.self, from: "auth-state")
 /// ```
 public final class SyncedRecords: Sendable {
     /// The group whose key seals the records.
@@ -75,7 +75,7 @@ public final class SyncedRecords: Sendable {
     /// Writes `record` as `name` (a Vault record name): durable here at once, pushed by the session.
     /// - Throws: `SyncError.Code.invalidArgument` for an invalid name or a record that does not
     ///   validate or encode; `SyncError.Code.storage`; `SyncError.Code.keyring`.
-    public func write<Record: VaultRecord>(_ record: Record, as name: String) throws(SyncError) {
+    public func write<Record: VaultRecord>(_ record: Record, to name: String) throws(SyncError) {
         try Self.validate(name: name)
         do { try record.validate() } catch {
             throw SyncError(.invalidArgument, "record \(name) does not validate: \(error)", underlying: error)
@@ -95,7 +95,7 @@ public final class SyncedRecords: Sendable {
 
     /// The record `name`, or `nil` when it was never written or was deleted. Never waits for the network.
     /// - Throws: `SyncError.Code.refused` with `unsupportedSchema` or `invalidRecord` (the Vault's codes).
-    public func read<Record: VaultRecord>(_ type: Record.Type, name: String) throws(SyncError) -> Record? {
+    public func read<Record: VaultRecord>(_ type: Record.Type, from name: String) throws(SyncError) -> Record? {
         try Self.validate(name: name)
         guard let bytes = replica.value(forKey: name) else { return nil }
         guard bytes.count >= 4 else {

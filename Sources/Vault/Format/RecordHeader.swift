@@ -4,13 +4,13 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What ``Vault/write(_:as:expiresAt:)`` sealed, and what ``Vault/list()`` reads without decrypting.
+/// What ``Vault/write(_:to:expiresAt:)`` sealed, and what ``Vault/list()`` reads without decrypting.
 ///
 /// Listed headers are *not* authenticated (authentication needs the key and the whole blob):
 /// use them to inspect and plan (which records still use an old key), never to decide trust.
 ///
 /// ```swift
-/// let header = try vault.write(state, as: "auth-state", expiresAt: tokenExpiry)
+/// let header = try vault.write(state, to: "auth-state", expiresAt: tokenExpiry)
 /// print(header.sequence, header.keyID)
 /// ```
 public struct RecordHeader: Sendable, Hashable {

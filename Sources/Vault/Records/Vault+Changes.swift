@@ -14,7 +14,7 @@ extension Vault {
     /// ```swift
     /// // Widget: refresh whenever the app signs in or out.
     /// for await _ in try vault.changes(to: "auth-state") {
-    ///     let state = vault.readIfValid(AuthState.self, name: "auth-state") ?? .signedOut
+    ///     let state = vault.readIfValid(AuthState.self, from: "auth-state") ?? .signedOut
     ///     render(state)
     /// }
     /// ```

@@ -60,7 +60,7 @@ extension Vault {
     ///
     /// For stores built on records (SharedDefaults) that list their records from the directory
     /// (``recordNames(withPrefix:)``): a name here whose file is not listed was written and has
-    /// since been removed outside GroupVault, and ``read(_:name:)`` refuses it as
+    /// since been removed outside GroupVault, and ``read(_:from:)`` refuses it as
     /// ``VaultError/Code/missing``, where a directory listing alone would not know it existed.
     /// - Throws: ``VaultError/Code/keyring`` when the ledger cannot be read.
     package func ledgerRecordNames(withPrefix prefix: String) throws(VaultError) -> [String] {

@@ -24,7 +24,7 @@ extension Vault {
     ///
     /// ```swift
     /// do {
-    ///     let state = try vault.read(AuthState.self, name: "auth-state")
+    ///     let state = try vault.read(AuthState.self, from: "auth-state")
     ///     show(state)
     /// } catch where error.code == .expired || error.code == .deleted {
     ///     showSignIn()
@@ -46,7 +46,7 @@ extension Vault {
     /// (``VaultError/Code/invalidRecord``). An authentic record newer than the trusted one
     /// raises the trust ledger, even if a later check refuses it, so the older one can never
     /// be accepted again. Takes no lock on the record file.
-    public func read<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> Value {
+    public func read<Value: VaultRecord>(_ type: Value.Type, from name: String) throws(VaultError) -> Value {
         do {
             return try readChecked(type, name: name)
         } catch where error.code == .notFound || error.code == .deleted {
@@ -57,7 +57,7 @@ extension Vault {
         }
     }
 
-    /// ``read(_:name:)`` without the reporting of refusals.
+    /// ``read(_:from:)`` without the reporting of refusals.
     private func readChecked<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> Value {
         let name = try RecordName(validating: name)
         let record = try openTrustedRecordRefusingMissing(name)
@@ -97,12 +97,12 @@ extension Vault {
     /// can be logged.
     ///
     /// ```swift
-    /// let state = vault.readIfValid(AuthState.self, name: "auth-state") { log.notice("\($0)") }
+    /// let state = vault.readIfValid(AuthState.self, from: "auth-state") { log.notice("\($0)") }
     ///     ?? AuthState.signedOut
     /// ```
-    public func readIfValid<Value: VaultRecord>(_ type: Value.Type, name: String, onRefusal: ((VaultError) -> Void)? = nil) -> Value? {
+    public func readIfValid<Value: VaultRecord>(_ type: Value.Type, from name: String, onRefusal: ((VaultError) -> Void)? = nil) -> Value? {
         do {
-            return try read(type, name: name)
+            return try read(type, from: name)
         } catch where error.code == .notFound || error.code == .deleted {
             // Never written, or deleted by its writer (a sign-out): states, not refusals.
             return nil

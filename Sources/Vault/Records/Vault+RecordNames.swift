@@ -6,7 +6,7 @@ extension Vault {
     ///
     /// For stores built on records (SharedDefaults keeps one record per key) that must find
     /// their records among thousands without reading every blob twice, as ``list()`` followed
-    /// by reads would. A name here is only a candidate: ``read(_:name:)`` decides trust.
+    /// by reads would. A name here is only a candidate: ``read(_:from:)`` decides trust.
     /// - Throws: ``VaultError/Code/storage`` if the records directory cannot be used.
     package func recordNames(withPrefix prefix: String) throws(VaultError) -> [String] {
         let names: [String]

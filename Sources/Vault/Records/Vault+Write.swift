@@ -38,7 +38,7 @@ extension Vault {
     ///   ``VaultError/Code/keyring``, ``VaultError/Code/storage`` (nothing was published),
     ///   ``VaultError/Code/notDurable`` (published, not yet durable).
     @discardableResult
-    public func write<Value: VaultRecord>(_ value: Value, as name: String, expiresAt: Date? = nil) throws(VaultError) -> RecordHeader {
+    public func write<Value: VaultRecord>(_ value: Value, to name: String, expiresAt: Date? = nil) throws(VaultError) -> RecordHeader {
         let name = try RecordName(validating: name)
         // Refuse to publish what every reader would refuse.
         do {

@@ -1,6 +1,6 @@
 import SealedStorage
 
-/// How far a write must have reached when ``Vault/write(_:as:expiresAt:)`` returns.
+/// How far a write must have reached when ``Vault/write(_:to:expiresAt:)`` returns.
 ///
 /// ```swift
 /// // A cache the app can rebuild: skip the directory fsync.

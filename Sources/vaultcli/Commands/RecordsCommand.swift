@@ -104,7 +104,7 @@ struct RecordsCommand: ParsableCommand {
 
         func run() throws {
             let vault = try openVault(process, group)
-            let payload = try vault.read(OpaquePayload.self, name: name).bytes
+            let payload = try vault.read(OpaquePayload.self, from: name).bytes
             let header = try vault.list().first { $0.name == name }.flatMap { try? $0.header.get() }
             let decoded = reveal ? try? JSONDecoder().decode(JSONValue.self, from: payload) : nil
             if reveal && decoded == nil {
@@ -164,7 +164,7 @@ struct RecordsCommand: ParsableCommand {
             for (index, listing) in listings.enumerated() {
                 progress.update(done: index, total: listings.count)
                 do {
-                    let payload = try vault.read(OpaquePayload.self, name: listing.name)
+                    let payload = try vault.read(OpaquePayload.self, from: listing.name)
                     results.append(Result(name: listing.name, status: "ok", payloadBytes: payload.bytes.count))
                 } catch where error.code == .deleted {
                     results.append(Result(name: listing.name, status: "deleted"))
