@@ -405,6 +405,9 @@ let package = Package(
                 "SealedStorage",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The session's reconnects, through the keyring's logger and metrics factory.
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // GroupSync's child process: one "machine" with its own home, so multi-machine tests
@@ -425,6 +428,8 @@ let package = Package(
             dependencies: [
                 "GroupSync", "Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupSyncTestKit",
                 "GroupSyncFixture", "vaultcli",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
     ] + securityTargets,

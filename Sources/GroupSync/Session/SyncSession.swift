@@ -3,6 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CoreMetrics
+import Logging
 import PostgresNIO
 import SealedStorage
 import GroupSyncCore
@@ -48,7 +50,11 @@ final class SyncSession: Sendable {
             do {
                 try replica.adopt(server: configuration.url.serverIdentity)
                 let server = try await ServerConnection.open(configuration)
-                health.withLock { $0.connected = true; $0.failuresInARow = 0 }
+                let failures = health.withLock { health in
+                    defer { health.connected = true; health.failuresInARow = 0 }
+                    return health.failuresInARow
+                }
+                if failures > 0 { reportReconnected(after: failures) }
                 delay = configuration.initialReconnectDelay
                 defer { health.withLock { $0.connected = false } }
                 do {
@@ -61,7 +67,13 @@ final class SyncSession: Sendable {
             } catch {
                 let message: String
                 if let error = error as? SyncError { message = error.description } else { message = ServerConnection.describe(error) }
-                health.withLock { $0.lastError = message; $0.failuresInARow += 1 }
+                let failures = health.withLock { health in
+                    health.lastError = message
+                    health.failuresInARow += 1
+                    return health.failuresInARow
+                }
+                if Task.isCancelled { break }
+                reportFailure(message, inARow: failures, retryingIn: delay)
             }
             if Task.isCancelled { break }
             // Backoff with jitter, so machines that lost one server do not return in lockstep.
@@ -69,6 +81,30 @@ final class SyncSession: Sendable {
             try? await Task.sleep(for: delay * jitter)
             delay = min(delay * 2, configuration.maximumReconnectDelay)
         }
+    }
+
+    // MARK: Diagnostics
+
+    private var logger: Logger { replica.keyring.logger }
+
+    /// A failed or lost connection: counted every time, logged at `.info` the first time in a
+    /// row (a daemon whose server is down for an hour logs one line, not one per backoff) and
+    /// at `.debug` after that. The server is named without its password.
+    private func reportFailure(_ message: String, inARow failures: Int, retryingIn delay: Duration) {
+        Counter(label: SyncMetricLabel.reconnects, factory: replica.keyring.currentMetricsFactory).increment()
+        let metadata: Logger.Metadata = [
+            "server": "\(configuration.url.redacted)", "group": "\(replica.group)", "error": "\(message)",
+            "failures_in_a_row": "\(failures)", "retry_within_ms": "\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)",
+        ]
+        logger.log(level: failures == 1 ? .info : .debug, "sync server unreachable; reconnecting after a backoff", metadata: metadata)
+    }
+
+    /// A connection made after failures: the end of what ``reportFailure(_:inARow:retryingIn:)``
+    /// began, at the same level as its first line.
+    private func reportReconnected(after failures: Int) {
+        logger.info("sync server reachable again", metadata: [
+            "server": "\(configuration.url.redacted)", "group": "\(replica.group)", "failures": "\(failures)",
+        ])
     }
 
     /// Listens and runs rounds until the connection fails or the session is cancelled.

@@ -1,0 +1,102 @@
+import Foundation
+import GroupSync
+import GroupSyncTestKit
+import InMemoryLogging
+import Keyring
+import Logging
+import MetricsTestKit
+import XCTest
+
+/// What a sync session reports through its keyring's logger and metrics factory: a server it
+/// cannot reach, once at `.info` however long the outage, every attempt counted, and the
+/// moment it is reachable again.
+final class SyncDiagnosticsTests: SyncServerTestCase {
+    private var logs: InMemoryLogHandler!
+    private var metrics: TestMetrics!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        logs = InMemoryLogHandler()
+        metrics = TestMetrics()
+    }
+
+    /// Machine 0's store syncing through `url`, reporting to this test's logs and metrics.
+    private func store(url: String) throws -> UbiquitousKeyValueStore {
+        var keyring = sandbox.keyrings[0]
+        var logger = Logger(label: "test", factory: { [logs] _ in logs! })
+        logger.logLevel = .trace
+        keyring.logger = logger
+        keyring.metricsFactory = metrics
+        return try UbiquitousKeyValueStore(
+            group: SyncSandbox.group, keyring: keyring,
+            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)),
+            configuration: .some(SyncConfiguration(url: try SyncServerURL(url))))
+    }
+
+    private func lines(_ message: String) -> [InMemoryLogHandler.Entry] {
+        logs.entries.filter { $0.message.description == message }
+    }
+
+    private var reconnects: Int64 {
+        (try? metrics.expectCounter(SyncMetricLabel.reconnects).totalValue) ?? 0
+    }
+
+    /// Waits for `condition`; the bound only guards against a hang.
+    private func wait(until condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(60)
+        while !condition() && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    func testAnUnreachableServerIsLoggedOnceAtInfoAndEveryAttemptIsCounted() async throws {
+        let store = try store(url: "postgres://u:hunter2-secret@localhost/d?host=/nonexistent-directory")
+        store.start()
+        try await wait { reconnects >= 3 }
+        await store.stop()
+
+        let unreachable = lines("sync server unreachable; reconnecting after a backoff")
+        XCTAssertGreaterThanOrEqual(reconnects, 3)
+        XCTAssertEqual(unreachable.filter { $0.level == .info }.count, 1, "\(unreachable)")
+        XCTAssertEqual(unreachable.filter { $0.level == .debug }.count, unreachable.count - 1)
+        XCTAssertEqual(unreachable.first?.metadata["failures_in_a_row"], "1")
+        XCTAssertEqual(unreachable.first?.metadata["group"], "\(SyncSandbox.group)")
+    }
+
+    func testNoLineNamesTheServersPassword() async throws {
+        let store = try store(url: "postgres://u:hunter2-secret@localhost/d?host=/nonexistent-directory")
+        store.start()
+        try await wait { reconnects >= 1 }
+        await store.stop()
+
+        XCTAssertFalse(logs.entries.isEmpty)
+        for entry in logs.entries {
+            XCTAssertFalse("\(entry.message) \(entry.metadata)".contains("hunter2-secret"), "\(entry)")
+        }
+    }
+
+    func testAServerBackAfterAnOutageIsLoggedAsReachableAgain() async throws {
+        let store = try store(url: server.url)
+        store.start()
+        try await wait { store.status.connected }
+        XCTAssertTrue(store.status.connected, "status: \(store.status)")
+
+        try server.stop()
+        try await wait { reconnects >= 1 }
+        _ = try server.start()
+        try await wait { !lines("sync server reachable again").isEmpty }
+        await store.stop()
+
+        let back = lines("sync server reachable again")
+        XCTAssertEqual(back.count, 1, "\(logs.entries)")
+        XCTAssertEqual(back.first?.level, .info)
+    }
+
+    func testAStoreStoppedWhileConnectedCountsNoReconnect() async throws {
+        let store = try store(url: server.url)
+        store.start()
+        try await wait { store.status.connected }
+        await store.stop()
+
+        XCTAssertTrue(lines("sync server unreachable; reconnecting after a backoff").isEmpty, "\(logs.entries)")
+        XCTAssertEqual(reconnects, 0)
+    }
+}
