@@ -257,7 +257,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
         do {
             try await channel.writeAndFlush(envelope).get()
         } catch {
-            throw GroupMessagingError(.notConnected, "the connection to \(name) was lost before the message was written", underlying: error)
+            throw GroupMessagingError(.notConnected, "the connection to \(name) was lost before the message was written", underlyingError: error)
         }
     }
 
@@ -287,7 +287,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
         } catch let error as GroupMessagingError {
             throw error
         } catch {
-            throw GroupMessagingError(.notConnected, "stopped waiting for a connection to \(name): the task was cancelled", underlying: error)
+            throw GroupMessagingError(.notConnected, "stopped waiting for a connection to \(name): the task was cancelled", underlyingError: error)
         }
     }
 
@@ -310,7 +310,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                     return
                 }
                 channel.writeAndFlush(envelope).whenFailure { error in
-                    self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlying: error)))
+                    self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlyingError: error)))
                 }
                 let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
                     self.resume(id, with: .failure(GroupMessagingError(.timedOut, "no response from \(self.name) within \(total)")))
@@ -334,7 +334,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
         do {
             return try types.decode(name: reply.type, body: reply.bodyData)
         } catch {
-            throw GroupMessagingError(.protocolViolation, "the response is not an allowed message: \(error)", underlying: error)
+            throw GroupMessagingError(.protocolViolation, "the response is not an allowed message: \(error)", underlyingError: error)
         }
     }
 
