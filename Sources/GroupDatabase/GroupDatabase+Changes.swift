@@ -46,7 +46,7 @@ extension GroupDatabase {
         } catch let error as GroupDatabaseError {
             throw error
         } catch {
-            throw GroupDatabaseError(.storage, "could not watch database \"\(name)\" of \(group) for changes: \(error)", cause: error)
+            throw GroupDatabaseError(.storage, "could not watch database \"\(name)\" of \(group) for changes: \(error)", underlyingError: error)
         }
     }
 
@@ -58,7 +58,7 @@ extension GroupDatabase {
         do {
             leadsThere = try directory.isStillLinked() && directory.isNamed(by: directory.path)
         } catch {
-            throw GroupDatabaseError(.storage, "could not watch database \"\(name)\" of \(group) for changes: \(error)", cause: error)
+            throw GroupDatabaseError(.storage, "could not watch database \"\(name)\" of \(group) for changes: \(error)", underlyingError: error)
         }
         guard leadsThere else {
             throw GroupDatabaseError(.storage, "could not watch database \"\(name)\" of \(group) for changes: \(directory.path) no longer leads to the directory this database was opened in (it was removed or moved, or a directory on the way was replaced by a symbolic link); it was left alone: open the database again")

@@ -106,7 +106,7 @@ public final class GroupDatabase: Sendable {
         do {
             container = try keyring.containerDirectory(for: group)
         } catch {
-            throw GroupDatabaseError(.storage, "could not open the container of \(group): \(error)", cause: error)
+            throw GroupDatabaseError(.storage, "could not open the container of \(group): \(error)", underlyingError: error)
         }
         guard let container else {
             throw GroupDatabaseError(.missingEntitlement, "the keyring gives \(identity) no container for \(group)")
@@ -121,7 +121,7 @@ public final class GroupDatabase: Sendable {
             vetted = try Self.vetOrCreate(fileName, in: held)
             try DatabaseFile.vetCompanions(of: fileName, in: held)
         } catch {
-            throw GroupDatabaseError(.storage, "could not prepare database \"\(name)\" of \(group): \(error)", cause: error)
+            throw GroupDatabaseError(.storage, "could not prepare database \"\(name)\" of \(group): \(error)", underlyingError: error)
         }
         // Paths from here on are for SQLite's open (proven to be `vetted` by every
         // connection's first step) and for messages.
@@ -143,7 +143,7 @@ public final class GroupDatabase: Sendable {
             do {
                 try SQLiteDefenses.checkOpenedFile(connection, vetted, path: file, sharing: sharing)
             } catch {
-                throw GroupDatabaseError(.storage, "database \"\(name)\" of \(group) was not used: \(error)", cause: error)
+                throw GroupDatabaseError(.storage, "database \"\(name)\" of \(group) was not used: \(error)", underlyingError: error)
             }
             recordLockedFiles.register(RecordLockedFiles.Identity(device: vetted.device, inode: vetted.inode))
             if let problem = SQLiteDefenses.harden(connection) {
@@ -163,13 +163,13 @@ public final class GroupDatabase: Sendable {
                     // The prepareDatabase step's refusal, as GRDB rethrows it.
                     throw error
                 } catch {
-                    throw GroupDatabaseError(.database, "SQLite could not open database \"\(name)\" of \(group): \(error)", cause: error)
+                    throw GroupDatabaseError(.database, "SQLite could not open database \"\(name)\" of \(group): \(error)", underlyingError: error)
                 }
                 if let migrator {
                     do {
                         try migrator.migrate(pool)
                     } catch {
-                        throw GroupDatabaseError(.database, "migrating database \"\(name)\" of \(group) failed: \(error)", cause: error)
+                        throw GroupDatabaseError(.database, "migrating database \"\(name)\" of \(group) failed: \(error)", underlyingError: error)
                     }
                 }
                 return pool
@@ -177,7 +177,7 @@ public final class GroupDatabase: Sendable {
         } catch let error as GroupDatabaseError {
             throw error
         } catch {
-            throw GroupDatabaseError(.storage, "could not lock database \"\(name)\" of \(group) for opening: \(error)", cause: error)
+            throw GroupDatabaseError(.storage, "could not lock database \"\(name)\" of \(group) for opening: \(error)", underlyingError: error)
         }
         let signal = CommitSignal(name: "\(name).sqlite-commit", in: held)
         do {
@@ -191,7 +191,7 @@ public final class GroupDatabase: Sendable {
                 recordLockedFiles.register(RecordLockedFiles.Identity(device: shm.device, inode: shm.inode))
             }
         } catch {
-            throw GroupDatabaseError(.storage, "database \"\(name)\" of \(group) has a file this process will not use: \(error)", cause: error)
+            throw GroupDatabaseError(.storage, "database \"\(name)\" of \(group) has a file this process will not use: \(error)", underlyingError: error)
         }
         // After the migrations: their commits are this opener's business, not news. From here
         // on every commit of this process touches the signal file.

@@ -86,7 +86,7 @@ public struct GroupNotificationCenter: Sendable {
         try Self.check(name)
         let path = directory.path.appending(name)
         func refusal(_ reason: String, _ error: (any Error & Sendable)? = nil) -> GroupMessagingError {
-            GroupMessagingError(.system, "post \(name) in \(group): \(path) \(reason)", underlying: error)
+            GroupMessagingError(.system, "post \(name) in \(group): \(path) \(reason)", underlyingError: error)
         }
         // Relative to the held directory; nothing is written: the write-close is the signal.
         // An existing file is vetted before it is opened (Syscall.openVetted): a regular file
@@ -192,7 +192,7 @@ public struct GroupNotificationCenter: Sendable {
         do {
             stillNamed = try directory.isNamed(by: directory.path)
         } catch {
-            throw GroupMessagingError(.system, "observe \(name) in \(group): cannot check \(directory.path): \(error)", underlying: error)
+            throw GroupMessagingError(.system, "observe \(name) in \(group): cannot check \(directory.path): \(error)", underlyingError: error)
         }
         guard stillNamed else {
             throw GroupMessagingError(.system, "observe \(name) in \(group): \(directory.path) was replaced since this center opened it; it was left alone: make a new center")

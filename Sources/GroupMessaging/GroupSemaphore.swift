@@ -104,6 +104,6 @@ public final class GroupSemaphore: @unchecked Sendable {
     }
 
     static func failure(_ call: String, name: GroupIPCName, _ error: Errno) -> GroupMessagingError {
-        GroupMessagingError(.system, "\(call) for \(name) (\(name.posixName)) failed: \(error)", underlying: error)
+        GroupMessagingError(.system, "\(call) for \(name) (\(name.posixName)) failed: \(error)", underlyingError: error)
     }
 }

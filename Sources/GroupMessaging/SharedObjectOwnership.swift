@@ -23,7 +23,7 @@ enum SharedObjectOwnership {
         do {
             return try keyring.home.directories.fileSharing()
         } catch {
-            throw GroupMessagingError(.system, "\(name) (\(name.posixName)) belongs to the home's Unix group, and the home's root could not be opened to learn it: \(error)", underlying: error)
+            throw GroupMessagingError(.system, "\(name) (\(name.posixName)) belongs to the home's Unix group, and the home's root could not be opened to learn it: \(error)", underlyingError: error)
         }
     }
 
@@ -41,7 +41,7 @@ enum SharedObjectOwnership {
         let group = UInt32(status.groupID.rawValue)
         let mode = UInt16(status.permissions.rawValue) & 0o7777
         func refusal(_ what: String, _ error: (any Error & Sendable)? = nil) -> GroupMessagingError {
-            GroupMessagingError(.system, "\(name) (\(name.posixName)) \(what); it was left alone: unlink it if it is stale or was planted", underlying: error)
+            GroupMessagingError(.system, "\(name) (\(name.posixName)) \(what); it was left alone: unlink it if it is stale or was planted", underlyingError: error)
         }
         guard status.type == .regular else { throw refusal("is not a regular file (a \(status.type))") }
         guard status.linkCount == 1 else {
@@ -63,7 +63,7 @@ enum SharedObjectOwnership {
                 } catch {
                     throw GroupMessagingError(
                         .system, "fchown of \(name) (\(name.posixName)) to the home's group \(expected) failed: \(error); this user must be in that group to share with it",
-                        underlying: error)
+                        underlyingError: error)
                 }
             }
             // open(2), sem_open and shm_open applied the umask: the creator sets the mode right.
@@ -71,7 +71,7 @@ enum SharedObjectOwnership {
             do {
                 try Syscall.changeMode(descriptor, to: sharing.fileMode)
             } catch {
-                throw GroupMessagingError(.system, "fchmod of \(name) (\(name.posixName)) failed: \(error)", underlying: error)
+                throw GroupMessagingError(.system, "fchmod of \(name) (\(name.posixName)) failed: \(error)", underlyingError: error)
             }
             return
         }

@@ -42,7 +42,7 @@ package struct SyncEnvelope: Sendable, Equatable {
         do {
             recordName = try RecordName(validating: SyncNaming.recordName(name))
         } catch {
-            throw SyncError(.invalidArgument, "entry name cannot be a record name: \(error)", underlying: error)
+            throw SyncError(.invalidArgument, "entry name cannot be a record name: \(error)", underlyingError: error)
         }
         let plaintext: [UInt8]
         do {
@@ -50,7 +50,7 @@ package struct SyncEnvelope: Sendable, Equatable {
             encoder.outputFormatting = [.sortedKeys]
             plaintext = Array(try encoder.encode(Payload(key: key, value: value.map { Data($0) })))
         } catch {
-            throw SyncError(.invalidArgument, "the value for key \(UntrustedText.printable(key)) cannot be encoded: \(error)")
+            throw SyncError(.invalidArgument, "the value for key \(UntrustedText.printable(key)) cannot be encoded: \(error)", underlyingError: error)
         }
         guard plaintext.count <= BlobFormat.maximumPayloadSize else {
             throw SyncError(.quota, "the value for key \(UntrustedText.printable(key)) is \(plaintext.count) bytes sealed; at most \(BlobFormat.maximumPayloadSize) fit in one entry")

@@ -1,11 +1,12 @@
+import Keyring
 import Vault
 
 /// Why a GroupSync operation failed or a value from the server was refused.
 ///
 /// Every error names what to do about it, keeps the error it came from as a value
-/// (``underlying``), and never contains a password, a key or a value's bytes: connection URLs
+/// (``underlyingError``), and never contains a password, a key or a value's bytes: connection URLs
 /// appear only as ``SyncServerURL/redacted``.
-public struct SyncError: Error, Sendable, CustomStringConvertible {
+public struct SyncError: ChainedError, Sendable, CustomStringConvertible {
     /// What kind of failure.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The code's name.
@@ -44,14 +45,34 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
     /// For ``Code/refused``: the Vault's verdict on the value (`rollback`, `authenticationFailed`, ...).
     public var refusal: VaultError.Code?
     /// The error this one came from, when another layer reported it first.
-    public var underlying: (any Error & Sendable)?
+    public var underlyingError: (any Error)?
+    /// What to do about it, when GroupSync knows for certain (``ChainedError/nearestRemedy``
+    /// also looks at the causes').
+    public var remedy: ErrorRemedy?
 
     /// Creates an error.
-    public init(_ code: Code, _ reason: String, refusal: VaultError.Code? = nil, underlying: (any Error & Sendable)? = nil) {
+    public init(
+        _ code: Code, _ reason: String, refusal: VaultError.Code? = nil,
+        underlyingError: (any Error)? = nil, remedy: ErrorRemedy? = nil
+    ) {
         self.code = code
         self.reason = reason
         self.refusal = refusal
-        self.underlying = underlying
+        self.underlyingError = underlyingError
+        self.remedy = remedy
+    }
+
+    /// Creates an error.
+    @available(*, deprecated, renamed: "init(_:_:refusal:underlyingError:remedy:)")
+    public init(_ code: Code, _ reason: String, refusal: VaultError.Code? = nil, underlying: (any Error)?) {
+        self.init(code, reason, refusal: refusal, underlyingError: underlying)
+    }
+
+    /// The error this one came from: the name every GroupVault error uses is ``underlyingError``.
+    @available(*, deprecated, renamed: "underlyingError")
+    public var underlying: (any Error)? {
+        get { underlyingError }
+        set { underlyingError = newValue }
     }
 
     /// `code: reason`, with the refusal's code for a refused value.

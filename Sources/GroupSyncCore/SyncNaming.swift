@@ -34,7 +34,7 @@ package struct SyncNaming: Sendable {
             let first = try keyring.key(id: 1, in: group)
             return SyncNaming(group: group, firstKey: first.key)
         } catch {
-            throw SyncError(.keyring, "group \(group)'s key #1, which names its synced state, cannot be read: \(error.reason). Import it on this machine (vaultcli keys import --group \(group) --id 1) before syncing", underlying: error)
+            throw SyncError(.keyring, "group \(group)'s key #1, which names its synced state, cannot be read: \(error.reason). Import it on this machine (vaultcli keys import --group \(group) --id 1) before syncing", underlyingError: error, remedy: error.remedy ?? .importKey(group: group.rawValue))
         }
     }
 

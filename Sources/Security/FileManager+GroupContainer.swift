@@ -30,7 +30,7 @@ extension FileManager {
             }
             return url
         } catch {
-            ProcessKeyring.record(KeyringError(error.status, "\(operation): \(error.reason)"))
+            ProcessKeyring.record(KeyringError(error.status, "\(operation): \(error.reason)", underlyingError: error, remedy: error.remedy))
             return nil
         }
     }

@@ -158,7 +158,7 @@ enum SecItemCall {
             try body(try ProcessKeyring.current())
             return errSecSuccess
         } catch {
-            ProcessKeyring.record(KeyringError(error.status, "\(operation): \(error.reason)"))
+            ProcessKeyring.record(KeyringError(error.status, "\(operation): \(error.reason)", underlyingError: error, remedy: error.remedy))
             return error.status.rawValue
         }
     }

@@ -107,7 +107,7 @@ struct EntryNaming: Sendable {
             }
             throw KeyringError(.ioError, "the SharedDefaults naming key of \(group) was neither found nor created")
         } catch {
-            throw SharedDefaultsError(.storage, "could not get the record naming key of \(group): \(error)")
+            throw SharedDefaultsError(.storage, "could not get the record naming key of \(group): \(error)", underlyingError: error, remedy: error.remedy)
         }
     }
 
@@ -116,7 +116,7 @@ struct EntryNaming: Sendable {
         do {
             return try vault.ledgerRecordNames(withPrefix: recordPrefix).count
         } catch {
-            throw KeyringError(.ioError, "the naming key is not in the keychain, and the trust ledger, which says whether the group has entries named with one, could not be read (\(error.reason)); no new key was made")
+            throw KeyringError(.ioError, "the naming key is not in the keychain, and the trust ledger, which says whether the group has entries named with one, could not be read (\(error.reason)); no new key was made", underlyingError: error, remedy: error.remedy)
         }
     }
 }

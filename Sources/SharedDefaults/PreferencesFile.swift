@@ -53,7 +53,7 @@ enum PreferencesFile {
         } catch .noSuchFileOrDirectory {
             return whenAbsent()
         } catch {
-            throw SharedDefaultsError(.storage, "could not open the directory of \(shown): \(error)")
+            throw SharedDefaultsError(.storage, "could not open the directory of \(shown): \(error)", underlyingError: error)
         }
         defer { Syscall.close(directory) }
 
@@ -66,7 +66,7 @@ enum PreferencesFile {
         } catch .noSuchFileOrDirectory {
             return whenAbsent()
         } catch {
-            throw SharedDefaultsError(.storage, "could not open \(shown): \(error)")
+            throw SharedDefaultsError(.storage, "could not open \(shown): \(error)", underlyingError: error)
         }
         let identity: (device: UInt64, inode: UInt64)
         let bytes: [UInt8]
@@ -76,7 +76,7 @@ enum PreferencesFile {
             do {
                 status = try Syscall.status(file)
             } catch {
-                throw SharedDefaultsError(.storage, "could not read \(shown): \(error)")
+                throw SharedDefaultsError(.storage, "could not read \(shown): \(error)", underlyingError: error)
             }
             try vet(type: status.type == .regular, owner: UInt32(status.userID.rawValue), mode: UInt16(status.permissions.rawValue) & 0o777,
                     links: Int(status.linkCount), size: Int64(status.size), maximumSize: maximumSize, shown: shown)
@@ -87,7 +87,7 @@ enum PreferencesFile {
             do {
                 total = try Syscall.typed { try buffer.withUnsafeMutableBytes { try Syscall.readAll(file, into: $0) } }
             } catch {
-                throw SharedDefaultsError(.storage, "could not read \(shown): \(error)")
+                throw SharedDefaultsError(.storage, "could not read \(shown): \(error)", underlyingError: error)
             }
             guard total < buffer.count else {
                 throw SharedDefaultsError(.storage, "\(shown) grew while it was read; import it again once nothing writes it")
@@ -109,7 +109,7 @@ enum PreferencesFile {
             } catch let error as SharedDefaultsError {
                 throw error
             } catch {
-                throw SharedDefaultsError(.storage, "could not remove \(shown): \(error)")
+                throw SharedDefaultsError(.storage, "could not remove \(shown): \(error)", underlyingError: error)
             }
         }
     }

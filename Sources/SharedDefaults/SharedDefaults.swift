@@ -114,7 +114,7 @@ public final class SharedDefaults: Sendable {
             } catch where error.status == .missingEntitlement {
                 throw SharedDefaultsError(.missingEntitlement, error.reason)
             } catch {
-                throw SharedDefaultsError(.storage, "could not open the process keyring for suite \"\(printable(suiteName))\": \(error.reason)")
+                throw SharedDefaultsError(.storage, "could not open the process keyring for suite \"\(printable(suiteName))\": \(error.reason)", underlyingError: error, remedy: error.remedy)
             }
         }
         let group: GroupIdentifier

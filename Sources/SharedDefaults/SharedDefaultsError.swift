@@ -1,10 +1,11 @@
+import Keyring
 import Vault
 
 /// Why a suite operation refused or failed: a code to switch over, a reason a person can act
 /// on, and the Vault error underneath when the sealed storage refused or failed.
 ///
 /// Reasons name keys (escaped), suites, groups and limits; never values.
-public struct SharedDefaultsError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SharedDefaultsError: ChainedError, Sendable, Equatable, CustomStringConvertible {
     /// A refusal or failure kind; a struct with static members so new codes break no `switch`.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The code's stable name, e.g. `valueTooLarge`.
@@ -42,15 +43,39 @@ public struct SharedDefaultsError: Error, Sendable, Equatable, CustomStringConve
     public var code: Code
     /// What happened and what to do about it.
     public var reason: String
-    /// The Vault's error, when sealed storage refused an entry or failed: its code
-    /// (`rollback`, `authenticationFailed`, ...) is the precise reason.
-    public var vaultError: VaultError?
+    /// The error this one was made from (a `VaultError`, whose code, such as `rollback` or
+    /// `authenticationFailed`, is the precise reason; a `KeyringError`; a storage failure).
+    public var underlyingError: (any Error)?
+    /// What to do about it, when SharedDefaults or the layer below knows for certain.
+    public var remedy: ErrorRemedy?
 
-    /// Creates an error.
+    /// The Vault's error, when sealed storage refused an entry or failed: ``underlyingError``
+    /// seen as the `VaultError` it is (`nil` for a cause of another type).
+    public var vaultError: VaultError? {
+        get { underlyingError as? VaultError }
+        set { underlyingError = newValue }
+    }
+
+    /// Creates an error; a Vault error it was made from lends its remedy.
     public init(_ code: Code, _ reason: String, vaultError: VaultError? = nil) {
         self.code = code
         self.reason = reason
-        self.vaultError = vaultError
+        self.underlyingError = vaultError
+        self.remedy = vaultError?.remedy
+    }
+
+    /// Creates an error with the error it was made from, of any type, and a remedy.
+    public init(_ code: Code, _ reason: String, underlyingError: (any Error)?, remedy: ErrorRemedy? = nil) {
+        self.code = code
+        self.reason = reason
+        self.underlyingError = underlyingError
+        self.remedy = remedy
+    }
+
+    /// Equal when code, reason and remedy are, and the Vault errors underneath (compared as
+    /// `VaultError`s: code, reason and remedy); a cause of another type is not compared.
+    public static func == (lhs: SharedDefaultsError, rhs: SharedDefaultsError) -> Bool {
+        lhs.code == rhs.code && lhs.reason == rhs.reason && lhs.remedy == rhs.remedy && lhs.vaultError == rhs.vaultError
     }
 
     /// `refused: <reason>`.

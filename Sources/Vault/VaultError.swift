@@ -1,8 +1,11 @@
-/// Why a vault operation refused or failed: a code to switch over and a reason a person can act on.
+import Keyring
+
+/// Why a vault operation refused or failed: a code to switch over, a reason a person can act on,
+/// the error underneath as a value and, where known, a remedy.
 ///
 /// Every refusal on the read path has its own code, so a widget can tell tampering from expiry
 /// from a missing key. Reasons name records, groups and limits, never plaintext or key bytes.
-public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct VaultError: ChainedError, Sendable, Equatable, CustomStringConvertible {
     /// A refusal or failure kind. A struct with static members (like swift-system's `Errno`),
     /// so adding a code later does not break anyone's `switch`.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -65,11 +68,30 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Code
     /// What happened and what to do about it.
     public var reason: String
+    /// The error this one was made from (a ``KeyringError``, a storage failure with its
+    /// `Errno`, ...), or `nil` when the vault found the failure itself.
+    public var underlyingError: (any Error)?
+    /// What to do about it, when the vault knows for certain.
+    public var remedy: ErrorRemedy?
 
     /// Creates an error.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
+    }
+
+    /// Creates an error with the error it was made from and a remedy.
+    public init(_ code: Code, _ reason: String, underlyingError: (any Error)?, remedy: ErrorRemedy? = nil) {
+        self.code = code
+        self.reason = reason
+        self.underlyingError = underlyingError
+        self.remedy = remedy
+    }
+
+    /// Equal when code, reason and remedy are; the cause is not compared (it has no `==`, and
+    /// the reason already names it).
+    public static func == (lhs: VaultError, rhs: VaultError) -> Bool {
+        lhs.code == rhs.code && lhs.reason == rhs.reason && lhs.remedy == rhs.remedy
     }
 
     /// `rollback: <reason>`.

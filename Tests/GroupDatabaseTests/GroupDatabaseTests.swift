@@ -112,7 +112,16 @@ final class GroupDatabaseTests: XCTestCase {
         migrator.registerMigration("broken") { db in try db.execute(sql: "NOT SQL") }
         XCTAssertThrowsError(try GroupDatabase(name: "notes", group: Self.group, keyring: keyring(), migrator: migrator)) { error in
             XCTAssertEqual((error as? GroupDatabaseError)?.code, .database, "\(error)")
-            XCTAssertNotNil((error as? GroupDatabaseError)?.cause)
+            XCTAssertNotNil((error as? GroupDatabaseError)?.underlyingError)
+        }
+    }
+
+    func testAFailingMigrationKeepsGRDBsErrorWithItsResultCode() throws {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("broken") { db in try db.execute(sql: "NOT SQL") }
+        XCTAssertThrowsError(try GroupDatabase(name: "notes", group: Self.group, keyring: keyring(), migrator: migrator)) { error in
+            let cause = (error as? GroupDatabaseError)?.cause(as: DatabaseError.self)
+            XCTAssertEqual(cause?.resultCode, .SQLITE_ERROR, "\(error)")
         }
     }
 

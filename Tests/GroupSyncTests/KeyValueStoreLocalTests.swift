@@ -179,7 +179,7 @@ final class SyncServerURLTests: XCTestCase {
             XCTFail("expected a server error")
         } catch {
             XCTAssertEqual(error.code, .server)
-            XCTAssertNotNil(error.underlying, "the driver's error is kept")
+            XCTAssertNotNil(error.underlyingError, "the driver's error is kept")
             XCTAssertFalse(error.description.contains("hunter2-secret"), error.description)
         }
     }

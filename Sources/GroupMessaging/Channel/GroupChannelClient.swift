@@ -259,7 +259,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
         do {
             try await channel.writeAndFlush(envelope).get()
         } catch {
-            throw GroupMessagingError(.notConnected, "the connection to \(name) was lost before the message was written", underlying: error)
+            throw GroupMessagingError(.notConnected, "the connection to \(name) was lost before the message was written", underlyingError: error)
         }
     }
 
@@ -289,7 +289,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
         } catch let error as GroupMessagingError {
             throw error
         } catch {
-            throw GroupMessagingError(.notConnected, "stopped waiting for a connection to \(name): the task was cancelled", underlying: error)
+            throw GroupMessagingError(.notConnected, "stopped waiting for a connection to \(name): the task was cancelled", underlyingError: error)
         }
     }
 
@@ -312,7 +312,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                     return
                 }
                 channel.writeAndFlush(envelope).whenFailure { error in
-                    self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlying: error)))
+                    self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlyingError: error)))
                 }
                 let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
                     self.resume(id, with: .failure(GroupMessagingError(.timedOut, "no response from \(self.name) within \(total)")))
@@ -336,7 +336,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
         do {
             return try types.decode(name: reply.type, body: reply.bodyData)
         } catch {
-            throw GroupMessagingError(.protocolViolation, "the response is not an allowed message: \(error)", underlying: error)
+            throw GroupMessagingError(.protocolViolation, "the response is not an allowed message: \(error)", underlyingError: error)
         }
     }
 

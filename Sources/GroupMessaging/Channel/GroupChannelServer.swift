@@ -167,9 +167,9 @@ public final class GroupChannelServer: Sendable {
             socket = try container.bindListeningSocket(named: name.name, backlog: 256, whileBound: whileBinding)
         } catch {
             if case .system(.fileExists) = error.kind {
-                throw GroupMessagingError(.addressInUse, "\(name) was taken by another process while this server was binding it; it was left alone: \(error)", underlying: error)
+                throw GroupMessagingError(.addressInUse, "\(name) was taken by another process while this server was binding it; it was left alone: \(error)", underlyingError: error)
             }
-            throw GroupMessagingError(.system, "bind \(name): \(error)", underlying: error)
+            throw GroupMessagingError(.system, "bind \(name): \(error)", underlyingError: error)
         }
         let listener: any Channel
         do {
@@ -178,7 +178,7 @@ public final class GroupChannelServer: Sendable {
         } catch {
             // Bound by this call, under the lock: removed only if it is still that file.
             _ = try? container.removeSocket(named: name.name, ifStill: socket.identity)
-            throw GroupMessagingError(.system, "listen on \(name): \(error)", underlying: error)
+            throw GroupMessagingError(.system, "listen on \(name): \(error)", underlyingError: error)
         }
         _ = consume startupLock  // the socket answers now: a server starting next will see it live
         return GroupChannelServer(name: name, core: core, listener: listener, container: container, socketFile: socket.identity)
@@ -212,7 +212,7 @@ public final class GroupChannelServer: Sendable {
         do {
             try await channel.writeAndFlush(envelope).get()
         } catch {
-            throw GroupMessagingError(.notConnected, "client #\(peer) went away before the message was written", underlying: error)
+            throw GroupMessagingError(.notConnected, "client #\(peer) went away before the message was written", underlyingError: error)
         }
     }
 

@@ -40,7 +40,7 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
         do {
             return SyncConfiguration(url: try SyncServerURL(value))
         } catch {
-            throw SyncError(.configuration, "\(environmentVariable): \(error.reason)", underlying: error)
+            throw SyncError(.configuration, "\(environmentVariable): \(error.reason)", underlyingError: error)
         }
     }
 
@@ -63,7 +63,7 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
                     let context = try NIOSSLContext(configuration: .makeClientConfiguration())
                     tls = url.tlsMode == .require ? .require(context) : .prefer(context)
                 } catch {
-                    throw SyncError(.configuration, "TLS for \(url.redacted) could not be set up: \(error)", underlying: error)
+                    throw SyncError(.configuration, "TLS for \(url.redacted) could not be set up: \(error)", underlyingError: error)
                 }
             }
             configuration = .init(host: url.host ?? "localhost", port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)

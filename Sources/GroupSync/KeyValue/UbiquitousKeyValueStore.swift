@@ -56,7 +56,7 @@ public final class UbiquitousKeyValueStore: Sendable {
             do {
                 resolved = try UbiquityKeyValueStoreEntitlement.fromEnvironment()
             } catch {
-                throw SyncError(.missingEntitlement, "the entitlements cannot be read: \(error.reason)", underlying: error)
+                throw SyncError(.missingEntitlement, "the entitlements cannot be read: \(error.reason)", underlyingError: error)
             }
         }
         guard let resolved else {

@@ -77,7 +77,7 @@ public indirect enum UbiquitousValue: Sendable, Hashable, Codable {
             encoder.outputFormatting = [.sortedKeys]
             return Array(try encoder.encode(self))
         } catch {
-            throw SyncError(.invalidArgument, "the value cannot be encoded: \(error)")
+            throw SyncError(.invalidArgument, "the value cannot be encoded: \(error)", underlyingError: error)
         }
     }
 

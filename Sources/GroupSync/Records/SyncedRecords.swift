@@ -78,7 +78,7 @@ public final class SyncedRecords: Sendable {
     public func write<Record: VaultRecord>(_ record: Record, to name: String) throws(SyncError) {
         try Self.validate(name: name)
         do { try record.validate() } catch {
-            throw SyncError(.invalidArgument, "record \(name) does not validate: \(error)", underlying: error)
+            throw SyncError(.invalidArgument, "record \(name) does not validate: \(error)", underlyingError: error)
         }
         let payload: Data
         do {
@@ -86,7 +86,7 @@ public final class SyncedRecords: Sendable {
             encoder.outputFormatting = [.sortedKeys]
             payload = try encoder.encode(record)
         } catch {
-            throw SyncError(.invalidArgument, "record \(name) cannot be encoded: \(error)", underlying: error)
+            throw SyncError(.invalidArgument, "record \(name) cannot be encoded: \(error)", underlyingError: error)
         }
         var bytes: [UInt8] = []
         withUnsafeBytes(of: Record.schemaVersion.bigEndian) { bytes += $0 }
@@ -110,7 +110,7 @@ public final class SyncedRecords: Sendable {
             try record.validate()
             return record
         } catch {
-            throw SyncError(.refused, "record \(name) does not decode or validate as \(Record.self): \(error)", refusal: .invalidRecord, underlying: error)
+            throw SyncError(.refused, "record \(name) does not decode or validate as \(Record.self): \(error)", refusal: .invalidRecord, underlyingError: error)
         }
     }
 
@@ -125,7 +125,7 @@ public final class SyncedRecords: Sendable {
 
     private static func validate(name: String) throws(SyncError) {
         do { _ = try RecordName(validating: name) } catch {
-            throw SyncError(.invalidArgument, error.reason, underlying: error)
+            throw SyncError(.invalidArgument, error.reason, underlyingError: error)
         }
     }
 }

@@ -31,7 +31,7 @@ struct ReplicaStateFile: Sendable {
         do {
             bytes = try directory.read(fileName, maximumSize: Self.maximumSize)
         } catch {
-            throw SyncError(.storage, "the sync state \(fileName) cannot be read: \(error)", underlying: error)
+            throw SyncError(.storage, "the sync state \(fileName) cannot be read: \(error)", underlyingError: error)
         }
         guard let bytes else { return ReplicaState() }
         guard bytes.count >= Self.magic.count + 1 + 32, Array(bytes.prefix(4)) == Self.magic else {
@@ -48,7 +48,7 @@ struct ReplicaStateFile: Sendable {
         do {
             return try JSONDecoder().decode(ReplicaState.self, from: Data(body[5...]))
         } catch {
-            throw SyncError(.storage, "the sync state \(fileName) is authentic but cannot be decoded: \(error)", underlying: error)
+            throw SyncError(.storage, "the sync state \(fileName) is authentic but cannot be decoded: \(error)", underlyingError: error)
         }
     }
 
@@ -59,13 +59,13 @@ struct ReplicaStateFile: Sendable {
             encoder.outputFormatting = [.sortedKeys]
             json = try encoder.encode(state)
         } catch {
-            throw SyncError(.storage, "the sync state cannot be encoded: \(error)", underlying: error)
+            throw SyncError(.storage, "the sync state cannot be encoded: \(error)", underlyingError: error)
         }
         let body = Self.magic + [Self.version] + Array(json)
         do {
             try directory.replace(fileName, with: body + mac(body), durability: durability)
         } catch {
-            throw SyncError(.storage, "the sync state \(fileName) cannot be written: \(error); the write was not kept", underlying: error)
+            throw SyncError(.storage, "the sync state \(fileName) cannot be written: \(error); the write was not kept", underlyingError: error)
         }
     }
 

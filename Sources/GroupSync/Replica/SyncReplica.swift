@@ -61,7 +61,7 @@ final class SyncReplica: Sendable {
         do {
             container = try keyring.containerDirectory(for: group)
         } catch {
-            throw SyncError(.storage, "the group container of \(group) cannot be opened: \(error.reason)", underlying: error)
+            throw SyncError(.storage, "the group container of \(group) cannot be opened: \(error.reason)", underlyingError: error)
         }
         guard let container else {
             throw SyncError(.missingEntitlement, "this process is not entitled to the application group \(group): add it to com.apple.security.application-groups in its entitlements")
@@ -70,7 +70,7 @@ final class SyncReplica: Sendable {
         do {
             directory = try container.subdirectory(creating: "GroupSync")
         } catch {
-            throw SyncError(.storage, "the GroupSync directory of \(group) cannot be opened: \(error)", underlying: error)
+            throw SyncError(.storage, "the GroupSync directory of \(group) cannot be opened: \(error)", underlyingError: error)
         }
         file = ReplicaStateFile(directory: directory, label: "s-" + Hex.lowercase(Array(space.prefix(16))), key: naming.stateKey)
         let state = try file.load()
@@ -81,7 +81,7 @@ final class SyncReplica: Sendable {
                 let envelope = try SyncEnvelope.open(Array(blob), name: nameBytes, naming: naming, space: space, key: { (id: UInt32) throws(VaultError) in try Self.key(id: id, group: group, keyring: keyring) })
                 if let bytes = envelope.value { values[name] = Value(key: envelope.key, bytes: bytes) }
             } catch {
-                throw SyncError(.storage, "a value in the sync state of \(group) cannot be opened: \(error)", refusal: error.code, underlying: error)
+                throw SyncError(.storage, "a value in the sync state of \(group) cannot be opened: \(error)", refusal: error.code, underlyingError: error)
             }
         }
         memory = Locked(Memory(state: state, values: values))
@@ -113,7 +113,7 @@ final class SyncReplica: Sendable {
         do {
             groupKey = try keyring.groupKey(for: group)
         } catch {
-            throw SyncError(.keyring, "group \(group)'s key cannot be read: \(error.reason)", underlying: error)
+            throw SyncError(.keyring, "group \(group)'s key cannot be read: \(error.reason)", underlyingError: error)
         }
         try memory.withLock { (memory: inout Memory) throws(SyncError) in
             var values = memory.values
@@ -154,14 +154,14 @@ final class SyncReplica: Sendable {
                 do {
                     envelope = try SyncEnvelope.open(Array(pending), name: name, naming: naming, space: space, key: keyForID)
                 } catch {
-                    throw SyncError(.storage, "a pending write of \(group) cannot be opened: \(error)", refusal: error.code, underlying: error)
+                    throw SyncError(.storage, "a pending write of \(group) cannot be opened: \(error)", refusal: error.code, underlyingError: error)
                 }
                 var blob = Array(pending)
                 if envelope.sequence != entry.seen + 1 {
                     // The server moved on since the write: the same write, sealed above it.
                     let groupKey: GroupKey
                     do { groupKey = try keyring.groupKey(for: group) } catch {
-                        throw SyncError(.keyring, "group \(group)'s key cannot be read: \(error.reason)", underlying: error)
+                        throw SyncError(.keyring, "group \(group)'s key cannot be read: \(error.reason)", underlyingError: error)
                     }
                     blob = try SyncEnvelope.seal(
                         key: envelope.key, value: envelope.value, sequence: entry.seen + 1,

@@ -31,7 +31,7 @@ final class ServerConnection: Sendable {
         do {
             connection = try await PostgresConnection.connect(configuration: settings, id: id, logger: logger)
         } catch {
-            throw SyncError(.server, "cannot connect to the sync server \(configuration.url.redacted): \(Self.describe(error)); writes stay pending and are pushed once it is reachable", underlying: error)
+            throw SyncError(.server, "cannot connect to the sync server \(configuration.url.redacted): \(Self.describe(error)); writes stay pending and are pushed once it is reachable", underlyingError: error)
         }
         let server = ServerConnection(connection: connection, url: configuration.url, logger: logger)
         do {
@@ -161,7 +161,7 @@ final class ServerConnection: Sendable {
         } catch let error as SyncError {
             throw error
         } catch {
-            throw SyncError(.server, "could not \(what) on the sync server \(url.redacted): \(Self.describe(error))", underlying: error)
+            throw SyncError(.server, "could not \(what) on the sync server \(url.redacted): \(Self.describe(error))", underlyingError: error)
         }
     }
 

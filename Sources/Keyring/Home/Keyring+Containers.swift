@@ -96,19 +96,19 @@ extension Keyring {
         let mode = String(sharing.fileSharing.directoryMode, radix: 8)
         switch error.kind {
         case .symbolicLink:
-            return KeyringError(.notAvailable, "\(operation): \(path) is a symbolic link; group containers and the directories above them must be real directories, because a link could send the group's files somewhere else. Remove the link (GroupVault recreates the directory), or point GROUPVAULT_HOME at the real location")
+            return KeyringError(.notAvailable, "\(operation): \(path) is a symbolic link; group containers and the directories above them must be real directories, because a link could send the group's files somewhere else. Remove the link (GroupVault recreates the directory), or point GROUPVAULT_HOME at the real location", underlyingError: error, remedy: error.remedy)
         case .wrongFileType:
-            return KeyringError(.notAvailable, "\(operation): \(path) exists but is not a directory; move it away so GroupVault can create the directory")
+            return KeyringError(.notAvailable, "\(operation): \(path) exists but is not a directory; move it away so GroupVault can create the directory", underlyingError: error, remedy: error.remedy)
         case .wrongOwner(let owner, let expected):
-            return KeyringError(.notAvailable, "\(operation): \(path) is owned by uid \(owner), not by this user (uid \(expected)), who could change what the group shares; run `chown \(expected) '\(path)'` or remove it so GroupVault recreates it")
+            return KeyringError(.notAvailable, "\(operation): \(path) is owned by uid \(owner), not by this user (uid \(expected)), who could change what the group shares; run `chown \(expected) '\(path)'` or remove it so GroupVault recreates it", underlyingError: error, remedy: error.remedy)
         case .outsideSharedGroup where error.hint != nil, .insecurePermissions where error.hint != nil:
             // The home's group rule and the ACL refusal say exactly what is wrong, and the fix.
-            return KeyringError(.notAvailable, "\(operation): \(path): \(error.hint ?? "")")
+            return KeyringError(.notAvailable, "\(operation): \(path): \(error.hint ?? "")", underlyingError: error, remedy: error.remedy)
         case .outsideSharedGroup(let owner, let group):
-            return KeyringError(.notAvailable, "\(operation): \(path) belongs to uid \(owner) and gid \(group), and this process is in neither; add this user to group \(group) (the group the app and its widget share), or run `chgrp <shared group> '\(path)'`")
+            return KeyringError(.notAvailable, "\(operation): \(path) belongs to uid \(owner) and gid \(group), and this process is in neither; add this user to group \(group) (the group the app and its widget share), or run `chgrp <shared group> '\(path)'`", underlyingError: error, remedy: error.remedy)
         case .insecurePermissions(let current):
             let who = sharing == .ownerOnly ? "users other than its owner" : "users outside its owner and Unix group"
-            return KeyringError(.notAvailable, "\(operation): \(path) has mode \(String(current, radix: 8)), which lets \(who) in; run `chmod \(mode) '\(path)'`")
+            return KeyringError(.notAvailable, "\(operation): \(path) has mode \(String(current, radix: 8)), which lets \(who) in; run `chmod \(mode) '\(path)'`", underlyingError: error, remedy: error.remedy)
         case .system, .notDurable, .tooLarge:
             return KeyringError(storage: error, while: operation)
         }

@@ -171,7 +171,7 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         } catch let error as StorageError {
             throw KeyringError(storage: error, while: "create master key")
         } catch {
-            throw KeyringError(.ioError, "create master key failed: \(error)")
+            throw KeyringError(.ioError, "create master key failed: \(error)", underlyingError: error)
         }
     }
 
@@ -329,7 +329,8 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension KeyringError {
-    /// Translates a storage failure into the status a device would report.
+    /// Translates a storage failure into the status a device would report, keeping the
+    /// `StorageError` (and through it the `Errno`) as the cause and its remedy.
     package init(storage error: StorageError, while operation: String) {
         let status: KeyringStatus
         switch error.kind {
@@ -342,6 +343,6 @@ extension KeyringError {
         case .symbolicLink, .wrongFileType, .wrongOwner, .outsideSharedGroup, .insecurePermissions:
             status = .notAvailable
         }
-        self.init(status, "\(operation): \(error)")
+        self.init(status, "\(operation): \(error)", underlyingError: error, remedy: error.remedy)
     }
 }

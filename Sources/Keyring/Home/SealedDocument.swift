@@ -124,7 +124,7 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
             } catch let error as KeyringError {
                 throw error
             } catch {
-                throw KeyringError(.ioError, "write \(document.kind) of \(group) failed: \(error)")
+                throw KeyringError(.ioError, "write \(document.kind) of \(group) failed: \(error)", underlyingError: error)
             }
         }
     }
@@ -146,7 +146,7 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         } catch let error as StorageError {
             throw KeyringError(storage: error, while: "lock \(kind) of \(group)")
         } catch {
-            throw KeyringError(.ioError, "update \(kind) of \(group) failed: \(error)")
+            throw KeyringError(.ioError, "update \(kind) of \(group) failed: \(error)", underlyingError: error)
         }
     }
 

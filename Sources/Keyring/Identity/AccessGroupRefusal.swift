@@ -168,7 +168,9 @@ extension Identity {
         let refusal = AccessGroupRefusal(requested: group.rawValue, identity: self, scope: .accessGroup)
         return KeyringError(
             .missingEntitlement,
-            "\(operation): \(group) is not one of this identity's access groups \(Self.list(accessGroups)): \(refusal.explanations.joined(separator: "; "))")
+            "\(operation): \(group) is not one of this identity's access groups \(Self.list(accessGroups)): \(refusal.explanations.joined(separator: "; "))",
+            underlyingError: nil,
+            remedy: .grantEntitlement(group: group.rawValue))
     }
 
     /// The ``KeyringStatus/missingEntitlement`` error for a caller holding an unvalidated access

@@ -95,7 +95,7 @@ extension Identity {
         do {
             return try Identity(entitlementsAt: URL(fileURLWithPath: path), teamID: teamID, bundleID: bundleID)
         } catch {
-            throw KeyringError(error.status, "GROUPVAULT_ENTITLEMENTS: \(error.reason)")
+            throw KeyringError(error.status, "GROUPVAULT_ENTITLEMENTS: \(error.reason)", underlyingError: error, remedy: error.remedy)
         }
     }
 }

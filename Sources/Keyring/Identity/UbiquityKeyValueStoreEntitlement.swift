@@ -61,7 +61,7 @@ public struct UbiquityKeyValueStoreEntitlement: Sendable, Hashable, CustomString
             return try UbiquityKeyValueStoreEntitlement(
                 entitlementsAt: URL(fileURLWithPath: path), teamID: value("GROUPVAULT_TEAM_ID"), bundleID: value("GROUPVAULT_BUNDLE_ID"))
         } catch {
-            throw KeyringError(error.status, "GROUPVAULT_ENTITLEMENTS: \(error.reason)")
+            throw KeyringError(error.status, "GROUPVAULT_ENTITLEMENTS: \(error.reason)", underlyingError: error, remedy: error.remedy)
         }
     }
 

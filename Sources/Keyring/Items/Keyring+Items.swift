@@ -230,7 +230,7 @@ extension Keyring {
         let usable = DeviceLockState.allCases.filter(refused.permitsAccess(in:)).map(\.rawValue)
         // A home with a passphrase is unlocked with it; an emulated state is set.
         let unlock = (try? home.isPassphraseProtected()) == true ? "`vaultcli unlock` (the home has a passphrase)" : "KeyringHome.setLockState(.unlocked)"
-        throw KeyringError(.interactionNotAllowed, "\(operation): the device lock state is \(state), and an item's accessibility \(refused) (\(refused.rawValue)) allows access only when \(usable.joined(separator: " or ")); use afterFirstUnlock (ck) for items needed while locked, or unlock with \(unlock)")
+        throw KeyringError(.interactionNotAllowed, "\(operation): the device lock state is \(state), and an item's accessibility \(refused) (\(refused.rawValue)) allows access only when \(usable.joined(separator: " or ")); use afterFirstUnlock (ck) for items needed while locked, or unlock with \(unlock)", underlyingError: nil, remedy: .unlock)
     }
 
     private static func maximumCount(_ limit: MatchLimit, operation: String) throws(KeyringError) -> Int {

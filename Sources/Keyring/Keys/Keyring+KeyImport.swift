@@ -32,7 +32,7 @@ extension Keyring {
         do {
             key = try SymmetricKey(bytes: bytes)
         } catch {
-            throw KeyringError(.allocationFailed, "importKey(_:id:in:): no guarded memory for the key (\(error))")
+            throw KeyringError(.allocationFailed, "importKey(_:id:in:): no guarded memory for the key (\(error))", underlyingError: error)
         }
         let table = try keysetTable(for: group, operation: "importKey(_:id:in:)")
         return try table.update(group) { (keyset: inout Keyset?) throws(KeyringError) -> KeyDescriptor in

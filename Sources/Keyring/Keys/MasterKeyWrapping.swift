@@ -182,7 +182,7 @@ extension KeyringHome {
     package func runtimeMasterKey() throws(KeyringError) -> SymmetricKey {
         let files = try runtimeFiles()
         guard let (key, version) = try readRuntimeKeyAndVersion(files, files.masterName, named: "unlocked master secret") else {
-            throw KeyringError(.interactionNotAllowed, "the keyring home \(rootPath) is protected by a passphrase and was not unlocked since boot (or login): run `vaultcli unlock`")
+            throw KeyringError(.interactionNotAllowed, "the keyring home \(rootPath) is protected by a passphrase and was not unlocked since boot (or login): run `vaultcli unlock`", underlyingError: nil, remedy: .unlock)
         }
         Self.runtimeSecrets.store(key, at: files.master, version: version)
         return key
@@ -391,7 +391,7 @@ extension KeyringHome {
         } catch let error as StorageError {
             throw KeyringError(storage: error, while: "lock the master key")
         } catch {
-            throw KeyringError(.ioError, "lock the master key failed: \(error)")
+            throw KeyringError(.ioError, "lock the master key failed: \(error)", underlyingError: error)
         }
     }
 
@@ -441,7 +441,7 @@ extension KeyringHome {
         do {
             return try PassphraseWrappedKey(decoding: bytes)
         } catch {
-            throw KeyringError(.decode, "the wrapped unlock key \(wrappedUnlockKeyPath) is unusable: \(error); restore it from a backup")
+            throw KeyringError(.decode, "the wrapped unlock key \(wrappedUnlockKeyPath) is unusable: \(error); restore it from a backup", underlyingError: error, remedy: .restoreFromBackup(path: wrappedUnlockKeyPath.string))
         }
     }
 
@@ -483,7 +483,7 @@ extension KeyringHome {
         do {
             return try PassphraseWrappedKey.wrap(key, passphrase: passphrase, parameters: parameters)
         } catch {
-            throw KeyringError(error == .derivationFailed ? .allocationFailed : .invalidParameter, "wrap the unlock key: \(error)")
+            throw KeyringError(error == .derivationFailed ? .allocationFailed : .invalidParameter, "wrap the unlock key: \(error)", underlyingError: error)
         }
     }
 
@@ -493,7 +493,7 @@ extension KeyringHome {
         } catch .wrongPassphrase {
             throw KeyringError(.authenticationFailed, "refused: the passphrase is wrong (or \(wrappedUnlockKeyPath) was altered); nothing was changed")
         } catch {
-            throw KeyringError(.allocationFailed, "unwrap the unlock key: \(error)")
+            throw KeyringError(.allocationFailed, "unwrap the unlock key: \(error)", underlyingError: error)
         }
     }
 

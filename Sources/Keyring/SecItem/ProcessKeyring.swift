@@ -121,9 +121,9 @@ public enum ProcessKeyring {
             // (a malformed entitlements file, a bad team id) means no keychain can be opened.
             switch error.status {
             case .missingEntitlement, .notAvailable:
-                return .failed(KeyringError(error.status, "process identity from the environment: \(error.reason)"))
+                return .failed(KeyringError(error.status, "process identity from the environment: \(error.reason)", underlyingError: error, remedy: error.remedy))
             default:
-                return .failed(KeyringError(.notAvailable, "process identity from the environment: \(error)"))
+                return .failed(KeyringError(.notAvailable, "process identity from the environment: \(error)", underlyingError: error))
             }
         }
     }

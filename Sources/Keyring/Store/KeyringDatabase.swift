@@ -161,7 +161,7 @@ package final class KeyringDatabase: Sendable {
         } catch let error as StorageError {
             throw KeyringError(storage: error, while: "lock the keyring database for opening")
         } catch {
-            throw KeyringError(.ioError, "open the keyring database \(path): \(error)")
+            throw KeyringError(.ioError, "open the keyring database \(path): \(error)", underlyingError: error)
         }
         connection = opened
         checkedSchemaVersion = schemaVersion
@@ -203,7 +203,7 @@ package final class KeyringDatabase: Sendable {
                 throw error
             } catch {
                 try? connection.execute("ROLLBACK")
-                throw KeyringError(.ioError, "\(operation): \(error)")
+                throw KeyringError(.ioError, "\(operation): \(error)", underlyingError: error)
             }
         }
     }
@@ -421,7 +421,7 @@ package final class KeyringDatabase: Sendable {
         } catch let error as KeyringError {
             throw error
         } catch {
-            throw KeyringError(.ioError, "create the keyring database \(path): \(error)")
+            throw KeyringError(.ioError, "create the keyring database \(path): \(error)", underlyingError: error)
         }
     }
 
@@ -595,15 +595,15 @@ package final class KeyringDatabase: Sendable {
         let doing = operation.map { "\($0): " } ?? ""
         switch failure.primaryCode {
         case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_FORMAT:
-            return KeyringError(.decode, "\(doing)keyring database \(path) is damaged or is not a SQLite database (\(failure)); it was not used and will not be overwritten: restore it from a backup, or move it away to start over")
+            return KeyringError(.decode, "\(doing)keyring database \(path) is damaged or is not a SQLite database (\(failure)); it was not used and will not be overwritten: restore it from a backup, or move it away to start over", underlyingError: failure, remedy: .restoreFromBackup(path: path.string))
         case SQLITE_FULL:
-            return KeyringError(.ioError, "\(doing)keyring database \(path): the disk is full (\(failure)); free disk space and try again")
+            return KeyringError(.ioError, "\(doing)keyring database \(path): the disk is full (\(failure)); free disk space and try again", underlyingError: failure, remedy: .freeSpace)
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return KeyringError(.ioError, "\(doing)keyring database \(path) stayed locked by another process for \(busyTimeoutMilliseconds / 1000) s (\(failure)); try again")
+            return KeyringError(.ioError, "\(doing)keyring database \(path) stayed locked by another process for \(busyTimeoutMilliseconds / 1000) s (\(failure)); try again", underlyingError: failure, remedy: .retry)
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN:
-            return KeyringError(.writePermission, "\(doing)keyring database \(path) cannot be opened for writing (\(failure)); check its owner and mode")
+            return KeyringError(.writePermission, "\(doing)keyring database \(path) cannot be opened for writing (\(failure)); check its owner and mode", underlyingError: failure, remedy: .fixPermissions(path: path.string))
         default:
-            return KeyringError(.ioError, "\(doing)keyring database \(path): \(failure)")
+            return KeyringError(.ioError, "\(doing)keyring database \(path): \(failure)", underlyingError: failure)
         }
     }
 }

@@ -7,21 +7,9 @@ import SealedStorage
 /// Not thread-safe by itself: ``KeyringDatabase`` serializes every use behind a mutex (the
 /// connection is opened `SQLITE_OPEN_NOMUTEX`, so SQLite does not lock twice).
 final class SQLiteConnection {
-    /// A failed SQLite call: the result code and SQLite's message (which never holds bound
-    /// values: the store binds every value, it never formats one into SQL).
-    struct Failure: Error, CustomStringConvertible {
-        /// The extended result code, e.g. `SQLITE_FULL` (13) or `SQLITE_CORRUPT` (11).
-        let code: Int32
-        /// What SQLite said.
-        let message: String
-        /// What was being done.
-        let operation: String
-
-        /// The primary result code (the low byte of the extended one).
-        var primaryCode: Int32 { code & 0xff }
-
-        var description: String { "\(operation): \(message) (SQLite code \(code))" }
-    }
+    /// A failed SQLite call (``SQLiteFailure``: the type is public, as the underlying error of
+    /// the keyring errors the store reports).
+    typealias Failure = SQLiteFailure
 
     /// The SQLite connection, for ``SQLiteDefenses``.
     let handle: OpaquePointer

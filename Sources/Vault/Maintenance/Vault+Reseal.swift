@@ -112,7 +112,7 @@ extension Vault {
         }
         if let first = failures.first {
             let details = failures.map { "\($0.name) (\($0.error))" }.joined(separator: "; ")
-            throw VaultError(first.error.code, "resealed \(resealed) record(s) of \(group), but \(failures.count) could not be resealed, so do not retire old keys yet: \(details)")
+            throw VaultError(first.error.code, "resealed \(resealed) record(s) of \(group), but \(failures.count) could not be resealed, so do not retire old keys yet: \(details)", underlyingError: first.error, remedy: first.error.remedy)
         }
         return resealed
     }
@@ -283,13 +283,13 @@ extension Vault {
                         do throws(StorageError) {
                             try records.sync()
                         } catch {
-                            lateFailure = VaultError(.notDurable, "resealed records of \(group) were published, but \(error)")
+                            lateFailure = VaultError(.notDurable, "resealed records of \(group) were published, but \(error)", underlyingError: error, remedy: .retry)
                         }
                     }
                     do {
                         try ledger.confirmAll(published.map(\.announcement))
                     } catch {
-                        lateFailure = lateFailure ?? VaultError(.notDurable, "resealed records of \(group) were published, but the trust ledger could not confirm them (they were announced first, so readers accept them and confirm them when they read them): \(error)")
+                        lateFailure = lateFailure ?? VaultError(.notDurable, "resealed records of \(group) were published, but the trust ledger could not confirm them (they were announced first, so readers accept them and confirm them when they read them): \(error)", underlyingError: error, remedy: .retry)
                     }
                 }
                 for item in published {

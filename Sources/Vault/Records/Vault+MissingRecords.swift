@@ -37,7 +37,7 @@ extension Vault {
             recordName = try RecordName(validating: name)
         } catch {
             // Writers name rows by valid record names only: this one no file can carry.
-            return .uninspectable(VaultError(.invalidRecord, "the trust ledger of \(group) has a row no record file can belong to: \(error.reason)"))
+            return .uninspectable(VaultError(.invalidRecord, "the trust ledger of \(group) has a row no record file can belong to: \(error.reason)", underlyingError: error))
         }
         do {
             return try records.status(of: recordFileName(recordName)) == nil ? .missing : .present

@@ -216,7 +216,7 @@ extension Vault {
                 do {
                     try ledger.confirm(name, sequence: header.sequence, digest: digest)
                 } catch {
-                    throw VaultError(.notDurable, "\(published), but the trust ledger could not confirm it (it was announced first, so readers accept it and confirm it when they read it; writing again also does): \(error)")
+                    throw VaultError(.notDurable, "\(published), but the trust ledger could not confirm it (it was announced first, so readers accept it and confirm it when they read it; writing again also does): \(error)", underlyingError: error, remedy: .retry)
                 }
                 if let lateFailure {
                     throw VaultError(.notDurable, "\(published), but \(lateFailure)")

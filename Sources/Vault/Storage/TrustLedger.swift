@@ -253,7 +253,7 @@ package struct TrustLedger: Sendable {
                 row = announced
             }
         } catch {
-            throw VaultError(.storage, "record sequence \(sequence) of \"\(name)\" in the trust ledger of \(group) before publishing it failed, so nothing was published (the previous version is still current): \(error)")
+            throw VaultError(.storage, "record sequence \(sequence) of \"\(name)\" in the trust ledger of \(group) before publishing it failed, so nothing was published (the previous version is still current): \(error)", underlyingError: error)
         }
     }
 
@@ -317,7 +317,7 @@ package struct TrustLedger: Sendable {
                 return true
             }
         } catch {
-            throw VaultError(.storage, "record the new sequences of \(batch.count) record(s) in the trust ledger of \(group) before publishing them failed, so none was published: \(error)")
+            throw VaultError(.storage, "record the new sequences of \(batch.count) record(s) in the trust ledger of \(group) before publishing them failed, so none was published: \(error)", underlyingError: error)
         }
     }
 

@@ -110,7 +110,7 @@ package struct ChannelEnvelope: Sendable, Equatable {
         do {
             body = Data(try MessageJSONEncoder.encode(message))
         } catch {
-            throw GroupMessagingError(.invalidMessage, "a \(type) message does not encode: \(error)", underlying: error)
+            throw GroupMessagingError(.invalidMessage, "a \(type) message does not encode: \(error)", underlyingError: error)
         }
         guard typeLength + body.count <= capacity else {
             throw GroupMessagingError(.invalidMessage, "a \(type) message encodes to \(body.count) bytes; with its type name a frame carries at most \(capacity); split it or send a reference to shared storage instead")
