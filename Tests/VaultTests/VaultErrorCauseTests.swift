@@ -24,10 +24,10 @@ final class VaultErrorCauseTests: XCTestCase {
     /// The error of a write whose temporary file's fsync finds the disk full.
     private func writeOnAFullDisk() throws -> VaultError {
         let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, as: "auth-state")
+        try vault.write(AuthState.signedIn, to: "auth-state")
         return try FaultInjection.withFault(.fail(.noSpace), at: .step(.syncTemporary)) { () throws -> VaultError in
             do {
-                try vault.write(AuthState.signedOut, as: "auth-state")
+                try vault.write(AuthState.signedOut, to: "auth-state")
             } catch let error as VaultError {
                 return error
             }
