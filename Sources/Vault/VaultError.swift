@@ -68,7 +68,7 @@ public struct VaultError: ChainedError, Sendable, Equatable, CustomStringConvert
     public var code: Code
     /// What happened and what to do about it.
     public var reason: String
-    /// The error this one was made from (a ``KeyringError``, a storage failure with its
+    /// The error this one was made from (a `KeyringError`, a storage failure with its
     /// `Errno`, ...), or `nil` when the vault found the failure itself.
     public var underlyingError: (any Error)?
     /// What to do about it, when the vault knows for certain.
