@@ -170,7 +170,8 @@ public struct GroupNotificationCenter: Sendable {
         // inotify watches a path; the watch must be on the directory posts go to, so the path
         // must still name the held directory, before and after the watch is in place.
         try checkPathStillNamesTheDirectory(observing: name)
-        let watcher = DirectoryWatcher(directory: directory.path, bufferLimit: 2)
+        // The name's own file is watched, so other names' posts do not wake this observer.
+        let watcher = DirectoryWatcher(directory: directory.path, entry: name, bufferLimit: 2)
         let stream: AsyncStream<GroupNotification>
         do {
             stream = try watcher.events { event in

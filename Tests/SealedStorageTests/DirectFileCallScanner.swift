@@ -65,7 +65,7 @@ struct DirectFileCallScanner {
 
     /// The layer's wrappers that take a path, not a held directory and a name: a path is
     /// resolved again at every use, so outside the layer each use is a finding unless the
-    /// descriptor-relative overload is meant, known by its label (`in:`, `openDirectory:`).
+    /// descriptor-relative overload is meant, known by its label (`in:`, `opened:`).
     static let pathBasedSyscalls: [String] = [
         "open", "openDirectory", "unlink", "rename", "makeDirectory", "statusIfPresent", "typedStatus", "listDirectory",
         "inotifyAddWatch", "bind", "connect", "openSQLiteDatabase",
@@ -223,7 +223,7 @@ struct DirectFileCallScanner {
             case "open", "openDirectory", "unlink", "rename", "makeDirectory", "statusIfPresent":
                 relative = trimmed.range(of: #"(?<![\w.])in\s*:"#, options: .regularExpression) != nil
             case "inotifyAddWatch":
-                relative = trimmed.range(of: #"(?<![\w.])openDirectory\s*:"#, options: .regularExpression) != nil
+                relative = trimmed.range(of: #"(?<![\w.])opened\s*:"#, options: .regularExpression) != nil
             case "listDirectory":
                 relative = trimmed.range(of: #"^[\w.]*[dD]escriptor$"#, options: .regularExpression) != nil
             default:

@@ -238,7 +238,136 @@ final class DirectoryWatcherTests: XCTestCase {
 
     // MARK: Parsing kernel records
 
+    // MARK: One entry (notification files: written in place, watched by name)
+
     #if os(Linux)
+    func testAnEntryWatchIsNotWokenByWritesToOtherEntries() async throws {
+        try writeFile("wanted", "")
+        let recorder = try BackendRecorder(directory: directory, entry: "wanted")
+        defer { recorder.cancel() }
+
+        for _ in 1...3 { try writeFile("other", "") }
+        try writeFile("wanted", "")
+
+        // inotify delivers in order: had the other entry's writes reached the watch, they
+        // would be recorded before the wanted one's.
+        let events = await recorder.wait { $0.contains { $0.name == "wanted" } }
+        XCTAssertEqual(events, [.init(name: "wanted", kind: .written)])
+    }
+
+    func testAnEntryCreatedAfterTheWatchStartedIsReportedAndThenWatchedForWrites() async throws {
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory, entry: "wanted").events())
+        defer { recorder.cancel() }
+
+        try writeFile("wanted", "")
+        let afterCreation = await recorder.wait { $0.contains(.init(name: "wanted", kind: .written)) }.count
+        XCTAssertGreaterThan(afterCreation, 0)
+        try writeFile("wanted", "again")
+
+        let events = await recorder.wait { $0.count > afterCreation }
+        XCTAssertEqual(events.last, .init(name: "wanted", kind: .written), "a write in place after the creation: \(events)")
+    }
+
+    func testAnEntryDeletedAndCreatedAgainIsWatchedAgain() async throws {
+        try writeFile("wanted", "")
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory, entry: "wanted").events())
+        defer { recorder.cancel() }
+
+        XCTAssertEqual(unlink(directory.appending("wanted").string), 0)
+        try writeFile("wanted", "")
+        let afterRecreation = await recorder.wait { $0.count >= 2 }
+        XCTAssertEqual(afterRecreation.first, .init(name: "wanted", kind: .removed))
+        try writeFile("wanted", "again")
+
+        let events = await recorder.wait { $0.count > afterRecreation.count }
+        XCTAssertEqual(events.last, .init(name: "wanted", kind: .written), "a write in place after the new file appeared: \(events)")
+    }
+
+    func testAnEntryWatchLeavesOutOtherEntriesRemovedOrReplaced() async throws {
+        try writeFile("wanted", "")
+        try writeFile("other", "")
+        try writeFile("incoming", "")
+        let recorder = try BackendRecorder(directory: directory, entry: "wanted")
+        defer { recorder.cancel() }
+
+        try renameFile("incoming", over: "other")
+        XCTAssertEqual(unlink(directory.appending("other").string), 0)
+        try writeFile("wanted", "")
+
+        let events = await recorder.wait { $0.contains { $0.name == "wanted" } }
+        XCTAssertEqual(events, [.init(name: "wanted", kind: .written)])
+    }
+
+    func testAnEntryThatIsASymbolicLinkIsNotFollowed() async throws {
+        let outside = try TemporaryDirectory(prefix: "watcher-outside")
+        defer { outside.remove() }
+        let target = FilePath(outside.path).appending("target")
+        try writeFile(at: target)
+        XCTAssertEqual(symlink(target.string, directory.appending("wanted").string), 0)
+        let recorder = try BackendRecorder(directory: directory, entry: "wanted")
+        defer { recorder.cancel() }
+
+        try writeFile(at: target)
+        // The link's removal comes through the same queue after any event the write caused.
+        XCTAssertEqual(unlink(directory.appending("wanted").string), 0)
+
+        let events = await recorder.wait { $0.contains { $0.kind == .removed } }
+        XCTAssertEqual(events, [.init(name: "wanted", kind: .removed)])
+    }
+
+    func testAnEntryThatCannotBeWatchedItselfIsStillReportedThroughTheDirectory() async throws {
+        try writeFile("wanted", "")
+        // The directory's and its parent's watches are made; the entry's, the third, fails as
+        // it does without /proc.
+        let recorder = try FaultInjection.withFault(.fail(.noSuchFileOrDirectory), at: .call(.inotifyAddWatch), afterPassing: 2) {
+            try BackendRecorder(directory: directory, entry: "wanted")
+        }
+        defer { recorder.cancel() }
+
+        try writeFile("wanted", "again")
+
+        let events = await recorder.wait { $0.contains { $0.name == "wanted" } }
+        XCTAssertEqual(events, [.init(name: "wanted", kind: .written)])
+    }
+
+    func testParserReportsAWriteOnTheEntrysOwnWatchUnderItsName() {
+        let bytes = inotifyRecord(watch: 7, mask: 0x8, name: nil, paddedTo: 0)
+        let parsed = bytes.withUnsafeBytes {
+            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7))
+        }
+        XCTAssertEqual(parsed.events, [.init(name: "wanted", kind: .written)])
+    }
+
+    func testParserLeavesOutOtherEntriesForAnEntryWatch() {
+        let bytes = inotifyRecord(mask: 0x80, name: "other", paddedTo: 16) + inotifyRecord(mask: 0x200, name: "other", paddedTo: 16)
+        let parsed = bytes.withUnsafeBytes {
+            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7))
+        }
+        XCTAssertEqual(parsed.events, [])
+        XCTAssertFalse(parsed.entryReappeared)
+    }
+
+    func testParserAsksForANewWatchWhenTheEntryIsCreatedOrMovedIn() {
+        for mask: UInt32 in [0x100, 0x80] {  // IN_CREATE, IN_MOVED_TO
+            let bytes = inotifyRecord(mask: mask, name: "wanted", paddedTo: 16)
+            let parsed = bytes.withUnsafeBytes {
+                InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: nil))
+            }
+            XCTAssertTrue(parsed.entryReappeared, "mask \(mask)")
+            XCTAssertEqual(parsed.events, [.init(name: "wanted", kind: .written)], "mask \(mask)")
+        }
+    }
+
+    func testParserTakesTheEntrysWatchEndingAsTheEntrysNotTheDirectorys() {
+        // IN_DELETE_SELF then IN_IGNORED on the entry's own watch, as when the entry is deleted.
+        let bytes = inotifyRecord(watch: 7, mask: 0x400, name: nil, paddedTo: 0) + inotifyRecord(watch: 7, mask: 0x8000, name: nil, paddedTo: 0)
+        let parsed = bytes.withUnsafeBytes {
+            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7))
+        }
+        XCTAssertFalse(parsed.directoryGone)
+        XCTAssertEqual(parsed.events, [])
+    }
+
     func testParserReadsConsecutiveRecordsWithPaddedNames() {
         let bytes = inotifyRecord(mask: 0x80, name: "a.gvr", paddedTo: 16) + inotifyRecord(mask: 0x200, name: "b", paddedTo: 16)
         let parsed = bytes.withUnsafeBytes { InotifyDirectoryWatch.parse($0) }
@@ -273,11 +402,11 @@ final class DirectoryWatcherTests: XCTestCase {
     }
 
     /// A `struct inotify_event` as the kernel lays it out: wd, mask, cookie, len, NUL-padded name.
-    private func inotifyRecord(mask: UInt32, name: String?, paddedTo length: Int) -> [UInt8] {
+    private func inotifyRecord(watch: UInt32 = 1, mask: UInt32, name: String?, paddedTo length: Int) -> [UInt8] {
         var nameBytes = Array((name ?? "").utf8)
         nameBytes += Array(repeating: 0, count: max(0, length - nameBytes.count))
         var record: [UInt8] = []
-        for field in [UInt32(1), mask, 0, UInt32(nameBytes.count)] {
+        for field in [watch, mask, 0, UInt32(nameBytes.count)] {
             withUnsafeBytes(of: field.littleEndian) { record += $0 }
         }
         return record + nameBytes
@@ -304,6 +433,31 @@ final class DirectoryWatcherTests: XCTestCase {
         }
     }
 }
+
+#if os(Linux)
+/// Records every event the inotify backend delivers, before ``DirectoryWatcher`` leaves any
+/// out: what woke the watch at all.
+final class BackendRecorder: Sendable {
+    private let backend: InotifyDirectoryWatch
+    private let recorder: EventRecorder<DirectoryWatcher.Event>
+
+    init(directory: FilePath, entry: String?) throws {
+        backend = try InotifyDirectoryWatch(directory: directory, entry: entry)
+        let (stream, continuation) = AsyncStream.makeStream(of: DirectoryWatcher.Event.self)
+        recorder = EventRecorder(stream)
+        backend.start(delivering: DirectoryWatcher.EventSink(continuation) { $0 })
+    }
+
+    func wait(until condition: ([DirectoryWatcher.Event]) -> Bool) async -> [DirectoryWatcher.Event] {
+        await recorder.wait(until: condition)
+    }
+
+    func cancel() {
+        backend.cancel()
+        recorder.cancel()
+    }
+}
+#endif
 
 /// Records what a stream yields, from a task of its own, so a test can wait for an element
 /// with a bound instead of hanging on `next()` when an event never comes.

@@ -193,12 +193,23 @@ package enum Syscall {
     private static func directoryOptions(lookupOnly: Bool) -> FileDescriptor.OpenOptions {
         var options: FileDescriptor.OpenOptions = [.directory, .noFollow, .closeOnExec]
         #if os(Linux)
-        // O_PATH, which Swift's Glibc module does not export (it is behind _GNU_SOURCE); this
-        // is its value on every Linux architecture Swift supports (x86_64, arm64, riscv64).
-        if lookupOnly { options.insert(FileDescriptor.OpenOptions(rawValue: 0o10000000)) }
+        if lookupOnly { options.insert(pathOnly) }
         #endif
         return options
     }
+
+    #if os(Linux)
+    /// O_PATH, which Swift's Glibc module does not export (it is behind _GNU_SOURCE); this is
+    /// its value on every Linux architecture Swift supports (x86_64, arm64, riscv64).
+    private static let pathOnly = FileDescriptor.OpenOptions(rawValue: 0o10000000)
+
+    /// The entry `name` in `directory` opened as a handle on the entry itself
+    /// (`O_PATH | O_NOFOLLOW`): nothing is read or written, a FIFO does not block, a symbolic
+    /// link is the link; enough for `fstat` and for ``inotifyAddWatch(_:opened:mask:)``.
+    package static func openEntryForWatching(_ name: String, in directory: FileDescriptor) throws(Errno) -> FileDescriptor {
+        try open(name, in: directory, .readOnly, options: [pathOnly, .noFollow, .closeOnExec])
+    }
+    #endif
 
     /// `fchown(2)` of an open descriptor; `nil` leaves that id as it is. Call it only after
     /// ``status(_:)`` of the same descriptor showed the expected type, owner and a single link.
@@ -392,14 +403,14 @@ extension Syscall {
         return watch
     }
 
-    /// `inotify_add_watch(2)` of the directory open as `directory`, named as
-    /// `/proc/self/fd/<directory>`: that magic link resolves to the opened directory itself,
-    /// whatever has happened to its path since, so a directory swapped for a symbolic link
+    /// `inotify_add_watch(2)` of the directory or file open as `opened`, named as
+    /// `/proc/self/fd/<opened>`: that magic link resolves to the opened inode itself,
+    /// whatever has happened to its path since, so an entry swapped for a symbolic link
     /// between the open and the watch is not followed. `IN_DONT_FOLLOW` is taken out of `mask`
     /// (it would refuse the magic link); `IN_ONLYDIR` stays. ENOENT means `/proc` is not there.
-    package static func inotifyAddWatch(_ descriptor: Int32, openDirectory directory: FileDescriptor, mask: UInt32) throws(Errno) -> Int32 {
-        try checkFaults(.inotifyAddWatch, step: nil, name: "/proc/self/fd/\(directory.rawValue)", descriptor: descriptor)
-        let watch = "/proc/self/fd/\(directory.rawValue)".withCString { inotify_add_watch(descriptor, $0, mask & ~UInt32(IN_DONT_FOLLOW)) }
+    package static func inotifyAddWatch(_ descriptor: Int32, opened: FileDescriptor, mask: UInt32) throws(Errno) -> Int32 {
+        try checkFaults(.inotifyAddWatch, step: nil, name: "/proc/self/fd/\(opened.rawValue)", descriptor: descriptor)
+        let watch = "/proc/self/fd/\(opened.rawValue)".withCString { inotify_add_watch(descriptor, $0, mask & ~UInt32(IN_DONT_FOLLOW)) }
         guard watch >= 0 else { throw Errno(rawValue: errno) }
         return watch
     }

@@ -24,11 +24,19 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     /// What the watch asks the kernel for. IN_CLOSE_WRITE fires only for files opened for
     /// writing; IN_ONLYDIR refuses anything but a directory, and IN_DONT_FOLLOW a symbolic link
     /// in place of it when the path itself is watched (without `/proc`; see
-    /// ``addWatches(_:directory:)``); the *_SELF events and IN_UNMOUNT say the directory itself
-    /// went away.
+    /// ``addWatches(_:held:directory:mask:)``); the *_SELF events and IN_UNMOUNT say the
+    /// directory itself went away.
     static let mask: UInt32 = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
         | UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
         | UInt32(IN_ONLYDIR | IN_DONT_FOLLOW)
+
+    /// The directory's mask when one entry is watched: no IN_CLOSE_WRITE, which would wake this
+    /// watcher for every other entry's writes; IN_CREATE instead, so an entry that appears (or
+    /// reappears) is watched from then on.
+    static let entryDirectoryMask: UInt32 = (mask & ~UInt32(IN_CLOSE_WRITE)) | UInt32(IN_CREATE)
+
+    /// The watched entry's own mask: its writes, closed. Its removal is seen on the directory.
+    static let entryMask = UInt32(IN_CLOSE_WRITE)
 
     /// `sizeof(struct inotify_event)`: the fixed part before the name.
     static let headerSize = 16
@@ -48,14 +56,30 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         package var name: String
     }
 
+    /// The one entry watched for writes, and its own watch descriptor while it has one.
+    package struct EntryWatch: Equatable, Sendable {
+        package var name: String
+        package var watch: Int32?
+
+        package init(name: String, watch: Int32?) {
+            self.name = name
+            self.watch = watch
+        }
+    }
+
     private let descriptor: Int32
     private let directory: FilePath
     private let parentWatch: ParentWatch?
+    /// The watched directory, held open (lookup only) when one entry is watched: the entry is
+    /// opened inside it each time it reappears. Closed with the inotify descriptor.
+    private let heldDirectory: FileDescriptor?
     private let queue: DispatchQueue
     private let state = Locked(State.ready)
     private let readBuffer: UnsafeMutableRawBufferPointer
+    /// Touched only by the source's handlers, on `queue`, once started.
+    private var entryWatch: EntryWatch?
 
-    package init(directory: FilePath) throws(StorageError) {
+    package init(directory: FilePath, entry: String?) throws(StorageError) {
         let descriptor: Int32
         do {
             descriptor = try Syscall.inotifyInit(flags: Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -66,16 +90,33 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
                 : nil
             throw StorageError(.system(error), operation: "create inotify instance", path: directory, hint: hint)
         }
-        let parentWatch: ParentWatch?
+        let held: FileDescriptor
         do {
-            parentWatch = try Self.addWatches(descriptor, directory: directory)
+            held = try Syscall.openDirectory(directory, lookupOnly: true)
         } catch {
+            Syscall.close(raw: descriptor)
+            throw StorageError(.system(error), operation: "watch directory", path: directory)
+        }
+        let parentWatch: ParentWatch?
+        var entryWatch: EntryWatch?
+        do {
+            parentWatch = try Self.addWatches(descriptor, held: held, directory: directory,
+                                              mask: entry == nil ? Self.mask : Self.entryDirectoryMask)
+            if let entry {
+                // After the directory's watch: an entry created in between is reported by it.
+                entryWatch = EntryWatch(name: entry, watch: Self.addEntryWatch(descriptor, entry: entry, in: held, directory: directory))
+            }
+        } catch {
+            Syscall.close(held)
             Syscall.close(raw: descriptor)
             throw error
         }
+        if entry == nil { Syscall.close(held) }
         self.descriptor = descriptor
         self.directory = directory
         self.parentWatch = parentWatch
+        self.heldDirectory = entry == nil ? nil : held
+        self.entryWatch = entryWatch
         self.queue = DispatchQueue(label: "GroupVault.DirectoryWatcher")
         self.readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: MemoryLayout<inotify_event>.alignment)
     }
@@ -93,14 +134,9 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     /// that name (same device and inode), or the two watches would not be about one directory.
     /// Without `/proc` the paths are watched with `IN_DONT_FOLLOW | IN_ONLYDIR`, which refuses a
     /// link in the last component only.
-    private static func addWatches(_ descriptor: Int32, directory: FilePath) throws(StorageError) -> ParentWatch? {
-        let held: FileDescriptor
-        do {
-            held = try Syscall.openDirectory(directory, lookupOnly: true)
-        } catch {
-            throw StorageError(.system(error), operation: "watch directory", path: directory)
-        }
-        defer { Syscall.close(held) }
+    private static func addWatches(
+        _ descriptor: Int32, held: FileDescriptor, directory: FilePath, mask: UInt32
+    ) throws(StorageError) -> ParentWatch? {
         let parent = directory.removingLastComponent()
         guard let name = directory.lastComponent?.string, parent != directory, !parent.isEmpty else {
             try addWatch(descriptor, held: held, path: directory, mask: mask)
@@ -131,13 +167,31 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         return ParentWatch(watch: try addWatch(descriptor, held: heldParent, path: parent, mask: parentMask), name: name)
     }
 
+    /// Puts a watch on `entry` in the directory `held` and returns it, or `nil` when there is
+    /// no such entry yet (its creation is then reported by the directory's watch).
+    ///
+    /// The entry is opened first (`O_PATH | O_NOFOLLOW`: nothing is read, a FIFO does not block,
+    /// a symbolic link is not followed) and the watch put on what was opened, through `/proc`,
+    /// so what is watched is the entry itself and not what its path names a moment later.
+    /// When that watch cannot be made (no `/proc`, the per-user watch limit), the directory's
+    /// watch takes IN_CLOSE_WRITE back: every entry's writes wake the watcher again, as without
+    /// `entry`, but none of the entry's is missed.
+    private static func addEntryWatch(_ descriptor: Int32, entry: String, in held: FileDescriptor, directory: FilePath) -> Int32? {
+        guard let opened = try? Syscall.openEntryForWatching(entry, in: held) else { return nil }
+        defer { Syscall.close(opened) }
+        if let watch = try? Syscall.inotifyAddWatch(descriptor, opened: opened, mask: entryMask) { return watch }
+        // The same directory, so the kernel replaces its watch's mask.
+        _ = try? addWatch(descriptor, held: held, path: directory, mask: mask)
+        return nil
+    }
+
     /// One watch on the directory open as `held` (whose path is `path`, for messages and for
     /// the fallback without `/proc`).
     @discardableResult
     private static func addWatch(_ descriptor: Int32, held: FileDescriptor, path: FilePath, mask: UInt32) throws(StorageError) -> Int32 {
         do {
             do {
-                return try Syscall.inotifyAddWatch(descriptor, openDirectory: held, mask: mask)
+                return try Syscall.inotifyAddWatch(descriptor, opened: held, mask: mask)
             } catch .noSuchFileOrDirectory {
                 // The directory is held open, so only /proc can be missing.
                 return try Syscall.inotifyAddWatch(descriptor, path, mask: mask)
@@ -157,7 +211,10 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
             let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
             source.setEventHandler { [self] in drain(into: sink) }
             // The handler keeps `self` (and so the buffer) alive until the descriptor is closed.
-            source.setCancelHandler { [self] in Syscall.close(raw: descriptor) }
+            source.setCancelHandler { [self] in
+                Syscall.close(raw: descriptor)
+                if let heldDirectory { Syscall.close(heldDirectory) }
+            }
             state = .started(source)
             source.resume()
         }
@@ -168,8 +225,9 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
             defer { state = .cancelled }
             switch state {
             case .ready:
-                // Never started: no source owns the descriptor, so close it here.
+                // Never started: no source owns the descriptors, so close them here.
                 Syscall.close(raw: descriptor)
+                if let heldDirectory { Syscall.close(heldDirectory) }
                 return nil
             case .started(let source):
                 return source
@@ -194,7 +252,14 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
                 return
             }
             if count == 0 { return }
-            let parsed = Self.parse(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]), parentWatch: parentWatch)
+            let parsed = Self.parse(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]),
+                                    parentWatch: parentWatch, entryWatch: entryWatch)
+            if parsed.entryReappeared, let heldDirectory, var watched = entryWatch {
+                // Before the creation is delivered: a write the consumer could miss between
+                // the two is then reported by the new watch.
+                watched.watch = Self.addEntryWatch(descriptor, entry: watched.name, in: heldDirectory, directory: directory)
+                entryWatch = watched
+            }
             for event in parsed.events { sink.deliver(event) }
             if parsed.directoryGone {
                 sink.deliver(.overflow)
@@ -210,6 +275,8 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         package var events: [DirectoryWatcher.Event] = []
         /// The watched directory was deleted, moved, unmounted, or its watch removed.
         package var directoryGone = false
+        /// The watched entry was created or moved into the directory: it needs a new watch.
+        package var entryReappeared = false
     }
 
     /// Parses the variable-length `struct inotify_event` records in `bytes`.
@@ -217,8 +284,12 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     /// Every field is read with `loadUnaligned` at an offset checked against the buffer, and a
     /// record whose name would run past the end stops the parse, so a short or malformed buffer
     /// yields fewer events, never an out-of-bounds read.
-    /// Events of `parentWatch` say only whether the watched directory's name went away.
-    package static func parse(_ bytes: UnsafeRawBufferPointer, parentWatch: ParentWatch? = nil) -> ParsedEvents {
+    /// Events of `parentWatch` say only whether the watched directory's name went away; those
+    /// of `entryWatch`'s own watch (which carry no name) are the entry's writes, and with an
+    /// `entryWatch` other entries' events are left out.
+    package static func parse(
+        _ bytes: UnsafeRawBufferPointer, parentWatch: ParentWatch? = nil, entryWatch: EntryWatch? = nil
+    ) -> ParsedEvents {
         var result = ParsedEvents()
         var offset = 0
         while bytes.count - offset >= headerSize {
@@ -235,6 +306,14 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
                 result.events.append(.overflow)
                 continue
             }
+            if let entryWatch, let entry = entryWatch.watch, watch == entry {
+                // The entry's own watch; its IN_IGNORED (the entry deleted) is about the entry,
+                // not the directory, whose watch reports the removal by name.
+                if mask & UInt32(IN_CLOSE_WRITE) != 0 {
+                    result.events.append(DirectoryWatcher.Event(name: entryWatch.name, kind: .written))
+                }
+                continue
+            }
             if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED) != 0 {
                 result.directoryGone = true
                 continue
@@ -247,6 +326,14 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
             }
             // Subdirectories are not records of anything this watcher serves.
             if mask & UInt32(IN_ISDIR) != 0 || name.isEmpty { continue }
+            if let entryWatch {
+                guard name == entryWatch.name else { continue }
+                if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                    result.entryReappeared = true
+                    result.events.append(DirectoryWatcher.Event(name: name, kind: .written))
+                    continue
+                }
+            }
             if mask & UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) != 0 {
                 result.events.append(DirectoryWatcher.Event(name: name, kind: .written))
             } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {

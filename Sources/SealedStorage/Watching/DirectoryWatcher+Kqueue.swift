@@ -36,7 +36,9 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
     private let state = Locked(State.ready)
     private var snapshot: [String: Fingerprint] = [:]
 
-    package init(directory: FilePath) throws(StorageError) {
+    /// `entry` is not used: a vnode source reports that the directory changed, not which
+    /// entry, so every write rescans, and ``DirectoryWatcher`` leaves other entries out.
+    package init(directory: FilePath, entry: String?) throws(StorageError) {
         // O_EVTONLY: a descriptor for notifications only, which does not keep a volume busy.
         let opened: FileDescriptor
         do {

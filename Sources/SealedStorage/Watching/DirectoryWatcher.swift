@@ -53,12 +53,23 @@ package struct DirectoryWatcher: Sendable {
 
     /// The watched directory.
     package let directory: FilePath
+    /// The one entry whose writes are reported, or `nil` for every entry's.
+    package let entry: String?
     /// See ``defaultBufferLimit``.
     package let bufferLimit: Int
 
     /// A watcher for `directory`; nothing is opened until ``events()``.
-    package init(directory: FilePath, bufferLimit: Int = DirectoryWatcher.defaultBufferLimit) {
+    ///
+    /// With `entry`, only that entry's changes are reported, and writes to other entries do
+    /// not even wake the watcher: the entry's file is watched itself for writes closed
+    /// (`IN_CLOSE_WRITE`), and the directory only for entries created, moved or removed, so a
+    /// replaced entry is watched again (its creation reported as ``Event/Kind/written``). For
+    /// files written in place and never renamed over, such as notification files, where a
+    /// directory watch would wake every observer of every name. On Apple platforms the
+    /// directory is watched as without `entry`, and other entries' events are left out.
+    package init(directory: FilePath, entry: String? = nil, bufferLimit: Int = DirectoryWatcher.defaultBufferLimit) {
         self.directory = directory
+        self.entry = entry
         self.bufferLimit = max(2, bufferLimit)
     }
 
@@ -81,12 +92,17 @@ package struct DirectoryWatcher: Sendable {
     package func events<Element: Sendable>(
         _ transform: @escaping @Sendable (Event) -> Element?
     ) throws(StorageError) -> AsyncStream<Element> {
-        let backend = try PlatformDirectoryWatchBackend(directory: directory)
+        let backend = try PlatformDirectoryWatchBackend(directory: directory, entry: entry)
+        let entry = self.entry
+        let kept: @Sendable (Event) -> Element? = { event in
+            if let entry, let name = event.name, name != entry { return nil }
+            return transform(event)
+        }
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         // Set before the backend starts, so that a stream the backend finishes by itself
         // (directory deleted) still releases the descriptor.
         continuation.onTermination = { _ in backend.cancel() }
-        backend.start(delivering: EventSink(continuation, transform: transform))
+        backend.start(delivering: EventSink(continuation, transform: kept))
         return stream
     }
 }
@@ -123,8 +139,10 @@ extension DirectoryWatcher {
 /// A platform's way of watching one directory. Exactly one type conforms per platform, named
 /// `PlatformDirectoryWatchBackend` by its file, so ``DirectoryWatcher`` holds no `#if`.
 protocol DirectoryWatchBackend: AnyObject, Sendable {
-    /// Opens what the watch needs and puts the watch in place; nothing is delivered yet.
-    init(directory: FilePath) throws(StorageError)
+    /// Opens what the watch needs and puts the watch in place; nothing is delivered yet. With
+    /// `entry`, a backend may leave other entries' events out (see
+    /// ``DirectoryWatcher/init(directory:entry:bufferLimit:)``).
+    init(directory: FilePath, entry: String?) throws(StorageError)
     /// Begins delivering events to `sink` (on the backend's own queue).
     func start<Element: Sendable>(delivering sink: DirectoryWatcher.EventSink<Element>)
     /// Stops the watch and closes every descriptor it holds. Safe to call more than once and
