@@ -143,6 +143,13 @@ extension Vault {
         }
     }
 
+    /// How many times a read starts over because the record's file changed between its read and
+    /// its ledger check. Each start-over means a writer published meanwhile; three were not
+    /// enough for a reader slowed down beside three busy writers (ThreadSanitizer on two loaded
+    /// cores), which then reported their progress as a rollback. Sixteen bound a reader kept
+    /// busy by a file flipped on purpose to sixteen reads of one small file.
+    static let rereadsOfAChangingRecord = 16
+
     /// Opens the record and admits it through the trust ledger.
     ///
     /// A writer may replace the file between this reader's read and its ledger check, and
@@ -150,7 +157,7 @@ extension Vault {
     /// tampered with anything. So a rollback or conflict verdict is re-checked against the file
     /// as it is now; if it changed, the read starts over. A planted old blob does not change,
     /// and is refused. The retries are bounded so that a file flipped back and forth cannot
-    /// keep a reader busy.
+    /// keep a reader busy (``rereadsOfAChangingRecord``).
     package func openTrustedRecord(_ name: RecordName) throws(VaultError) -> OpenedRecord {
         try openTrustedRecord(name, snapshot: nil).record
     }
@@ -172,7 +179,7 @@ extension Vault {
                 }
                 try ledger.admit(name, sequence: record.header.sequence, digest: record.digest, subject: subject(name), in: record.database)
                 return (record, false)
-            } catch where (error.code == .rollback || error.code == .conflictingContent) && retries < 3 {
+            } catch where (error.code == .rollback || error.code == .conflictingContent) && retries < Self.rereadsOfAChangingRecord {
                 guard let current = try? readBlob(name), TrustLedger.digest(of: current) != record.digest else { throw error }
                 retries += 1
             }
