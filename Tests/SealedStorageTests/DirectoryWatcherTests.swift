@@ -333,7 +333,7 @@ final class DirectoryWatcherTests: XCTestCase {
     func testParserReportsAWriteOnTheEntrysOwnWatchUnderItsName() {
         let bytes = inotifyRecord(watch: 7, mask: 0x8, name: nil, paddedTo: 0)
         let parsed = bytes.withUnsafeBytes {
-            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7))
+            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7, directoryWatch: 1))
         }
         XCTAssertEqual(parsed.events, [.init(name: "wanted", kind: .written)])
     }
@@ -341,7 +341,7 @@ final class DirectoryWatcherTests: XCTestCase {
     func testParserLeavesOutOtherEntriesForAnEntryWatch() {
         let bytes = inotifyRecord(mask: 0x80, name: "other", paddedTo: 16) + inotifyRecord(mask: 0x200, name: "other", paddedTo: 16)
         let parsed = bytes.withUnsafeBytes {
-            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7))
+            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7, directoryWatch: 1))
         }
         XCTAssertEqual(parsed.events, [])
         XCTAssertFalse(parsed.entryReappeared)
@@ -351,7 +351,7 @@ final class DirectoryWatcherTests: XCTestCase {
         for mask: UInt32 in [0x100, 0x80] {  // IN_CREATE, IN_MOVED_TO
             let bytes = inotifyRecord(mask: mask, name: "wanted", paddedTo: 16)
             let parsed = bytes.withUnsafeBytes {
-                InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: nil))
+                InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: nil, directoryWatch: 1))
             }
             XCTAssertTrue(parsed.entryReappeared, "mask \(mask)")
             XCTAssertEqual(parsed.events, [.init(name: "wanted", kind: .written)], "mask \(mask)")
@@ -362,10 +362,45 @@ final class DirectoryWatcherTests: XCTestCase {
         // IN_DELETE_SELF then IN_IGNORED on the entry's own watch, as when the entry is deleted.
         let bytes = inotifyRecord(watch: 7, mask: 0x400, name: nil, paddedTo: 0) + inotifyRecord(watch: 7, mask: 0x8000, name: nil, paddedTo: 0)
         let parsed = bytes.withUnsafeBytes {
-            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7))
+            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7, directoryWatch: 1))
         }
         XCTAssertFalse(parsed.directoryGone)
         XCTAssertEqual(parsed.events, [])
+    }
+
+    func testParserTakesTheEndOfAReplacedEntrysWatchAsNothing() {
+        // IN_IGNORED of watch 5, the entry's before it was replaced (the current one is 7).
+        let bytes = inotifyRecord(watch: 5, mask: 0x8000, name: nil, paddedTo: 0)
+        let parsed = bytes.withUnsafeBytes {
+            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7, directoryWatch: 1))
+        }
+        XCTAssertFalse(parsed.directoryGone)
+        XCTAssertEqual(parsed.events, [])
+    }
+
+    func testParserTakesTheDirectorysOwnWatchEndingAsTheDirectoryGoneForAnEntryWatch() {
+        let bytes = inotifyRecord(watch: 1, mask: 0x400, name: nil, paddedTo: 0)
+        let parsed = bytes.withUnsafeBytes {
+            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7, directoryWatch: 1))
+        }
+        XCTAssertTrue(parsed.directoryGone)
+    }
+
+    func testAnEntryReplacedByARenameStaysWatchedAndTheWatchGoesOn() async throws {
+        try writeFile("wanted", "")
+        let recorder = EventRecorder(try DirectoryWatcher(directory: directory, entry: "wanted").events())
+        defer { recorder.cancel() }
+
+        for round in 1...3 {
+            try writeFile(".incoming", "round \(round)")
+            try renameFile(".incoming", over: "wanted")
+        }
+        let afterRenames = await recorder.wait { $0.count >= 3 }
+        try writeFile("wanted", "in place")
+
+        let events = await recorder.wait { $0.count > afterRenames.count }
+        XCTAssertEqual(events.last, .init(name: "wanted", kind: .written), "\(events)")
+        XCTAssertFalse(events.contains(.overflow), "the replaced files' watches ending is not the directory going: \(events)")
     }
 
     func testParserReadsConsecutiveRecordsWithPaddedNames() {

@@ -56,14 +56,19 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         package var name: String
     }
 
-    /// The one entry watched for writes, and its own watch descriptor while it has one.
+    /// The one entry watched for writes, its own watch descriptor while it has one, and the
+    /// directory's.
     package struct EntryWatch: Equatable, Sendable {
         package var name: String
         package var watch: Int32?
+        /// The directory's watch: in entry mode, only its (and its parent's) ending says the
+        /// directory went away; a watch of an entry replaced since ends too, and means nothing.
+        package var directoryWatch: Int32
 
-        package init(name: String, watch: Int32?) {
+        package init(name: String, watch: Int32?, directoryWatch: Int32) {
             self.name = name
             self.watch = watch
+            self.directoryWatch = directoryWatch
         }
     }
 
@@ -100,11 +105,13 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         let parentWatch: ParentWatch?
         var entryWatch: EntryWatch?
         do {
-            parentWatch = try Self.addWatches(descriptor, held: held, directory: directory,
+            let watches = try Self.addWatches(descriptor, held: held, directory: directory,
                                               mask: entry == nil ? Self.mask : Self.entryDirectoryMask)
+            parentWatch = watches.parent
             if let entry {
                 // After the directory's watch: an entry created in between is reported by it.
-                entryWatch = EntryWatch(name: entry, watch: Self.addEntryWatch(descriptor, entry: entry, in: held, directory: directory))
+                entryWatch = EntryWatch(name: entry, watch: Self.addEntryWatch(descriptor, entry: entry, in: held, directory: directory),
+                                        directoryWatch: watches.directory)
             }
         } catch {
             Syscall.close(held)
@@ -136,11 +143,10 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     /// link in the last component only.
     private static func addWatches(
         _ descriptor: Int32, held: FileDescriptor, directory: FilePath, mask: UInt32
-    ) throws(StorageError) -> ParentWatch? {
+    ) throws(StorageError) -> (directory: Int32, parent: ParentWatch?) {
         let parent = directory.removingLastComponent()
         guard let name = directory.lastComponent?.string, parent != directory, !parent.isEmpty else {
-            try addWatch(descriptor, held: held, path: directory, mask: mask)
-            return nil
+            return (try addWatch(descriptor, held: held, path: directory, mask: mask), nil)
         }
         // Both are opened, and found to be one directory and its parent, before either watch
         // is added: what is swapped afterwards changes nothing that is watched.
@@ -163,8 +169,8 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         } catch {
             throw StorageError(.system(error as? Errno ?? .ioError), operation: "watch directory", path: directory)
         }
-        try addWatch(descriptor, held: held, path: directory, mask: mask)
-        return ParentWatch(watch: try addWatch(descriptor, held: heldParent, path: parent, mask: parentMask), name: name)
+        let directoryWatch = try addWatch(descriptor, held: held, path: directory, mask: mask)
+        return (directoryWatch, ParentWatch(watch: try addWatch(descriptor, held: heldParent, path: parent, mask: parentMask), name: name))
     }
 
     /// Puts a watch on `entry` in the directory `held` and returns it, or `nil` when there is
@@ -312,6 +318,11 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
                 if mask & UInt32(IN_CLOSE_WRITE) != 0 {
                     result.events.append(DirectoryWatcher.Event(name: entryWatch.name, kind: .written))
                 }
+                continue
+            }
+            if let entryWatch, watch != entryWatch.directoryWatch, watch != parentWatch?.watch {
+                // The watch of an entry replaced since: its IN_IGNORED, once that file is gone,
+                // says nothing about the directory.
                 continue
             }
             if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED) != 0 {
