@@ -14,6 +14,19 @@ import PackageDescription
 // platforms keeps its `import Security`. On Apple platforms the real framework owns that name,
 // so the target exists only when the manifest is evaluated elsewhere (docs/ARCHITECTURE.md,
 // "The Security module").
+// `GROUPVAULT_PACKAGE_SCOPE=core` declares only SealedStorage, Keyring and Vault, with their test
+// targets and fixture: scripts/sanitize's ThreadSanitizer build, whose suites all live there, then
+// compiles none of SwiftNIO, GRDB, swift-crypto's BoringSSL or postgres-nio, which a full build
+// spends most of its time on (docs/ARCHITECTURE.md, "CI time"). Unset, the package is whole.
+let coreScopeOnly = Context.environment["GROUPVAULT_PACKAGE_SCOPE"] == "core"
+
+// scripts/fuzz sets `GROUPVAULT_FUZZ_RUNTIME` to libFuzzer's runtime without its main: then, and
+// only then, GroupVaultFuzz is compiled with FUZZING and linked against it. It is a setting of
+// that one target, not a flag of the whole build, so scripts/sanitize's ASan build (the same
+// sanitizer and coverage flags) builds the test suites and the fuzzer in one go, and its fuzz
+// smoke run reuses that build (docs/ARCHITECTURE.md, "CI time").
+let fuzzRuntime = Context.environment["GROUPVAULT_FUZZ_RUNTIME"]
+
 #if canImport(Darwin)
 let securityProducts: [Product] = []
 let securityPackages: [Package.Dependency] = []
@@ -69,8 +82,29 @@ let securityTargets: [Target] = [
         resources: [.copy("Resources")]
     ),
 ]
-let security: [Target.Dependency] = ["Security"]
+let security: [Target.Dependency] = coreScopeOnly ? [] : ["Security"]
 #endif
+
+// What SealedStorage, Keyring and Vault need: all that a core-scope build resolves.
+let corePackages: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    // Diagnostics for daemons: the ecosystem's logging and metrics APIs. The library only
+    // emits through them (it never bootstraps either); both are small and dependency-free.
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+]
+let otherPackages: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    // GroupSync only: a PostgreSQL client (LISTEN/NOTIFY, TLS through NIOSSL) that speaks the
+    // wire protocol itself, so no libpq and no server-side code of ours (docs/SYNC.md).
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    // `make docs`: the DocC catalogs of every library product (Sources/<Target>/<Target>.docc)
+    // through `swift package generate-documentation`. A command plugin only: nothing of it is
+    // linked into a product.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+]
 
 let package = Package(
     name: "GroupVault",
@@ -90,23 +124,7 @@ let package = Package(
         // only apps that sync build and link postgres-nio.
         .library(name: "GroupSync", targets: ["GroupSync"]),
     ] + securityProducts,
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        // Diagnostics for daemons: the ecosystem's logging and metrics APIs. The library only
-        // emits through them (it never bootstraps either); both are small and dependency-free.
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        // GroupSync only: a PostgreSQL client (LISTEN/NOTIFY, TLS through NIOSSL) that speaks the
-        // wire protocol itself, so no libpq and no server-side code of ours (docs/SYNC.md).
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // `make docs`: the DocC catalogs of every library product (Sources/<Target>/<Target>.docc)
-        // through `swift package generate-documentation`. A command plugin only: nothing of it is
-        // linked into a product.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-    ] + securityPackages,
+    dependencies: coreScopeOnly ? corePackages : corePackages + otherPackages + securityPackages,
     targets: [
         .systemLibrary(
             name: "CSodium",
@@ -303,11 +321,19 @@ let package = Package(
                 "GroupSyncCore",
             ] + security
         ),
-        // Runs a FuzzTargets callback under libFuzzer when built by scripts/fuzz (-DFUZZING),
-        // and otherwise replays corpus files through it.
+        // Runs a FuzzTargets callback under libFuzzer when built by scripts/fuzz (FUZZING, see
+        // `fuzzRuntime` above), and otherwise replays corpus files through it.
         .executableTarget(
             name: "GroupVaultFuzz",
-            dependencies: ["FuzzTargets"]
+            dependencies: ["FuzzTargets"],
+            swiftSettings: fuzzRuntime == nil ? [] : [.define("FUZZING")],
+            linkerSettings: fuzzRuntime.map { runtime in
+                [
+                    .unsafeFlags(["-Xlinker", "--whole-archive", "-Xlinker", runtime, "-Xlinker", "--no-whole-archive"]),
+                    // libFuzzer's runtime is C++.
+                    .linkedLibrary("stdc++"),
+                ]
+            } ?? []
         ),
         // Shared by the test targets only: seeded randomness, temporary directories, and the
         // runner for GroupVaultFixture child processes.
@@ -435,3 +461,13 @@ let package = Package(
     ] + securityTargets,
     swiftLanguageModes: [.v6]
 )
+
+if coreScopeOnly {
+    let coreTargets: Set<String> = [
+        "CSodium", "CSQLite", "CFileLayer", "SealedStorage", "Keyring", "Vault",
+        "FixtureSupport", "GroupVaultFixture", "GroupVaultTestKit",
+        "SealedStorageTests", "KeyringTests", "VaultTests",
+    ]
+    package.products = package.products.filter { coreTargets.contains($0.name) }
+    package.targets = package.targets.filter { coreTargets.contains($0.name) }
+}

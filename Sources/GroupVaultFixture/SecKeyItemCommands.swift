@@ -3,8 +3,9 @@ import Foundation
 import Keyring
 import SealedStorage
 
-#if canImport(Darwin)
-/// On Apple platforms SecKey is the real framework, which these commands do not exercise.
+#if canImport(Darwin) || !canImport(Security)
+/// On Apple platforms SecKey is the real framework, which these commands do not exercise; a
+/// core-scope build (Package.swift, `GROUPVAULT_PACKAGE_SCOPE`) has no Security module.
 let secKeyItemCommands: [String: FixtureCommand] = [:]
 #else
 import Security
