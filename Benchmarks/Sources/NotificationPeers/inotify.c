@@ -38,19 +38,24 @@ static int wait_for(int watcher, const char *name) {
     }
 }
 
-static int open_watch(const char *directory, int *directory_fd) {
+// Watches `directory` and opens it for posting, then says "ready"; returns the inotify
+// descriptor, or -1 after saying why on standard error as `who`.
+static int open_watch(const char *directory, int *directory_fd, const char *who) {
     int watcher = inotify_init1(IN_CLOEXEC);
-    if (watcher < 0 || inotify_add_watch(watcher, directory, IN_CLOSE_WRITE) < 0) return -1;
-    *directory_fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    return *directory_fd < 0 ? -1 : watcher;
+    if (watcher < 0 || inotify_add_watch(watcher, directory, IN_CLOSE_WRITE) < 0
+        || (*directory_fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        perror(who);
+        return -1;
+    }
+    printf("ready\n");
+    fflush(stdout);
+    return watcher;
 }
 
 int inotify_echo(const char *directory) {
     int directory_fd;
-    int watcher = open_watch(directory, &directory_fd);
-    if (watcher < 0) { perror("NotificationPeers inotify-echo"); return 1; }
-    printf("ready\n");
-    fflush(stdout);
+    int watcher = open_watch(directory, &directory_fd, "NotificationPeers inotify-echo");
+    if (watcher < 0) return 1;
     for (;;) {
         if (wait_for(watcher, "ping") != 0 || post(directory_fd, "pong") != 0) { perror("NotificationPeers inotify-echo"); return 1; }
     }
@@ -58,10 +63,8 @@ int inotify_echo(const char *directory) {
 
 int inotify_ping(const char *directory) {
     int directory_fd;
-    int watcher = open_watch(directory, &directory_fd);
-    if (watcher < 0) { perror("NotificationPeers inotify-ping"); return 1; }
-    printf("ready\n");
-    fflush(stdout);
+    int watcher = open_watch(directory, &directory_fd, "NotificationPeers inotify-ping");
+    if (watcher < 0) return 1;
     char line[64];
     while (fgets(line, sizeof line, stdin)) {
         long long start = peers_now_ns();
