@@ -25,7 +25,17 @@ let package = Package(
         .systemLibrary(name: "CLibsodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "BenchSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The floors: each GroupVault figure's least possible cost, in plain C.
-        .target(name: "Floors", dependencies: ["CLibsodium", "BenchSQLite"], linkerSettings: [.linkedLibrary("pthread")]),
+        // The floors, and the kernel keyring peer (keyutils: plain system calls, nothing to clash with).
+        .target(name: "Floors", dependencies: ["CLibsodium", "BenchSQLite"], linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("keyutils")]),
+        // The peers a Linux user would pick instead, each in a C process of its own.
+        // SQLCipher exports the same sqlite3_* symbols as libsqlite3: SQLCipherChild depends on it
+        // alone, so neither the benchmark nor GroupVault ever links both.
+        .systemLibrary(name: "BenchSQLCipher", pkgConfig: "sqlcipher", providers: [.apt(["libsqlcipher-dev"])]),
+        .executableTarget(name: "SQLCipherChild", dependencies: ["BenchSQLCipher"]),
+        .systemLibrary(name: "BenchDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // The notification figure's peer (a D-Bus signal ping-pong) and floor (the same inotify
+        // ping-pong GroupNotificationCenter does, in C).
+        .executableTarget(name: "NotificationPeers", dependencies: ["BenchDBus"]),
         // What the benchmark and its child processes share: the record type and the home.
         .target(
             name: "BenchModel",

@@ -11,7 +11,7 @@ struct Executables {
     static func beside() throws -> Executables {
         let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let executables = Executables(directory: directory)
-        for name in ["ProcessMeter", "GroupVaultChild", "NotificationEcho", "SyncObserver", "HelloSwift", "HelloFoundation"] {
+        for name in ["ProcessMeter", "GroupVaultChild", "NotificationEcho", "SyncObserver", "HelloSwift", "HelloFoundation", "SQLCipherChild", "NotificationPeers"] {
             guard FileManager.default.isExecutableFile(atPath: executables.path(name)) else {
                 throw BenchmarkFailure("\(name) is not built in \(directory.path); build every product first: `cd Benchmarks && swift build -c release` (or `make bench`)")
             }

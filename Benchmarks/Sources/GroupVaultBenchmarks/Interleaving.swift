@@ -7,6 +7,10 @@ enum Role: Sendable {
     /// Context, never a denominator. `lessWork` says what it skips that the operation must
     /// do (a non-durable write, say), or is `nil` for a comparable alternative.
     case reference(lessWork: String?)
+    /// What a Linux user would pick instead (SQLCipher, the kernel keyring, D-Bus), run in the
+    /// same rounds; the report prints GroupVault's median over its median. `lessWork` as for a
+    /// reference (the kernel keyring writes nothing to disk, say).
+    case peer(lessWork: String?)
 }
 
 /// One operation of a figure: it runs once per round and reports its own cost.

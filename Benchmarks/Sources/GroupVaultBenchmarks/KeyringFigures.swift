@@ -2,8 +2,9 @@ import BenchModel
 import Foundation
 import Keyring
 
-/// `Keyring.item(matching:)` and `Keyring.add` at each group size, interleaved with SQLite WAL
-/// point selects and upserts on a table of as many rows.
+/// `Keyring.item(matching:)` and `Keyring.add` at each group size, for one ``ItemShape``,
+/// interleaved with SQLite WAL point selects and upserts on a table of as many rows (the floor)
+/// and with the peers holding the same items: SQLCipher (a child process) and the kernel keyring.
 final class KeyringFigures {
     /// Medians per figure and group size, for the growth targets.
     struct Medians {
@@ -11,8 +12,11 @@ final class KeyringFigures {
         var add: [(size: Int, median: Double)] = []
     }
 
+    /// How the group's items spread over services and accounts.
+    let shape: ItemShape
     private let keyring: Keyring
     private let scratch: URL
+    private let executables: Executables
     private var growth: GroupGrowth
     private let schedule: Schedule
     /// The medians measured so far.
@@ -21,85 +25,129 @@ final class KeyringFigures {
     /// Items in the group now.
     var size: Int { growth.size }
 
+    /// The secret every item holds, and the peers' payload: 1 KiB.
+    static let secretSize = 1024
     /// The size of a row in the SQLite floor: a sealed item with its attributes.
-    static let rowSize = 256
+    static let rowSize = secretSize + 224
 
-    init(root: URL, options: Options) throws {
-        scratch = root.appendingPathComponent("keyring-floors", isDirectory: true)
+    init(root: URL, shape: ItemShape, executables: Executables, options: Options) throws {
+        self.shape = shape
+        scratch = root.appendingPathComponent("keyring-floors-\(shape.slug)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        keyring = BenchHome.keyring(root: root.appendingPathComponent("keyring-home", isDirectory: true))
+        keyring = BenchHome.keyring(root: root.appendingPathComponent("keyring-home-\(shape.slug)", isDirectory: true))
+        self.executables = executables
         growth = GroupGrowth(budgetSeconds: options.populationBudget)
         schedule = options.schedule
     }
 
-    /// The `index`th item: unique by account, a 32-byte secret.
+    /// The `index`th item of the shape: a 1 KiB secret.
     func item(_ index: Int) -> KeychainItem {
         KeychainItem(
-            service: "bench.example.com", account: "account-\(index)", accessGroup: BenchHome.group,
-            secret: Data(repeating: UInt8(truncatingIfNeeded: index), count: 32),
+            service: shape.service(index), account: shape.account(index), accessGroup: BenchHome.group,
+            secret: Data(repeating: UInt8(truncatingIfNeeded: index), count: Self.secretSize),
             accessibility: .afterFirstUnlock)
     }
 
     /// The query that finds item `index` and only it.
     func query(_ index: Int) -> ItemQuery {
-        ItemQuery(service: "bench.example.com", account: "account-\(index)", accessGroup: BenchHome.group)
+        ItemQuery(service: shape.service(index), account: shape.account(index), accessGroup: BenchHome.group)
     }
+
+    /// The service and account of item `index`, as the peers key it.
+    func key(_ index: Int) -> (service: String, account: String) { (shape.service(index), shape.account(index)) }
 
     /// Fills the group up to `target` items (or the population deadline); returns the size.
     func grow(to target: Int) throws -> Int {
         try growth.grow(to: target) { index in _ = try keyring.add(item(index)) }
     }
 
-    /// Both figures at the group's current size.
+    /// Every figure at the group's current size.
     func measure(target: Int, sizeForLookupTarget: Int) throws -> Outcome {
         let size = self.size
-        let sizeLabel = "\(count(size)) items"
+        let sizeLabel = "\(count(size)) items, \(shape.rawValue)"
         var outcome = Outcome()
         let full = try SQLiteFloor(path: scratch.appendingPathComponent("full-\(size).sqlite"), synchronousFull: true, rows: size, valueSize: Self.rowSize)
         let normal = try SQLiteFloor(path: scratch.appendingPathComponent("normal-\(size).sqlite"), synchronousFull: false, rows: size, valueSize: Self.rowSize)
+        // The peers hold the same items, built afresh at each size and dropped after it.
+        let cipher = try SQLCipherPeer(
+            executables, path: scratch.appendingPathComponent("sqlcipher-\(size).db"), rows: size, bytes: Self.secretSize, key: key)
+        defer { cipher.close() }
+        let kernel = try KernelKeyringPeer(name: "groupvault-bench-\(shape.slug)-\(size)", keys: size, bytes: Self.secretSize, key: key)
         let notes = [growth.shortfall(target: target, reached: size, unit: "items")].compactMap { $0 }
 
         // The middle item, so a linear scan is not flattered by finding the first one.
         let middle = size / 2
         let lookupQuery = query(middle)
+        let (service, account) = key(middle)
         _ = try keyring.item(matching: lookupQuery)
         let lookupLabel = "`Keyring.item(matching:)` by service and account, warm"
         let lookupFloor = "SQLite point select by primary key, \(count(size)) rows (WAL, synchronous FULL)"
-        let lookup = try interleave([
-            Contender(label: lookupLabel, role: .groupVault) {
-                try .timing { _ = try self.keyring.item(matching: lookupQuery) }
-            },
-            Contender(label: lookupFloor, role: .floor) {
-                try .timing { try full.select(middle) }
-            },
-            Contender(label: "SQLite point select by primary key, \(count(size)) rows (WAL, synchronous NORMAL)", role: .reference(lessWork: nil)) {
-                try .timing { try normal.select(middle) }
-            },
-        ], schedule)
-        outcome.sections.append(Section(
-            title: "`Keyring.item(matching:)`, group of \(sizeLabel)",
-            notes: notes + [
-                "Finds the middle item of \(sizeLabel) with its secret. The floor is a prepared `SELECT` by a 16-byte primary key "
-                    + "in a WAL table of \(count(size)) rows of \(Self.rowSize) bytes, decrypting nothing.",
-            ],
-            table: timeTable(lookup)))
-        let lookupMedian = result(lookupLabel, in: lookup).times.median
-        medians.lookup.append((size, lookupMedian))
-        if target == sizeForLookupTarget {
-            outcome.checks.append(sizedCheck(
-                "`Keyring.item(matching:)` at \(count(target)) items",
-                ratio: lookupMedian / result(lookupFloor, in: lookup).times.median, limit: 10,
-                reached: size, required: target, unit: "items",
-                measured: ratioText(lookup, lookupLabel, lookupFloor, floorName: "SQLite point select"),
-                target: "≤ 10× SQLite point select"))
+        let cipherLookup = "SQLCipher point select by service and account, \(count(size)) rows (child process)"
+        let kernelLookup = "kernel keyring `keyctl_search` + `keyctl_read`, \(count(size)) keys"
+        // The hot loop, then the same with a 1 ms idle gap before each operation (untimed): a
+        // caller that looks an item up now and then finds caches and the CPU's state colder.
+        for idle in [false, true] {
+            func gap() { if idle { usleep(1_000) } }
+            let lookup = try interleave([
+                Contender(label: lookupLabel, role: .groupVault) {
+                    gap()
+                    return try .timing { _ = try self.keyring.item(matching: lookupQuery) }
+                },
+                Contender(label: lookupFloor, role: .floor) {
+                    gap()
+                    return try .timing { try full.select(middle) }
+                },
+                Contender(label: "SQLite point select by primary key, \(count(size)) rows (WAL, synchronous NORMAL)", role: .reference(lessWork: nil)) {
+                    gap()
+                    return try .timing { try normal.select(middle) }
+                },
+                Contender(label: cipherLookup, role: .peer(lessWork: nil)) {
+                    gap()
+                    return try cipher.get(service, account)
+                },
+                Contender(label: kernelLookup, role: .peer(lessWork: "kernel memory, nothing on disk")) {
+                    gap()
+                    return try .timing { try kernel.read(service, account) }
+                },
+            ], schedule)
+            outcome.sections.append(Section(
+                title: "`Keyring.item(matching:)`, \(idle ? "after a 1 ms idle gap" : "hot loop"), group of \(sizeLabel)",
+                notes: notes + [
+                    "Finds the middle item of \(sizeLabel) with its \(count(Self.secretSize))-byte secret"
+                        + (idle ? ", each operation (of every contender) preceded by an untimed 1 ms sleep. " : ", back to back. ")
+                        + "The floor is a prepared `SELECT` by a 16-byte primary key in a WAL table of \(count(size)) rows of "
+                        + "\(Self.rowSize) bytes, decrypting nothing. The peers hold the same items: SQLCipher (raw 256-bit key, "
+                        + "primary key (service, account), timed inside its child process) and a kernel keyring of its own "
+                        + "(\"user\" keys described service/account).",
+                ],
+                table: timeTable(lookup)))
+            let lookupMedian = result(lookupLabel, in: lookup).times.median
+            let cipherRatio = lookupMedian / result(cipherLookup, in: lookup).times.median
+            outcome.checks.append(.ratio(
+                "`Keyring.item(matching:)`\(idle ? " after 1 ms idle" : ""), \(sizeLabel)", ratio: cipherRatio, limit: 2,
+                measured: ratioText(lookup, lookupLabel, cipherLookup, floorName: "SQLCipher point select")
+                    + "; kernel keyring read \(microseconds(result(kernelLookup, in: lookup).times.median)) µs",
+                target: "≤ 2× SQLCipher point select"))
+            guard !idle else { continue }
+            medians.lookup.append((size, lookupMedian))
+            if target == sizeForLookupTarget {
+                outcome.checks.append(sizedCheck(
+                    "`Keyring.item(matching:)` at \(count(target)) items, \(shape.rawValue)",
+                    ratio: lookupMedian / result(lookupFloor, in: lookup).times.median, limit: 10,
+                    reached: size, required: target, unit: "items",
+                    measured: ratioText(lookup, lookupLabel, lookupFloor, floorName: "SQLite point select"),
+                    target: "≤ 10× SQLite point select"))
+            }
         }
 
         // Each add is undone, untimed, so every add finds the group at exactly `size` items;
-        // the floor inserts a new row and deletes it the same way.
+        // the floor and the peers insert a new row or key and delete it the same way.
         let extra = item(size)
         let extraQuery = query(size)
+        let (extraService, extraAccount) = key(size)
         let addLabel = "`Keyring.add` of a new item"
         let addFloor = "SQLite WAL upsert of a new row, synchronous FULL, \(count(size)) rows"
+        let cipherAdd = "SQLCipher WAL insert of a new row, synchronous FULL, \(count(size)) rows (child process)"
         let add = try interleave([
             Contender(label: addLabel, role: .groupVault) {
                 let measurement = try Measurement.timing { _ = try self.keyring.add(extra) }
@@ -117,12 +165,24 @@ final class KeyringFigures {
                 try normal.delete(size)
                 return measurement
             },
+            Contender(label: cipherAdd, role: .peer(lessWork: nil)) {
+                let measurement = try cipher.put(extraService, extraAccount, bytes: Self.secretSize)
+                try cipher.delete(extraService, extraAccount)
+                return measurement
+            },
+            Contender(label: "kernel keyring `add_key`, \(count(size)) keys", role: .peer(lessWork: "kernel memory, nothing on disk")) {
+                let measurement = try Measurement.timing { try kernel.add(extraService, extraAccount, bytes: Self.secretSize) }
+                try kernel.remove(extraService, extraAccount)
+                return measurement
+            },
         ], schedule)
         outcome.sections.append(Section(
             title: "`Keyring.add`, group of \(sizeLabel)",
             notes: notes + [
                 "Adds one item to a group of \(sizeLabel) and, untimed, deletes it again. The floor inserts a \(Self.rowSize)-byte row "
-                    + "with a prepared upsert in its own transaction (one WAL commit, fsynced under synchronous FULL) and deletes it, untimed.",
+                    + "with a prepared upsert in its own transaction (one WAL commit, fsynced under synchronous FULL) and deletes it, untimed. "
+                    + "SQLCipher inserts the same \(count(Self.secretSize))-byte secret the same way (`INSERT OR REPLACE`: Debian's "
+                    + "SQLCipher 3.4 predates SQLite's upsert); the kernel keyring's `add_key` is the same call, in memory.",
             ],
             table: timeTable(add)))
         let addMedian = result(addLabel, in: add).times.median
@@ -131,20 +191,25 @@ final class KeyringFigures {
             "`Keyring.add`, \(sizeLabel)", ratio: addMedian / result(addFloor, in: add).times.median, limit: 2,
             measured: ratioText(add, addLabel, addFloor, floorName: "SQLite WAL FULL upsert"),
             target: "≤ 2× SQLite WAL FULL upsert"))
+        outcome.checks.append(.ratio(
+            "`Keyring.add` against SQLCipher, \(sizeLabel)", ratio: addMedian / result(cipherAdd, in: add).times.median, limit: 2,
+            measured: ratioText(add, addLabel, cipherAdd, floorName: "SQLCipher WAL FULL insert"),
+            target: "≤ 2× SQLCipher WAL FULL upsert"))
         return outcome
     }
 
     /// The growth targets: neither figure's median grows more than 2× from the smallest group
-    /// to `required` items.
+    /// to `required` items; the lookup, at most 1.3× in every shape.
     func growthChecks(required: Int) -> [TargetCheck] {
-        [("`Keyring.item(matching:)`", medians.lookup), ("`Keyring.add`", medians.add)].compactMap { name, medians in
-            guard let first = medians.first, let last = medians.last, medians.count > 1 else { return nil }
-            let growth = last.median / first.median
-            return sizedCheck(
-                "\(name) growth, \(count(first.size)) → \(count(required)) items",
-                ratio: growth, limit: 2, reached: last.size, required: required, unit: "items",
-                measured: "\(microseconds(first.median)) µs → \(microseconds(last.median)) µs at \(count(last.size)) items = \(times(growth))",
-                target: "≤ 2× growth")
-        }
+        [("`Keyring.item(matching:)`", medians.lookup, 2.0), ("`Keyring.add`", medians.add, 2.0), ("`Keyring.item(matching:)`", medians.lookup, 1.3)]
+            .compactMap { name, medians, limit in
+                guard let first = medians.first, let last = medians.last, medians.count > 1 else { return nil }
+                let growth = last.median / first.median
+                return sizedCheck(
+                    "\(name) growth, \(count(first.size)) → \(count(required)) items, \(shape.rawValue)",
+                    ratio: growth, limit: limit, reached: last.size, required: required, unit: "items",
+                    measured: "\(microseconds(first.median)) µs → \(microseconds(last.median)) µs at \(count(last.size)) items = \(times(growth))",
+                    target: "≤ \(limit == 2 ? "2" : "1.3")× growth")
+            }
     }
 }

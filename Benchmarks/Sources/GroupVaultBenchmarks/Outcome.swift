@@ -87,17 +87,19 @@ struct Outcome {
 }
 
 /// The standard table of a timed figure: each contender's median and p99 and, for all but the
-/// floor, its median over the floor's median.
+/// floor, its median over the floor's median; with peers, a last column with GroupVault's
+/// median over each peer's.
 func timeTable(_ results: [ContenderResult]) -> Table {
     let floor = results.first { if case .floor = $0.contender.role { true } else { false } }
-    var table = Table(header: ["Operation", "Kind", "n", "Median µs", "p99 µs", "Median ÷ floor"])
+    let groupVault = results.first { if case .groupVault = $0.contender.role { true } else { false } }
+    let hasPeers = results.contains { if case .peer = $0.contender.role { true } else { false } }
+    var table = Table(header: ["Operation", "Kind", "n", "Median µs", "p99 µs", "Median ÷ floor"] + (hasPeers ? ["GroupVault ÷ peer"] : []))
     for result in results {
-        let kind: String
+        var peerRatio = ""
         var ratio = ""
-        switch result.contender.role {
-        case .groupVault: kind = "GroupVault"
-        case .floor: kind = "**floor**"
-        case .reference(let lessWork): kind = lessWork.map { "reference; does less: \($0)" } ?? "reference"
+        let kind = result.contender.role.kind
+        if case .peer = result.contender.role, let groupVault {
+            peerRatio = times(groupVault.times.median / result.times.median)
         }
         if let floor, result.contender.label != floor.contender.label {
             ratio = times(result.times.median / floor.times.median)
@@ -105,9 +107,21 @@ func timeTable(_ results: [ContenderResult]) -> Table {
         table.rows.append([
             result.contender.label, kind, "\(result.times.count)",
             microseconds(result.times.median), microseconds(result.times.p99), ratio,
-        ])
+        ] + (hasPeers ? [peerRatio] : []))
     }
     return table
+}
+
+extension Role {
+    /// The "Kind" column of a table.
+    var kind: String {
+        switch self {
+        case .groupVault: "GroupVault"
+        case .floor: "**floor**"
+        case .reference(let lessWork): lessWork.map { "reference; does less: \($0)" } ?? "reference"
+        case .peer(let lessWork): lessWork.map { "**peer**; does less: \($0)" } ?? "**peer**"
+        }
+    }
 }
 
 /// A time in microseconds with precision that suits its size.

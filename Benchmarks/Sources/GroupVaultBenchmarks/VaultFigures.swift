@@ -3,8 +3,9 @@ import Foundation
 import Keyring
 import Vault
 
-/// Warm `Vault.read` and `Vault.write(.full)` of a 1 KiB record at each group size, each
-/// interleaved with its C floor and references.
+/// Warm `Vault.read` and `Vault.write(.full)` of a 1 KiB record, and a keyed open, at each group
+/// size, each interleaved with its C floor, references and the SQLCipher peer holding the same
+/// records.
 final class VaultFigures {
     /// The home the group lives in; child processes open it too.
     let home: URL
@@ -17,11 +18,16 @@ final class VaultFigures {
     private let scratch: URL
     private var growth: GroupGrowth
     private let schedule: Schedule
+    private let executables: Executables
+    /// The SQLCipher peer holding as many 1 KiB records as the group, rebuilt at each size; the
+    /// cold process figure opens its database.
+    private(set) var cipher: SQLCipherPeer?
 
     /// Records in the group now.
     var size: Int { growth.size }
 
-    init(root: URL, options: Options) throws {
+    init(root: URL, executables: Executables, options: Options) throws {
+        self.executables = executables
         home = root.appendingPathComponent("vault-home", isDirectory: true)
         scratch = root.appendingPathComponent("vault-floors", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -43,6 +49,11 @@ final class VaultFigures {
     /// The note of a stage that fell short of `target`.
     func shortfall(target: Int) -> String? { growth.shortfall(target: target, reached: size, unit: "records") }
 
+    deinit { cipher?.close() }
+
+    /// The service every record has in the SQLCipher peer's table; the account is its name.
+    static let cipherService = "vault"
+
     /// The name of the record the read figures read: the middle one.
     var readTarget: String { BenchHome.recordName(size / 2) }
 
@@ -55,6 +66,12 @@ final class VaultFigures {
         // Read once so the figure is warm: keys derived, caches filled, as in a running app.
         _ = try vault.read(BenchRecord.self, from: readName)
         try crypto.writeSealedFile("read.sealed")
+        self.cipher?.close()
+        let cipher = try SQLCipherPeer(
+            executables, path: scratch.appendingPathComponent("sqlcipher-\(size).db"), rows: size, bytes: BenchRecord.payloadSize
+        ) { (Self.cipherService, BenchHome.recordName($0)) }
+        self.cipher = cipher
+        let cipherRead = "SQLCipher point select of a 1 KiB row, \(count(size)) rows (child process)"
 
         let readFloor = "C read + XChaCha20-Poly1305 open of a 1 KiB file"
         let read = try interleave([
@@ -70,19 +87,28 @@ final class VaultFigures {
             Contender(label: "C XChaCha20-Poly1305 seal, 1 KiB in memory", role: .reference(lessWork: nil)) {
                 try .timing { try self.crypto.sealInMemory() }
             },
+            Contender(label: cipherRead, role: .peer(lessWork: "no decoding")) {
+                try cipher.get(Self.cipherService, readName)
+            },
         ], schedule)
         let readRatio = result("`Vault.read`, 1 KiB, warm, decode included", in: read).times.median / result(readFloor, in: read).times.median
         outcome.sections.append(Section(
             title: "Warm `Vault.read`, group of \(sizeLabel)",
             notes: [shortfall(target: target)].compactMap { $0 } + [
                 "Reads the middle record (`\(readName)`) of a group of \(sizeLabel), already read once by this `Vault`. "
-                    + "The floor reads a 1 KiB sealed file (open, fstat, read, close) and opens it, with the key in hand.",
+                    + "The floor reads a 1 KiB sealed file (open, fstat, read, close) and opens it, with the key in hand. "
+                    + "The SQLCipher peer selects the same 1 KiB in a table of as many rows, timed inside its child process.",
             ],
             table: timeTable(read)))
         outcome.checks.append(.ratio(
             "warm `Vault.read`, \(sizeLabel)", ratio: readRatio, limit: 5,
             measured: ratioText(read, "`Vault.read`, 1 KiB, warm, decode included", readFloor, floorName: "C read+open"),
             target: "≤ 5× C read+open"))
+        outcome.checks.append(.ratio(
+            "warm `Vault.read` against SQLCipher, \(sizeLabel)",
+            ratio: result("`Vault.read`, 1 KiB, warm, decode included", in: read).times.median / result(cipherRead, in: read).times.median, limit: 2.5,
+            measured: ratioText(read, "`Vault.read`, 1 KiB, warm, decode included", cipherRead, floorName: "SQLCipher point select"),
+            target: "≤ 2.5× SQLCipher point select"))
 
         let database = try SQLiteFloor(
             path: scratch.appendingPathComponent("write-\(size).sqlite"), synchronousFull: true,
@@ -92,6 +118,7 @@ final class VaultFigures {
         let writtenName = BenchHome.recordName(0)
         let foundationBlob = Data(crypto.sealed)
         let foundationURL = scratch.appendingPathComponent("foundation.sealed")
+        let cipherWrite = "SQLCipher WAL replace of a 1 KiB row, synchronous FULL, \(count(size)) rows (child process)"
         let write = try interleave([
             Contender(label: "`Vault.write` (`.full`), 1 KiB", role: .groupVault) {
                 try .timing { _ = try self.vault.write(written, to: writtenName) }
@@ -105,13 +132,17 @@ final class VaultFigures {
             Contender(label: "Foundation `Data.write(to:options: .atomic)`, 1 KiB", role: .reference(lessWork: "no directory fsync, no seal")) {
                 try .timing { try foundationBlob.write(to: foundationURL, options: .atomic) }
             },
+            Contender(label: cipherWrite, role: .peer(lessWork: nil)) {
+                try cipher.put(Self.cipherService, writtenName, bytes: BenchRecord.payloadSize)
+            },
         ], schedule)
         outcome.sections.append(Section(
             title: "`Vault.write(.full)`, group of \(sizeLabel)",
             notes: [shortfall(target: target)].compactMap { $0 } + [
                 "Overwrites record `\(writtenName)` of a group of \(sizeLabel) with a 1 KiB record. The floor seals 1 KiB "
                     + "and replaces a file durably: write a temporary file, fsync it, rename it over the old one, fsync the directory. "
-                    + "Foundation's atomic write skips the directory fsync (so a crash can still lose the rename) and is never a denominator.",
+                    + "Foundation's atomic write skips the directory fsync (so a crash can still lose the rename) and is never a denominator. "
+                    + "The SQLCipher peer replaces the same 1 KiB row in its own transaction (one WAL commit, fsynced).",
             ],
             table: timeTable(write)))
         let writeRatio = result("`Vault.write` (`.full`), 1 KiB", in: write).times.median / result(writeFloor, in: write).times.median
@@ -119,6 +150,35 @@ final class VaultFigures {
             "`Vault.write(.full)`, \(sizeLabel)", ratio: writeRatio, limit: 1.5,
             measured: ratioText(write, "`Vault.write` (`.full`), 1 KiB", writeFloor, floorName: "C durable replace"),
             target: "≤ 1.5× C durable replace"))
+        outcome.checks.append(.ratio(
+            "`Vault.write(.full)` against SQLCipher, \(sizeLabel)",
+            ratio: result("`Vault.write` (`.full`), 1 KiB", in: write).times.median / result(cipherWrite, in: write).times.median, limit: 2,
+            measured: ratioText(write, "`Vault.write` (`.full`), 1 KiB", cipherWrite, floorName: "SQLCipher WAL FULL replace"),
+            target: "≤ 2× SQLCipher WAL FULL upsert"))
+
+        // A keyed open: what a process pays to start using the store with its key in hand.
+        let openLabel = "a new `Keyring` and `Vault`, then its first `Vault.read` of 1 KiB"
+        let cipherOpen = "SQLCipher keyed open (`PRAGMA key`, raw key; first page read) + first point select (child process)"
+        let home = self.home
+        let open = try interleave([
+            Contender(label: openLabel, role: .groupVault) {
+                try .timing {
+                    let vault = try Vault(keyring: BenchHome.keyring(root: home), group: BenchHome.group, durability: .full)
+                    _ = try vault.read(BenchRecord.self, from: readName)
+                }
+            },
+            Contender(label: cipherOpen, role: .peer(lessWork: "no decoding")) {
+                try cipher.reopenAndGet(Self.cipherService, readName)
+            },
+        ], schedule)
+        outcome.sections.append(Section(
+            title: "Keyed open and first read, group of \(sizeLabel)",
+            notes: [shortfall(target: target)].compactMap { $0 } + [
+                "GroupVault opens a new `Keyring` over the home and a `Vault` on it and reads the middle record; SQLCipher closes its "
+                    + "database, opens it again with its raw 256-bit key (no passphrase derivation: GroupVault's keys are random too), sets "
+                    + "WAL and synchronous FULL, prepares its statements and reads the schema, then selects the same 1 KiB. No floor.",
+            ],
+            table: timeTable(open)))
         return outcome
     }
 }

@@ -48,11 +48,11 @@ func measure(_ options: Options, executables: Executables) throws -> Outcome {
 
 /// The storage figures: Vault and Keyring at each group size, the cold read, verify and reseal.
 func measureStorage(root: URL, _ options: Options, executables: Executables) throws -> Outcome {
-    let vault = try VaultFigures(root: root, options: options)
-    let keyring = try KeyringFigures(root: root, options: options)
+    let vault = try VaultFigures(root: root, executables: executables, options: options)
+    let keyrings = try ItemShape.allCases.map { try KeyringFigures(root: root, shape: $0, executables: executables, options: options) }
     var outcome = Outcome()
     var measuredVaultSize = -1
-    var measuredKeyringSize = -1
+    var measuredKeyringSizes = keyrings.map { _ in -1 }
     for (stage, target) in options.sizes.enumerated() {
         progress("vault: filling the group to \(count(target)) records...")
         let records = try vault.grow(to: target)
@@ -68,17 +68,19 @@ func measureStorage(root: URL, _ options: Options, executables: Executables) thr
             outcome.append(try coldReadFigure(executables, vault: vault, options: options))
         }
 
-        progress("keyring: filling the group to \(count(target)) items...")
-        let items = try keyring.grow(to: target)
-        if items == measuredKeyringSize {
-            outcome.skipped.append("Keyring figures for \(count(target)) items: not measured, the group stayed at \(count(items)) items (population budget spent).")
-        } else {
-            progress("keyring: measuring at \(count(items)) items...")
-            outcome.append(try keyring.measure(target: target, sizeForLookupTarget: options.sizes.last ?? target))
-            measuredKeyringSize = items
+        for (index, keyring) in keyrings.enumerated() {
+            progress("keyring (\(keyring.shape.rawValue)): filling the group to \(count(target)) items...")
+            let items = try keyring.grow(to: target)
+            if items == measuredKeyringSizes[index] {
+                outcome.skipped.append("Keyring figures for \(count(target)) items, \(keyring.shape.rawValue): not measured, the group stayed at \(count(items)) items (population budget spent).")
+            } else {
+                progress("keyring (\(keyring.shape.rawValue)): measuring at \(count(items)) items...")
+                outcome.append(try keyring.measure(target: target, sizeForLookupTarget: options.sizes.last ?? target))
+                measuredKeyringSizes[index] = items
+            }
         }
     }
-    outcome.checks += keyring.growthChecks(required: options.sizes.last ?? 0)
+    for keyring in keyrings { outcome.checks += keyring.growthChecks(required: options.sizes.last ?? 0) }
 
     progress("vault: filling the group to \(count(options.records)) records for verify and reseal...")
     let records = try vault.grow(to: options.records)

@@ -121,4 +121,21 @@ int floor_echo_round_trip(floor_echo *echo, size_t length);
 /// Closes the client, which ends the echo thread, joins it and removes the socket file.
 void floor_echo_stop(floor_echo *echo);
 
+/// The kernel keyring peer (keyutils): a keyring of its own, linked into this process's
+/// keyring so the kernel discards it when the process exits. Returns its serial, or -1.
+int32_t floor_kernel_keyring_create(const char *name);
+
+/// Adds a "user" key `description` holding `length` bytes to `keyring`. Returns 0, or -1.
+int floor_kernel_key_add(int32_t keyring, const char *description, size_t length);
+
+/// Finds the "user" key `description` in `keyring` (keyctl_search) and reads its payload
+/// (keyctl_read) into a buffer, touching every byte. Returns the payload's length, or -1.
+long floor_kernel_key_read(int32_t keyring, const char *description);
+
+/// Finds the key `description` in `keyring` and unlinks it. Returns 0, or -1.
+int floor_kernel_key_remove(int32_t keyring, const char *description);
+
+/// Clears `keyring` and unlinks it from this process's keyring.
+void floor_kernel_keyring_destroy(int32_t keyring);
+
 #endif
