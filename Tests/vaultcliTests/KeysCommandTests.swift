@@ -24,6 +24,14 @@ final class KeysCommandTests: VaultCLITestCase {
         XCTAssertFalse(result.errors.contains("rotateKey(in:)"), result.errors)
     }
 
+    func testAKeyOfAGroupWithoutKeysNamesTheCommandThatCreatesOne() throws {
+        assertRun(try vaultcli("keys", "export", "--group", group, "--id", "1", "--reveal"), exits: 4, errors: """
+            vaultcli: no key #1 in \(group): the group has no keyset yet \
+            (the first record written creates one; or: vaultcli keys create --group \(group))
+
+            """)
+    }
+
     func testRetireRefusesWhileRecordsAreSealedWithTheKeyNamingThem() throws {
         try vault().write(Note(text: "a"), to: "alpha")
         try vault().write(Note(text: "b"), to: "beta")

@@ -169,7 +169,7 @@ struct RecordsCommand: ParsableCommand {
                 } catch where error.code == .deleted {
                     results.append(Result(name: listing.name, status: "deleted"))
                 } catch {
-                    results.append(Result(name: listing.name, status: "refused", code: "\(error.code)", reason: CLIHints.translate(error.reason)))
+                    results.append(Result(name: listing.name, status: "refused", code: "\(error.code)", reason: RemedyCommand.sentence(error.reason, remedy: error.nearestRemedy)))
                 }
             }
             for name in missing {
