@@ -79,7 +79,10 @@ final class VaultVerifySnapshotTests: VaultTestCase {
         XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: "auth-state"))
         FaultInjection.disarmAll()
 
-        XCTAssertEqual(try vault.verifyAll(), VerificationReport(passed: 1, findings: []))
+        let report = try vault.verifyAll()
+        XCTAssertEqual(report.records.map(\.name), ["auth-state"])
+        XCTAssertEqual(report.records.map(\.outcome), [.authentic])
+        XCTAssertEqual(report.findings, [])
 
         let row = try XCTUnwrap(vault.ledger.row(for: RecordName(validating: "auth-state")))
         XCTAssertEqual(row.confirmed, 2)
@@ -97,7 +100,9 @@ final class VaultVerifySnapshotTests: VaultTestCase {
             if progress.name == self.name(0) { _ = try? writer.write(AuthState.signedOut, to: self.name(3)) }
         }
 
-        XCTAssertEqual(report, VerificationReport(passed: 5, findings: []))
+        XCTAssertEqual(report.records.map(\.outcome), Array(repeating: .authentic, count: 5))
+        XCTAssertEqual(report.passed, 5)
+        XCTAssertEqual(report.findings, [])
         XCTAssertEqual(try vault.ledger.entry(for: RecordName(validating: name(3)))?.sequence, 2)
     }
 
