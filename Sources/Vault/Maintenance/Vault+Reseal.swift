@@ -488,6 +488,8 @@ extension Vault {
         } catch where error.code == .notFound {
             // Removed since the listing: no longer a record.
         } catch {
+            // Counted and logged as a reader's refusal is: verification is a reader's judgement.
+            report(refusal: error, of: stem)
             results[stem] = VerificationReport.Record(name: stem, outcome: .refused, error: error)
         }
     }
