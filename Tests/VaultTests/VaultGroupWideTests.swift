@@ -54,9 +54,9 @@ final class VaultGroupWideTests: VaultTestCase {
         let old = try sandbox.keyring.groupKey(for: VaultSandbox.group).id
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
         // The third reseal fails at its rename, as a full disk or a kill would stop it.
-        FaultInjection.arm(.fail(.noSpace), at: .rename, afterPassing: 2)
-        XCTAssertThrowsError(try vault.resealAll())
-        FaultInjection.disarmAll()
+        _ = try FaultInjection.withFault(.fail(.noSpace), at: .step(.rename), afterPassing: 2) {
+            XCTAssertThrowsError(try vault.resealAll())
+        }
 
         // The first run attempted every record: the third failed, the fourth was resealed.
         XCTAssertEqual(try vault.resealAll(), 1, "the record left is resealed on the second run")

@@ -42,9 +42,9 @@ final class VaultVerifySnapshotTests: VaultTestCase {
                 try sandbox.place(old, as: name, in: vault)
                 expected[name] = .rollback
             case 4:
-                FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-                XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: name))
-                FaultInjection.disarmAll()
+                _ = try FaultInjection.withFault(.fail(.ioError), at: .step(.ledgerConfirm)) {
+                    XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: name))
+                }
                 expected[name] = .some(nil)
             case 5:
                 try vault.delete(name)
@@ -75,9 +75,9 @@ final class VaultVerifySnapshotTests: VaultTestCase {
     func testVerifyAllConfirmsAnAnnouncedVersionItAccepts() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
-        FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-        XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: "auth-state"))
-        FaultInjection.disarmAll()
+        _ = try FaultInjection.withFault(.fail(.ioError), at: .step(.ledgerConfirm)) {
+            XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: "auth-state"))
+        }
 
         let report = try vault.verifyAll()
         XCTAssertEqual(report.records.map(\.name), ["auth-state"])
@@ -133,9 +133,9 @@ final class VaultVerifySnapshotTests: VaultTestCase {
     func testAnAnnouncedBlobTheLedgerHasSincePassedIsARollbackAndTheLedgerStays() throws {
         let vault = try sandbox.vault()
         for index in 0..<5 { try vault.write(AuthState.signedIn, to: name(index)) }
-        FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-        XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: name(3)))
-        FaultInjection.disarmAll()
+        _ = try FaultInjection.withFault(.fail(.ioError), at: .step(.ledgerConfirm)) {
+            XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: name(3)))
+        }
         let announced = try sandbox.blob(name(3), in: vault)
         let writer = try sandbox.vault()
         let record = try RecordName(validating: name(3))
