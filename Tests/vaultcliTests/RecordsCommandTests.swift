@@ -181,6 +181,18 @@ final class RecordsCommandTests: VaultCLITestCase {
         }
     }
 
+    /// Verification is Vault.verifyAll's: an expired record is authentic, and refusing it is
+    /// its reader's business, so verify counts it ok (as `records show` still refuses it).
+    func testVerifyCountsAnExpiredRecordAsOkAsVerifyAllDoes() throws {
+        // Written by a writer whose clock is a day behind, so the record expired an hour ago.
+        let dayAgo = Date().addingTimeInterval(-86_400)
+        let writer = try Vault(keyring: keyring(), group: GroupIdentifier(validating: group), clock: { dayAgo })
+        try writer.write(Note(text: "x"), to: "note", expiresAt: dayAgo.addingTimeInterval(82_800))
+
+        assertRun(try vaultcli("records", "verify", "--group", group), exits: 0, output: "checked 1 record: 1 ok, 0 deleted, 0 refused, 0 missing\n")
+        XCTAssertEqual(try vaultcli("records", "show", "--group", group, "note").status, 5, "a reader still refuses it")
+    }
+
     func testVerifyPrintsOnlyTheFailuresAndASummary() throws {
         try writeNotes(6, tampering: ["note-3"])
         let result = try vaultcli("records", "verify", "--group", group)
