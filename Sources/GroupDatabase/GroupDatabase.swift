@@ -96,7 +96,7 @@ public final class GroupDatabase: Sendable {
         }
         let identity = keyring.identity
         guard identity.isEntitled(toApplicationGroup: group) else {
-            throw GroupDatabaseError(.missingEntitlement, "\(identity) is not entitled to application group \(group): add it to com.apple.security.application-groups to use its container")
+            throw GroupDatabaseError(.missingEntitlement, "\(identity.subject) is not entitled to application group \(group): add it to com.apple.security.application-groups to use its container", remedy: .grantEntitlement(group: group.rawValue))
         }
         // The container held open, never its path: in a unixGroup home a member can swap
         // `Group Containers` (or any directory above the container) for a link to a private
@@ -109,7 +109,7 @@ public final class GroupDatabase: Sendable {
             throw GroupDatabaseError(.storage, "could not open the container of \(group): \(error)", underlyingError: error)
         }
         guard let container else {
-            throw GroupDatabaseError(.missingEntitlement, "the keyring gives \(identity) no container for \(group)")
+            throw GroupDatabaseError(.missingEntitlement, "the keyring gives \(identity.subject) no container for \(group)", remedy: .grantEntitlement(group: group.rawValue))
         }
         // The held container's sharing: in a unixGroup home it carries the home's group.
         let sharing = container.sharing

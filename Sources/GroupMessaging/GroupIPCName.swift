@@ -134,6 +134,6 @@ public struct GroupIPCName: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func notEntitled(_ group: GroupIdentifier, keyring: Keyring) -> GroupMessagingError {
-        GroupMessagingError(.notEntitled, "\(keyring.identity) is not entitled to the application group \(group); add it to com.apple.security.application-groups in the entitlements file")
+        GroupMessagingError(.notEntitled, "\(keyring.identity.subject) is not entitled to the application group \(group); add it to com.apple.security.application-groups in the entitlements file", remedy: .grantEntitlement(group: group.rawValue))
     }
 }

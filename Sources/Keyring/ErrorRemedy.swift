@@ -21,8 +21,13 @@ public struct ErrorRemedy: Sendable, Hashable, CustomStringConvertible {
         /// Nothing is wrong with the data: doing the same again may succeed (a busy lock, a
         /// race with another process, a lost connection).
         public static let retry = Kind(rawValue: "retry")
-        /// The home is locked: unlock it (`vaultcli unlock`, or the app's own unlock).
+        /// The home is locked: unlock it (``ErrorRemedy/path`` names the home when known). With a
+        /// passphrase, whoever holds it unlocks it (`vaultcli unlock`); without one, the emulated
+        /// lock state is set (`KeyringHome.setLockState(.unlocked)`).
         public static let unlock = Kind(rawValue: "unlock")
+        /// The home is in passphrase mode, where its lock state is the machine's: lock it
+        /// (`vaultcli lock`) rather than set a state (``ErrorRemedy/path`` names the home).
+        public static let lock = Kind(rawValue: "lock")
         /// The disk or the user's quota is full: free space and retry.
         public static let freeSpace = Kind(rawValue: "freeSpace")
         /// A file or directory has the wrong owner or mode, or is not writable: fix them
@@ -30,11 +35,21 @@ public struct ErrorRemedy: Sendable, Hashable, CustomStringConvertible {
         public static let fixPermissions = Kind(rawValue: "fixPermissions")
         /// A file is damaged: restore it from a backup (``ErrorRemedy/path`` names it).
         public static let restoreFromBackup = Kind(rawValue: "restoreFromBackup")
-        /// The group has no key (or not the one needed): import it (``ErrorRemedy/group``).
+        /// The group has no key (or not the one needed): import it (``ErrorRemedy/group``, and
+        /// ``ErrorRemedy/keyID`` when the missing key is known).
         public static let importKey = Kind(rawValue: "importKey")
         /// The identity is not entitled to the group: add it to the entitlements
-        /// (``ErrorRemedy/group``).
+        /// (``ErrorRemedy/group``; none when the identity lacks groups altogether).
         public static let grantEntitlement = Kind(rawValue: "grantEntitlement")
+        /// The group has no key yet: make its first (`groupKey(for:)` does, and so does the
+        /// first record written) (``ErrorRemedy/group``).
+        public static let createKey = Kind(rawValue: "createKey")
+        /// Make a new primary key, so the current one no longer seals new data
+        /// (`rotateKey(in:)`; ``ErrorRemedy/group``).
+        public static let rotateKey = Kind(rawValue: "rotateKey")
+        /// Reseal the group's records under its primary key, so no record needs an older key
+        /// (`Vault.resealAll`; ``ErrorRemedy/group``).
+        public static let resealRecords = Kind(rawValue: "resealRecords")
         /// Run a command (``ErrorRemedy/command``).
         public static let runCommand = Kind(rawValue: "runCommand")
     }
@@ -45,13 +60,17 @@ public struct ErrorRemedy: Sendable, Hashable, CustomStringConvertible {
     public var group: String?
     /// The file or directory it concerns, when there is one.
     public var path: String?
+    /// The key it concerns, by its id in the group's keyset, when there is one (the key to
+    /// import, for ``Kind/importKey``).
+    public var keyID: UInt32?
     /// The command to run, for ``Kind/runCommand``.
     public var command: String?
 
     /// A remedy of `kind` with the facts it needs.
-    public init(_ kind: Kind, group: String? = nil, path: String? = nil, command: String? = nil) {
+    public init(_ kind: Kind, group: String? = nil, keyID: UInt32? = nil, path: String? = nil, command: String? = nil) {
         self.kind = kind
         self.group = group
+        self.keyID = keyID
         self.path = path
         self.command = command
     }
@@ -63,8 +82,18 @@ public struct ErrorRemedy: Sendable, Hashable, CustomStringConvertible {
     /// Free disk space, then retry.
     public static let freeSpace = ErrorRemedy(.freeSpace)
 
-    /// Import the key of `group`.
-    public static func importKey(group: String) -> ErrorRemedy { ErrorRemedy(.importKey, group: group) }
+    /// Unlock the home at `home` (its root directory).
+    public static func unlock(home: String) -> ErrorRemedy { ErrorRemedy(.unlock, path: home) }
+    /// Lock the home at `home` (its root directory).
+    public static func lock(home: String) -> ErrorRemedy { ErrorRemedy(.lock, path: home) }
+    /// Import the key of `group`, key `keyID` when the missing one is known.
+    public static func importKey(group: String, keyID: UInt32? = nil) -> ErrorRemedy { ErrorRemedy(.importKey, group: group, keyID: keyID) }
+    /// Make the first key of `group`.
+    public static func createKey(group: String) -> ErrorRemedy { ErrorRemedy(.createKey, group: group) }
+    /// Make a new primary key for `group`.
+    public static func rotateKey(group: String) -> ErrorRemedy { ErrorRemedy(.rotateKey, group: group) }
+    /// Reseal the records of `group` under its primary key.
+    public static func resealRecords(group: String) -> ErrorRemedy { ErrorRemedy(.resealRecords, group: group) }
     /// Entitle the identity to `group`.
     public static func grantEntitlement(group: String) -> ErrorRemedy { ErrorRemedy(.grantEntitlement, group: group) }
     /// Fix the owner or mode of `path`.
@@ -76,7 +105,7 @@ public struct ErrorRemedy: Sendable, Hashable, CustomStringConvertible {
 
     /// `importKey(group: com.example.shared)`.
     public var description: String {
-        let facts = [("group", group), ("path", path), ("command", command)].compactMap { name, value in value.map { "\(name): \($0)" } }
+        let facts = [("group", group), ("key", keyID.map { "#\($0)" }), ("path", path), ("command", command)].compactMap { name, value in value.map { "\(name): \($0)" } }
         return facts.isEmpty ? kind.rawValue : "\(kind.rawValue)(\(facts.joined(separator: ", ")))"
     }
 }

@@ -122,10 +122,10 @@ public struct Vault: Sendable {
         }
         let identity = keyring.identity
         guard identity.isEntitled(toApplicationGroup: group) else {
-            throw VaultError(.missingEntitlement, "\(identity) is not entitled to application group \(group): add it to com.apple.security.application-groups to use its container", underlyingError: nil, remedy: .grantEntitlement(group: group.rawValue))
+            throw VaultError(.missingEntitlement, "\(identity.subject) is not entitled to application group \(group): add it to com.apple.security.application-groups to use its container", underlyingError: nil, remedy: .grantEntitlement(group: group.rawValue))
         }
         guard identity.isEntitled(toAccessGroup: group) else {
-            throw VaultError(.missingEntitlement, "\(identity) is not entitled to keychain access group \(group), which holds the group's keys: add it to keychain-access-groups", underlyingError: nil, remedy: .grantEntitlement(group: group.rawValue))
+            throw VaultError(.missingEntitlement, "\(identity.subject) is not entitled to keychain access group \(group), which holds the group's keys: add it to keychain-access-groups", underlyingError: nil, remedy: .grantEntitlement(group: group.rawValue))
         }
         // The container is opened once, level by level from the home's held directories, and
         // the vault's directories are reached relative to that descriptor: a path handed over
@@ -137,7 +137,7 @@ public struct Vault: Sendable {
             throw VaultError(keyring: error, while: "open the container of \(group)")
         }
         guard let containerDirectory else {
-            throw VaultError(.missingEntitlement, "the keyring gives \(identity) no container for \(group): add it to com.apple.security.application-groups", underlyingError: nil, remedy: .grantEntitlement(group: group.rawValue))
+            throw VaultError(.missingEntitlement, "the keyring gives \(identity.subject) no container for \(group): add it to com.apple.security.application-groups", underlyingError: nil, remedy: .grantEntitlement(group: group.rawValue))
         }
         self.keyring = keyring
         self.group = group

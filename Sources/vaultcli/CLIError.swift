@@ -24,25 +24,31 @@ struct CLIError: Error, CustomStringConvertible {
     /// A usage error naming the flag as the user typed it.
     static func usage(_ message: String) -> CLIError { CLIError(.usage, message) }
 
-    /// `error` as the CLI reports it.
+    /// `error` as the CLI reports it: the library's reason, then the vaultcli command for the
+    /// error's remedy (or its nearest cause's), which `--json` reports as `remedy`.
     static func from(_ error: any Error) -> CLIError? {
         switch error {
         case let error as CLIError:
             return error
         case let error as KeyringError:
-            return CLIError(status(of: error.status), CLIHints.translate(error.reason))
+            return CLIError(status(of: error.status), "", error.reason, error.nearestRemedy)
         case let error as VaultError:
-            return CLIError(status(of: error.code), "\(error.code): \(CLIHints.translate(error.reason))")
+            return CLIError(status(of: error.code), "\(error.code): ", error.reason, error.nearestRemedy)
         case let error as SharedDefaultsError:
             if let vaultError = error.vaultError, error.code == .refused || error.code == .storage {
-                return CLIError(status(of: vaultError.code), "\(error.code): \(CLIHints.translate(error.reason))")
+                return CLIError(status(of: vaultError.code), "\(error.code): ", error.reason, error.nearestRemedy)
             }
-            return CLIError(status(of: error.code), "\(error.code): \(CLIHints.translate(error.reason))")
+            return CLIError(status(of: error.code), "\(error.code): ", error.reason, error.nearestRemedy)
         case let error as GroupMessagingError:
-            return CLIError(status(of: error.code), "\(error.code.rawValue): \(CLIHints.translate(error.reason))")
+            return CLIError(status(of: error.code), "\(error.code.rawValue): ", error.reason, error.nearestRemedy)
         default:
             return nil
         }
+    }
+
+    /// A library error's line: `prefix`, the reason and the remedy's command.
+    private init(_ status: ExitStatus, _ prefix: String, _ reason: String, _ remedy: ErrorRemedy?) {
+        self.init(status, prefix + RemedyCommand.sentence(reason, remedy: remedy), remedy: remedy.flatMap(RemedyCommand.init)?.command)
     }
 
     private static func status(of status: KeyringStatus) -> ExitStatus {
@@ -80,38 +86,5 @@ struct CLIError: Error, CustomStringConvertible {
         case .storage, .notDurable: .failed
         default: .refused
         }
-    }
-}
-
-/// Rewrites the library's hints, which name Swift API, into the vaultcli commands that do the
-/// same (an operator at a shell cannot call `rotateKey(in:)`).
-enum CLIHints {
-    /// Library API named in reasons, and the command a CLI user runs instead.
-    private static let replacements: [(String, String)] = [
-        ("rotate first (rotateKey(in:))", "rotate first (vaultcli keys rotate --group <group>)"),
-        ("rotateKey(in:)", "vaultcli keys rotate"),
-        ("retireKey(id:in:)", "vaultcli keys retire"),
-        ("groupKey(for:) creates one", "the first record written creates one"),
-        ("KeyringHome.setLockState(.unlocked)", "vaultcli lock-state unlocked"),
-        ("reseal data under the primary key", "reseal data under the primary key (vaultcli records reseal --group <group>)"),
-    ]
-
-    /// Operation prefixes such as `retireKey(id:in:): ` name the Swift call, not the command.
-    private static let operationPrefixes = [
-        "retireKey(id:in:): ", "rotateKey(in:): ", "keys(in:): ", "groupKey(for:): ", "key(id:in:): ",
-        "exportKey(id:in:): ",
-    ]
-
-    static func translate(_ reason: String) -> String {
-        var text = reason
-        for prefix in operationPrefixes where text.hasPrefix(prefix) { text.removeFirst(prefix.count) }
-        for (api, command) in replacements { text = text.replacingOccurrences(of: api, with: command) }
-        // Some reasons quote the identity's debug description; a person needs only its name
-        // (`vaultcli identity` shows the groups).
-        text = text.replacing(/Identity\(([^,()]+), access groups: \[[^\]]*\], application groups: \[[^\]]*\]\)/) { match in
-            "the identity \(match.1) (see: vaultcli identity)"
-        }
-        // Reasons may quote file names; a reason is one line on stderr, whatever it contains.
-        return Terminal.escaped(text)
     }
 }

@@ -61,7 +61,7 @@ struct ProcessOptions: ParsableArguments {
         do {
             keyring = try Keyring.fromEnvironment(environment)
         } catch {
-            throw CLIError(.notConfigured, namingFlags(in: CLIHints.translate(error.reason)))
+            throw CLIError(.notConfigured, namingFlags(in: RemedyCommand.sentence(error.reason, remedy: error.nearestRemedy)))
         }
         // Silent unless asked: every vault, suite and channel opened on this keyring logs here.
         if let level = logLevel?.level ?? (verbose ? .debug : nil) {
@@ -75,7 +75,7 @@ struct ProcessOptions: ParsableArguments {
         do {
             return try KeyringHome.fromEnvironment(environment)
         } catch {
-            throw CLIError(.notConfigured, namingFlags(in: CLIHints.translate(error.reason)))
+            throw CLIError(.notConfigured, namingFlags(in: RemedyCommand.sentence(error.reason, remedy: error.nearestRemedy)))
         }
     }
 

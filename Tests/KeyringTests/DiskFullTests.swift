@@ -6,22 +6,13 @@ import XCTest
 
 /// A full disk (ENOSPC injected into a keyring database transaction) fails the write with
 /// errSecIO and a reason that says so, and leaves what was stored before, and no partial row, behind.
-final class DiskFullTests: XCTestCase {
-    private var home: ItemTestHome!
-
+final class DiskFullTests: ItemTestCase {
     override func setUpWithError() throws {
-        home = try ItemTestHome()
+        try super.setUpWithError()
         // Written before any fault is armed, so the master key and the group directory exist.
         try keyring.add(KeychainItem(service: "api", account: "a", secret: Data("first".utf8)))
         try keyring.add(KeychainItem(service: "api", account: "b", secret: Data("second".utf8)))
     }
-
-    override func tearDown() {
-        FaultInjection.disarmAll()
-        home.remove()
-    }
-
-    private var keyring: Keyring { home.keyring() }
 
     /// How many item rows the database holds, matched or not.
     private func rowCount() throws -> Int64 {
@@ -43,57 +34,65 @@ final class DiskFullTests: XCTestCase {
     }
 
     func testAddOnAFullDiskIsIOErrorSayingTheDiskIsFull() {
-        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
-        assertDiskFullError { try keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8))) }
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.itemCommit)) {
+            assertDiskFullError { try keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8))) }
+        }
     }
 
     func testAddOnAFullDiskKeepsTheEarlierItems() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
-        _ = try? keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.itemCommit)) {
+            _ = try? keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
+        }
         XCTAssertEqual(try storedSecrets(), [Data("first".utf8), Data("second".utf8)])
     }
 
     func testAddOnAFullDiskLeavesNoPartialRow() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
-        _ = try? keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.itemCommit)) {
+            _ = try? keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
+        }
         XCTAssertEqual(try rowCount(), 2)
     }
 
     func testUpdateOnAFullDiskKeepsTheOldSecret() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
         var changes = ItemChanges()
         changes.secret = Data("replacement".utf8)
-        assertDiskFullError { try keyring.update(matching: ItemQuery(service: "api", account: "a"), with: changes) }
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.itemCommit)) {
+            assertDiskFullError { try keyring.update(matching: ItemQuery(service: "api", account: "a"), with: changes) }
+        }
         XCTAssertEqual(try storedSecrets(), [Data("first".utf8), Data("second".utf8)])
     }
 
     func testDeleteOnAFullDiskDeletesNothing() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
-        assertDiskFullError { try keyring.delete(matching: ItemQuery(service: "api")) }
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.itemCommit)) {
+            assertDiskFullError { try keyring.delete(matching: ItemQuery(service: "api")) }
+        }
         XCTAssertEqual(try storedSecrets(), [Data("first".utf8), Data("second".utf8)])
     }
 
     func testAFailedCommitKeepsTheEarlierItems() throws {
-        FaultInjection.arm(.fail(.ioError), at: .itemCommit)
-        XCTAssertThrowsError(try keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))) { error in
-            XCTAssertEqual((error as? KeyringError)?.status, .ioError)
+        try FaultInjection.withFault(.fail(.ioError), at: .step(.itemCommit)) {
+            XCTAssertThrowsError(try keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))) { error in
+                XCTAssertEqual((error as? KeyringError)?.status, .ioError)
+            }
         }
         XCTAssertEqual(try storedSecrets(), [Data("first".utf8), Data("second".utf8)])
     }
 
     func testAnAddAfterSpaceIsFreedSucceeds() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
-        _ = try? keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.itemCommit)) {
+            _ = try? keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
+        }
         try keyring.add(KeychainItem(service: "api", account: "c", secret: Data("third".utf8)))
         XCTAssertEqual(try storedSecrets(), [Data("first".utf8), Data("second".utf8), Data("third".utf8)])
     }
 
     func testAMoveThatFailsWritingTheTargetLeavesTheItemInTheSource() throws {
         // Failing right after the item is written to the target, before it leaves the source.
-        FaultInjection.arm(.fail(.noSpace), at: .itemStep)
         var changes = ItemChanges()
         changes.accessGroup = ItemTestHome.appGroup
-        assertDiskFullError { try keyring.update(matching: ItemQuery(service: "api", account: "a"), with: changes) }
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.itemStep)) {
+            assertDiskFullError { try keyring.update(matching: ItemQuery(service: "api", account: "a"), with: changes) }
+        }
         XCTAssertEqual(try keyring.items(matching: ItemQuery(service: "api", account: "a")).map(\.accessGroup), [ItemTestHome.shared])
     }
 
@@ -101,10 +100,11 @@ final class DiskFullTests: XCTestCase {
     /// crash at any step never loses the item: ItemMultiProcessTests kills a mover at every step.)
     func testAMoveThatFailsWritingTheSourceIsUndoneInTheTarget() throws {
         // Both rows are written; the commit fails.
-        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
         var changes = ItemChanges()
         changes.accessGroup = ItemTestHome.appGroup
-        assertDiskFullError { try keyring.update(matching: ItemQuery(service: "api", account: "a"), with: changes) }
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.itemCommit)) {
+            assertDiskFullError { try keyring.update(matching: ItemQuery(service: "api", account: "a"), with: changes) }
+        }
         let copies = try keyring.items(matching: ItemQuery(service: "api", account: "a"))
         XCTAssertEqual(copies.map(\.accessGroup), [ItemTestHome.shared])
         XCTAssertEqual(copies.map(\.secret), [Data("first".utf8)])

@@ -6,18 +6,7 @@ import XCTest
 
 /// Operations that span several access groups: all of it or none of it, and never an item
 /// missing from a reader's view while it moves.
-final class ItemAtomicityTests: XCTestCase {
-    private var home: ItemTestHome!
-
-    override func setUpWithError() throws {
-        home = try ItemTestHome()
-    }
-
-    override func tearDown() {
-        FaultInjection.disarmAll()
-        home.remove()
-    }
-
+final class ItemAtomicityTests: ItemTestCase {
     private func addInBothGroups(_ keyring: Keyring) throws {
         try keyring.add(KeychainItem(service: "api", account: "a", accessGroup: ItemTestHome.shared, secret: Data("one".utf8)))
         try keyring.add(KeychainItem(service: "api", account: "b", accessGroup: ItemTestHome.appGroup, secret: Data("two".utf8)))
@@ -27,13 +16,12 @@ final class ItemAtomicityTests: XCTestCase {
         let keyring = home.keyring()
         try addInBothGroups(keyring)
         // Both groups' rows are deleted inside the transaction; its commit fails.
-        FaultInjection.arm(.fail(.noSpace), at: .itemCommit)
-
-        XCTAssertThrowsError(try keyring.delete(matching: ItemQuery(service: "api"))) { error in
-            XCTAssertEqual((error as? KeyringError)?.status, .ioError)
+        try FaultInjection.withFault(.fail(.noSpace), at: .step(.itemCommit)) {
+            XCTAssertThrowsError(try keyring.delete(matching: ItemQuery(service: "api"))) { error in
+                XCTAssertEqual((error as? KeyringError)?.status, .ioError)
+            }
         }
 
-        FaultInjection.disarmAll()
         XCTAssertEqual(try keyring.items(matching: ItemQuery(service: "api")).compactMap(\.account).sorted(), ["a", "b"],
                        "a reported failure must mean that no group changed")
     }
@@ -43,11 +31,10 @@ final class ItemAtomicityTests: XCTestCase {
         try addInBothGroups(keyring)
         var changes = ItemChanges()
         changes.secret = Data("new".utf8)
-        FaultInjection.arm(.fail(.ioError), at: .itemCommit)
+        try FaultInjection.withFault(.fail(.ioError), at: .step(.itemCommit)) {
+            XCTAssertThrowsError(try keyring.update(matching: ItemQuery(service: "api"), with: changes))
+        }
 
-        XCTAssertThrowsError(try keyring.update(matching: ItemQuery(service: "api"), with: changes))
-
-        FaultInjection.disarmAll()
         let secrets = try keyring.items(matching: ItemQuery(service: "api")).map { String(decoding: $0.secret, as: UTF8.self) }
         XCTAssertEqual(secrets.sorted(), ["one", "two"], "no group may keep the new secret after a reported failure")
     }
@@ -79,10 +66,10 @@ final class ItemAtomicityTests: XCTestCase {
     func testAFailedDirectorySyncAfterTheRenameStillCountsAsAdded() throws {
         let keyring = home.keyring()
         try keyring.add(KeychainItem(service: "warm-up", secret: Data("x".utf8)))
-        FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
-
         // The change is in effect once renamed; reporting failure would make a retry a duplicate.
-        try keyring.add(KeychainItem(service: "api", account: "a", secret: Data("one".utf8)))
+        _ = try FaultInjection.withFault(.fail(.ioError), at: .step(.syncDirectory)) {
+            try keyring.add(KeychainItem(service: "api", account: "a", secret: Data("one".utf8)))
+        }
 
         XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "api", account: "a")).secret, Data("one".utf8))
     }

@@ -4,19 +4,7 @@ import Keyring
 import XCTest
 
 /// Size and range limits: refused before anything is written, with the limit in the reason.
-final class ItemLimitsTests: XCTestCase {
-    private var home: ItemTestHome!
-
-    override func setUpWithError() throws {
-        home = try ItemTestHome()
-    }
-
-    override func tearDown() {
-        home.remove()
-    }
-
-    private var keyring: Keyring { home.keyring() }
-
+final class ItemLimitsTests: ItemTestCase {
     private func expectError(_ status: KeyringStatus, mentioning words: [String], _ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertThrowsError(try body(), file: file, line: line) { error in
             guard let error = error as? KeyringError else { return XCTFail("not a KeyringError: \(error)", file: file, line: line) }

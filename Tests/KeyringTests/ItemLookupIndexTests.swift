@@ -5,17 +5,8 @@ import XCTest
 /// Which index answers a lookup decides whether it costs the same at ten items and at ten
 /// thousand. SQLite's plan is read with `EXPLAIN QUERY PLAN`, so these tests show the shape of
 /// the search without timing it; the benchmark (Benchmarks/, "Lookup") measures the cost.
-final class ItemLookupIndexTests: XCTestCase {
-    private var home: ItemTestHome!
+final class ItemLookupIndexTests: ItemTestCase {
     private let group = ItemTestHome.shared
-
-    override func setUpWithError() throws {
-        home = try ItemTestHome()
-    }
-
-    override func tearDown() {
-        home.remove()
-    }
 
     /// One account under many services: the shape in which the account's own index would
     /// walk every one of them.

@@ -5,17 +5,8 @@ import XCTest
 
 /// Real child processes writing one group at once: the keyring database's write transactions
 /// serialize them, so no add is lost and every secret is one writer's whole value.
-final class ItemMultiProcessTests: XCTestCase {
-    private var home: ItemTestHome!
+final class ItemMultiProcessTests: ItemTestCase {
     private let group = ItemTestHome.shared
-
-    override func setUpWithError() throws {
-        home = try ItemTestHome()
-    }
-
-    override func tearDown() {
-        home.remove()
-    }
 
     private var environment: [String: String] { ["GROUPVAULT_HOME": home.home.root.path] }
 

@@ -4,19 +4,11 @@ import Keyring
 import XCTest
 
 /// Apple's generic- and internet-password semantics, one rule per test (docs/SECITEM.md).
-final class ItemSemanticsTests: XCTestCase {
-    private var home: ItemTestHome!
-
-    override func setUpWithError() throws {
-        home = try ItemTestHome()
-    }
-
+final class ItemSemanticsTests: ItemTestCase {
     override func tearDown() {
         UserPresence.response = .approve
-        home.remove()
+        super.tearDown()
     }
-
-    private var keyring: Keyring { home.keyring() }
 
     private func secret(_ text: String) -> Data { Data(text.utf8) }
 
@@ -407,33 +399,4 @@ final class ItemSemanticsTests: XCTestCase {
         UserPresence.response = .deny
         XCTAssertEqual(try keyring.items(matching: ItemQuery(service: "api"), includingSecrets: false).map(\.account), ["me"])
     }
-}
-
-/// A throw-away keyring home with an identity that has three access groups, in Apple's order:
-/// a keychain access group, the application identifier, and an application group.
-struct ItemTestHome {
-    static let team = "ABCDE12345"
-    static let shared = GroupIdentifier(rawValue: "ABCDE12345.com.example.shared")!
-    static let application = GroupIdentifier(rawValue: "ABCDE12345.com.example.app")!
-    static let appGroup = GroupIdentifier(rawValue: "group.com.example")!
-    static let identity = Identity(teamID: team, bundleID: "com.example.app", keychainAccessGroups: [shared], applicationGroups: [appGroup])
-
-    let directory: TemporaryDirectory
-    let home: KeyringHome
-
-    init() throws {
-        directory = try TemporaryDirectory(prefix: "groupvault-items")
-        home = KeyringHome(root: directory.url.appendingPathComponent("home", isDirectory: true))
-    }
-
-    func keyring(_ identity: Identity = ItemTestHome.identity) -> Keyring {
-        Keyring(identity: identity, home: home)
-    }
-
-    /// The keyring database holding every group's items.
-    var databaseFile: URL {
-        home.root.appendingPathComponent("Keychains").appendingPathComponent("keyring.db")
-    }
-
-    func remove() { directory.remove() }
 }

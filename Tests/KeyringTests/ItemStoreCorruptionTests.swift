@@ -6,22 +6,15 @@ import XCTest
 /// A damaged item row of the keyring database is refused as `errSecDecode`: never parsed into
 /// an item, and never overwritten by a later write (so what is left can still be recovered).
 /// A damaged row fails the operations that would read it; rows beside it stay usable.
-final class ItemStoreCorruptionTests: XCTestCase {
-    private var home: ItemTestHome!
+final class ItemStoreCorruptionTests: ItemTestCase {
     private var rng = SeededGenerator()
 
     override func setUpWithError() throws {
-        home = try ItemTestHome()
+        try super.setUpWithError()
         rng = SeededGenerator()
         try keyring.add(KeychainItem(service: "api", account: "a", secret: Data("first".utf8)))
         try keyring.add(KeychainItem(service: "api", account: "b", secret: Data("second".utf8), label: "L"))
     }
-
-    override func tearDown() {
-        home.remove()
-    }
-
-    private var keyring: Keyring { home.keyring() }
 
     /// The sealed bytes of the first item of `group` (account "a" in the shared group).
     private func rowBytes(_ group: GroupIdentifier = ItemTestHome.shared) throws -> [UInt8] {

@@ -8,19 +8,7 @@ import XCTest
 /// identities"): primary keys, matching, identities, and Secure Enclave keys at rest. The
 /// keyring stores bytes and attributes only, so the bytes here are random stand-ins; the
 /// Security module's tests use real keys and certificates.
-final class KeyAndCertificateItemTests: XCTestCase {
-    private var home: ItemTestHome!
-
-    override func setUpWithError() throws {
-        home = try ItemTestHome()
-    }
-
-    override func tearDown() {
-        home.remove()
-    }
-
-    private var keyring: Keyring { home.keyring() }
-
+final class KeyAndCertificateItemTests: ItemTestCase {
     private static func bytes(_ count: Int) -> Data { Data((0..<count).map { _ in UInt8.random(in: 0...255) }) }
 
     private func keyItem(

@@ -5,7 +5,7 @@ import SealedStorage
 import XCTest
 
 /// Opening the keyring database while other processes open or write it.
-final class KeyringDatabaseOpeningTests: XCTestCase {
+final class KeyringDatabaseOpeningTests: ItemTestCase {
     /// A new home's database, opened while another opener is switching it to WAL (what a
     /// second process opening the same new home meets: a new database is published in
     /// rollback-journal mode, and its first opener switches it), waits for that opener instead
@@ -13,8 +13,6 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
     /// switch takes; every opener switches under the database's open lock
     /// (`DatabaseFile.withOpenLock`), and that is what the second one waits on.
     func testOpeningANewDatabaseWhileAnotherOpenerIsSwitchingItWaits() throws {
-        let home = try ItemTestHome()
-        defer { home.remove() }
         // A database as the home publishes it, before any opener switched it to WAL. (An empty
         // file in its place is no longer adopted: it is refused as damaged.)
         _ = try KeyringDatabase.shared(for: home.home)
@@ -77,8 +75,6 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
     }
 
     private func assertCreationFails(at call: SystemCall, line: UInt = #line) throws {
-        let home = try ItemTestHome()
-        defer { home.remove() }
         _ = try home.home.masterKey()
         try home.home.prepareKeychains()
         KeyringDatabase.closeAll()
@@ -125,8 +121,7 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
     func testAHomeBelowASymbolicallyLinkedDirectoryStoresItems() throws {
         // What lies above a home's root is the user's choice (a symlinked $HOME): followed.
         // From the root down nothing is; SQLite's descriptor is proven to be the vetted file.
-        let scratch = try ItemTestHome()
-        defer { scratch.remove() }
+        let scratch: ItemTestHome = home
         let real = scratch.directory.url.appendingPathComponent("real", isDirectory: true)
         try FileManager.default.createDirectory(at: real, withIntermediateDirectories: false)
         let linked = scratch.directory.url.appendingPathComponent("linked-parent")
@@ -149,8 +144,6 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
 
     func testAnUnchangedDatabaseFileIsOpenedAgainByANewProcess() throws {
         // The counterpart of the refusals above: the check passes the file the home made.
-        let home = try ItemTestHome()
-        defer { home.remove() }
         _ = try KeyringDatabase.shared(for: home.home)
         KeyringDatabase.closeAll()
 
@@ -161,8 +154,6 @@ final class KeyringDatabaseOpeningTests: XCTestCase {
     /// opening it next is refused: `keyring.db` named, the status a device gives for storage
     /// it will not use.
     private func assertOpeningIsRefused(after change: (ItemTestHome) -> Void, line: UInt = #line) throws {
-        let home = try ItemTestHome()
-        defer { home.remove() }
         _ = try KeyringDatabase.shared(for: home.home)
         KeyringDatabase.closeAll()
         change(home)

@@ -6,21 +6,13 @@ import XCTest
 /// A `keyring.db` changed behind the keyring's back, by a damaged disk or by someone who can
 /// write the keychains directory: each change is refused with a reason, never adopted,
 /// re-initialised or obeyed.
-final class KeyringDatabaseTamperingTests: XCTestCase {
-    private var home: ItemTestHome!
-
+final class KeyringDatabaseTamperingTests: ItemTestCase {
     override func setUpWithError() throws {
-        home = try ItemTestHome()
+        try super.setUpWithError()
         try keyring.add(KeychainItem(service: "api", account: "a", secret: Data("first".utf8)))
         KeyringDatabase.closeAll()
     }
 
-    override func tearDown() {
-        KeyringDatabase.closeAll()
-        home.remove()
-    }
-
-    private var keyring: Keyring { home.keyring() }
     private var path: String { home.databaseFile.path }
 
     // MARK: Empty, truncated, unbound

@@ -9,33 +9,10 @@ import XCTest
 /// A keyring error keeps what it was made from as a value (the `StorageError` and its `Errno`,
 /// the SQLite result code, a nested keyring error) and, where the fix is certain, a remedy:
 /// code branches on values, never on the reason's words.
-final class KeyringErrorCauseTests: XCTestCase {
-    private var home: ItemTestHome!
-
+final class KeyringErrorCauseTests: ItemTestCase {
     override func setUpWithError() throws {
-        home = try ItemTestHome()
+        try super.setUpWithError()
         try keyring.add(KeychainItem(service: "api", account: "a", secret: Data("first".utf8)))
-    }
-
-    override func tearDown() {
-        FaultInjection.disarmAll()
-        KeyringDatabase.closeAll()
-        home.remove()
-    }
-
-    private var keyring: Keyring { home.keyring() }
-
-    /// The error `body` throws, which must be a `KeyringError`.
-    private func keyringError(_ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) -> KeyringError? {
-        do {
-            try body()
-            XCTFail("no error", file: file, line: line)
-        } catch let error as KeyringError {
-            return error
-        } catch {
-            XCTFail("not a KeyringError: \(error)", file: file, line: line)
-        }
-        return nil
     }
 
     private func addOnAFullDisk() -> KeyringError? {

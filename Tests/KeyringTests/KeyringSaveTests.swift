@@ -3,13 +3,7 @@ import Keyring
 import XCTest
 
 /// `Keyring.save`: add, or replace the item with the same primary key, in one call.
-final class KeyringSaveTests: XCTestCase {
-    private var home: ItemTestHome!
-
-    override func setUpWithError() throws { home = try ItemTestHome() }
-    override func tearDown() { home.remove() }
-
-    private var keyring: Keyring { home.keyring() }
+final class KeyringSaveTests: ItemTestCase {
     private let query = ItemQuery(service: "api.example.com", account: "ada")
 
     func testSaveAddsAnItemThatDoesNotExist() throws {

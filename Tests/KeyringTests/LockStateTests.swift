@@ -5,19 +5,7 @@ import XCTest
 
 /// Every device lock state against every accessibility class, for each kind of operation,
 /// checked against the device's truth table written out here independently of the library.
-final class LockStateTests: XCTestCase {
-    private var home: ItemTestHome!
-
-    override func setUpWithError() throws {
-        home = try ItemTestHome()
-    }
-
-    override func tearDown() {
-        home.remove()
-    }
-
-    private var keyring: Keyring { home.keyring() }
-
+final class LockStateTests: ItemTestCase {
     /// What a device allows (docs/SECITEM.md, "Matching rules", lock states): unlocked allows everything;
     /// locked allows AfterFirstUnlock and Always; before the first unlock only Always.
     private static func deviceAllows(_ accessibility: Accessibility, in state: DeviceLockState) -> Bool {

@@ -7,13 +7,12 @@ import XCTest
 /// Passphrase mode inside one process: what the rows and files are, which the cross-process
 /// tests (vaultcliTests/PassphraseModeTests) cannot see. Uses libsodium's minimum Argon2id
 /// cost, passed as a parameter: the production default is never changed for tests.
-final class PassphraseLockStateTests: XCTestCase {
-    private var home: ItemTestHome!
+final class PassphraseLockStateTests: ItemTestCase {
     private var savedRuntimeDirectory: String?
     private let passphrase = SecureBytes(copying: Array("correct horse battery staple".utf8))
 
     override func setUpWithError() throws {
-        home = try ItemTestHome()
+        try super.setUpWithError()
         let runtime = home.directory.url.appendingPathComponent("runtime")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         // runtimeFiles() reads the process environment; restored in tearDown.
@@ -23,10 +22,8 @@ final class PassphraseLockStateTests: XCTestCase {
 
     override func tearDown() {
         if let savedRuntimeDirectory { setenv("XDG_RUNTIME_DIR", savedRuntimeDirectory, 1) } else { unsetenv("XDG_RUNTIME_DIR") }
-        home.remove()
+        super.tearDown()
     }
-
-    private var keyring: Keyring { home.keyring() }
 
     private func add(_ account: String, _ accessibility: Accessibility) throws {
         try keyring.add(KeychainItem(service: "lock", account: account, secret: Data("secret-\(account)".utf8), accessibility: accessibility))

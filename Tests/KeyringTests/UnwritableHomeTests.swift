@@ -8,15 +8,17 @@ import XCTest
 /// CI runs as root, where mode bits do not stop writes, so these tests make paths unusable
 /// by their *type*: a regular file where a directory must be, a directory where a file must
 /// be, a symbolic link.
-final class UnwritableHomeTests: XCTestCase {
+final class UnwritableHomeTests: ItemTestCase {
     private var directory: TemporaryDirectory!
 
     override func setUpWithError() throws {
+        try super.setUpWithError()
         directory = try TemporaryDirectory(prefix: "groupvault-unwritable")
     }
 
     override func tearDown() {
         directory.remove()
+        super.tearDown()
     }
 
     private func keyring(root: URL) -> Keyring {
@@ -62,8 +64,6 @@ final class UnwritableHomeTests: XCTestCase {
     }
 
     func testAKeyringDatabaseThatIsASymbolicLinkIsNotAvailable() throws {
-        let home = try ItemTestHome()
-        defer { home.remove() }
         try home.keyring().add(KeychainItem(service: "api", accessGroup: ItemTestHome.shared, secret: Data("s".utf8)))
         let file = home.databaseFile
         let elsewhere = directory.url.appendingPathComponent("elsewhere.db")
@@ -77,8 +77,6 @@ final class UnwritableHomeTests: XCTestCase {
     }
 
     func testAKeyringDatabaseThatIsADirectoryIsNotAvailable() throws {
-        let home = try ItemTestHome()
-        defer { home.remove() }
         try home.keyring().add(KeychainItem(service: "api", secret: Data("s".utf8)))
         let file = home.databaseFile
         KeyringDatabase.closeAll()

@@ -7,17 +7,8 @@ import XCTest
 /// in four `lstat`s that they are still this home's (KeyringHome.masterKey); every item
 /// it returns is read from the database as it is now. Each test warms the process first, then
 /// changes something behind it, and shows the next lookup sees the change.
-final class WarmLookupTests: XCTestCase {
-    private var home: ItemTestHome!
+final class WarmLookupTests: ItemTestCase {
     private let group = ItemTestHome.shared
-
-    override func setUpWithError() throws {
-        home = try ItemTestHome()
-    }
-
-    override func tearDown() {
-        home.remove()
-    }
 
     private let query = ItemQuery(service: "api", account: "me", accessGroup: ItemTestHome.shared)
 

@@ -9,17 +9,15 @@ import XCTest
 /// reason when it is not this home's intact database: copied from another home, truncated, a
 /// damaged page, a row altered without the master key. What a whole-file rollback does (and
 /// does not) achieve is pinned down too (SECURITY.md, "The keyring database").
-final class KeyringDatabaseRefusalTests: XCTestCase {
-    private var sandbox: VaultSandbox!
-
+final class KeyringDatabaseRefusalTests: VaultTestCase {
     override func setUpWithError() throws {
-        sandbox = try VaultSandbox()
+        try super.setUpWithError()
         try sandbox.vault().write(AuthState.signedIn, to: "auth-state")
     }
 
     override func tearDown() {
         KeyringDatabase.closeAll()
-        sandbox.remove()
+        super.tearDown()
     }
 
     private func databaseURL(of sandbox: VaultSandbox) -> URL {

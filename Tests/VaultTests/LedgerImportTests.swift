@@ -7,20 +7,15 @@ import XCTest
 /// A group whose trust ledger is in the sealed-JSON layout of earlier versions
 /// (`Keychains/<group>/vault-ledger.sealed`) is imported into the keyring database on first
 /// use, once, and the old file is kept.
-final class LedgerImportTests: XCTestCase {
-    private var sandbox: VaultSandbox!
+final class LedgerImportTests: VaultTestCase {
     private let digest = String(repeating: "ab", count: 32)
 
     override func setUpWithError() throws {
-        sandbox = try VaultSandbox()
+        try super.setUpWithError()
         // Written the way the earlier versions wrote it: a sealed document of kind vault-ledger.
         try legacyDocument.update { (content: inout TrustLedger.Content?) throws(KeyringError) in
             content = TrustLedger.Content(records: ["auth-state": TrustLedger.Entry(sequence: 5, digest: digest)])
         }
-    }
-
-    override func tearDown() {
-        sandbox.remove()
     }
 
     private var legacyDocument: SealedDocument<TrustLedger.Content> {

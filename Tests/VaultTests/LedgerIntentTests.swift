@@ -17,18 +17,18 @@ final class LedgerIntentTests: VaultTestCase {
     func testADiskFullAtTheLedgerStepFailsTheWriteAsStorage() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
-        FaultInjection.arm(.fail(.noSpace), at: .ledgerIntent)
-
-        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.ledgerIntent)) {
+            assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        }
     }
 
     func testAWriteWhoseLedgerStepFailedPublishesNothing() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
-        FaultInjection.arm(.fail(.ioError), at: .ledgerIntent)
-
-        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        FaultInjection.withFault(.fail(.ioError), at: .step(.ledgerIntent)) {
+            _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        }
 
         XCTAssertEqual(try sandbox.blob("auth-state", in: vault), signedIn, "the record file must not change")
         XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), ["auth-state.gvr"], "no temporary file either")
@@ -39,9 +39,9 @@ final class LedgerIntentTests: VaultTestCase {
         try vault.write(AuthState.signedIn, to: "auth-state")
         let name = try RecordName(validating: "auth-state")
         let before = try vault.ledger.row(for: name)
-        FaultInjection.arm(.fail(.noSpace), at: .ledgerIntent)
-
-        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.ledgerIntent)) {
+            _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        }
 
         XCTAssertEqual(try vault.ledger.row(for: name), before)
     }
@@ -52,8 +52,9 @@ final class LedgerIntentTests: VaultTestCase {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
-        FaultInjection.arm(.fail(.noSpace), at: .ledgerConfirm)
-        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.ledgerConfirm)) {
+            assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        }
         XCTAssertEqual(try sandbox.vault().read(AuthState.self, from: "auth-state"), AuthState.signedOut)
 
         try sandbox.place(signedIn, as: "auth-state", in: vault)
@@ -66,8 +67,9 @@ final class LedgerIntentTests: VaultTestCase {
     func testTheAnnouncedVersionIsAcceptedAndConfirmedByAReader() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
-        FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-        let header = try? vault.write(AuthState.signedOut, to: "auth-state")
+        let header = FaultInjection.withFault(.fail(.ioError), at: .step(.ledgerConfirm)) {
+            try? vault.write(AuthState.signedOut, to: "auth-state")
+        }
         XCTAssertNil(header, "the write must report that its confirmation failed")
 
         XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut)
@@ -80,9 +82,9 @@ final class LedgerIntentTests: VaultTestCase {
     func testAnAnnouncementOfAFailedWriteIsWithdrawn() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
-        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
-
-        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        FaultInjection.withFault(.fail(.ioError), at: .step(.syncTemporary)) {
+            _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        }
 
         XCTAssertNil(try vault.ledger.row(for: RecordName(validating: "auth-state"))?.pending)
     }

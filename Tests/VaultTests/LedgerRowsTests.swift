@@ -7,17 +7,7 @@ import XCTest
 
 /// `Vault.ledgerRows()`: the group's trust ledger as stored, enough for an outsider holding the
 /// master secret to check rollback protection from docs/FORMAT.md ("Trust ledger") alone.
-final class LedgerRowsTests: XCTestCase {
-    private var sandbox: VaultSandbox!
-
-    override func setUpWithError() throws {
-        sandbox = try VaultSandbox()
-    }
-
-    override func tearDown() {
-        sandbox.remove()
-    }
-
+final class LedgerRowsTests: VaultTestCase {
     private func blobDigest(_ name: String) throws -> String {
         let blob = Array(try Data(contentsOf: sandbox.recordURL(name, in: sandbox.vault())))
         return Hex.lowercase(Digest.blake2b256(blob))

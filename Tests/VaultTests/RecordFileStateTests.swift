@@ -6,13 +6,12 @@ import XCTest
 /// A record the trust ledger knows is gone only when the lookup of its file found no entry.
 /// When the lookup itself fails, `recordsMissingFromDisk()` and `verifyAll()` give one answer
 /// (Vault.recordFileState): not missing, and a finding with its cause, never "gone".
-final class RecordFileStateTests: XCTestCase {
-    private var sandbox: VaultSandbox!
+final class RecordFileStateTests: VaultTestCase {
     private var vault: Vault!
 
     /// A group with record `kept`, and record `gone` whose file was removed outside GroupVault.
     override func setUpWithError() throws {
-        sandbox = try VaultSandbox()
+        try super.setUpWithError()
         vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "kept")
         try vault.write(AuthState.signedIn, to: "gone")
@@ -20,9 +19,8 @@ final class RecordFileStateTests: XCTestCase {
     }
 
     override func tearDown() {
-        sandbox?.remove()
-        sandbox = nil
         vault = nil
+        super.tearDown()
     }
 
     /// Runs `body` with the `lstat` of `gone`'s record file failing with EACCES: `body` is run

@@ -13,14 +13,13 @@ import XCTest
 /// What a vault reports through its keyring's logger and metrics factory: the refusals a
 /// "treat as absent" read swallows, write latency, reads inside the expiry allowance; never a
 /// secret, and nothing at all by default.
-final class VaultDiagnosticsTests: XCTestCase {
-    private var sandbox: VaultSandbox!
+final class VaultDiagnosticsTests: VaultTestCase {
     private var logs: InMemoryLogHandler!
     private var metrics: TestMetrics!
     private var vault: Vault!
 
     override func setUpWithError() throws {
-        sandbox = try VaultSandbox()
+        try super.setUpWithError()
         logs = InMemoryLogHandler()
         metrics = TestMetrics()
         var keyring = sandbox.keyring
@@ -30,8 +29,6 @@ final class VaultDiagnosticsTests: XCTestCase {
         keyring.metricsFactory = metrics
         vault = try Vault(keyring: keyring, group: VaultSandbox.group, clock: sandbox.clock.source)
     }
-
-    override func tearDown() { sandbox.remove() }
 
     private func tamper(_ name: String) throws {
         var blob = try sandbox.blob(name, in: vault)

@@ -13,21 +13,15 @@ import XCTest
 /// has the vault open, cannot make that process follow the link (issue 18): the records
 /// directory is recreated relative to the vault directory the process holds, never looked up
 /// by path, and an observer is refused rather than pointed at the link's target.
-final class VaultDirectoryRecreationTests: XCTestCase {
-    private var sandbox: VaultSandbox!
+final class VaultDirectoryRecreationTests: VaultTestCase {
     private var attacker: LinkSwappingAttacker!
     /// The attacker's directory, which the links point to.
     private var elsewhere: URL { attacker.directory }
 
     override func setUpWithError() throws {
-        sandbox = try VaultSandbox()
+        try super.setUpWithError()
         attacker = try LinkSwappingAttacker(in: sandbox.directory.url)
     }
-
-    override func tearDown() {
-        sandbox.remove()
-    }
-
 
     /// Every path below the attacker's directory, sorted.
     private func attackerEntries() -> [String] {

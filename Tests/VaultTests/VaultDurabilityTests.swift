@@ -16,17 +16,17 @@ final class VaultDurabilityTests: VaultTestCase {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
 
-        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
-
-        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        FaultInjection.withFault(.fail(.ioError), at: .step(.syncTemporary)) {
+            assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        }
     }
 
     func testFailingFsyncLeavesThePreviousRecordReadable() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
-        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
-
-        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        FaultInjection.withFault(.fail(.ioError), at: .step(.syncTemporary)) {
+            _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        }
 
         XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedIn)
     }
@@ -34,9 +34,9 @@ final class VaultDurabilityTests: VaultTestCase {
     func testFailingFsyncLeavesNoTemporaryFile() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
-        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
-
-        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        FaultInjection.withFault(.fail(.ioError), at: .step(.syncTemporary)) {
+            _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        }
 
         XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), ["auth-state.gvr"])
     }
@@ -44,8 +44,9 @@ final class VaultDurabilityTests: VaultTestCase {
     func testFailedWriteDoesNotAdvanceTheSequence() throws {
         let vault = try sandbox.vault()
         let first = try vault.write(AuthState.signedIn, to: "auth-state")
-        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
-        _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        FaultInjection.withFault(.fail(.ioError), at: .step(.syncTemporary)) {
+            _ = try? vault.write(AuthState.signedOut, to: "auth-state")
+        }
 
         let next = try vault.write(AuthState.signedOut, to: "auth-state")
 
@@ -55,9 +56,9 @@ final class VaultDurabilityTests: VaultTestCase {
     func testDiskFullOnWriteKeepsThePreviousRecord() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
-        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
-
-        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        FaultInjection.withFault(.fail(.noSpace), at: .step(.writeTemporary)) {
+            assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        }
         XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedIn)
     }
 
@@ -66,9 +67,9 @@ final class VaultDurabilityTests: VaultTestCase {
         let vault = try sandbox.vault(durability: .full)
         try vault.write(AuthState.signedIn, to: "auth-state")
 
-        FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
-
-        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        FaultInjection.withFault(.fail(.ioError), at: .step(.syncDirectory)) {
+            assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        }
         XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut, "the new version is what readers see")
     }
 
@@ -76,8 +77,9 @@ final class VaultDurabilityTests: VaultTestCase {
         let vault = try sandbox.vault(durability: .full)
         try vault.write(AuthState.signedIn, to: "auth-state")
         let signedIn = try sandbox.blob("auth-state", in: vault)
-        FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
-        assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        FaultInjection.withFault(.fail(.ioError), at: .step(.syncDirectory)) {
+            assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        }
 
         try sandbox.place(signedIn, as: "auth-state", in: vault)
 
@@ -89,9 +91,9 @@ final class VaultDurabilityTests: VaultTestCase {
     func testAtomicDurabilitySkipsTheDirectoryFsync() throws {
         let vault = try sandbox.vault(durability: .atomic)
         try vault.write(AuthState.signedIn, to: "auth-state")
-        FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
-
-        try vault.write(AuthState.signedOut, to: "auth-state")
+        _ = try FaultInjection.withFault(.fail(.ioError), at: .step(.syncDirectory)) {
+            try vault.write(AuthState.signedOut, to: "auth-state")
+        }
 
         XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut)
     }

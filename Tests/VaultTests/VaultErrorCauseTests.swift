@@ -7,16 +7,10 @@ import XCTest
 
 /// A vault error keeps what it was made from as a value (the `StorageError` and its `Errno`, the
 /// `KeyringError`, whatever a locked body threw) and, where the fix is certain, a remedy.
-final class VaultErrorCauseTests: XCTestCase {
-    private var sandbox: VaultSandbox!
-
-    override func setUpWithError() throws {
-        sandbox = try VaultSandbox()
-    }
-
+final class VaultErrorCauseTests: VaultTestCase {
     override func tearDown() {
         FaultInjection.disarmAll()
-        sandbox.remove()
+        super.tearDown()
     }
 
     private struct WriteSucceeded: Error {}

@@ -5,10 +5,8 @@ import XCTest
 /// An expiry that cannot be written is refused as `invalidArgument`, and the refusal's message
 /// never formats a value that could trap (the attack pass's NaN expiry killed the writer while
 /// its error message was being built).
-final class VaultExpiryArgumentTests: XCTestCase {
+final class VaultExpiryArgumentTests: VaultTestCase {
     private func assertExpiryRefused(_ expiry: Date, shownAs shown: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         do {
             let header = try vault.write(AuthState.signedIn, to: "auth-state", expiresAt: expiry)

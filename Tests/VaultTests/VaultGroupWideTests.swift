@@ -54,9 +54,9 @@ final class VaultGroupWideTests: VaultTestCase {
         let old = try sandbox.keyring.groupKey(for: VaultSandbox.group).id
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
         // The third reseal fails at its rename, as a full disk or a kill would stop it.
-        FaultInjection.arm(.fail(.noSpace), at: .rename, afterPassing: 2)
-        XCTAssertThrowsError(try vault.resealAll())
-        FaultInjection.disarmAll()
+        _ = try FaultInjection.withFault(.fail(.noSpace), at: .step(.rename), afterPassing: 2) {
+            XCTAssertThrowsError(try vault.resealAll())
+        }
 
         // The first run attempted every record: the third failed, the fourth was resealed.
         XCTAssertEqual(try vault.resealAll(), 1, "the record left is resealed on the second run")
@@ -74,8 +74,37 @@ final class VaultGroupWideTests: VaultTestCase {
 
         let report = try vault.verifyAll()
 
-        XCTAssertEqual(report, VerificationReport(passed: 3, findings: []))
+        XCTAssertEqual(report.records.map(\.outcome), [.authentic, .deleted, .authentic])
+        XCTAssertEqual(report.passed, 3)
+        XCTAssertEqual(report.findings, [])
         XCTAssertTrue(report.isClean)
+    }
+
+    /// Each record has its own result, in name order, so a tool presents verifyAll's verdicts
+    /// instead of judging records again: the payload size of an authentic record, a tombstone
+    /// as deleted, a refusal and a gone file each with the error that says why.
+    func testVerifyAllGivesEveryRecordItsOutcomeInNameOrder() throws {
+        let vault = try sandbox.vault()
+        _ = try writeRecords(4, in: vault)
+        try vault.delete("record-00001")
+        var tampered = try sandbox.blob("record-00002", in: vault)
+        tampered[tampered.count - 1] ^= 0x01
+        try sandbox.place(tampered, as: "record-00002", in: vault)
+        try FileManager.default.removeItem(at: sandbox.recordURL("record-00003", in: vault))
+
+        let report = try vault.verifyAll()
+
+        XCTAssertEqual(report.records.map(\.name), ["record-00000", "record-00001", "record-00002", "record-00003"])
+        XCTAssertEqual(report.records.map(\.outcome), [.authentic, .deleted, .refused, .missing])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]  // as the vault writes payloads
+        XCTAssertEqual(report.records[0].payloadBytes, try encoder.encode(AuthState.signedIn).count)
+        XCTAssertNil(report.records[0].error)
+        XCTAssertEqual(report.records[2].error?.code, .authenticationFailed)
+        XCTAssertEqual(report.records[3].error?.code, .notFound)
+        XCTAssertEqual(report.passed, 2)
+        XCTAssertEqual(report.findings.map(\.name), ["record-00002", "record-00003"])
+        XCTAssertFalse(report.isClean)
     }
 
     func testVerifyAllReportsARolledBackRecord() throws {
@@ -116,7 +145,9 @@ final class VaultGroupWideTests: VaultTestCase {
         let vault = try sandbox.vault(durability: .atomic)
         let names = try writeRecords(10_000, in: vault)
 
-        XCTAssertEqual(try vault.verifyAll(), VerificationReport(passed: 10_000, findings: []))
+        let report = try vault.verifyAll()
+        XCTAssertEqual(report.passed, 10_000)
+        XCTAssertEqual(report.findings, [])
         try sandbox.keyring.rotateKey(in: VaultSandbox.group)
         XCTAssertEqual(try vault.resealAll(), 10_000)
         for name in [names[0], names[4_999], names[9_999]] {

@@ -5,18 +5,7 @@ import XCTest
 
 /// Specification of `records(sealedWithKey:)` and `recordsMissingFromDisk()`: what `keys
 /// retire`, `records verify` and `doctor` rely on.
-final class VaultKeyUsageTests: XCTestCase {
-    private var sandbox: VaultSandbox!
-
-    override func setUpWithError() throws {
-        sandbox = try VaultSandbox()
-    }
-
-    override func tearDown() {
-        sandbox?.remove()
-        sandbox = nil
-    }
-
+final class VaultKeyUsageTests: VaultTestCase {
     func testRecordsSealedWithAKeyAreNamedUntilResealed() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "b")

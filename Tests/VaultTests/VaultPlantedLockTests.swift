@@ -9,10 +9,8 @@ import XCTest
 
 /// A container writer who plants a FIFO at a lock path cannot hang writers: the write is
 /// refused at once with a reason, so a sign-out is reported as failed instead of never finishing.
-final class VaultPlantedLockTests: XCTestCase {
+final class VaultPlantedLockTests: VaultTestCase {
     private func assertWriteRefused(withFIFOAt lockPath: (Vault) -> String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let sandbox = try VaultSandbox()
-        defer { sandbox.remove() }
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
         let path = lockPath(vault)

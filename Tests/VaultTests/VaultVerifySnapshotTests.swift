@@ -42,9 +42,9 @@ final class VaultVerifySnapshotTests: VaultTestCase {
                 try sandbox.place(old, as: name, in: vault)
                 expected[name] = .rollback
             case 4:
-                FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-                XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: name))
-                FaultInjection.disarmAll()
+                _ = try FaultInjection.withFault(.fail(.ioError), at: .step(.ledgerConfirm)) {
+                    XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: name))
+                }
                 expected[name] = .some(nil)
             case 5:
                 try vault.delete(name)
@@ -75,11 +75,14 @@ final class VaultVerifySnapshotTests: VaultTestCase {
     func testVerifyAllConfirmsAnAnnouncedVersionItAccepts() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
-        FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-        XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: "auth-state"))
-        FaultInjection.disarmAll()
+        _ = try FaultInjection.withFault(.fail(.ioError), at: .step(.ledgerConfirm)) {
+            XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: "auth-state"))
+        }
 
-        XCTAssertEqual(try vault.verifyAll(), VerificationReport(passed: 1, findings: []))
+        let report = try vault.verifyAll()
+        XCTAssertEqual(report.records.map(\.name), ["auth-state"])
+        XCTAssertEqual(report.records.map(\.outcome), [.authentic])
+        XCTAssertEqual(report.findings, [])
 
         let row = try XCTUnwrap(vault.ledger.row(for: RecordName(validating: "auth-state")))
         XCTAssertEqual(row.confirmed, 2)
@@ -97,7 +100,9 @@ final class VaultVerifySnapshotTests: VaultTestCase {
             if progress.name == self.name(0) { _ = try? writer.write(AuthState.signedOut, to: self.name(3)) }
         }
 
-        XCTAssertEqual(report, VerificationReport(passed: 5, findings: []))
+        XCTAssertEqual(report.records.map(\.outcome), Array(repeating: .authentic, count: 5))
+        XCTAssertEqual(report.passed, 5)
+        XCTAssertEqual(report.findings, [])
         XCTAssertEqual(try vault.ledger.entry(for: RecordName(validating: name(3)))?.sequence, 2)
     }
 
@@ -128,9 +133,9 @@ final class VaultVerifySnapshotTests: VaultTestCase {
     func testAnAnnouncedBlobTheLedgerHasSincePassedIsARollbackAndTheLedgerStays() throws {
         let vault = try sandbox.vault()
         for index in 0..<5 { try vault.write(AuthState.signedIn, to: name(index)) }
-        FaultInjection.arm(.fail(.ioError), at: .ledgerConfirm)
-        XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: name(3)))
-        FaultInjection.disarmAll()
+        _ = try FaultInjection.withFault(.fail(.ioError), at: .step(.ledgerConfirm)) {
+            XCTAssertThrowsError(try vault.write(AuthState.signedOut, to: name(3)))
+        }
         let announced = try sandbox.blob(name(3), in: vault)
         let writer = try sandbox.vault()
         let record = try RecordName(validating: name(3))

@@ -26,7 +26,10 @@ final class ExitStatusTests: VaultCLITestCase {
     }
 
     func testAnInvalidNotificationNameIsAUsageError() throws {
-        assertFails(try vaultcli("notify", "post", "bad name!", "--group", group), with: 2, mentioning: ["invalidName", "' ' is not allowed"])
+        assertRun(try vaultcli("notify", "post", "bad name!", "--group", group), exits: 2, errors: """
+            vaultcli: invalidName: notification name "bad name!" is not valid: ' ' is not allowed (use ASCII letters, digits, '-', '.' and '_')
+
+            """)
     }
 
     func testANegativeKeyIdIsAnInvalidValueNotAMissingOne() throws {

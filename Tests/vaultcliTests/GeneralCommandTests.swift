@@ -12,25 +12,26 @@ final class GeneralCommandTests: VaultCLITestCase {
     }
 
     func testAnUnknownFlagIsAUsageErrorOnOneLineNamingIt() throws {
-        assertFails(try vaultcli("items", "--bogus"), with: 2, mentioning: ["--bogus"])
+        assertRun(try vaultcli("items", "--bogus"), exits: 2, errors: "vaultcli: Unknown option '--bogus' (see: vaultcli items --help)\n")
     }
 
     func testAMissingRequiredOptionIsAUsageErrorNamingIt() throws {
-        assertFails(try vaultcli("keys", "list"), with: 2, mentioning: ["--group"])
+        assertRun(try vaultcli("keys", "list"), exits: 2, errors: "vaultcli: Missing expected argument '--group <group>' (see: vaultcli keys list --help)\n")
     }
 
     func testNoIdentityConfiguredSaysSoAndExits3() throws {
-        let result = try vaultcli("identity", environment: [:])
-        assertFails(result, with: 3, mentioning: ["no identity configured", "--entitlements", "GROUPVAULT_ENTITLEMENTS"])
-        XCTAssertEqual(result.output, "")
+        assertRun(try vaultcli("identity", environment: [:]), exits: 3, errors: """
+            vaultcli: no identity configured: pass --entitlements FILE --team-id TEAMID --bundle-id BUNDLE.ID, \
+            or set GROUPVAULT_ENTITLEMENTS, GROUPVAULT_TEAM_ID and GROUPVAULT_BUNDLE_ID
+
+            """)
     }
 
     func testABadEntitlementsFlagIsNamedAsTheFlagNotTheVariable() throws {
         var environment = environment
         environment["GROUPVAULT_ENTITLEMENTS"] = nil
-        let result = try vaultcli("identity", "--entitlements", "/nonexistent/App.entitlements", environment: environment)
-        assertFails(result, with: 3, mentioning: ["--entitlements"])
-        XCTAssertFalse(result.errors.contains("GROUPVAULT_ENTITLEMENTS"), result.errors)
+        assertRun(try vaultcli("identity", "--entitlements", "/nonexistent/App.entitlements", environment: environment), exits: 3,
+                  errors: "vaultcli: --entitlements: entitlements /nonexistent/App.entitlements: does not exist; check the path\n")
     }
 
     func testIdentityListsAccessGroupsInAppleOrder() throws {
@@ -82,20 +83,28 @@ final class GeneralCommandTests: VaultCLITestCase {
     }
 
     func testLockStateRejectsAnUnknownStateAsUsage() throws {
-        assertFails(try vaultcli("lock-state", "asleep"), with: 2, mentioning: ["asleep"])
+        assertRun(try vaultcli("lock-state", "asleep"), exits: 2, errors: """
+            vaultcli: The value 'asleep' is invalid for '<state>'. Please provide one of 'beforeFirstUnlock', 'locked' or 'unlocked'. \
+            (see: vaultcli lock-state --help)
+
+            """)
     }
 
     func testALockedDeviceRefusesWithACommandHintNotSwiftAPI() throws {
         XCTAssertEqual(try vaultcli("lock-state", "beforeFirstUnlock").status, 0)
-        let result = try vaultcli("keys", "list", "--group", group)
-        assertFails(result, with: 5, mentioning: ["vaultcli lock-state unlocked"])
-        XCTAssertFalse(result.errors.contains("setLockState"), result.errors)
+        assertRun(try vaultcli("keys", "list", "--group", group), exits: 5, errors: """
+            vaultcli: list the keys: group keys of \(group) are usable only after the first unlock, and the device of the home \
+            \(directory.url.appendingPathComponent("home").path) is in state beforeFirstUnlock; unlock it once (run: vaultcli lock-state unlocked)
+
+            """)
     }
 
     func testAMissingEntitlementIsRefusedWithoutADebugDumpOfTheIdentity() throws {
-        let result = try vaultcli("records", "list", "--group", "group.com.example.other")
-        assertFails(result, with: 5, mentioning: ["group.com.example.other", "\(team).com.example.notes", "vaultcli identity"])
-        XCTAssertFalse(result.errors.contains("Identity("), result.errors)
+        assertRun(try vaultcli("records", "list", "--group", "group.com.example.other"), exits: 5, errors: """
+            vaultcli: missingEntitlement: the identity \(team).com.example.notes is not entitled to application group \
+            group.com.example.other: add it to com.apple.security.application-groups to use its container (see: vaultcli identity)
+
+            """)
     }
 
     func testProgressIsShownOnATerminal() throws {
@@ -106,6 +115,6 @@ final class GeneralCommandTests: VaultCLITestCase {
         for index in 0..<3 { try vault.write(Note(text: "x"), to: "note-\(index)") }
                 let result = try run(["-qec", "\(vaultcliURL.path) records verify --group \(group)", "/dev/null"], input: nil, environment: environment, executable: script)
         XCTAssertEqual(result.status, 0, result.transcript)
-        XCTAssertTrue(result.output.contains("verifying 0/3"), "no progress on a terminal: \(result.output.debugDescription)")
+        XCTAssertTrue(result.output.contains("verifying 1/3"), "no progress on a terminal: \(result.output.debugDescription)")
     }
 }

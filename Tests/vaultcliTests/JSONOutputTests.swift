@@ -38,6 +38,16 @@ final class JSONOutputTests: VaultCLITestCase {
         XCTAssertEqual(error["remedy"] as? String, "vaultcli keys rotate --group group.com.example.notes")
     }
 
+    func testALibraryRefusalWithJSONCarriesTheCommandForItsRemedy() throws {
+        XCTAssertEqual(try vaultcli("lock-state", "beforeFirstUnlock").status, 0)
+        let result = try vaultcli("keys", "list", "--group", group, "--json")
+        XCTAssertEqual(result.status, 5, result.transcript)
+        let error = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.errors.utf8)) as? [String: Any])
+        XCTAssertEqual(error["code"] as? String, "refused")
+        XCTAssertEqual(error["remedy"] as? String, "vaultcli lock-state unlocked")
+        XCTAssertEqual((error["message"] as? String)?.hasSuffix("unlock it once (run: vaultcli lock-state unlocked)"), true, result.errors)
+    }
+
     func testAnErrorWithoutJSONStaysOneTextLine() throws {
         let result = try vaultcli("records", "show", "--group", group, "absent")
         XCTAssertEqual(result.errors, "vaultcli: notFound: record \"absent\" of group.com.example.notes does not exist; it has not been written yet\n")

@@ -92,7 +92,7 @@ final class PassphraseModeTests: PassphraseTestCase {
         // What logout or reboot does: the runtime directory is emptied.
         try FileManager.default.removeItem(at: runtimeDirectory.appendingPathComponent("groupvault"))
         XCTAssertEqual(try state(), "beforeFirstUnlock")
-        assertFails(try reveal(service: "widget"), with: 5, mentioning: ["vaultcli unlock"])
+        assertFails(try reveal(service: "widget"), with: 5, mentioning: ["(run: vaultcli unlock)"])
         XCTAssertEqual(try unlock(with: passphrase).status, 0)
         XCTAssertTrue(try reveal(service: "widget").output.contains(secret))
     }
@@ -133,8 +133,14 @@ final class PassphraseModeTests: PassphraseTestCase {
     func testLockStateCannotBeSetInPassphraseMode() throws {
         try setPassphrase()
         XCTAssertEqual(try cli("lock").status, 0)
-        assertFails(try cli("lock-state", "unlocked"), with: 5, mentioning: ["vaultcli unlock"])
+        assertFails(try cli("lock-state", "unlocked"), with: 5, mentioning: ["(run: vaultcli unlock)"])
         XCTAssertEqual(try state(), "locked")
+    }
+
+    func testLockingByLockStateInPassphraseModeNamesVaultcliLock() throws {
+        try setPassphrase()
+        assertFails(try cli("lock-state", "locked"), with: 5, mentioning: ["(run: vaultcli lock)"])
+        XCTAssertEqual(try state(), "unlocked")
     }
 
     func testUnlockReportsNoUpgradeWhenTheStoredCostIsTheCurrentOne() throws {

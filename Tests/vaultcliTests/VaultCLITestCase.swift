@@ -118,6 +118,15 @@ class VaultCLITestCase: XCTestCase {
         }
     }
 
+    /// Asserts a whole run, as swift-argument-parser's `AssertExecuteCommand` does: the exit
+    /// status, and standard output and standard error each compared whole, so nothing else
+    /// (a second line, a debug dump, a leftover progress line) can hide beside the text expected.
+    func assertRun(_ run: Run, exits status: Int32, output: String = "", errors: String = "", file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(run.status, status, run.transcript, file: file, line: line)
+        XCTAssertEqual(run.output, output, "standard output", file: file, line: line)
+        XCTAssertEqual(run.errors, errors, "standard error", file: file, line: line)
+    }
+
     /// The same identity the command line runs as, for arranging state through the library.
     func keyring() throws -> Keyring {
         try Keyring.fromEnvironment(environment)

@@ -308,7 +308,8 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     ///   machine's: only `unlock` (with the passphrase) and `lock` change it.
     public func setLockState(_ state: DeviceLockState) throws(KeyringError) {
         if try isPassphraseProtected() {
-            throw KeyringError(.invalidParameter, "the keyring home \(rootPath) is protected by a passphrase: its lock state is the machine's, changed only by `vaultcli unlock` and `vaultcli lock`")
+            throw KeyringError(.invalidParameter, "the keyring home \(rootPath) is protected by a passphrase: its lock state is the machine's, changed only by unlocking with the passphrase and by locking",
+                underlyingError: nil, remedy: state == .unlocked ? .unlock(home: root.path) : .lock(home: root.path))
         }
         let keychains = try keychains()
         try mapStorage("write device lock state") { () throws(StorageError) in

@@ -64,7 +64,12 @@ public struct Identity: Sendable, Hashable, CustomStringConvertible {
 
     /// The application identifier and the groups; identities hold no secrets.
     public var description: String {
-        let name = applicationIdentifier?.rawValue ?? bundleID ?? "anonymous"
-        return "Identity(\(name), access groups: \(accessGroups.map(\.rawValue)), application groups: \(applicationGroups.map(\.rawValue)))"
+        "Identity(\(name), access groups: \(accessGroups.map(\.rawValue)), application groups: \(applicationGroups.map(\.rawValue)))"
     }
+
+    /// `the identity ABCDE12345.com.example.app`, for an error's reason: a person reads a name,
+    /// not a debug dump of the groups (which their own entitlements, or `vaultcli identity`, show).
+    package var subject: String { "the identity \(name)" }
+
+    private var name: String { applicationIdentifier?.rawValue ?? bundleID ?? "anonymous" }
 }

@@ -221,16 +221,15 @@ extension Keyring {
     }
 
     private func noAccessGroups(operation: String) -> KeyringError {
-        KeyringError(.missingEntitlement, "\(operation): \(identity) has no keychain access group; declare keychain-access-groups, a team and bundle id (the application identifier), or application groups")
+        KeyringError(.missingEntitlement, "\(operation): \(identity.subject) has no keychain access group; declare keychain-access-groups, a team and bundle id (the application identifier), or application groups", underlyingError: nil, remedy: ErrorRemedy(.grantEntitlement))
     }
 
     /// The uniform lock-state rule (see the top of this file).
     private func requireAccess(to classes: [Accessibility], in state: DeviceLockState, operation: String) throws(KeyringError) {
         guard let refused = classes.first(where: { !$0.permitsAccess(in: state) }) else { return }
         let usable = DeviceLockState.allCases.filter(refused.permitsAccess(in:)).map(\.rawValue)
-        // A home with a passphrase is unlocked with it; an emulated state is set.
-        let unlock = (try? home.isPassphraseProtected()) == true ? "`vaultcli unlock` (the home has a passphrase)" : "KeyringHome.setLockState(.unlocked)"
-        throw KeyringError(.interactionNotAllowed, "\(operation): the device lock state is \(state), and an item's accessibility \(refused) (\(refused.rawValue)) allows access only when \(usable.joined(separator: " or ")); use afterFirstUnlock (ck) for items needed while locked, or unlock with \(unlock)", underlyingError: nil, remedy: .unlock)
+        // How to unlock (the passphrase, or the emulated state) is the remedy's to say, per front end.
+        throw KeyringError(.interactionNotAllowed, "\(operation): the device lock state is \(state), and an item's accessibility \(refused) (\(refused.rawValue)) allows access only when \(usable.joined(separator: " or ")); use afterFirstUnlock (ck) for items needed while locked, or unlock the home", underlyingError: nil, remedy: .unlock(home: home.root.path))
     }
 
     private static func maximumCount(_ limit: MatchLimit, operation: String) throws(KeyringError) -> Int {

@@ -25,16 +25,16 @@ extension Keyring {
     @discardableResult
     public func importKey(_ bytes: Data, id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> KeyDescriptor {
         guard bytes.count == 32 else {
-            throw KeyringError(.invalidParameter, "importKey(_:id:in:): a group key is 32 bytes; this one has \(bytes.count)")
+            throw KeyringError(.invalidParameter, "a group key is 32 bytes; this one has \(bytes.count)")
         }
-        guard id != 0 else { throw KeyringError(.invalidParameter, "importKey(_:id:in:): key ids start at 1") }
+        guard id != 0 else { throw KeyringError(.invalidParameter, "key ids start at 1") }
         let key: SymmetricKey
         do {
             key = try SymmetricKey(bytes: bytes)
         } catch {
-            throw KeyringError(.allocationFailed, "importKey(_:id:in:): no guarded memory for the key (\(error))", underlyingError: error)
+            throw KeyringError(.allocationFailed, "no guarded memory for the key (\(error))", underlyingError: error)
         }
-        let table = try keysetTable(for: group, operation: "importKey(_:id:in:)")
+        let table = try keysetTable(for: group, operation: "import key #\(id)")
         return try table.update(group) { (keyset: inout Keyset?) throws(KeyringError) -> KeyDescriptor in
             let current = keyset ?? Keyset()
             if let existing = current.entry(id: id), let existingKey = existing.key {
@@ -61,7 +61,7 @@ extension Keyring {
         let entries = keyset.entries.filter { $0.descriptor.id != entry.descriptor.id } + [entry]
         let (result, problem) = Keyset.validated(entries)
         guard let result else {
-            throw KeyringError(.decode, "importKey(_:id:in:): the keyset of \(group) with the imported key is not valid: \(problem ?? "")")
+            throw KeyringError(.decode, "the keyset of \(group) with the imported key is not valid: \(problem ?? "")")
         }
         return result
     }

@@ -33,7 +33,7 @@ extension Keyring {
     ///   entitled to `group`, ``KeyringStatus/interactionNotAllowed`` before the first unlock,
     ///   ``KeyringStatus/decode`` when the keyset file is corrupted or tampered with.
     public func groupKey(for group: GroupIdentifier) throws(KeyringError) -> GroupKey {
-        let table = try keysetTable(for: group, operation: "groupKey(for:)")
+        let table = try keysetTable(for: group, operation: "get the group key")
         if let primary = try table.keyset(of: group)?.primary {
             return try groupKey(primary, in: group)
         }
@@ -63,7 +63,7 @@ extension Keyring {
     /// without looking at the home again: one look per operation, and the next operation
     /// looks again, so a change by any process is seen by the next one.
     package func keyAndDatabase(id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> (key: GroupKey, database: KeyringDatabase) {
-        let table = try keysetTable(for: group, operation: "key(id:in:)")
+        let table = try keysetTable(for: group, operation: "get key #\(id)")
         return (try groupKey(try openableEntry(id: id, in: table.keyset(of: group), group: group), in: group), table.database)
     }
 
@@ -75,7 +75,7 @@ extension Keyring {
     ///
     /// - Throws: The same errors as ``key(id:in:)``.
     public func exportKey(id: UInt32, in group: GroupIdentifier) throws(KeyringError) -> Data {
-        let table = try keysetTable(for: group, operation: "exportKey(id:in:)")
+        let table = try keysetTable(for: group, operation: "export key #\(id)")
         let entry = try openableEntry(id: id, in: table.keyset(of: group), group: group)
         guard let key = entry.key else { throw Self.retired(entry.descriptor, in: group) }
         return key.withUnsafeBytes { Data($0) }
@@ -90,7 +90,7 @@ extension Keyring {
     /// - Throws: As ``groupKey(for:)``.
     @discardableResult
     public func rotateKey(in group: GroupIdentifier) throws(KeyringError) -> KeyDescriptor {
-        let table = try keysetTable(for: group, operation: "rotateKey(in:)")
+        let table = try keysetTable(for: group, operation: "rotate the key")
         return try table.update(group) { (keyset: inout Keyset?) throws(KeyringError) -> KeyDescriptor in
             var rotated = keyset ?? Keyset()
             guard let entry = rotated.rotate(now: Self.keysetTimestamp()) else { throw Self.idsExhausted(in: group) }
@@ -109,7 +109,7 @@ extension Keyring {
     ///   (rotate first, so another key seals new data), ``KeyringStatus/itemNotFound`` for an
     ///   unknown id, and otherwise as ``groupKey(for:)``.
     public func retireKey(id: UInt32, in group: GroupIdentifier) throws(KeyringError) {
-        let table = try keysetTable(for: group, operation: "retireKey(id:in:)")
+        let table = try keysetTable(for: group, operation: "retire key #\(id)")
         try table.update(group) { (keyset: inout Keyset?) throws(KeyringError) in
             guard var changed = keyset, let entry = changed.entry(id: id) else {
                 throw Self.unknownKey(id, in: group, keyset: keyset)
@@ -117,7 +117,8 @@ extension Keyring {
             if entry.descriptor.status == .primary {
                 throw KeyringError(
                     .invalidParameter,
-                    "retireKey(id:in:): key #\(id) is the primary key of \(group) and still seals new data; rotate first (rotateKey(in:)), then retire it")
+                    "key #\(id) is the primary key of \(group) and still seals new data: rotate first, then retire it",
+                underlyingError: nil, remedy: .rotateKey(group: group.rawValue))
             }
             changed.retire(id: id, now: Self.keysetTimestamp())
             keyset = changed
@@ -129,7 +130,7 @@ extension Keyring {
     ///
     /// - Throws: As ``groupKey(for:)``.
     public func keys(in group: GroupIdentifier) throws(KeyringError) -> [KeyDescriptor] {
-        let table = try keysetTable(for: group, operation: "keys(in:)")
+        let table = try keysetTable(for: group, operation: "list the keys")
         return try table.keyset(of: group)?.descriptors ?? []
     }
 
@@ -149,7 +150,8 @@ extension Keyring {
         guard Accessibility.afterFirstUnlock.permitsAccess(in: state) else {
             throw KeyringError(
                 .interactionNotAllowed,
-                "\(operation): group keys of \(group) are usable only after the first unlock, and the device of \(home) is in state \(state); unlock it once (KeyringHome.setLockState(.unlocked))")
+                "\(operation): group keys of \(group) are usable only after the first unlock, and the device of the home \(home.rootPath) is in state \(state); unlock it once",
+                underlyingError: nil, remedy: .unlock(home: home.root.path))
         }
         let master = try home.masterKey(inPassphraseMode: passphraseMode)
         return KeysetTable(database: try KeyringDatabase.shared(for: home, master: master), home: home)
@@ -171,7 +173,7 @@ extension Keyring {
 
     private static func unknownKey(_ id: UInt32, in group: GroupIdentifier, keyset: Keyset?) -> KeyringError {
         guard let keyset, !keyset.entries.isEmpty else {
-            return KeyringError(.itemNotFound, "no key #\(id) in \(group): the group has no keyset yet (groupKey(for:) creates one)")
+            return KeyringError(.itemNotFound, "no key #\(id) in \(group): the group has no keyset yet", underlyingError: nil, remedy: .createKey(group: group.rawValue))
         }
         let range = "#\(keyset.entries.first!.descriptor.id)...#\(keyset.entries.last!.descriptor.id)"
         return KeyringError(
@@ -183,7 +185,8 @@ extension Keyring {
         let when = descriptor.retiredAt.map { " on \($0)" } ?? ""
         return KeyringError(
             .itemNotFound,
-            "key #\(descriptor.id) of \(group) was retired\(when) and its bytes erased: data sealed with it cannot be opened; reseal data under the primary key before retiring its key")
+            "key #\(descriptor.id) of \(group) was retired\(when) and its bytes erased: data sealed with it cannot be opened; reseal data under the primary key before retiring its key",
+            underlyingError: nil, remedy: .resealRecords(group: group.rawValue))
     }
 
     private static func idsExhausted(in group: GroupIdentifier) -> KeyringError {

@@ -182,7 +182,7 @@ extension KeyringHome {
     package func runtimeMasterKey() throws(KeyringError) -> SymmetricKey {
         let files = try runtimeFiles()
         guard let (key, version) = try readRuntimeKeyAndVersion(files, files.masterName, named: "unlocked master secret") else {
-            throw KeyringError(.interactionNotAllowed, "the keyring home \(rootPath) is protected by a passphrase and was not unlocked since boot (or login): run `vaultcli unlock`", underlyingError: nil, remedy: .unlock)
+            throw KeyringError(.interactionNotAllowed, "the keyring home \(rootPath) is protected by a passphrase and was not unlocked since boot (or login): unlock it with its passphrase", underlyingError: nil, remedy: .unlock(home: root.path))
         }
         Self.runtimeSecrets.store(key, at: files.master, version: version)
         return key
@@ -427,7 +427,7 @@ extension KeyringHome {
         guard var bytes = consume read, let version else { return nil }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         guard let key = try? SymmetricKey(bytes: bytes) else {
-            throw KeyringError(.decode, "the \(name) \(path) is \(bytes.count) bytes, not 32: run `vaultcli unlock` again")
+            throw KeyringError(.decode, "the \(name) \(path) is \(bytes.count) bytes, not 32: unlock the home with its passphrase again", underlyingError: nil, remedy: .unlock(home: root.path))
         }
         return (key, version)
     }

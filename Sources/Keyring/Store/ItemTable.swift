@@ -218,7 +218,7 @@ struct ItemTable: Sendable {
     ///   passphrase mode; ``KeyringStatus/decode`` for a row that fails authentication.
     func resealWhenUnlockedRows() throws(KeyringError) {
         guard case .unlockKey = whenUnlocked else {
-            throw KeyringError(.interactionNotAllowed, "reseal the items usable only while unlocked: the home \(home.rootPath) is not unlocked in passphrase mode", underlyingError: nil, remedy: .unlock)
+            throw KeyringError(.interactionNotAllowed, "reseal the items usable only while unlocked: the home \(home.rootPath) is not unlocked in passphrase mode", underlyingError: nil, remedy: .unlock(home: home.root.path))
         }
         try database.write("reseal the items usable only while unlocked") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) in
             let stored = try transaction.query(
@@ -437,7 +437,7 @@ struct ItemTable: Sendable {
         case .unlockKey(let key):
             return (Self.unlockKeyFormat, key)
         case .unavailable:
-            throw KeyringError(.interactionNotAllowed, "store \(item.primaryKey): its accessibility \(item.accessibility) (\(item.accessibility.rawValue)) is sealed under the unlock key, which exists only while the home is unlocked; run `vaultcli unlock`", underlyingError: nil, remedy: .unlock)
+            throw KeyringError(.interactionNotAllowed, "store \(item.primaryKey): its accessibility \(item.accessibility) (\(item.accessibility.rawValue)) is sealed under the unlock key, which exists only while the home is unlocked; unlock it with its passphrase", underlyingError: nil, remedy: .unlock(home: home.root.path))
         }
     }
 
@@ -468,7 +468,7 @@ struct ItemTable: Sendable {
             case .unlockKey(let unlockKey):
                 key = unlockKey
             case .unavailable:
-                throw KeyringError(.interactionNotAllowed, "item row \(id) of \(group) is of a class usable only while unlocked, sealed under the unlock key, and the home is locked: the key is not on this machine until `vaultcli unlock`", underlyingError: nil, remedy: .unlock)
+                throw KeyringError(.interactionNotAllowed, "item row \(id) of \(group) is of a class usable only while unlocked, sealed under the unlock key, and the home is locked: the key is not on this machine until the home is unlocked with its passphrase", underlyingError: nil, remedy: .unlock(home: home.root.path))
             case .masterSecret:
                 throw refuse("is sealed under an unlock key, but this home has no passphrase (Keychains/passphrase.wrapped is missing)")
             }

@@ -445,52 +445,52 @@ extension Vault {
         // A row whose file was not listed: gone, unless the file appeared since the listing
         // (the first write of a record, announced meanwhile), which this pass did not see; a
         // finding with its cause when whether it is there cannot be told (recordFileState).
-        let unlisted = snapshot.rows.keys.sorted().compactMap { (name: String) -> (name: String, finding: VaultError)? in
+        let unlisted = snapshot.rows.keys.sorted().compactMap { (name: String) -> VerificationReport.Record? in
             guard !onDisk.contains(name) else { return nil }
             switch recordFileState(name) {
             case .present: return nil
-            case .missing: return (name, goneFinding(name, row: snapshot.rows[name]))
-            case .uninspectable(let error): return (name, error)
+            case .missing: return VerificationReport.Record(name: name, outcome: .missing, error: goneFinding(name, row: snapshot.rows[name]))
+            case .uninspectable(let error): return VerificationReport.Record(name: name, outcome: .refused, error: error)
             }
         }
         let total = files.count + unlisted.count
-        var passed: Set<String> = []
+        var results: [String: VerificationReport.Record] = [:]
         var bySnapshot: [String] = []
-        var findings: [String: VaultError] = [:]
         for (index, stem) in files.enumerated() {
-            verify(stem, against: snapshot, passed: &passed, bySnapshot: &bySnapshot, findings: &findings)
+            verify(stem, against: snapshot, results: &results, bySnapshot: &bySnapshot)
             progress?(VaultProgress(completed: index + 1, total: total, name: stem))
         }
         if !bySnapshot.isEmpty {
             // The snapshot's acceptances hold only if their rows did not move while the pass
             // read the files; those that moved are judged again, against the rows as they are.
             for stem in try ledger.snapshot().changed(since: snapshot, among: bySnapshot) {
-                passed.remove(stem)
-                verify(stem, against: nil, passed: &passed, bySnapshot: &bySnapshot, findings: &findings)
+                verify(stem, against: nil, results: &results, bySnapshot: &bySnapshot)
             }
         }
-        for (index, entry) in unlisted.enumerated() {
-            findings[entry.name] = entry.finding
-            progress?(VaultProgress(completed: files.count + index + 1, total: total, name: entry.name))
+        for (index, record) in unlisted.enumerated() {
+            results[record.name] = record
+            progress?(VaultProgress(completed: files.count + index + 1, total: total, name: record.name))
         }
-        return VerificationReport(
-            passed: passed.count,
-            findings: findings.map { VerificationReport.Finding(name: $0.key, error: $0.value) }.sorted { $0.name < $1.name })
+        return VerificationReport(records: results.values.sorted { $0.name < $1.name })
     }
 
-    /// Verifies the record file `stem` for ``verifyAll(progress:)``: a pass, a finding, or
-    /// nothing when the file was removed since the listing (a delete writes a tombstone, so
-    /// that is someone removing files; the ledger shows it to the next verification).
-    private func verify(_ stem: String, against snapshot: TrustLedger.Snapshot?, passed: inout Set<String>, bySnapshot: inout [String], findings: inout [String: VaultError]) {
-        findings[stem] = nil
+    /// Verifies the record file `stem` for ``verifyAll(progress:)``: its result, or none when
+    /// the file was removed since the listing (a delete writes a tombstone, so that is someone
+    /// removing files; the ledger shows it to the next verification).
+    private func verify(_ stem: String, against snapshot: TrustLedger.Snapshot?, results: inout [String: VerificationReport.Record], bySnapshot: inout [String]) {
+        results[stem] = nil
         do {
-            let outcome = try openTrustedRecord(try RecordName(validating: stem), snapshot: snapshot)
-            passed.insert(stem)
-            if outcome.bySnapshot { bySnapshot.append(stem) }
+            let opened = try openTrustedRecord(try RecordName(validating: stem), snapshot: snapshot)
+            results[stem] = opened.record.header.isTombstone
+                ? VerificationReport.Record(name: stem, outcome: .deleted)
+                : VerificationReport.Record(name: stem, outcome: .authentic, payloadBytes: opened.record.plaintext.count)
+            if opened.bySnapshot { bySnapshot.append(stem) }
         } catch where error.code == .notFound {
             // Removed since the listing: no longer a record.
         } catch {
-            findings[stem] = error
+            // Counted and logged as a reader's refusal is: verification is a reader's judgement.
+            report(refusal: error, of: stem)
+            results[stem] = VerificationReport.Record(name: stem, outcome: .refused, error: error)
         }
     }
 

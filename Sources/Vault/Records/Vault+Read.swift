@@ -238,7 +238,7 @@ extension Vault {
             throw VaultError(keyring: failure, while: "get key #\(id) for \(subject())")
         }
         guard let descriptor = descriptors.first(where: { $0.id == id }) else {
-            throw VaultError(.unknownKey, "\(subject()) is sealed with key #\(id), which the keyset of \(group) does not have (keys: \(descriptors.map(\.id))); it was sealed for another keyring, or is corrupted", underlyingError: nil, remedy: .importKey(group: group.rawValue))
+            throw VaultError(.unknownKey, "\(subject()) is sealed with key #\(id), which the keyset of \(group) does not have (keys: \(descriptors.map(\.id))); it was sealed for another keyring, or is corrupted", underlyingError: nil, remedy: .importKey(group: group.rawValue, keyID: id))
         }
         if descriptor.status == .retired {
             throw VaultError(.retiredKey, "\(subject()) is sealed with key #\(id), retired\(descriptor.retiredAt.map { " on \($0)" } ?? ""); reseal records before retiring their key, or write this one again")

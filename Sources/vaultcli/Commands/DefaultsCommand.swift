@@ -64,7 +64,7 @@ struct DefaultsCommand: ParsableCommand {
                 let refusedRows: [[String: DefaultsJSON]] = refused.map { entry in
                     var row: [String: DefaultsJSON] = [
                         "record": .string(entry.record), "code": .string(entry.error.code.rawValue),
-                        "reason": .string(CLIHints.translate(entry.error.reason)),
+                        "reason": .string(RemedyCommand.sentence(entry.error.reason, remedy: entry.error.nearestRemedy)),
                     ]
                     if let key = entry.key { row["key"] = .string(key) }
                     return row
@@ -86,7 +86,7 @@ struct DefaultsCommand: ParsableCommand {
                 }
                 for entry in refused {
                     let name = try entry.key.map(literal) ?? "record \(Terminal.escaped(entry.record))"
-                    print("\(name)  refused: \(entry.error.code.rawValue): \(CLIHints.translate(entry.error.reason))")
+                    print("\(name)  refused: \(entry.error.code.rawValue): \(RemedyCommand.sentence(entry.error.reason, remedy: entry.error.nearestRemedy))")
                 }
             }
             if !refused.isEmpty { throw ExitCode(1) }
@@ -106,9 +106,9 @@ struct DefaultsCommand: ParsableCommand {
                 value = try defaults.value(forKey: key)
             } catch {
                 if options.json {
-                    try printJSON(["key": .string(key), "refused": .string(error.vaultError?.code.rawValue ?? error.code.rawValue), "reason": .string(CLIHints.translate(error.reason))])
+                    try printJSON(["key": .string(key), "refused": .string(error.vaultError?.code.rawValue ?? error.code.rawValue), "reason": .string(RemedyCommand.sentence(error.reason, remedy: error.nearestRemedy))])
                 } else {
-                    print("\(try literal(key))  refused: \(CLIHints.translate(error.description))")
+                    print("\(try literal(key))  refused: \(error.code): \(RemedyCommand.sentence(error.reason, remedy: error.nearestRemedy))")
                 }
                 throw ExitCode(ExitStatus.refused.rawValue)
             }

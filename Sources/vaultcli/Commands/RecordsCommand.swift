@@ -132,8 +132,9 @@ struct RecordsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Authenticate every record and check its freshness; exit 1 if any is refused or missing.",
             discussion: """
-                Checks what any reader checks (key, tag, sequence, tombstone, expiry), without decoding payloads, \
-                and reports records the trust ledger knows whose file is gone.
+                Checks what any reader checks of a record's integrity (key, tag, sequence, tombstone), without \
+                decoding payloads, and reports records the trust ledger knows whose file is gone. Expiry is not \
+                checked: an expired record is authentic, and refusing it is its reader's business.
                 """)
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
@@ -152,31 +153,14 @@ struct RecordsCommand: ParsableCommand {
 
         func run() throws {
             let vault = try openVault(process, group)
-            // Everything that can fail for the whole group is asked first: the listing and the
-            // ledger's names. A failure then costs nothing, instead of coming after thousands
-            // of records were checked.
-            let listings = try vault.list()
-            let missing = try vault.recordsMissingFromDisk()
             let progress = ProgressDisplay("verifying", json: output.json)
             // Cleared whatever happens next, so an error is never glued to a progress line.
             defer { progress.finish() }
-            var results: [Result] = []
-            for (index, listing) in listings.enumerated() {
-                progress.update(done: index, total: listings.count)
-                do {
-                    let payload = try vault.read(OpaquePayload.self, from: listing.name)
-                    results.append(Result(name: listing.name, status: "ok", payloadBytes: payload.bytes.count))
-                } catch where error.code == .deleted {
-                    results.append(Result(name: listing.name, status: "deleted"))
-                } catch {
-                    results.append(Result(name: listing.name, status: "refused", code: "\(error.code)", reason: CLIHints.translate(error.reason)))
-                }
-            }
-            for name in missing {
-                results.append(Result(
-                    name: name, status: "missing", code: "missing",
-                    reason: "the trust ledger knows this record but its file is gone (removed outside GroupVault); write it again, or record the deletion with: vaultcli records delete --group \(group) \(name.hasPrefix("-") ? "-- " : "")\(name)"))
-            }
+            // The library's definition of "verified", the one every reader applies: this
+            // command only presents it. A failure for the whole group (the listing, the ledger)
+            // throws before any record is checked.
+            let report = try vault.verifyAll { progress.update(done: $0.completed, total: $0.total) }
+            let results = report.records.map(result)
             progress.finish()
             let failed = results.filter { $0.status == "refused" || $0.status == "missing" }
             try output.emit(["records": results]) {
@@ -201,6 +185,25 @@ struct RecordsCommand: ParsableCommand {
                 print(Self.summary(of: results))
             }
             if !failed.isEmpty { throw ExitCode(ExitStatus.findings.rawValue) }
+        }
+
+        /// The `--json` shape of `record`: the library's outcome under the names this command
+        /// has always printed (`ok` for authentic).
+        private func result(_ record: VerificationReport.Record) -> Result {
+            switch record.outcome {
+            case .authentic:
+                return Result(name: record.name, status: "ok", payloadBytes: record.payloadBytes)
+            case .deleted:
+                return Result(name: record.name, status: "deleted")
+            case .missing:
+                let name = record.name
+                return Result(
+                    name: name, status: "missing", code: "missing",
+                    reason: "the trust ledger knows this record but its file is gone (removed outside GroupVault); write it again, or record the deletion with: vaultcli records delete --group \(group) \(name.hasPrefix("-") ? "-- " : "")\(name)")
+            default:
+                return Result(name: record.name, status: "refused", code: record.error.map { "\($0.code)" } ?? record.outcome.rawValue,
+                              reason: record.error.map { RemedyCommand.sentence($0.reason, remedy: $0.nearestRemedy) })
+            }
         }
 
         /// `checked 5000 records: 4998 ok, 1 deleted, 1 refused, 0 missing`.

@@ -139,7 +139,7 @@ struct DoctorCommand: ParsableCommand {
                 problem: "the home is before its first unlock (since boot or login): keysets and records cannot be checked until it is unlocked",
                 fix: ShellCommand("vaultcli", "unlock"))])
         } catch {
-            return (nil, [Finding(check: "lock-state", subject: subject, problem: CLIHints.translate(error.reason),
+            return (nil, [Finding(check: "lock-state", subject: subject, problem: RemedyCommand.sentence(error.reason, remedy: error.nearestRemedy),
                                   fixText: "# the lock state cannot be read, so neither can keysets: see the problem")])
         }
     }
@@ -153,7 +153,7 @@ struct DoctorCommand: ParsableCommand {
             do {
                 keys = try keyring.keys(in: group)
             } catch {
-                findings.append(Finding(check: "keyset", subject: group.rawValue, problem: CLIHints.translate(error.reason),
+                findings.append(Finding(check: "keyset", subject: group.rawValue, problem: RemedyCommand.sentence(error.reason, remedy: error.nearestRemedy),
                                         fixText: "vaultcli keys import --reveal --group \(group) --id N (from a backup made with keys export)"))
                 continue
             }

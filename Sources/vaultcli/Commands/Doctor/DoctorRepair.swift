@@ -91,7 +91,7 @@ enum DoctorRepair {
             do {
                 try vault.delete(name)
             } catch {
-                throw Refusal(reason: "\(error.code): \(CLIHints.translate(error.reason))")
+                throw Refusal(reason: "\(error.code): \(RemedyCommand.sentence(error.reason, remedy: error.nearestRemedy))")
             }
         }
     }
