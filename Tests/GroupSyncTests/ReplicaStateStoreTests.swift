@@ -53,6 +53,12 @@ final class ReplicaStateStoreTests: XCTestCase {
         return store
     }
 
+    /// Starts again from no state, for a test that tries each step in turn.
+    private func removeStateFiles() {
+        try? FileManager.default.removeItem(at: journalURL)
+        try? FileManager.default.removeItem(at: snapshotURL)
+    }
+
     private func journalBytes() throws -> [UInt8] { Array(try Data(contentsOf: journalURL)) }
 
     private func writeJournal(_ bytes: [UInt8]) throws { try write(bytes, to: journalURL) }
@@ -200,8 +206,7 @@ final class ReplicaStateStoreTests: XCTestCase {
 
     func testAnAppendThatFailsAtEitherStepLeavesTheOldStateOrTheNewWholeAndTheNextSaveIsKept() throws {
         for step in FaultPoint.appendSteps {
-            try? FileManager.default.removeItem(at: journalURL)
-            try? FileManager.default.removeItem(at: snapshotURL)
+            removeStateFiles()
             let first = state(entries: 2, seen: 1)
             var store = try reopen().store
             try store.save(first, replacing: ReplicaState())
@@ -223,8 +228,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         // Each file-layer step, in the snapshot's replace (pass 0) and the new journal's (pass 1).
         for step in FaultPoint.fileLayerSteps {
             for pass in 0...1 {
-                try? FileManager.default.removeItem(at: journalURL)
-                try? FileManager.default.removeItem(at: snapshotURL)
+                removeStateFiles()
                 let first = state(entries: 2, seen: 1)
                 let second = state(entries: 2, seen: 2, from: first)
                 var store = try storeHoldingTwoStates(first, second)

@@ -33,7 +33,7 @@ struct ReplicaStateStore: Sendable {
     /// Whether the next save writes a whole snapshot rather than a record (for tests).
     var compactsNext: Bool { journal == nil }
 
-    /// Opens the state in `directory`: the snapshot, with the journal's authentic records applied.
+    /// Opens the state of `snapshotFile`: the snapshot, with its journal's authentic records applied.
     /// A home written before the journal existed holds a snapshot alone, read as it is; its first
     /// save compacts, which creates the journal.
     static func open(_ snapshotFile: ReplicaStateFile, compactionFloor: Int = Self.compactionFloor) throws(SyncError) -> (store: ReplicaStateStore, state: ReplicaState) {
@@ -84,7 +84,7 @@ struct ReplicaStateStore: Sendable {
             try journal.append(record.bytes)
         } catch {
             self.journal = nil
-            throw SyncError(.storage, "the sync journal \(journalName) cannot be appended to: \(error); the write was not kept", underlyingError: error)
+            throw SyncError(.storage, "the sync journal \(journalName) cannot be appended to: \(error); the change is not known to be durable and was not applied", underlyingError: error)
         }
         journalSize += record.bytes.count
         lastTag = record.tag
