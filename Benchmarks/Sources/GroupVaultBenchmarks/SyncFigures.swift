@@ -132,7 +132,7 @@ final class SyncFigures {
         var inserts = 0
         // After each contender, untimed, a pause: machine A's session runs a round or two more
         // after a write (for its own notification and the extra wake-up of `synchronize()`:
-        // catch-up queries and a state file written with fsync). Nothing public says when they
+        // a catch-up query and a journal record synced). Nothing public says when they
         // end, so the pause is twice the write's own time (at least 20 ms), which keeps that
         // work out of the next contender's time in the traces this was checked with.
         let settle = 0.02
@@ -181,9 +181,10 @@ final class SyncFigures {
                 "Machine A (this process, its own home) sets a \(BenchSync.valueSize)-byte string in a `UbiquitousKeyValueStore` and calls "
                     + "`synchronize()`, as an app using Apple's store does; machine B (a `SyncObserver` child process with a home of its own) "
                     + "has the same store syncing and prints a line to a pipe when `externalChanges()` reports the key changed through the "
-                    + "server. Timed: from the `set` until this process reads that line. In between: A's durable local write, its "
-                    + "session's round (catch-up, compare-and-swap of the \(count(blobSize))-byte sealed entry with `NOTIFY` in the same "
-                    + "statement), and B's round after the notification (catch-up, judging and opening the entry, its state file written). "
+                    + "server. Timed: from the `set` until this process reads that line. In between: A's durable local write (one journal "
+                    + "record, `fdatasync`ed), its session's round (a compare-and-swap of the \(count(blobSize))-byte sealed entry with "
+                    + "`NOTIFY` in the same statement, with no catch-up first when only local writes woke it), and B's round after the "
+                    + "notification (one catch-up query, judging and opening the entry, one journal record `fdatasync`ed). "
                     + "Each contender is followed, untimed, by a pause (20 ms, or twice the write's own time) so that the extra rounds "
                     + "A's session runs after a write (its own notification, `synchronize()`'s wake-up) end before the next one.",
                 "The floor is the bare postgres-nio path between the same two processes and the same server: one statement on this "
@@ -306,7 +307,8 @@ final class SyncFigures {
                     + "\(count(bytes)) B of names and sealed entries), written by machine A. Each round a fresh machine (a new home that imports "
                     + "the group's key #1, in this process) opens the group's `SyncedRecords` and starts its session; timed from `start()` "
                     + "until `changes()` reports `initialSyncChange`: connecting, the schema check, `LISTEN`, the catch-up in pages of "
-                    + "500 rows, judging and opening every entry, and its state file written durably. `SyncedRecords` rather than the "
+                    + "500 rows, judging and opening every entry, and its state written durably (a journal record per page, compacted into "
+                    + "its snapshot as it grows). `SyncedRecords` rather than the "
                     + "key-value store: Apple's store holds at most 1,024 keys.",
                 "The floor connects a new postgres-nio connection and reads the same rows (the same bytes, copied server-side into "
                     + "a bare table by one batched `INSERT … SELECT`) with one `SELECT`, decoding each into `Data`.",

@@ -6,19 +6,29 @@ import Foundation
 import SealedStorage
 import GroupSyncCore
 
-/// The file that holds a ``ReplicaState``: `<group container>/GroupSync/<label>.state`,
-/// replaced atomically through the file layer.
+/// The snapshot that holds a ``ReplicaState``: `<group container>/GroupSync/<label>.state`,
+/// replaced atomically and durably through the file layer. The changes made since it are in
+/// the journal beside it (``ReplicaJournal``, ``ReplicaStateStore``).
 ///
 /// Layout: `"GVSS"`, a version byte (1), the state as JSON, then a 32-byte keyed BLAKE2b-256 of
 /// everything before it and the label, under a key derived from the group's key #1. A file
 /// altered without that key, or copied from another store, is refused (`storage`) rather than
 /// trusted; like the Vault's trust ledger, a whole older copy put back by someone who can write
-/// the container is not detectable from the file alone (docs/SYNC.md, "Limits").
+/// the container is not detectable from the file alone (docs/SYNC.md, "Limits"). The format is
+/// the one every GroupSync wrote before the journal existed, so those files are read as they are.
 struct ReplicaStateFile: Sendable {
     static let magic: [UInt8] = Array("GVSS".utf8)
     static let version: UInt8 = 1
     /// Far above the largest state (a 1 MB store, its blobs twice, base64).
     static let maximumSize = 16 << 20
+
+    /// A snapshot as read or written: the state, and the tag the journal after it chains from.
+    struct Snapshot: Sendable {
+        var state: ReplicaState
+        var tag: [UInt8]
+        /// The file's size in bytes.
+        var size: Int
+    }
 
     let directory: DirectoryHandle
     let label: String
@@ -26,14 +36,15 @@ struct ReplicaStateFile: Sendable {
 
     var fileName: String { label + ".state" }
 
-    func load() throws(SyncError) -> ReplicaState {
+    /// The snapshot, or `nil` when there is none yet.
+    func load() throws(SyncError) -> Snapshot? {
         let bytes: [UInt8]?
         do {
             bytes = try directory.read(fileName, maximumSize: Self.maximumSize)
         } catch {
             throw SyncError(.storage, "the sync state \(fileName) cannot be read: \(error)", underlyingError: error)
         }
-        guard let bytes else { return ReplicaState() }
+        guard let bytes else { return nil }
         guard bytes.count >= Self.magic.count + 1 + 32, Array(bytes.prefix(4)) == Self.magic else {
             throw SyncError(.storage, "the sync state \(fileName) is not a GroupSync state file; move it away to sync this store again from the server")
         }
@@ -46,13 +57,17 @@ struct ReplicaStateFile: Sendable {
             throw SyncError(.storage, "the sync state \(fileName) failed authentication: it was altered or copied from another store or group; move it away to sync this store again from the server")
         }
         do {
-            return try JSONDecoder().decode(ReplicaState.self, from: Data(body[5...]))
+            let state = try JSONDecoder().decode(ReplicaState.self, from: Data(body[5...]))
+            return Snapshot(state: state, tag: tag, size: bytes.count)
         } catch {
             throw SyncError(.storage, "the sync state \(fileName) is authentic but cannot be decoded: \(error)", underlyingError: error)
         }
     }
 
-    func save(_ state: ReplicaState, durability: Durability) throws(SyncError) {
+    /// Replaces the snapshot with `state`, durably (the directory synced after the rename), and
+    /// returns what was written.
+    @discardableResult
+    func save(_ state: ReplicaState) throws(SyncError) -> Snapshot {
         let json: Data
         do {
             let encoder = JSONEncoder()
@@ -62,17 +77,21 @@ struct ReplicaStateFile: Sendable {
             throw SyncError(.storage, "the sync state cannot be encoded: \(error)", underlyingError: error)
         }
         let body = Self.magic + [Self.version] + Array(json)
+        let tag = mac(body)
         do {
-            try directory.replace(fileName, with: body + mac(body), durability: durability)
+            try directory.replace(fileName, with: body + tag, durability: .full)
         } catch {
             throw SyncError(.storage, "the sync state \(fileName) cannot be written: \(error); the write was not kept", underlyingError: error)
         }
+        return Snapshot(state: state, tag: tag, size: body.count + tag.count)
     }
 
-    private func mac(_ body: [UInt8]) -> [UInt8] {
+    /// The keyed BLAKE2b-256 of `frame(label) ‖ bytes`: the snapshot's tag over its body, and
+    /// (with the journal's own prefix in `bytes`) each journal record's.
+    func mac(_ bytes: [UInt8]) -> [UInt8] {
         var framed: [UInt8] = []
         withUnsafeBytes(of: UInt64(label.utf8.count).bigEndian) { framed += $0 }
         framed += Array(label.utf8)
-        return Digest.keyedBLAKE2b256(framed + body, key: key)
+        return Digest.keyedBLAKE2b256(framed + bytes, key: key)
     }
 }

@@ -10,7 +10,7 @@ import GroupSyncCore
 
 /// One machine's copy of one synced space: the values it reads without the network, the
 /// freshness state it judges the server by, and the writes it has not pushed yet, all kept
-/// durably in ``ReplicaStateFile`` (docs/SYNC.md, "Local state" and "Conflicts").
+/// durably in a ``ReplicaStateStore`` (docs/SYNC.md, sections 7 and 8).
 ///
 /// Every method is synchronous and local; ``SyncRound`` moves data between it and a server.
 final class SyncReplica: Sendable {
@@ -37,11 +37,11 @@ final class SyncReplica: Sendable {
     let space: [UInt8]
     let channel: String
     let policy: SyncPolicy
-    private let file: ReplicaStateFile
 
     private struct Memory {
         var state: ReplicaState
         var values: [String: Value]
+        var store: ReplicaStateStore
     }
     private let memory: Locked<Memory>
     private let observers = Locked<[UInt64: AsyncStream<UbiquitousChange>.Continuation]>([:])
@@ -72,19 +72,20 @@ final class SyncReplica: Sendable {
         } catch {
             throw SyncError(.storage, "the GroupSync directory of \(group) cannot be opened: \(error)", underlyingError: error)
         }
-        file = ReplicaStateFile(directory: directory, label: "s-" + Hex.lowercase(Array(space.prefix(16))), key: naming.stateKey)
-        let state = try file.load()
+        let file = ReplicaStateFile(directory: directory, label: "s-" + Hex.lowercase(Array(space.prefix(16))), key: naming.stateKey)
+        let (store, state) = try ReplicaStateStore.open(file)
         var values: [String: Value] = [:]
+        let key = Self.keyLookup(group: group, keyring: keyring)
         for (name, entry) in state.entries {
             guard let blob = entry.pending ?? entry.accepted, let nameBytes = Self.bytes(hex: name) else { continue }
             do {
-                let envelope = try SyncEnvelope.open(Array(blob), name: nameBytes, naming: naming, space: space, key: { (id: UInt32) throws(VaultError) in try Self.key(id: id, group: group, keyring: keyring) })
+                let envelope = try SyncEnvelope.open(Array(blob), name: nameBytes, naming: naming, space: space, key: key)
                 if let bytes = envelope.value { values[name] = Value(key: envelope.key, bytes: bytes) }
             } catch {
                 throw SyncError(.storage, "a value in the sync state of \(group) cannot be opened: \(error)", refusal: error.code, underlyingError: error)
             }
         }
-        memory = Locked(Memory(state: state, values: values))
+        memory = Locked(Memory(state: state, values: values, store: store))
     }
 
     // MARK: Reads (never the network)
@@ -129,7 +130,7 @@ final class SyncReplica: Sendable {
             state.nextPendingNumber += 1
             state.entries[hex] = entry
             // Durable before the write returns: an acknowledged write survives a crash.
-            try file.save(state, durability: .full)
+            try memory.store.save(state, replacing: memory.state, changing: [hex])
             memory.state = state
             memory.values = values
         }
@@ -147,12 +148,13 @@ final class SyncReplica: Sendable {
     func pushes() throws(SyncError) -> [Push] {
         let snapshot = state
         var pushes: [Push] = []
+        let key = keyLookup()
         for (hex, entry) in snapshot.entries.sorted(by: { $0.key < $1.key }) {
             guard let name = Self.bytes(hex: hex) else { continue }
             if let pending = entry.pending {
                 let envelope: SyncEnvelope
                 do {
-                    envelope = try SyncEnvelope.open(Array(pending), name: name, naming: naming, space: space, key: keyForID)
+                    envelope = try SyncEnvelope.open(Array(pending), name: name, naming: naming, space: space, key: key)
                 } catch {
                     throw SyncError(.storage, "a pending write of \(group) cannot be opened: \(error)", refusal: error.code, underlyingError: error)
                 }
@@ -178,7 +180,7 @@ final class SyncReplica: Sendable {
     /// Records that the server stored `push`.
     func acknowledge(_ push: Push) throws(SyncError) {
         let hex = Hex.lowercase(push.name)
-        try update(durability: .atomic) { state, _ in
+        try update(touching: [hex]) { state, _ in
             guard var entry = state.entries[hex] else { return [] }
             if push.sequence > entry.seen {
                 entry.seen = push.sequence
@@ -199,7 +201,7 @@ final class SyncReplica: Sendable {
     /// A republication the server refused (another write came first): nothing to heal anymore.
     func dropRepublication(_ push: Push) throws(SyncError) {
         let hex = Hex.lowercase(push.name)
-        try update(durability: .atomic) { state, _ in
+        try update(touching: [hex]) { state, _ in
             state.entries[hex]?.republishOver = nil
             return []
         }
@@ -212,13 +214,14 @@ final class SyncReplica: Sendable {
     @discardableResult
     func apply(_ rows: [ServerRow]) throws(SyncError) -> [VaultError] {
         var refused: [VaultError] = []
-        try update(durability: .atomic) { state, values in
+        let key = keyLookup()
+        try update { state, values in
             var changed: [String] = []
             for row in rows {
                 state.cursor = max(state.cursor, row.change)
                 let hex = Hex.lowercase(row.name)
                 var entry = state.entries[hex] ?? ReplicaState.Entry()
-                let verdict = row.judge(seen: entry.seen, seenDigest: entry.seenDigest.map(Array.init), naming: naming, space: space, key: keyForID)
+                let verdict = row.judge(seen: entry.seen, seenDigest: entry.seenDigest.map(Array.init), naming: naming, space: space, key: key)
                 switch verdict {
                 case .duplicate:
                     continue
@@ -236,7 +239,7 @@ final class SyncReplica: Sendable {
                     entry.republishOver = nil
                     var showsServer = true
                     if let pending = entry.pending {
-                        let mine = try? SyncEnvelope.open(Array(pending), name: row.name, naming: naming, space: space, key: keyForID)
+                        let mine = try? SyncEnvelope.open(Array(pending), name: row.name, naming: naming, space: space, key: key)
                         if let mine, mine.value == envelope.value, mine.issuedAtMilliseconds == envelope.issuedAtMilliseconds {
                             // Our own write, stored by a push whose acknowledgement was lost.
                             entry.pending = nil
@@ -273,7 +276,7 @@ final class SyncReplica: Sendable {
     /// time (a restored dump). Counted as a rollback, and catch-up restarts from the beginning,
     /// so that every row is judged against what was seen (older ones are refused one by one).
     func serverWentBack(to last: Int64) throws(SyncError) {
-        try update(durability: .atomic) { state, _ in
+        try update(touching: []) { state, _ in
             state.refusals[VaultError.Code.rollback.rawValue, default: 0] += 1
             state.cursor = 0
             return []
@@ -283,7 +286,7 @@ final class SyncReplica: Sendable {
     /// Marks the first complete catch-up and says so to observers, once per server.
     func finishCatchUp() throws(SyncError) {
         var first = false
-        try update(durability: .atomic) { state, _ in
+        try update(touching: []) { state, _ in
             if !state.initialSyncDone { state.initialSyncDone = true; first = true }
             return []
         }
@@ -294,7 +297,7 @@ final class SyncReplica: Sendable {
     func adopt(server identity: String) throws(SyncError) {
         let tag = Data(Digest.keyedBLAKE2b256(Array(identity.utf8), key: naming.stateKey))
         var dropped: [String] = []
-        try update(durability: .full) { state, values in
+        try update { state, values in
             guard state.server != tag else { return [] }
             if state.server != nil {
                 dropped = values.values.map(\.key).sorted()
@@ -338,12 +341,16 @@ final class SyncReplica: Sendable {
 
     // MARK: Internals
 
-    private func update(durability: Durability, _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]) throws(SyncError) {
+    /// Applies `body` to a copy of the state and values, makes the new state durable (one journal
+    /// record, or a compaction) and only then shows it; a failure leaves both as they were.
+    /// `touching`, when given, names the only entries `body` may change (see
+    /// ``ReplicaStateStore/save(_:replacing:changing:)``).
+    private func update(touching names: [String]? = nil, _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]) throws(SyncError) {
         let changed = try memory.withLock { (memory: inout Memory) throws(SyncError) -> [String] in
             var state = memory.state
             var values = memory.values
             let changed = try body(&state, &values)
-            if state != memory.state { try file.save(state, durability: durability) }
+            try memory.store.save(state, replacing: memory.state, changing: names)
             memory.state = state
             memory.values = values
             return changed
@@ -359,8 +366,22 @@ final class SyncReplica: Sendable {
         for continuation in conflictObservers.withLock({ Array($0.values) }) { continuation.yield(conflict) }
     }
 
-    func keyForID(_ id: UInt32) throws(VaultError) -> GroupKey {
-        try Self.key(id: id, group: group, keyring: keyring)
+    /// A lookup of the group's keys by id that asks the keyring once per id, for one batch (a
+    /// page of rows, a pass of pushes): each keyring lookup reads the keyset and the master key
+    /// again, which once cost half of judging a row. A new batch asks again, so a key imported
+    /// meanwhile is found.
+    func keyLookup() -> (UInt32) throws(VaultError) -> GroupKey {
+        Self.keyLookup(group: group, keyring: keyring)
+    }
+
+    private static func keyLookup(group: GroupIdentifier, keyring: Keyring) -> (UInt32) throws(VaultError) -> GroupKey {
+        var found: [UInt32: GroupKey] = [:]
+        return { (id: UInt32) throws(VaultError) -> GroupKey in
+            if let known = found[id] { return known }
+            let key = try Self.key(id: id, group: group, keyring: keyring)
+            found[id] = key
+            return key
+        }
     }
 
     private static func key(id: UInt32, group: GroupIdentifier, keyring: Keyring) throws(VaultError) -> GroupKey {

@@ -109,15 +109,31 @@ final class ServerConnection: Sendable {
         }
     }
 
-    /// The highest change number the server has handed out (0 before the first write). A value
-    /// below one a machine has already seen means the server went back in time.
-    func lastChange() async throws(SyncError) -> Int64 {
-        try await run("read the change counter") { connection, logger in
+    /// The highest change number the server has handed out (0 before the first write), and the
+    /// first page of rows of `space` changed after `change`, in one round trip. A counter below
+    /// what a machine has already read means the server went back in time.
+    func changes(space: [UInt8], after change: Int64, limit: Int) async throws(SyncError) -> (lastChange: Int64, rows: [ServerRow]) {
+        try await run("read changes") { connection, logger in
+            // One row for the counter even when no entry changed: the LEFT JOIN keeps it, its
+            // entry columns NULL.
+            let result = try await connection.query("""
+                SELECT c.last, e.name, e.sequence, e.change, e.blob
+                FROM (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last FROM groupsync_change) AS c
+                LEFT JOIN LATERAL (
+                    SELECT name, sequence, change, blob FROM groupsync_entry
+                    WHERE space = \(Data(space)) AND change > \(change) ORDER BY change LIMIT \(limit)
+                ) AS e ON true
+                ORDER BY e.change
+                """, logger: logger)
             var last: Int64 = 0
-            for try await (value, called) in try await connection.query("SELECT last_value, is_called FROM groupsync_change", logger: logger).decode((Int64, Bool).self) {
-                last = called ? value : 0
+            var rows: [ServerRow] = []
+            for try await (counter, name, sequence, change, blob) in result.decode((Int64, Data?, Int64?, Int64?, Data?).self) {
+                last = counter
+                if let name, let sequence, let change, let blob {
+                    rows.append(ServerRow(name: Array(name), sequence: sequence, change: change, blob: Array(blob)))
+                }
             }
-            return last
+            return (last, rows)
         }
     }
 

@@ -1,8 +1,10 @@
 import GroupSyncCore
 
 /// One exchange between a machine and the server for one space (docs/SYNC.md, "Protocol"):
-/// detect a server that went back in time, catch up by change number, then push pending
-/// writes by compare-and-swap, taking in whatever overtook them, until nothing is left to push.
+/// detect a server that went back in time and catch up by change number (in one query), then
+/// push pending writes by compare-and-swap, taking in whatever overtook them, until nothing is
+/// left to push. A round woken only by local writes pushes first: the compare-and-swap itself
+/// finds any write it missed, and only then does it catch up.
 enum SyncRound {
     /// Rows read per catch-up query.
     static let pageSize = 500
@@ -17,10 +19,12 @@ enum SyncRound {
         var refused = 0
     }
 
+    /// Runs a round; `catchingUpFirst` is `false` only when nothing but local writes happened
+    /// since the last complete catch-up on this connection (no notification, no reconnect).
     @discardableResult
-    static func run(_ replica: SyncReplica, on server: ServerConnection) async throws(SyncError) -> Outcome {
+    static func run(_ replica: SyncReplica, on server: ServerConnection, catchingUpFirst: Bool = true) async throws(SyncError) -> Outcome {
         var outcome = Outcome()
-        try await catchUp(replica, on: server, into: &outcome)
+        if catchingUpFirst { try await catchUp(replica, on: server, into: &outcome) }
         var pass = 0
         while pass < maximumPasses {
             pass += 1
@@ -49,17 +53,18 @@ enum SyncRound {
     }
 
     private static func catchUp(_ replica: SyncReplica, on server: ServerConnection, into outcome: inout Outcome) async throws(SyncError) {
-        let last = try await server.lastChange()
-        if last < replica.state.cursor {
-            try replica.serverWentBack(to: last)
+        let first = try await server.changes(space: replica.space, after: replica.state.cursor, limit: pageSize)
+        var rows = first.rows
+        if first.lastChange < replica.state.cursor {
+            try replica.serverWentBack(to: first.lastChange)
             outcome.refused += 1
+            rows = try await server.rows(space: replica.space, after: replica.state.cursor, limit: pageSize)
         }
-        while true {
-            let rows = try await server.rows(space: replica.space, after: replica.state.cursor, limit: pageSize)
-            if rows.isEmpty { break }
+        while !rows.isEmpty {
             outcome.refused += try replica.apply(rows).count
             outcome.pulled += rows.count
             if rows.count < pageSize { break }
+            rows = try await server.rows(space: replica.space, after: replica.state.cursor, limit: pageSize)
         }
         try replica.finishCatchUp()
     }

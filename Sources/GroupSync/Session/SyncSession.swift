@@ -113,18 +113,26 @@ final class SyncSession: Sendable {
         replica.setWake(wake)
         defer { replica.setWake(nil) }
         let replica = self.replica
+        // Set by what the server may have changed (LISTEN starting, a notification), cleared by
+        // the round that reads it before catching up; a local write's wake leaves it alone.
+        let serverChanged = Locked(false)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await server.connection.listen(on: replica.channel) { notifications in
                     // LISTEN is active: a first round now misses nothing written before it.
+                    serverChanged.withLock { $0 = true }
                     wake.yield()
-                    for try await _ in notifications { wake.yield() }
+                    for try await _ in notifications {
+                        serverChanged.withLock { $0 = true }
+                        wake.yield()
+                    }
                 }
                 throw SyncError(.server, "the sync server ended the notification stream")
             }
             group.addTask {
                 for await _ in wakes {
-                    try await SyncRound.run(replica, on: server)
+                    let catchUp = serverChanged.withLock { changed in defer { changed = false }; return changed }
+                    try await SyncRound.run(replica, on: server, catchingUpFirst: catchUp)
                 }
             }
             defer { group.cancelAll(); wake.finish() }

@@ -147,8 +147,9 @@ package final class DirectoryHandle: Sendable {
         return bytes
     }
 
-    /// The owner, mode and size checks of a file ``read(_:maximumSize:forbiddenModeBits:)`` reads.
-    private static func check(
+    /// The owner, mode and size checks of a file ``read(_:maximumSize:forbiddenModeBits:)`` reads
+    /// (and ``openForAppending(_:maximumSize:)`` opens).
+    static func check(
         _ status: Stat, path: @autoclosure () -> FilePath, sharing: FileSharing, forbiddenBits: UInt16, maximumSize: Int
     ) throws(StorageError) {
         try SafeDirectory.checkOwnerAndMode(status, path: path(), sharing: sharing, operation: "read", forbiddenBits: forbiddenBits)

@@ -109,6 +109,18 @@ package enum Syscall {
         try retrying { fsync(descriptor.rawValue) }
     }
 
+    /// `fdatasync(2)`: the file's data, and the metadata needed to read it back (its size),
+    /// reach stable storage; cheaper than ``sync(_:step:)`` for a file that is only appended to.
+    /// Darwin has no `fdatasync`: `fsync` there.
+    package static func syncData(_ descriptor: FileDescriptor, step: FaultPoint? = nil) throws(Errno) {
+        try checkFaults(.sync, step: step, descriptor: descriptor.rawValue)
+        #if os(Linux)
+        try retrying { fdatasync(descriptor.rawValue) }
+        #else
+        try retrying { fsync(descriptor.rawValue) }
+        #endif
+    }
+
     /// `syncfs(2)`: everything written to the filesystem that holds `descriptor` reaches stable
     /// storage, as if each of its dirty files had been `fsync`ed.
     ///

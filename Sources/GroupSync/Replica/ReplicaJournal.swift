@@ -1,0 +1,157 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import GroupSyncCore
+
+/// The journal of a ``ReplicaState``: the changes made since its snapshot
+/// (``ReplicaStateFile``), one authenticated record per change, in
+/// `<group container>/GroupSync/<label>.journal` (docs/SYNC.md, section 7, "The journal").
+///
+/// Layout: a header, `"GVSJ"`, a version byte (1) and the 32-byte tag of the snapshot the journal
+/// follows; then records, each a big-endian `UInt32` length `L`, `L` bytes of body and a 32-byte
+/// tag. A body is a ``ReplicaState`` as JSON whose `entries` hold only the entries the change
+/// added or altered; every other field is the whole new value. A record's tag is the snapshot's
+/// MAC (``ReplicaStateFile/mac(_:)``) over `"GVSJ" ‖ previous ‖ L ‖ body`, where `previous` is
+/// the tag of the record before it, or the snapshot's tag for the first: so records cannot be
+/// dropped from the middle, reordered, or carried over to another snapshot.
+///
+/// Reading stops at the first record that is incomplete or whose tag does not verify: a crash
+/// in the middle of an append leaves such a record at the end, and what follows it is never
+/// trusted. A journal whose header names another snapshot's tag is stale (a compaction was
+/// interrupted after the new snapshot was durable) and ignored as a whole.
+enum ReplicaJournal {
+    static let magic: [UInt8] = Array("GVSJ".utf8)
+    static let version: UInt8 = 1
+    static let headerSize = 4 + 1 + 32
+    /// Bounds what is read: a journal is compacted once it outgrows its snapshot
+    /// (``ReplicaStateStore``), and a snapshot is at most ``ReplicaStateFile/maximumSize``.
+    static let maximumSize = 3 * ReplicaStateFile.maximumSize
+
+    /// A journal read onto its snapshot.
+    struct Replay: Sendable {
+        /// The snapshot's state with every authentic record applied in order.
+        var state: ReplicaState
+        /// The tag the next record chains from.
+        var lastTag: [UInt8]
+        /// The records applied.
+        var records: Int
+        /// The bytes of header and authentic records; the journal is usable for appending only
+        /// when this is its whole length (``isWhole``).
+        var usableLength: Int
+        /// Whether the header names this snapshot (`false`: a stale journal, nothing applied).
+        var followsSnapshot: Bool
+        /// Whether nothing followed the last authentic record (no torn or unverifiable tail).
+        var isWhole: Bool
+    }
+
+    static func header(following snapshotTag: [UInt8]) -> [UInt8] {
+        magic + [version] + snapshotTag
+    }
+
+    /// The bytes of one record of `change` (see ``change(from:to:)``) after the record or
+    /// snapshot tagged `previous`, and its own tag.
+    static func record(_ change: ReplicaState, after previous: [UInt8], in file: ReplicaStateFile) throws(SyncError) -> (bytes: [UInt8], tag: [UInt8]) {
+        let body: [UInt8]
+        do {
+            body = Array(try JSONEncoder().encode(change))
+        } catch {
+            throw SyncError(.storage, "a change of the sync state cannot be encoded: \(error)", underlyingError: error)
+        }
+        let length = lengthBytes(body.count)
+        let tag = file.mac(magic + previous + length + body)
+        return (length + body + tag, tag)
+    }
+
+    /// Applies the authentic records of `bytes` to `snapshot`, in order.
+    /// - Throws: `storage` when the file is not a journal, is of another version, or holds an
+    ///   authentic record that does not decode: each is something a crash cannot produce.
+    static func replay(_ bytes: [UInt8], onto snapshot: ReplicaStateFile.Snapshot, in file: ReplicaStateFile) throws(SyncError) -> Replay {
+        let name = file.label + ".journal"
+        var replay = Replay(state: snapshot.state, lastTag: snapshot.tag, records: 0, usableLength: 0, followsSnapshot: false, isWhole: false)
+        guard bytes.count >= magic.count + 1, Array(bytes.prefix(4)) == magic else {
+            throw SyncError(.storage, "the sync journal \(name) is not a GroupSync journal; move it and \(file.fileName) away to sync this store again from the server")
+        }
+        guard bytes[4] == version else {
+            throw SyncError(.storage, "the sync journal \(name) has version \(bytes[4]); this GroupSync reads version \(version): update it")
+        }
+        // A header cut short cannot be written (the journal is created whole, by an atomic
+        // replace), so it is as stale as one naming another snapshot.
+        guard bytes.count >= headerSize, Array(bytes[5..<headerSize]) == snapshot.tag else { return replay }
+        replay.followsSnapshot = true
+        var offset = headerSize
+        while bytes.count - offset >= 4 + 32 {
+            let length = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            guard length <= bytes.count - offset - 4 - 32 else { break }
+            let body = Array(bytes[(offset + 4)..<(offset + 4 + length)])
+            let tag = Array(bytes[(offset + 4 + length)..<(offset + 4 + length + 32)])
+            guard tag == file.mac(magic + replay.lastTag + lengthBytes(length) + body) else { break }
+            let change: ReplicaState
+            do {
+                change = try JSONDecoder().decode(ReplicaState.self, from: Data(body))
+            } catch {
+                throw SyncError(.storage, "record \(replay.records + 1) of the sync journal \(name) is authentic but cannot be decoded: \(error)", underlyingError: error)
+            }
+            apply(change, to: &replay.state)
+            replay.lastTag = tag
+            replay.records += 1
+            offset += 4 + length + 32
+        }
+        replay.usableLength = offset
+        replay.isWhole = offset == bytes.count
+        return replay
+    }
+
+    /// What a record holds for the change from `old` to `new`: `new` with only the entries it
+    /// added or altered, `.unchanged` when it holds nothing new, `.removesEntries` when `new`
+    /// lost entries (an account change), which only a new snapshot can say. `names`, when
+    /// given, are the only entries that may differ: the others are not compared (a write or an
+    /// acknowledgement touches one entry, and comparing all of them per write would cost the
+    /// square of the store's size over a run).
+    static func change(from old: ReplicaState, to new: ReplicaState, among names: [String]? = nil) -> Change {
+        var change = new
+        change.entries = [:]
+        var added = 0
+        func compare(_ name: String, _ entry: ReplicaState.Entry) {
+            if let before = old.entries[name] {
+                if before != entry { change.entries[name] = entry }
+            } else {
+                change.entries[name] = entry
+                added += 1
+            }
+        }
+        if let names {
+            for name in names { if let entry = new.entries[name] { compare(name, entry) } }
+        } else {
+            for (name, entry) in new.entries { compare(name, entry) }
+        }
+        guard new.entries.count == old.entries.count + added else { return .removesEntries }
+        if change.entries.isEmpty {
+            var unchanged = old
+            unchanged.entries = [:]
+            if unchanged == change { return .unchanged }
+        }
+        return .record(change)
+    }
+
+    /// What ``change(from:to:among:)`` found.
+    enum Change {
+        case unchanged
+        case removesEntries
+        case record(ReplicaState)
+    }
+
+    /// `state` after the record `change`: its entries merged in, every other field taken.
+    static func apply(_ change: ReplicaState, to state: inout ReplicaState) {
+        var entries = state.entries
+        state.entries = [:]
+        for (name, entry) in change.entries { entries[name] = entry }
+        state = change
+        state.entries = entries
+    }
+
+    private static func lengthBytes(_ length: Int) -> [UInt8] {
+        withUnsafeBytes(of: UInt32(length).bigEndian) { Array($0) }
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import GroupVaultTestKit
+import SealedStorage
+import SystemPackage
+import XCTest
+@testable import GroupSync
+
+/// The replica's durable state: a snapshot plus a journal of changes (docs/SYNC.md, section 7,
+/// "The journal"). Each test changes the state through the store, then reads it back as a new
+/// process would, by opening the files again.
+final class ReplicaStateStoreTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private var handle: DirectoryHandle!
+    private var file: ReplicaStateFile!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory(prefix: "replica-state")
+        handle = try DirectoryHandle(opening: FilePath(directory.path), sharing: .ownerOnly)
+        file = ReplicaStateFile(directory: handle, label: "s-test", key: SymmetricKey())
+    }
+
+    override func tearDown() {
+        directory?.remove()
+    }
+
+    // MARK: Arrangement
+
+    private var journalURL: URL { directory.url.appendingPathComponent("s-test.journal") }
+    private var snapshotURL: URL { directory.url.appendingPathComponent("s-test.state") }
+
+    /// A state with `count` entries, each seen at `seen`, and the cursor there.
+    private func state(entries count: Int, seen: UInt64, from base: ReplicaState = ReplicaState()) -> ReplicaState {
+        var state = base
+        for index in 0..<count {
+            state.entries[String(format: "%064x", index)] = ReplicaState.Entry(
+                seen: seen, seenDigest: Data(repeating: UInt8(seen & 0xff), count: 32), accepted: Data(repeating: 7, count: 100))
+        }
+        state.cursor = Int64(seen)
+        return state
+    }
+
+    /// Opens the store as a new process would.
+    private func reopen(compactionFloor: Int = ReplicaStateStore.compactionFloor) throws -> (store: ReplicaStateStore, state: ReplicaState) {
+        try ReplicaStateStore.open(file, compactionFloor: compactionFloor)
+    }
+
+    /// A store that holds `first` (compacted into its snapshot) and then `second` (as one
+    /// journal record).
+    private func storeHoldingTwoStates(_ first: ReplicaState, _ second: ReplicaState) throws -> ReplicaStateStore {
+        var store = try reopen().store
+        try store.save(first, replacing: ReplicaState())
+        try store.save(second, replacing: first)
+        return store
+    }
+
+    /// Starts again from no state, for a test that tries each step in turn.
+    private func removeStateFiles() {
+        try? FileManager.default.removeItem(at: journalURL)
+        try? FileManager.default.removeItem(at: snapshotURL)
+    }
+
+    private func journalBytes() throws -> [UInt8] { Array(try Data(contentsOf: journalURL)) }
+
+    private func writeJournal(_ bytes: [UInt8]) throws { try write(bytes, to: journalURL) }
+
+    /// Writes a file as the store would find it: owner-only, as its directory's sharing requires.
+    private func write(_ bytes: [UInt8], to url: URL) throws {
+        try Data(bytes).write(to: url)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+    }
+
+    // MARK: Replay
+
+    func testChangesSavedAreReadBackAfterReopening() throws {
+        let first = state(entries: 3, seen: 1)
+        let second = state(entries: 5, seen: 2, from: first)
+        var third = second
+        third.entries[String(format: "%064x", 1)]?.pending = Data([1, 2, 3])
+        third.superseded = 4
+        var store = try storeHoldingTwoStates(first, second)
+        try store.save(third, replacing: second)
+
+        XCTAssertEqual(try reopen().state, third)
+    }
+
+    func testAChangeAppendsToTheJournalAndLeavesTheSnapshotAsItWas() throws {
+        let first = state(entries: 50, seen: 1)
+        var store = try reopen().store
+        try store.save(first, replacing: ReplicaState())
+        let snapshot = try Data(contentsOf: snapshotURL)
+        let journalSize = try journalBytes().count
+
+        var second = first
+        second.entries[String(format: "%064x", 7)]?.seen = 2
+        try store.save(second, replacing: first)
+
+        XCTAssertEqual(try Data(contentsOf: snapshotURL), snapshot, "a change must not rewrite the whole state")
+        let appended = try journalBytes().count - journalSize
+        XCTAssertLessThan(appended, snapshot.count / 10, "a record holds the changed entry, not all fifty")
+        XCTAssertEqual(try reopen().state, second)
+    }
+
+    func testAStoreWithNoFilesOpensEmpty() throws {
+        XCTAssertEqual(try reopen().state, ReplicaState())
+    }
+
+    // MARK: Torn and forged records
+
+    func testATornLastRecordIsIgnoredAndTheRecordsBeforeItKept() throws {
+        let first = state(entries: 2, seen: 1)
+        let second = state(entries: 2, seen: 2, from: first)
+        var store = try storeHoldingTwoStates(first, second)
+        let third = state(entries: 2, seen: 3, from: second)
+        let whole = try journalBytes()
+        try store.save(third, replacing: second)
+        let withThird = try journalBytes()
+
+        for cut in [whole.count + 2, whole.count + 4 + 10, withThird.count - 1] {
+            try writeJournal(Array(withThird.prefix(cut)))
+            XCTAssertEqual(try reopen().state, second, "a record cut at byte \(cut) must be ignored whole")
+        }
+    }
+
+    func testAJournalWithATornTailIsReplacedByTheNextSaveSoThatNewRecordsAreRead() throws {
+        let first = state(entries: 2, seen: 1)
+        let second = state(entries: 2, seen: 2, from: first)
+        _ = try storeHoldingTwoStates(first, second)
+        try writeJournal(try journalBytes().dropLast(5))
+
+        let opened = try reopen()
+        var store = opened.store
+        let reopened = opened.state
+        XCTAssertEqual(reopened, first)
+        XCTAssertTrue(store.compactsNext, "nothing may be appended after a torn record")
+        let third = state(entries: 2, seen: 3, from: reopened)
+        try store.save(third, replacing: reopened)
+        let fourth = state(entries: 2, seen: 4, from: third)
+        try store.save(fourth, replacing: third)
+
+        XCTAssertEqual(try reopen().state, fourth)
+    }
+
+    func testARecordAlteredWithoutTheKeyIsNotApplied() throws {
+        let first = state(entries: 2, seen: 1)
+        let second = state(entries: 2, seen: 2, from: first)
+        _ = try storeHoldingTwoStates(first, second)
+        var bytes = try journalBytes()
+        bytes[ReplicaJournal.headerSize + 4 + 3] ^= 0x01
+        try writeJournal(bytes)
+
+        XCTAssertEqual(try reopen().state, first)
+    }
+
+    func testAJournalThatIsNotOneIsRefusedAsStorage() throws {
+        _ = try storeHoldingTwoStates(state(entries: 1, seen: 1), state(entries: 1, seen: 2))
+        try writeJournal(Array("not a journal at all".utf8))
+
+        XCTAssertThrowsError(try reopen()) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .storage)
+        }
+    }
+
+    // MARK: Compaction
+
+    func testAJournalThatOutgrowsItsSnapshotIsCompactedIntoIt() throws {
+        var (store, current) = try reopen(compactionFloor: 1)
+        var sizes: [Int] = []
+        for seen in 1...20 {
+            let next = state(entries: 10, seen: UInt64(seen), from: current)
+            try store.save(next, replacing: current)
+            current = next
+            sizes.append(try journalBytes().count)
+        }
+
+        XCTAssertTrue(sizes.contains(ReplicaJournal.headerSize), "some save must have started a new journal: \(sizes)")
+        XCTAssertLessThanOrEqual(sizes.max() ?? 0, try Data(contentsOf: snapshotURL).count + sizes[1], "the journal stays within its snapshot and one record")
+        XCTAssertEqual(try reopen().state, current)
+    }
+
+    func testAStaleJournalLeftByAnInterruptedCompactionIsIgnored() throws {
+        let first = state(entries: 2, seen: 1)
+        let second = state(entries: 2, seen: 2, from: first)
+        var store = try storeHoldingTwoStates(first, second)
+        let stale = try journalBytes()
+        let third = state(entries: 3, seen: 3, from: second)
+        try store.compact(third)
+        // A crash after the new snapshot was durable, before the new journal replaced the old.
+        try writeJournal(stale)
+
+        XCTAssertEqual(try reopen().state, third)
+    }
+
+    func testAChangeThatRemovesEntriesIsWrittenAsANewSnapshot() throws {
+        let first = state(entries: 4, seen: 1)
+        var store = try reopen().store
+        try store.save(first, replacing: ReplicaState())
+        var reset = ReplicaState()
+        reset.refusals = ["rollback": 1]
+        try store.save(reset, replacing: first)
+
+        XCTAssertEqual(try journalBytes().count, ReplicaJournal.headerSize)
+        XCTAssertEqual(try reopen().state, reset)
+    }
+
+    // MARK: Crashes at each step
+
+    func testAnAppendThatFailsAtEitherStepLeavesTheOldStateOrTheNewWholeAndTheNextSaveIsKept() throws {
+        for step in FaultPoint.appendSteps {
+            removeStateFiles()
+            let first = state(entries: 2, seen: 1)
+            var store = try reopen().store
+            try store.save(first, replacing: ReplicaState())
+            let second = state(entries: 3, seen: 2, from: first)
+
+            XCTAssertThrowsError(try FaultInjection.withFault(.fail(.ioError), at: .step(step)) { () throws -> Void in
+                try store.save(second, replacing: first)
+            }, "the failure at \(step) must reach the writer")
+            let afterCrash = try reopen().state
+            XCTAssertTrue(afterCrash == first || afterCrash == second, "after a failure at \(step): neither the old nor the new state")
+
+            let third = state(entries: 3, seen: 3, from: first)
+            try store.save(third, replacing: first)
+            XCTAssertEqual(try reopen().state, third, "the save after a failure at \(step) was lost")
+        }
+    }
+
+    func testACompactionThatFailsAtAnyStepLosesNothingAcknowledged() throws {
+        // Each file-layer step, in the snapshot's replace (pass 0) and the new journal's (pass 1).
+        for step in FaultPoint.fileLayerSteps {
+            for pass in 0...1 {
+                removeStateFiles()
+                let first = state(entries: 2, seen: 1)
+                let second = state(entries: 2, seen: 2, from: first)
+                var store = try storeHoldingTwoStates(first, second)
+                let third = state(entries: 4, seen: 3, from: second)
+
+                XCTAssertThrowsError(try FaultInjection.withFault(.fail(.noSpace), at: .step(step), afterPassing: pass) { () throws -> Void in
+                    try store.compact(third)
+                }, "the failure at \(step) (pass \(pass)) must reach the writer")
+                let afterCrash = try reopen().state
+                XCTAssertTrue(afterCrash == second || afterCrash == third, "after a failure at \(step) (pass \(pass)): \(afterCrash.cursor)")
+
+                let fourth = state(entries: 4, seen: 4, from: third)
+                try store.save(fourth, replacing: second)
+                XCTAssertEqual(try reopen().state, fourth, "the save after a failure at \(step) (pass \(pass)) was lost")
+            }
+        }
+    }
+
+    // MARK: Migration
+
+    func testAStateFileWrittenBeforeTheJournalExistedIsReadAndThenJournaled() throws {
+        // The version 1 file as every earlier GroupSync wrote it, built here byte by byte.
+        let old = state(entries: 3, seen: 5)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = Array("GVSS".utf8) + [1] + Array(try encoder.encode(old))
+        var framed: [UInt8] = []
+        withUnsafeBytes(of: UInt64("s-test".utf8.count).bigEndian) { framed += $0 }
+        framed += Array("s-test".utf8)
+        try write(body + Digest.keyedBLAKE2b256(framed + body, key: file.key), to: snapshotURL)
+
+        let opened = try reopen()
+        var store = opened.store
+        let migrated = opened.state
+        XCTAssertEqual(migrated, old)
+        let newer = state(entries: 4, seen: 6, from: migrated)
+        try store.save(newer, replacing: migrated)
+
+        XCTAssertTrue(FileManager.default.fileExists(atPath: journalURL.path))
+        XCTAssertEqual(try reopen().state, newer)
+    }
+}
