@@ -332,17 +332,13 @@ final class DirectoryWatcherTests: XCTestCase {
 
     func testParserReportsAWriteOnTheEntrysOwnWatchUnderItsName() {
         let bytes = inotifyRecord(watch: 7, mask: 0x8, name: nil, paddedTo: 0)
-        let parsed = bytes.withUnsafeBytes {
-            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7, directoryWatch: 1))
-        }
+        let parsed = parseForEntryWatch(bytes)
         XCTAssertEqual(parsed.events, [.init(name: "wanted", kind: .written)])
     }
 
     func testParserLeavesOutOtherEntriesForAnEntryWatch() {
         let bytes = inotifyRecord(mask: 0x80, name: "other", paddedTo: 16) + inotifyRecord(mask: 0x200, name: "other", paddedTo: 16)
-        let parsed = bytes.withUnsafeBytes {
-            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7, directoryWatch: 1))
-        }
+        let parsed = parseForEntryWatch(bytes)
         XCTAssertEqual(parsed.events, [])
         XCTAssertFalse(parsed.entryReappeared)
     }
@@ -350,9 +346,7 @@ final class DirectoryWatcherTests: XCTestCase {
     func testParserAsksForANewWatchWhenTheEntryIsCreatedOrMovedIn() {
         for mask: UInt32 in [0x100, 0x80] {  // IN_CREATE, IN_MOVED_TO
             let bytes = inotifyRecord(mask: mask, name: "wanted", paddedTo: 16)
-            let parsed = bytes.withUnsafeBytes {
-                InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: nil, directoryWatch: 1))
-            }
+            let parsed = parseForEntryWatch(bytes, entryWatchDescriptor: nil)
             XCTAssertTrue(parsed.entryReappeared, "mask \(mask)")
             XCTAssertEqual(parsed.events, [.init(name: "wanted", kind: .written)], "mask \(mask)")
         }
@@ -361,9 +355,7 @@ final class DirectoryWatcherTests: XCTestCase {
     func testParserTakesTheEntrysWatchEndingAsTheEntrysNotTheDirectorys() {
         // IN_DELETE_SELF then IN_IGNORED on the entry's own watch, as when the entry is deleted.
         let bytes = inotifyRecord(watch: 7, mask: 0x400, name: nil, paddedTo: 0) + inotifyRecord(watch: 7, mask: 0x8000, name: nil, paddedTo: 0)
-        let parsed = bytes.withUnsafeBytes {
-            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7, directoryWatch: 1))
-        }
+        let parsed = parseForEntryWatch(bytes)
         XCTAssertFalse(parsed.directoryGone)
         XCTAssertEqual(parsed.events, [])
     }
@@ -371,18 +363,14 @@ final class DirectoryWatcherTests: XCTestCase {
     func testParserTakesTheEndOfAReplacedEntrysWatchAsNothing() {
         // IN_IGNORED of watch 5, the entry's before it was replaced (the current one is 7).
         let bytes = inotifyRecord(watch: 5, mask: 0x8000, name: nil, paddedTo: 0)
-        let parsed = bytes.withUnsafeBytes {
-            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7, directoryWatch: 1))
-        }
+        let parsed = parseForEntryWatch(bytes)
         XCTAssertFalse(parsed.directoryGone)
         XCTAssertEqual(parsed.events, [])
     }
 
     func testParserTakesTheDirectorysOwnWatchEndingAsTheDirectoryGoneForAnEntryWatch() {
         let bytes = inotifyRecord(watch: 1, mask: 0x400, name: nil, paddedTo: 0)
-        let parsed = bytes.withUnsafeBytes {
-            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: 7, directoryWatch: 1))
-        }
+        let parsed = parseForEntryWatch(bytes)
         XCTAssertTrue(parsed.directoryGone)
     }
 
@@ -434,6 +422,14 @@ final class DirectoryWatcherTests: XCTestCase {
         let parsed = bytes.withUnsafeBytes { InotifyDirectoryWatch.parse($0) }
         XCTAssertTrue(parsed.directoryGone)
         XCTAssertEqual(parsed.events, [])
+    }
+
+    /// `bytes` parsed for a watch of the entry "wanted" whose own watch is `entryWatchDescriptor`
+    /// and whose directory's watch is 1.
+    private func parseForEntryWatch(_ bytes: [UInt8], entryWatchDescriptor: Int32? = 7) -> InotifyDirectoryWatch.ParsedEvents {
+        bytes.withUnsafeBytes {
+            InotifyDirectoryWatch.parse($0, entryWatch: .init(name: "wanted", watch: entryWatchDescriptor, directoryWatch: 1))
+        }
     }
 
     /// A `struct inotify_event` as the kernel lays it out: wd, mask, cookie, len, NUL-padded name.
