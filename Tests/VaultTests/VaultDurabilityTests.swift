@@ -114,4 +114,31 @@ final class VaultDurabilityTests: VaultTestCase {
 
         XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), ["auth-state.gvr"])
     }
+
+    func testTheFirstWriteOfANewRecordDoesNotListTheGroupsRecords() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, to: "existing")
+
+        let listings = try FileLayerDriver.with { driver in
+            try vault.write(AuthState.signedIn, to: "new")
+            return driver.trace.filter { $0.call == .listDirectory }
+        }
+
+        XCTAssertEqual(listings.count, 0, "a name never announced has no leftovers to look for")
+        XCTAssertEqual(try vault.read(AuthState.self, from: "new"), AuthState.signedIn)
+    }
+
+    func testAWriteSweepsLeftoversOfARecordFileTheLedgerHasNoRowFor() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, to: "auth-state")
+        let leftover = URL(fileURLWithPath: vault.recordsDirectory.string)
+            .appendingPathComponent(AtomicFile.temporaryPrefix(for: FilePath(sandbox.recordURL("auth-state", in: vault).path)) + "0123456789abcdef")
+        try Data([1, 2, 3]).write(to: leftover)
+        // A record of an earlier version, or a ledger lost: the file is there, its row is not.
+        try LedgerTable(home: sandbox.home, group: VaultSandbox.group).update("auth-state") { row in row = nil }
+
+        try vault.write(AuthState.signedOut, to: "auth-state")
+
+        XCTAssertEqual(try sandbox.recordsDirectoryEntries(of: vault), ["auth-state.gvr"])
+    }
 }

@@ -162,15 +162,19 @@ extension Vault {
         return try withExclusiveLock(in: try locks, name: lockName(name)) { () throws -> RecordHeader in
                 report(waited: .now - waitingSince, for: lockName(name), writing: name)
                 let row = try ledger.row(for: name)
+                let file = Result { () throws(VaultError) in try readBlob(name) }
                 // A writer that died between its announcement and its confirmation left the
                 // announcement behind, and maybe a temporary file; nobody else can own one while
-                // we hold the lock. Only then (or without a row: a ledger lost, or written by an
-                // earlier version) is the directory listed, so a write does not cost more the
-                // more records the group holds.
-                if row == nil || row?.pending != nil {
+                // we hold the lock. Only then, or for a file without a row (a ledger lost, or a
+                // record of an earlier version), is the directory listed, so a write does not
+                // cost more the more records the group holds. A name with neither row nor file
+                // was never announced, and a writer announces before it makes a temporary, so
+                // there is nothing to sweep: listing the group for every new record made filling
+                // a group quadratic (docs/FORMAT.md, section 4, step 1).
+                let fileIsAbsent: Bool = if case .success(nil) = file { true } else { false }
+                if row?.pending != nil || (row == nil && !fileIsAbsent) {
                     records.removeStaleTemporaries(for: fileName)
                 }
-                let file = Result { () throws(VaultError) in try readBlob(name) }
                 var opened: Result<OpenedRecord, VaultError>?
                 func current() throws(VaultError) -> OpenedRecord {
                     if opened == nil {
