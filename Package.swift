@@ -10,10 +10,7 @@ import PackageDescription
 //   never build or link it.
 // - GRDB for GroupDatabase only (SQLite through the system libsqlite3), so that users of the
 //   other products never build or link it.
-// The `Security` module is Apple's SecItem API over Keyring, for Linux: code written for Apple
-// platforms keeps its `import Security`. On Apple platforms the real framework owns that name,
-// so the target exists only when the manifest is evaluated elsewhere (docs/ARCHITECTURE.md,
-// "The Security module").
+
 // `GROUPVAULT_PACKAGE_SCOPE=core` declares only SealedStorage, Keyring and Vault, with their test
 // targets and fixture: scripts/sanitize's ThreadSanitizer build, whose suites all live there, then
 // compiles none of SwiftNIO, GRDB, swift-crypto's BoringSSL or postgres-nio, which a full build
@@ -27,6 +24,10 @@ let coreScopeOnly = Context.environment["GROUPVAULT_PACKAGE_SCOPE"] == "core"
 // smoke run reuses that build (docs/ARCHITECTURE.md, "CI time").
 let fuzzRuntime = Context.environment["GROUPVAULT_FUZZ_RUNTIME"]
 
+// The `Security` module is Apple's SecItem API over Keyring, for Linux: code written for Apple
+// platforms keeps its `import Security`. On Apple platforms the real framework owns that name,
+// so the target exists only when the manifest is evaluated elsewhere (docs/ARCHITECTURE.md,
+// "The Security module").
 #if canImport(Darwin)
 let securityProducts: [Product] = []
 let securityPackages: [Package.Dependency] = []
