@@ -174,8 +174,9 @@ public struct GroupNotificationCenter: Sendable {
         let watcher = DirectoryWatcher(directory: directory.path, entry: name, bufferLimit: 2)
         let stream: AsyncStream<GroupNotification>
         do {
+            // The watcher reports this name's events only (and overflows).
             stream = try watcher.events { event in
-                event.kind == .overflow || (event.name == name && event.kind == .written) ? notification : nil
+                event.kind == .overflow || event.kind == .written ? notification : nil
             }
         } catch {
             throw .storage(error, while: "observe \(name) in \(group)")
