@@ -341,7 +341,8 @@ let package = Package(
         .target(
             name: "GroupVaultTestKit",
             // Keyring: removing a test's directory first closes what its keyring homes hold.
-            dependencies: ["Keyring"],
+            // CSQLite: tests change a keyring database behind the library's back (OutsideSQL).
+            dependencies: ["Keyring", "CSQLite"],
             path: "Tests/GroupVaultTestKit"
         ),
         .testTarget(

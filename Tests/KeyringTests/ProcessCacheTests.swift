@@ -30,20 +30,6 @@ final class ProcessCacheTests: XCTestCase {
         XCTAssertEqual(try scenario.app.groupKey(for: scenario.group).id, 2)
     }
 
-    func testThisProcessLedgerCommitsLeaveCachedKeysetsValidAndItsKeyChangesDoNot() throws {
-        _ = try scenario.app.groupKey(for: scenario.group)
-        let database = try KeyringDatabase.shared(for: scenario.home)
-        let ledger = try LedgerTable(home: scenario.home, group: scenario.group)
-        let before = try database.changeStamp()
-
-        try ledger.update("auth-state") { $0 = LedgerTable.Row(confirmed: 1, confirmedDigest: String(repeating: "a", count: 64)) }
-
-        XCTAssertEqual(try database.changeStamp(), before, "a ledger row is cached nowhere, so committing one must not invalidate the keyset cache")
-        try scenario.app.rotateKey(in: scenario.group)
-        XCTAssertNotEqual(try database.changeStamp(), before, "a keyset change by this process must invalidate it")
-        XCTAssertEqual(try scenario.app.groupKey(for: scenario.group).id, 2)
-    }
-
     func testAKeysetPutBackFromBeforeIsReadAsItIsNow() throws {
         _ = try scenario.app.groupKey(for: scenario.group)
         let before = try scenario.keyRows()

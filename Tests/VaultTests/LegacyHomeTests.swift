@@ -9,37 +9,17 @@ import XCTest
 /// ledger are imported into the database once, and the old files are kept.
 final class LegacyHomeTests: XCTestCase {
     private static let group = GroupIdentifier(rawValue: "group.com.example.shared")!
-    private static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Fixtures").appendingPathComponent("legacy-home")
-
-    private var directory: TemporaryDirectory!
+    private var home: FixtureHome!
     private var keyring: Keyring!
 
     override func setUpWithError() throws {
-        directory = try TemporaryDirectory(prefix: "legacy-home")
-        let root = directory.url.appendingPathComponent("home")
-        try FileManager.default.copyItem(at: Self.fixture, to: root)
-        try Self.giveHomeModes(root)
-        keyring = Keyring(
-            identity: Identity(teamID: "ABCDE12345", bundleID: "com.example.tests", applicationGroups: [Self.group]),
-            home: KeyringHome(root: root))
+        home = try FixtureHome(copying: "legacy-home")
+        keyring = home.keyring(groups: [Self.group])
     }
 
     override func tearDown() {
         KeyringDatabase.closeAll()
-        directory.remove()
-    }
-
-    /// Git keeps no modes: a home's are 0700 for directories and 0600 for files.
-    private static func giveHomeModes(_ root: URL) throws {
-        let manager = FileManager.default
-        try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.path)
-        for case let path as String in manager.enumerator(atPath: root.path)! {
-            let url = root.appendingPathComponent(path)
-            var isDirectory: ObjCBool = false
-            _ = manager.fileExists(atPath: url.path, isDirectory: &isDirectory)
-            try manager.setAttributes([.posixPermissions: isDirectory.boolValue ? 0o700 : 0o600], ofItemAtPath: url.path)
-        }
+        home.remove()
     }
 
     func testEveryItemIsFound() throws {

@@ -88,6 +88,11 @@ struct VaultSandbox {
         try Data(bytes).write(to: recordURL(name, in: vault))
     }
 
+    /// The path of the home's keyring database, which holds the trust ledger.
+    var databasePath: String {
+        home.root.appendingPathComponent("Keychains").appendingPathComponent(KeyringDatabase.fileName).path
+    }
+
     /// The names in the records directory, hidden temporaries included.
     func recordsDirectoryEntries(of vault: Vault) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: vault.recordsDirectory.string).sorted()

@@ -28,7 +28,8 @@ import Darwin
 /// Opened as untrusted input (docs/STORAGE.md, "SQLite files in shared directories"): the file
 /// is vetted relative to the held `Keychains/` directory and SQLite's descriptor proven to be it
 /// (``DatabaseFile``, ``SQLiteDefenses``); the connection is defensive with an untrusted schema;
-/// the schema must be exactly the keyring's (checked again when another process changes it);
+/// the schema must be exactly the keyring's and that of the tables modules above adopted
+/// (``ExtensionTable``; checked again when another process changes it);
 /// and every write states how many rows it must change.
 ///
 /// The database is bound to its home: the `meta` row `home` holds a keyed BLAKE2b tag computed
@@ -50,8 +51,6 @@ package final class KeyringDatabase: Sendable {
     package let path: FilePath
     /// The master secret the keys below were derived from.
     private let master: SymmetricKey
-    /// Tags ledger rows (keyed BLAKE2b); derived once from the master secret.
-    package let ledgerKey: SymmetricKey
     /// Seals item rows (XChaCha20-Poly1305); derived once from the master secret.
     let itemSealingKey: SymmetricKey
     /// Keys the BLAKE2b lookup hashes of item attributes; derived once from the master secret.
@@ -68,8 +67,14 @@ package final class KeyringDatabase: Sendable {
     let itemImportsChecked = Locked<Set<GroupIdentifier>>([])
     /// The same for keysets.
     let keysetImportsChecked = Locked<Set<GroupIdentifier>>([])
-    /// The same for the Vault's trust ledger (kept by `TrustLedger`, which imports it).
-    package let ledgerImportsChecked = Locked<Set<GroupIdentifier>>([])
+    /// What modules above the keyring have established once for this database in this process
+    /// (an import done, say), so that they look it up instead of asking the database again.
+    package let established = Locked<Set<Fact>>([])
+    /// The tables modules above adopted in this process (``adopt(_:)``), by name, each with the
+    /// schema objects it must consist of.
+    private let adopted = Locked<[String: Set<SchemaObject>]>([:])
+    /// Keys derived from the master secret for modules above (``derivedKey(id:)``).
+    private let derivedKeys = Locked<[UInt64: SymmetricKey]>([:])
     /// Keysets read by this process, each valid for one ``changeStamp``.
     let keysets = Locked<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.
@@ -118,7 +123,6 @@ package final class KeyringDatabase: Sendable {
     private init(home: KeyringHome, path: FilePath, master: SymmetricKey) throws(KeyringError) {
         self.path = path
         self.master = master
-        ledgerKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 4)
         let bindingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 3)
         itemSealingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 5)
         itemLookupKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 6)
@@ -144,7 +148,7 @@ package final class KeyringDatabase: Sendable {
             try opened.execute("BEGIN")
             do {
                 schemaVersion = try opened.integer("PRAGMA schema_version")
-                try Self.checkSchema(of: opened, path: path)
+                try Self.checkSchema(of: opened, path: path, adopted: [:])
                 try Self.checkBinding(of: opened, binding: binding, path: path)
                 try opened.execute("COMMIT")
             } catch {
@@ -214,8 +218,131 @@ package final class KeyringDatabase: Sendable {
     private func checkSchemaUnchanged() throws {
         let version = try connection.integer("PRAGMA schema_version")
         guard version != checkedSchemaVersion else { return }
-        try Self.checkSchema(of: connection, path: path)
+        try Self.checkSchema(of: connection, path: path, adopted: adopted.withLock { $0 })
         checkedSchemaVersion = version
+    }
+
+    // MARK: Tables of the modules above
+
+    /// Makes `table` part of what this process requires of the database: creates it if the
+    /// database lacks it, and otherwise refuses the database unless the table's objects are
+    /// exactly what its definition makes and its recorded version is the definition's. From
+    /// then on every schema check of this process (``write(_:changesCachedState:_:)`` when
+    /// another process changed the schema) includes the table.
+    ///
+    /// Call it before the first statement on the table, every time a process may be about to
+    /// use it: after the first call for a database it costs one dictionary lookup.
+    ///
+    /// - Throws: ``KeyringStatus/decode`` for a table altered, one with a planted index, or one
+    ///   of a newer version; the storage statuses when the table cannot be created.
+    package func adopt(_ table: ExtensionTable) throws(KeyringError) {
+        if adopted.withLock({ $0[table.name] != nil }) { return }
+        let expected = Self.referenceObjects(of: table)
+        try lock.withLock { () throws(KeyringError) in
+            do {
+                let found = try Self.objects(of: table.name, in: connection)
+                if found.isEmpty {
+                    try create(table, expected: expected)
+                } else {
+                    try Self.checkObjects(found, of: table, expected: expected, path: path)
+                    try checkVersion(of: table)
+                }
+            } catch let failure as SQLiteConnection.Failure {
+                throw Self.error(failure, path: path, while: "create the \(table.name) table of the keyring database")
+            } catch let error as KeyringError {
+                throw error
+            } catch {
+                throw KeyringError(.ioError, "create the \(table.name) table of keyring database \(path): \(error)", underlyingError: error)
+            }
+            adopted.withLock { $0[table.name] = expected }
+        }
+    }
+
+    /// Creates `table` and records its version, in one write transaction, unless another
+    /// process created it first (then that one is checked like any found table).
+    private func create(_ table: ExtensionTable, expected: Set<SchemaObject>) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try checkSchemaUnchanged()
+            let found = try Self.objects(of: table.name, in: connection)
+            if found.isEmpty {
+                try connection.execute(table.createSQL)
+                try connection.run("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", [.text(table.versionRow), .integer(table.version)])
+            } else {
+                try Self.checkObjects(found, of: table, expected: expected, path: path)
+                try checkVersion(of: table)
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        // This process's own schema change is not a reason to check the whole schema again.
+        checkedSchemaVersion = try connection.integer("PRAGMA schema_version")
+    }
+
+    /// A fact a module above established for this database (``established``): `kind` names
+    /// the fact and its module, `subject` what it is about (an access group, say).
+    package struct Fact: Hashable, Sendable {
+        package let kind: String
+        package let subject: String
+
+        package init(kind: String, subject: String) {
+            self.kind = kind
+            self.subject = subject
+        }
+    }
+
+    /// Refuses a table whose recorded version is not `table`'s: a newer module wrote it, and
+    /// reading it as this version would misread it. No row: the table predates the row (version 1).
+    private func checkVersion(of table: ExtensionTable) throws {
+        let recorded = try connection.query("SELECT value FROM meta WHERE name = ?", [.text(table.versionRow)]) { $0.integer(0) }.first ?? 1
+        guard recorded == table.version else {
+            throw KeyringError(.decode, "keyring database \(path) holds version \(recorded) of its \(table.name) table; this GroupVault reads version \(table.version): it was not used (a newer GroupVault wrote it, or it is damaged)")
+        }
+    }
+
+    /// What SQLite records for `table`'s definition, made in a private in-memory database so
+    /// that the comparison needs no copy of SQLite's normalisation rules. A definition that
+    /// does not compile, or makes an object of another table or a trigger or a view, is a
+    /// programming error of the module that wrote it, not a state of any file.
+    private static func referenceObjects(of table: ExtensionTable) -> Set<SchemaObject> {
+        let objects: Set<SchemaObject>
+        do {
+            let reference = try SQLiteConnection(inMemory: ())
+            try reference.execute(table.createSQL)
+            objects = Set(try reference.query(SchemaObject.query) { SchemaObject($0) })
+        } catch {
+            preconditionFailure("the definition of extension table \(table.name) does not compile: \(error)")
+        }
+        let keyringTables = (try? expectedSchema.get()).map { Set($0.map(\.table)) } ?? []
+        precondition(!keyringTables.contains(table.name), "extension table \(table.name) is one of the keyring's own tables")
+        precondition(objects.allSatisfy { $0.table == table.name && ($0.type == "table" || $0.type == "index") },
+                     "the definition of extension table \(table.name) makes something other than the table and its indexes")
+        return objects
+    }
+
+    /// The schema objects of the file that belong to `table`.
+    private static func objects(of table: String, in connection: SQLiteConnection) throws -> Set<SchemaObject> {
+        Set(try connection.query(SchemaObject.tableQuery, [.text(table)]) { SchemaObject($0) })
+    }
+
+    /// Refuses `found` unless it is exactly `expected`, naming what differs.
+    private static func checkObjects(_ found: Set<SchemaObject>, of table: ExtensionTable, expected: Set<SchemaObject>, path: FilePath) throws {
+        guard found != expected else { return }
+        throw schemaMismatch(found: found, expected: expected, path: path)
+    }
+
+    /// A key derived from the home's master secret under the keyring database's context
+    /// `GVKEYRNG` (keyed BLAKE2b, docs/FORMAT.md), for a module above that authenticates its
+    /// own rows; derived once per process. The keyring's own keys are ids 3, 5, 6 and 7, which
+    /// no other module may ask for.
+    package func derivedKey(id: UInt64) -> SymmetricKey {
+        precondition(![3, 5, 6, 7].contains(id), "key id \(id) of the keyring database is the keyring's own")
+        if let key = derivedKeys.withLock({ $0[id] }) { return key }
+        let key = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: id)
+        derivedKeys.withLock { $0[id] = key }
+        return key
     }
 
     /// Runs `body` for reading. Each statement sees one committed state; use ``write(_:_:)``
@@ -276,7 +403,7 @@ package final class KeyringDatabase: Sendable {
 
         /// Runs a statement that returns no rows; returns how many rows it changed. The store's
         /// own writes use ``apply(_:_:expecting:)``, which checks that count.
-        func run(_ sql: String, _ values: [SQLiteConnection.Value] = []) throws(KeyringError) -> Int {
+        package func run(_ sql: String, _ values: [SQLiteConnection.Value] = []) throws(KeyringError) -> Int {
             do {
                 try connection.run(sql, values)
                 return connection.changes
@@ -288,7 +415,7 @@ package final class KeyringDatabase: Sendable {
         /// Runs a write and refuses its effect unless it changed the rows it must have: a
         /// write that SQLite reports done but that changed nothing (a planted trigger's
         /// `RAISE(IGNORE)`, a row that vanished) fails loudly, and the transaction rolls back.
-        func apply(_ sql: String, _ values: [SQLiteConnection.Value] = [], expecting expected: ExpectedChanges) throws(KeyringError) {
+        package func apply(_ sql: String, _ values: [SQLiteConnection.Value] = [], expecting expected: ExpectedChanges) throws(KeyringError) {
             let changed = try run(sql, values)
             guard expected.allows(changed) else {
                 throw KeyringError(.decode, "\(operation): a write to keyring database \(path) changed \(changed) rows where it must change \(expected); nothing was committed: the database does not behave as its schema says, so restore it from a backup")
@@ -296,20 +423,20 @@ package final class KeyringDatabase: Sendable {
         }
 
         /// How many rows a write must change.
-        enum ExpectedChanges: CustomStringConvertible {
+        package enum ExpectedChanges: CustomStringConvertible, Sendable {
             /// Exactly this many (an insert, an update or delete of a row just read).
             case exactly(Int)
             /// Any number: a delete of whatever a group holds, whose count nothing else fixes.
             case anyNumber
 
-            func allows(_ count: Int) -> Bool {
+            package func allows(_ count: Int) -> Bool {
                 switch self {
                 case .exactly(let expected): count == expected
                 case .anyNumber: count >= 0
                 }
             }
 
-            var description: String {
+            package var description: String {
                 switch self {
                 case .exactly(let expected): "\(expected)"
                 case .anyNumber: "any number of"
@@ -318,7 +445,7 @@ package final class KeyringDatabase: Sendable {
         }
 
         /// Runs a query and maps each row.
-        func query<Row>(_ sql: String, _ values: [SQLiteConnection.Value] = [], _ map: (SQLiteConnection.RowReader) -> Row) throws(KeyringError) -> [Row] {
+        package func query<Row>(_ sql: String, _ values: [SQLiteConnection.Value] = [], _ map: (SQLiteConnection.RowReader) -> Row) throws(KeyringError) -> [Row] {
             do {
                 return try connection.query(sql, values, map)
             } catch {
@@ -483,16 +610,6 @@ package final class KeyringDatabase: Sendable {
     /// an existing one must hold exactly what this creates (``checkSchema(of:path:)``).
     private static let schemaSQL = """
         CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS ledger (
-            access_group TEXT NOT NULL,
-            record TEXT NOT NULL,
-            confirmed INTEGER NOT NULL,
-            confirmed_digest TEXT NOT NULL,
-            pending INTEGER,
-            pending_digest TEXT,
-            tag BLOB NOT NULL,
-            PRIMARY KEY (access_group, record)
-        ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS items (
             id INTEGER PRIMARY KEY,
             access_group TEXT NOT NULL,
@@ -522,13 +639,15 @@ package final class KeyringDatabase: Sendable {
         """
 
     /// One row of `sqlite_schema`, without its root page (which differs between files).
-    private struct SchemaObject: Hashable {
+    fileprivate struct SchemaObject: Hashable, Sendable {
         let type: String
         let name: String
         let table: String
         let sql: String?
 
         static let query = "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name"
+        /// The objects of one table (`tbl_name` bound).
+        static let tableQuery = "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE tbl_name = ? ORDER BY type, name"
 
         init(_ row: SQLiteConnection.RowReader) {
             type = row.text(0)
@@ -555,19 +674,35 @@ package final class KeyringDatabase: Sendable {
         }
     }()
 
-    /// Refuses a database whose schema is not exactly the keyring's: a trigger, view, index or
-    /// table that this code did not create (a trigger that ignores ledger updates or item
-    /// deletes would switch off rollback protection), or one of its objects altered or missing.
-    private static func checkSchema(of connection: SQLiteConnection, path: FilePath) throws {
-        let expected = try expectedSchema.get()
-        let found = Set(try connection.query(SchemaObject.query) { SchemaObject($0) })
+    /// Refuses a database whose schema is not exactly the keyring's and the `adopted` tables':
+    /// a trigger, view, index or table that this code did not create (a trigger that ignores
+    /// ledger updates or item deletes would switch off rollback protection), or one of its
+    /// objects altered or missing. Tables of no definition this process adopted, with their
+    /// indexes, are left to the processes that use them (``ExtensionTable``); a trigger or view
+    /// never is, whatever table it names.
+    private static func checkSchema(of connection: SQLiteConnection, path: FilePath, adopted: [String: Set<SchemaObject>]) throws {
+        var expected = try expectedSchema.get()
+        var known = Set(expected.map(\.table))
+        for (table, objects) in adopted {
+            expected.formUnion(objects)
+            known.insert(table)
+        }
+        let found = Set(try connection.query(SchemaObject.query) { SchemaObject($0) }).filter { object in
+            known.contains(object.table) || (object.type != "table" && object.type != "index")
+        }
         guard found != expected else { return }
+        throw schemaMismatch(found: found, expected: expected, path: path)
+    }
+
+    /// The refusal of a schema that is not `expected`: the first object found that should not
+    /// be there, or else the objects missing.
+    private static func schemaMismatch(found: Set<SchemaObject>, expected: Set<SchemaObject>, path: FilePath) -> KeyringError {
         let advice = "it was not used and will not be changed: someone who can write the keychains directory altered it, or it is damaged; restore keyring.db from a backup"
         if let unexpected = found.subtracting(expected).sorted(by: { ($0.type, $0.name) < ($1.type, $1.name) }).first {
-            throw KeyringError(.decode, "keyring database \(path) holds a schema object the keyring never creates or one it altered: \(unexpected.printed); \(advice)")
+            return KeyringError(.decode, "keyring database \(path) holds a schema object the keyring never creates or one it altered: \(unexpected.printed); \(advice)")
         }
         let missing = expected.subtracting(found).map(\.name).sorted()
-        throw KeyringError(.decode, "keyring database \(path) lacks part of the keyring's schema (\(missing.joined(separator: ", "))); \(advice)")
+        return KeyringError(.decode, "keyring database \(path) lacks part of the keyring's schema (\(missing.joined(separator: ", "))); \(advice)")
     }
 
     /// Refuses a database not bound to this home, or of another schema version. A database

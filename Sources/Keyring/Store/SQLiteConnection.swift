@@ -6,10 +6,10 @@ import SealedStorage
 ///
 /// Not thread-safe by itself: ``KeyringDatabase`` serializes every use behind a mutex (the
 /// connection is opened `SQLITE_OPEN_NOMUTEX`, so SQLite does not lock twice).
-final class SQLiteConnection {
+package final class SQLiteConnection {
     /// A failed SQLite call (``SQLiteFailure``: the type is public, as the underlying error of
     /// the keyring errors the store reports).
-    typealias Failure = SQLiteFailure
+    package typealias Failure = SQLiteFailure
 
     /// The SQLite connection, for ``SQLiteDefenses``.
     let handle: OpaquePointer
@@ -110,7 +110,7 @@ final class SQLiteConnection {
     var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// A value to bind.
-    enum Value {
+    package enum Value {
         case integer(Int64)
         case real(Double)
         case text(String)
@@ -119,17 +119,17 @@ final class SQLiteConnection {
     }
 
     /// Reads the columns of the current row.
-    struct RowReader {
+    package struct RowReader {
         let statement: OpaquePointer
 
-        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-        func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
-        func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
-        func text(_ column: Int32) -> String {
+        package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+        package func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+        package func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+        package func text(_ column: Int32) -> String {
             guard let pointer = sqlite3_column_text(statement, column) else { return "" }
             return String(cString: pointer)
         }
-        func blob(_ column: Int32) -> [UInt8] {
+        package func blob(_ column: Int32) -> [UInt8] {
             let count = Int(sqlite3_column_bytes(statement, column))
             guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
             return Array(UnsafeRawBufferPointer(start: pointer, count: count))

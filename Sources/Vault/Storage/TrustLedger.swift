@@ -412,18 +412,19 @@ package struct TrustLedger: Sendable {
         if database == nil, let pinnedTable { return pinnedTable }
         let table: LedgerTable
         if let database {
-            table = LedgerTable(database: database, group: group)
+            table = try LedgerTable(database: database, group: group)
         } else {
             table = try LedgerTable(home: home, group: group)
         }
-        // Known per database connection, so the check costs a set lookup, not a string built.
-        guard !table.database.ledgerImportsChecked.withLock({ $0.contains(group) }) else { return table }
+        // Known per database connection, so the check costs a set lookup.
+        let imported = KeyringDatabase.Fact(kind: "Vault: trust ledger imported", subject: group.rawValue)
+        guard !table.database.established.withLock({ $0.contains(imported) }) else { return table }
         let legacy = SealedDocument<Content>(home: home, group: group, kind: Self.kind)
         try table.importOnce { () throws(KeyringError) in
             let content = try legacy.read()
             return (content?.records ?? [:]).mapValues { (sequence: $0.sequence, digest: $0.digest) }
         }
-        _ = table.database.ledgerImportsChecked.withLock { $0.insert(group) }
+        _ = table.database.established.withLock { $0.insert(imported) }
         return table
     }
 }

@@ -1,3 +1,4 @@
+import Keyring
 import SealedStorage
 
 /// The Vault's trust ledger as rows of the keyring database: one row per (group, record),
@@ -13,7 +14,28 @@ import SealedStorage
 ///
 /// The rules (what readers accept, what writers record) belong to the Vault; this type only
 /// stores rows, authenticates them and runs each change in one transaction.
+///
+/// The table lives in the keyring's database, so that a ledger commit is as durable and as
+/// guarded as the keyring's own, but it is the Vault's: the keyring knows it only as an
+/// ``ExtensionTable`` this type adopts before its first statement in each process, which
+/// creates it in a home whose database was made by a process that never used the Vault.
 package struct LedgerTable: Sendable {
+    /// The table's definition. Its text is what earlier versions created as part of the
+    /// keyring's own schema, whitespace included, so that their databases need no conversion.
+    package static let definition = ExtensionTable(name: "ledger", version: 1, createSQL: """
+        CREATE TABLE ledger (
+            access_group TEXT NOT NULL,
+            record TEXT NOT NULL,
+            confirmed INTEGER NOT NULL,
+            confirmed_digest TEXT NOT NULL,
+            pending INTEGER,
+            pending_digest TEXT,
+            tag BLOB NOT NULL,
+            PRIMARY KEY (access_group, record)
+        ) WITHOUT ROWID;
+        """)
+
+
     /// One record's row.
     package struct Row: Sendable, Equatable {
         /// The highest sequence known to be published; 0 before the first confirmation.
@@ -35,17 +57,23 @@ package struct LedgerTable: Sendable {
 
     package let database: KeyringDatabase
     package let group: GroupIdentifier
+    /// Tags rows (keyed BLAKE2b): derived from the master secret, `GVKEYRNG` id 4 (docs/FORMAT.md).
+    private let tagKey: SymmetricKey
 
     /// The ledger rows of `group` in `home`'s database.
     package init(home: KeyringHome, group: GroupIdentifier) throws(KeyringError) {
-        database = try KeyringDatabase.shared(for: home)
-        self.group = group
+        try self.init(database: KeyringDatabase.shared(for: home), group: group)
     }
 
     /// The ledger rows of `group` in `database`, already opened for this operation.
-    package init(database: KeyringDatabase, group: GroupIdentifier) {
+    ///
+    /// - Throws: what ``KeyringDatabase/adopt(_:)`` throws on the first use of `database` in
+    ///   this process: the table altered, or of a newer version, or not creatable.
+    package init(database: KeyringDatabase, group: GroupIdentifier) throws(KeyringError) {
+        try database.adopt(Self.definition)
         self.database = database
         self.group = group
+        tagKey = database.derivedKey(id: 4)
     }
 
     /// The row of `record`, or `nil`. One indexed lookup, no transaction.
@@ -236,7 +264,7 @@ package struct LedgerTable: Sendable {
     }
 
     private func authenticationFailure(_ record: String) -> KeyringError {
-        KeyringError(.decode, "the trust ledger row of \"\(GroupIdentifier.printable(record))\" in \(group) fails authentication (keyring database \(database.path) was altered, or the row was copied from another record); it was not used: restore the database from a backup")
+        KeyringError(.decode, "the trust ledger row of \"\(UntrustedText.printable(record))\" in \(group) fails authentication (keyring database \(database.path) was altered, or the row was copied from another record); it was not used: restore the database from a backup")
     }
 
     /// The row's tag: keyed BLAKE2b over its identity and every field, each length-prefixed.
@@ -257,6 +285,6 @@ package struct LedgerTable: Sendable {
         append(row.pending)
         append(Array((row.pendingDigest ?? "").utf8))
         message.append(row.pendingDigest == nil ? 0 : 1)
-        return Digest.keyedBLAKE2b256(message, key: database.ledgerKey)
+        return Digest.keyedBLAKE2b256(message, key: tagKey)
     }
 }
