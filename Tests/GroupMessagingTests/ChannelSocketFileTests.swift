@@ -92,15 +92,18 @@ final class ChannelSocketFileTests: XCTestCase {
 
     func testAFailedPublicationLeavesNeitherTheSocketNorThePrivateDirectory() async throws {
         let name = try GroupIPCName(.socket, "fp", in: MessagingSandbox.group, keyring: shared)
-        FaultInjection.arm(.fail(.permissionDenied), atCall: .link)
-        defer { FaultInjection.disarmAll() }
-        do {
-            let server = try await GroupChannelServer.start(name, keyring: shared, accepting: GroupMessageTypes())
-            await server.close()
-            XCTFail("the server started though its socket could not be linked into the container")
-        } catch {
-            XCTAssertEqual(error.code, .system, "\(error)")
+        // Process-wide for the length of the call: the start is asynchronous, and a thread-bound
+        // fault (`withFault`) is for synchronous bodies.
+        let refusal = try await FaultInjection.withProcessWideFault(.fail(.permissionDenied), at: .call(.link)) { () async throws -> GroupMessagingError? in
+            do {
+                let server = try await GroupChannelServer.start(name, keyring: shared, accepting: GroupMessageTypes())
+                await server.close()
+                return nil
+            } catch let error as GroupMessagingError {
+                return error
+            }
         }
+        XCTAssertEqual(try XCTUnwrap(refusal, "the server started though its socket could not be linked into the container").code, .system)
         let container = (name.rawValue as NSString).deletingLastPathComponent
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: container).filter { $0.hasPrefix(name.name) || $0.contains(".bind-") },
                        ["fp.lock"], "only the startup lock file stays")

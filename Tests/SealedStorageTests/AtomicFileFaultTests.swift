@@ -31,9 +31,10 @@ final class AtomicFileFaultTests: XCTestCase {
 
     /// Arms an EIO at `point`, replaces, and checks what must hold whatever the step.
     private func replaceFailing(at point: FaultPoint, line: UInt = #line) throws -> StorageError {
-        FaultInjection.arm(.fail(.ioError), at: point)
-        let error = try storageError(line: line) {
-            try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full)
+        let error = try FaultInjection.withFault(.fail(.ioError), at: .step(point)) {
+            try storageError(line: line) {
+                try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full)
+            }
         }
         // After the rename nothing can be undone, and the kind says so.
         let expected: StorageError.Kind = point == .syncDirectory ? .notDurable(.ioError) : .system(.ioError)
@@ -90,17 +91,17 @@ final class AtomicFileFaultTests: XCTestCase {
 
     func testFailedFileSyncNeverPublishesANewFile() throws {
         let fresh = root.appending("fresh")
-        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
-
-        _ = try storageError { try AtomicFile.replace(fresh, with: newContent, sharing: .ownerOnly, durability: .full) }
+        _ = try FaultInjection.withFault(.fail(.ioError), at: .step(.syncTemporary)) {
+            try storageError { try AtomicFile.replace(fresh, with: newContent, sharing: .ownerOnly, durability: .full) }
+        }
 
         XCTAssertNil(try Syscall.statusIfPresent(fresh), "the rename must not run after a failed fsync")
     }
 
     func testOutOfSpaceIsReportedAsSuchAndKeepsTheOldContent() throws {
-        FaultInjection.arm(.fail(.noSpace), at: .writeTemporary)
-
-        let error = try storageError { try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full) }
+        let error = try FaultInjection.withFault(.fail(.noSpace), at: .step(.writeTemporary)) {
+            try storageError { try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full) }
+        }
 
         XCTAssertTrue(error.isOutOfSpace, error.description)
         XCTAssertTrue(error.description.contains("free disk space"), error.description)
@@ -108,27 +109,31 @@ final class AtomicFileFaultTests: XCTestCase {
     }
 
     func testAtomicDurabilitySkipsTheDirectorySync() throws {
-        FaultInjection.arm(.fail(.ioError), at: .syncDirectory)
-
-        try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .atomic)
+        try FaultInjection.withFault(.fail(.ioError), at: .step(.syncDirectory)) {
+            try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .atomic)
+        }
 
         XCTAssertEqual(try FileInspection.contents(of: target), newContent)
     }
 
-    func testFaultArmedAfterPassesLetsEarlierArrivalsThrough() throws {
-        FaultInjection.arm(.fail(.ioError), at: .rename, afterPassing: 1)
+    // The two rules below, for the process-wide table, which crash tests arm through the
+    // environment; FileLayerDriverTests states them for a driver's faults.
 
-        try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full)
-        _ = try storageError { try AtomicFile.replace(target, with: oldContent, sharing: .ownerOnly, durability: .full) }
+    func testFaultArmedAfterPassesLetsEarlierArrivalsThrough() throws {
+        try FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.rename), afterPassing: 1) {
+            try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full)
+            _ = try storageError { try AtomicFile.replace(target, with: oldContent, sharing: .ownerOnly, durability: .full) }
+        }
 
         XCTAssertEqual(try FileInspection.contents(of: target), newContent)
     }
 
     func testAFaultFiresOnceThenDisarms() throws {
-        FaultInjection.arm(.fail(.ioError), at: .writeTemporary)
-        _ = try storageError { try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full) }
+        try FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.writeTemporary)) {
+            _ = try storageError { try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full) }
 
-        try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full)
+            try AtomicFile.replace(target, with: newContent, sharing: .ownerOnly, durability: .full)
+        }
 
         XCTAssertEqual(try FileInspection.contents(of: target), newContent)
     }

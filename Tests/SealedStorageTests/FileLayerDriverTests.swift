@@ -156,13 +156,14 @@ final class FileLayerDriverTests: XCTestCase {
 
     /// The process-wide table still reaches a task that has its own driver.
     func testAProcessWideFaultStillFiresInsideADriver() {
-        FaultInjection.arm(.fail(.ioError), atCall: .read)
-        let kind = FileLayerDriver.with { _ -> StorageError.Kind? in
-            do {
-                _ = try SafeFile.readIfPresent(file, maximumSize: 100)
-                return nil
-            } catch {
-                return (error as? StorageError)?.kind
+        let kind = FaultInjection.withProcessWideFault(.fail(.ioError), at: .call(.read)) {
+            FileLayerDriver.with { _ -> StorageError.Kind? in
+                do {
+                    _ = try SafeFile.readIfPresent(file, maximumSize: 100)
+                    return nil
+                } catch {
+                    return (error as? StorageError)?.kind
+                }
             }
         }
         XCTAssertEqual(kind, .system(.ioError))

@@ -39,11 +39,10 @@ final class VaultResealDurabilityTests: VaultTestCase {
         let old = try sandbox.keyring.groupKey(for: VaultSandbox.group).id
         let rotated = try sandbox.keyring.rotateKey(in: VaultSandbox.group)
         // As on a kernel before 5.8 or on Darwin: syncfs is reported unavailable.
-        FaultInjection.arm(.fail(.noFunction), atCall: .syncFileSystem)
+        try FaultInjection.withProcessWideFault(.fail(.noFunction), at: .call(.syncFileSystem)) {
+            XCTAssertEqual(try vault.resealAll(), 5)
+        }
 
-        XCTAssertEqual(try vault.resealAll(), 5)
-
-        FaultInjection.disarmAll()
         try sandbox.keyring.retireKey(id: old, in: VaultSandbox.group)
         XCTAssertEqual(Set(try keyIDs(in: vault).values), [rotated.id])
         for (index, name) in names.enumerated() {
@@ -58,15 +57,15 @@ final class VaultResealDurabilityTests: VaultTestCase {
         let old = try sandbox.keyring.groupKey(for: VaultSandbox.group).id
         let rotated = try sandbox.keyring.rotateKey(in: VaultSandbox.group)
         // syncfs reports a writeback error; of the fallback fsyncs, the second fails too.
-        FaultInjection.arm(.fail(.ioError), atCall: .syncFileSystem)
-        FaultInjection.arm(.fail(.ioError), at: .syncTemporary, afterPassing: 1)
-
-        XCTAssertThrowsError(try vault.resealAll()) { error in
-            XCTAssertEqual((error as? VaultError)?.code, .storage, "\(error)")
-            XCTAssertTrue("\(error)".contains(names[1]), "the error names the record not resealed: \(error)")
+        try FaultInjection.withProcessWideFault(.fail(.ioError), at: .call(.syncFileSystem)) {
+            try FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.syncTemporary), afterPassing: 1) {
+                XCTAssertThrowsError(try vault.resealAll()) { error in
+                    XCTAssertEqual((error as? VaultError)?.code, .storage, "\(error)")
+                    XCTAssertTrue("\(error)".contains(names[1]), "the error names the record not resealed: \(error)")
+                }
+            }
         }
 
-        FaultInjection.disarmAll()
         // The record whose temporary was not proven durable is the previous version, intact
         // and readable; the others were resealed; no temporary file is left behind.
         let keys = try keyIDs(in: vault)
@@ -101,14 +100,14 @@ final class VaultResealDurabilityTests: VaultTestCase {
         } catch {
             throw XCTSkip("syncfs is not available here (\(error)): every batch takes the per-file fsync path")
         }
-        // Any per-file fsync of a temporary fails from here on: the batch must not make one.
-        FaultInjection.arm(.fail(.ioError), at: .syncTemporary)
+        // Any per-file fsync of a temporary fails while this is armed: the batch must not make one.
+        try FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.syncTemporary)) {
+            XCTAssertEqual(try vault.resealAll(), 3)
 
-        XCTAssertEqual(try vault.resealAll(), 3)
-
-        for name in names { XCTAssertNoThrow(try vault.read(AuthState.self, from: name)) }
-        // The fault is still armed, and a single write reaches it: it fsyncs its own file.
-        assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: names[0]) }
+            for name in names { XCTAssertNoThrow(try vault.read(AuthState.self, from: name)) }
+            // The fault is still armed, and a single write reaches it: it fsyncs its own file.
+            assertRefused(.storage) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: names[0]) }
+        }
         XCTAssertEqual(try vault.read(AuthState.self, from: names[0]), .signedIn)
     }
 }

@@ -96,7 +96,8 @@ package enum Fault: Sendable, Equatable {
 ///
 /// Tests arm faults for the current task or thread with ``FileLayerDriver`` (which also traces
 /// every call) or ``withFault(_:at:afterPassing:_:)``; process-wide, for every thread, with
-/// ``arm(_:at:afterPassing:)`` and ``disarmAll()``; child processes are armed through the
+/// ``withProcessWideFault(_:at:afterPassing:_:)``, each for the length of a call, so no test
+/// leaves one armed for the next; child processes are armed through the
 /// environment variable `GROUPVAULT_FAULT=<site>:<errno number|terminate>[:<passes>]` (debug
 /// builds only), where `<site>` is a step (`rename`, `sync-directory`, ...) or a system call
 /// (`call-open`, `call-readdir`, ...), so a multi-process test can kill a writer at an exact step.
@@ -127,20 +128,42 @@ package enum FaultInjection {
     }
     #endif
 
-    /// Arms `fault` at the write step `point`: the first `passes` arrivals go through, the next
-    /// one faults, and the fault then disarms itself.
-    package static func arm(_ fault: Fault, at point: FaultPoint, afterPassing passes: Int = 0) {
-        arm(fault, at: .step(point), afterPassing: passes)
+    /// Runs `body` with `fault` armed at `site` for every thread of the process (the first
+    /// `passes` arrivals go through, the next one faults, and the fault then disarms itself),
+    /// then restores what was armed there before, whether the fault fired or not and however
+    /// `body` ends. For work `body` hands to other threads (an event loop, a pool); a fault for
+    /// the calling thread alone is ``withFault(_:at:afterPassing:_:)``.
+    ///
+    /// Scoped, never left armed: a fault that outlived its test would fire in the next one.
+    package static func withProcessWideFault<Result, Failure: Error>(
+        _ fault: Fault, at site: FaultSite, afterPassing passes: Int = 0,
+        _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let previous = exchangeProcessWide(at: site, with: Armed(fault: fault, remainingPasses: passes))
+        defer { _ = exchangeProcessWide(at: site, with: previous) }
+        return try body()
     }
 
-    /// Arms `fault` at every use of the system call `call`, counted as for a step.
-    package static func arm(_ fault: Fault, atCall call: SystemCall, afterPassing passes: Int = 0) {
-        arm(fault, at: .call(call), afterPassing: passes)
+    /// ``withProcessWideFault(_:at:afterPassing:_:)`` for an asynchronous `body`.
+    package static func withProcessWideFault<Result>(
+        _ fault: Fault, at site: FaultSite, afterPassing passes: Int = 0,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        let previous = exchangeProcessWide(at: site, with: Armed(fault: fault, remainingPasses: passes))
+        defer { _ = exchangeProcessWide(at: site, with: previous) }
+        return try await body()
     }
 
-    private static func arm(_ fault: Fault, at site: FaultSite, afterPassing passes: Int) {
+    /// Puts `armed` (or nothing) at `site` in the process-wide table; returns what was there.
+    private static func exchangeProcessWide(at site: FaultSite, with new: Armed?) -> Armed? {
         #if DEBUG
-        armed.withLock { $0[site] = Armed(fault: fault, remainingPasses: passes) }
+        return armed.withLock { table in
+            let old = table[site]
+            table[site] = new
+            return old
+        }
+        #else
+        return nil
         #endif
     }
 
@@ -148,7 +171,7 @@ package enum FaultInjection {
     /// driver bound there, see ``FileLayerDriver``, or a new one bound for `body`), then
     /// restores what was armed there before, whether the fault fired or not and however `body`
     /// ends. Work `body` hands to another thread does not see the fault: for that, use the
-    /// process-wide ``arm(_:at:afterPassing:)``.
+    /// process-wide ``withProcessWideFault(_:at:afterPassing:_:)``.
     ///
     /// ```swift
     /// try FaultInjection.withFault(.fail(.ioError), at: .call(.read)) {

@@ -17,7 +17,7 @@ import SystemPackage
 /// The binding is a `@TaskLocal`: inside a task it is the task's, outside any task it is the
 /// current thread's, and child tasks (`async let`, task groups) inherit it; unstructured work
 /// (a `DispatchQueue`, a detached task, a new thread) does not. The process-wide table of
-/// ``FaultInjection`` (``FaultInjection/arm(_:at:afterPassing:)``, `GROUPVAULT_FAULT` for child
+/// ``FaultInjection`` (``FaultInjection/withProcessWideFault(_:at:afterPassing:_:)``, `GROUPVAULT_FAULT` for child
 /// processes) still applies everywhere, after the driver's own faults.
 ///
 /// Debug builds only, like the rest of the seam: in release builds nothing is bound, nothing is
