@@ -127,6 +127,21 @@ class VaultCLITestCase: XCTestCase {
         XCTAssertEqual(run.errors, errors, "standard error", file: file, line: line)
     }
 
+    /// ``assertRun(_:exits:output:errors:)`` for output that carries what differs from run to
+    /// run: every ISO 8601 time (`2026-11-28T03:48:58Z`) is compared as `<time>`, and every
+    /// SharedDefaults entry's record name (`sd-` and two keyed hashes) as `sd-<entry>`;
+    /// everything else is compared whole.
+    func assertRun(_ run: Run, exits status: Int32, masked output: String, errors: String = "", file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(run.status, status, run.transcript, file: file, line: line)
+        XCTAssertEqual(Self.masked(run.output), output, "standard output, masked", file: file, line: line)
+        XCTAssertEqual(Self.masked(run.errors), errors, "standard error, masked", file: file, line: line)
+    }
+
+    private static func masked(_ text: String) -> String {
+        text.replacing(#/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/#, with: "<time>")
+            .replacing(#/sd-[0-9a-f]+-[0-9a-f]+/#, with: "sd-<entry>")
+    }
+
     /// The same identity the command line runs as, for arranging state through the library.
     func keyring() throws -> Keyring {
         try Keyring.fromEnvironment(environment)
