@@ -3,32 +3,7 @@ import GroupVaultTestKit
 import XCTest
 
 /// `vaultcli defaults`, run as a user runs it: the built executable in a child process.
-final class DefaultsCommandTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private let group = "group.com.example.notes"
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory(prefix: "vaultcli-defaults")
-        let entitlements = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict>
-            <key>com.apple.security.application-groups</key><array><string>\(group)</string></array>
-            </dict></plist>
-            """
-        try Data(entitlements.utf8).write(to: directory.url.appendingPathComponent("App.entitlements"))
-    }
-
-    override func tearDown() { directory.remove() }
-
-    private func vaultcli(_ arguments: String...) throws -> (status: Int32, output: String, errors: String) {
-        try FixtureProcess.run(arguments, environment: [
-            "GROUPVAULT_HOME": directory.url.appendingPathComponent("home").path,
-            "GROUPVAULT_ENTITLEMENTS": directory.url.appendingPathComponent("App.entitlements").path,
-            "GROUPVAULT_TEAM_ID": "ABCDE12345",
-            "GROUPVAULT_BUNDLE_ID": "com.example.notes",
-        ], executable: "vaultcli")
-    }
-
+final class DefaultsCommandTests: VaultCLITestCase {
     func testWriteThenReadShowsTheTypeAndTheValueOnlyWithReveal() throws {
         XCTAssertEqual(try vaultcli("defaults", "write", "--group", group, "theme", "dark").status, 0)
         let hidden = try vaultcli("defaults", "read", "--group", group, "theme")
@@ -66,13 +41,18 @@ final class DefaultsCommandTests: XCTestCase {
         // by a record name passed off as a key.
         XCTAssertNil(refused?.first?["key"], list.output)
         XCTAssertEqual((refused?.first?["record"] as? String)?.hasPrefix("sd-"), true, list.output)
-        let text = try vaultcli("defaults", "list", "--group", group)
-        XCTAssertEqual(text.status, 1, text.errors)
-        XCTAssertTrue(text.output.contains("record sd-") && text.output.contains("refused: missing"), text.output)
-        let read = try vaultcli("defaults", "read", "--group", group, "theme", "--json")
-        XCTAssertEqual(read.status, 5, "a refused read exits 5 (refused): \(read.errors)")
-        XCTAssertTrue(read.output.contains("\"refused\":\"missing\""), read.output)
-        XCTAssertFalse(read.output.contains("absent"), read.output)
+        let missing = #"record "sd-<entry>" of group.com.example.notes is missing: the trust ledger of group.com.example.notes has confirmed its sequence 1, but its file is gone. A delete leaves a sealed tombstone, so the file was removed outside GroupVault; write or delete the record again to replace it, or restore the file"#
+        assertRun(try vaultcli("defaults", "list", "--group", group), exits: 1, masked: """
+            KEY      TYPE
+            "first"  string (1 bytes)
+            record sd-<entry>  refused: missing: \(missing)
+
+            """)
+        // A refused read exits 5 (refused), never 4 (absent).
+        assertRun(try vaultcli("defaults", "read", "--group", group, "theme", "--json"), exits: 5, masked: """
+            {"key":"theme","reason":"the entry of \\"theme\\" in suite \\"group.com.example.notes\\" was refused: \(missing.replacing("\"", with: "\\\""))","refused":"missing"}
+
+            """)
     }
 
     /// The paths of every sealed record file under the test's home.
@@ -91,9 +71,10 @@ final class DefaultsCommandTests: XCTestCase {
     }
 
     func testAValueThatDoesNotParseAsItsTypeIsRefused() throws {
-        let result = try vaultcli("defaults", "write", "--group", group, "n", "thirty", "--type", "int")
-        XCTAssertNotEqual(result.status, 0)
-        XCTAssertTrue(result.errors.contains("not a valid int"), result.errors)
+        assertRun(try vaultcli("defaults", "write", "--group", group, "n", "thirty", "--type", "int"), exits: 2, errors: """
+            vaultcli: "thirty" is not a valid int (see: vaultcli defaults write --help)
+
+            """)
     }
 
     func testImportDryRunListsKeysAndImportRemovesThePlist() throws {
@@ -103,9 +84,10 @@ final class DefaultsCommandTests: XCTestCase {
         XCTAssertEqual(dryRun.status, 0, dryRun.errors)
         XCTAssertEqual(dryRun.output, "would move \"refresh\" (int)\nwould move \"theme\" (string (4 bytes))\n")
         XCTAssertTrue(FileManager.default.fileExists(atPath: plist.path))
-        let result = try vaultcli("defaults", "import", "--group", group, "--file", plist.path, "--json")
-        XCTAssertEqual(result.status, 0, result.errors)
-        XCTAssertTrue(result.output.contains("\"fileRemoved\":true"), result.output)
+        assertRun(try vaultcli("defaults", "import", "--group", group, "--file", plist.path, "--json"), exits: 0, output: """
+            {"dryRun":false,"file":"\(plist.path)","fileRemoved":true,"kept":[],"moved":["refresh","theme"],"skipped":{}}
+
+            """)
         XCTAssertFalse(FileManager.default.fileExists(atPath: plist.path))
         XCTAssertEqual(try vaultcli("defaults", "read", "--group", group, "refresh", "--reveal").output, "30\n")
     }
