@@ -119,9 +119,10 @@ final class DoctorFixCommandTests: VaultCLITestCase {
 
     func testTheDoctorFixRepairsWhatTheNewlineNameCouldNotBeGivenACommandFor() throws {
         let planted = try plant("y\ntouch PWNED #.gvr", in: try records())
-        let result = try vaultcli("doctor", "--fix")
-        XCTAssertEqual(result.status, 0, result.transcript)
-        XCTAssertTrue(result.output.contains("fixed"), result.output)
+        assertRun(try vaultcli("doctor", "--fix"), exits: 0, table: [
+            ["CHECK", "SUBJECT", "PROBLEM", "RESULT"],
+            ["mode", "<dir>/home/Group Containers/group.com.example.notes/GroupVault/records/y\\u{a}touch PWNED #.gvr", "mode 644, expected 600", "fixed"],
+        ])
         XCTAssertEqual(mode(planted), 0o600)
         XCTAssertEqual(try vaultcli("doctor").output, "no findings\n")
     }

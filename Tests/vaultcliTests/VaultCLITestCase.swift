@@ -137,6 +137,18 @@ class VaultCLITestCase: XCTestCase {
         XCTAssertEqual(Self.masked(run.errors), errors, "standard error, masked", file: file, line: line)
     }
 
+    /// ``assertRun(_:exits:output:errors:)`` for a table whose column widths follow a path
+    /// that differs from run to run: standard output is compared whole as rows of cells (split
+    /// where two or more spaces separate them), with this test's directory shown as `<dir>`.
+    func assertRun(_ run: Run, exits status: Int32, table rows: [[String]], errors: String = "", file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(run.status, status, run.transcript, file: file, line: line)
+        let found = run.output.replacing(directory.path, with: "<dir>").split(separator: "\n").map { row in
+            row.split(separator: #/  +/#).map(String.init)
+        }
+        XCTAssertEqual(found, rows, "standard output, as cells:\n\(run.output)", file: file, line: line)
+        XCTAssertEqual(run.errors, errors, "standard error", file: file, line: line)
+    }
+
     private static func masked(_ text: String) -> String {
         text.replacing(#/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/#, with: "<time>")
             .replacing(#/sd-[0-9a-f]+-[0-9a-f]+/#, with: "sd-<entry>")
