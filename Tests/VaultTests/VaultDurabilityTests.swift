@@ -88,6 +88,18 @@ final class VaultDurabilityTests: VaultTestCase {
         }
     }
 
+    func testAWriteWaitsForOneFlushedLedgerCommitTheAnnouncementNotTheConfirmation() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, to: "auth-state")
+        let database = try KeyringDatabase.shared(for: sandbox.home)
+        let before = database.flushedCommitCount()
+
+        try vault.write(AuthState.signedOut, to: "auth-state")
+
+        XCTAssertEqual(database.flushedCommitCount() - before, 1, "the announcement must be flushed before the rename; the confirmation need not be")
+        XCTAssertEqual(try vault.ledger.entry(for: RecordName(validating: "auth-state"))?.sequence, 2, "the confirmation was committed")
+    }
+
     func testAtomicDurabilitySkipsTheDirectoryFsync() throws {
         let vault = try sandbox.vault(durability: .atomic)
         try vault.write(AuthState.signedIn, to: "auth-state")

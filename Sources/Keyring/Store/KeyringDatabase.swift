@@ -79,6 +79,11 @@ package final class KeyringDatabase: Sendable {
     let keysets = Locked<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.
     nonisolated(unsafe) private var localCommits: UInt64 = 0
+    /// Counts this process's flushed commits (``flushedCommitCount()``). Guarded by `lock`.
+    nonisolated(unsafe) private var flushedCommits: UInt64 = 0
+    /// Whether the connection's `synchronous` is FULL, as it is opened; `false` while a
+    /// deferred commit runs, or after putting FULL back failed. Guarded by `lock`.
+    nonisolated(unsafe) private var synchronousIsFull = true
     /// The `PRAGMA schema_version` whose schema was last found to be exactly the keyring's.
     /// Guarded by `lock`. Another process can change the schema after this one opened the
     /// file; every write transaction compares, and checks the schema again when it moved.
@@ -174,7 +179,8 @@ package final class KeyringDatabase: Sendable {
     // MARK: Transactions
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` ... `COMMIT`), rolled back if
-    /// `body` throws or the commit fails. A commit that returned is durable.
+    /// `body` throws or the commit fails. With `durability` ``CommitDurability/flushed`` (the
+    /// default) a commit that returned is durable.
     ///
     /// `changesCachedState` is `false` only for transactions that change nothing a process
     /// caches (the Vault's ledger rows, which are looked up every time): they leave this
@@ -184,20 +190,26 @@ package final class KeyringDatabase: Sendable {
     package func write<Result>(
         _ operation: String,
         changesCachedState: Bool = true,
+        durability: CommitDurability = .flushed,
         _ body: (borrowing Transaction) throws(KeyringError) -> Result
     ) throws(KeyringError) -> Result {
         try lock.withLock { () throws(KeyringError) -> Result in
             do throws(SQLiteConnection.Failure) {
+                try setSynchronous(for: durability)
                 try connection.execute("BEGIN IMMEDIATE")
             } catch {
                 throw Self.error(error, path: path, while: operation)
             }
+            // Every other commit of this connection is flushed: FULL is put back however this
+            // one ends, and if that fails the next flushed write puts it back before it begins.
+            defer { if durability == .deferred { try? setSynchronous(for: .flushed) } }
             do {
                 try checkSchemaUnchanged()
                 let result = try body(Transaction(connection: connection, path: path, operation: operation))
                 // Counted before the commit: a failed commit only costs a cache refresh.
                 if changesCachedState { localCommits &+= 1 }
                 try connection.execute("COMMIT")
+                if durability == .flushed { flushedCommits &+= 1 }
                 return result
             } catch let failure as SQLiteConnection.Failure {
                 try? connection.execute("ROLLBACK")
@@ -210,6 +222,33 @@ package final class KeyringDatabase: Sendable {
                 throw KeyringError(.ioError, "\(operation): \(error)", underlyingError: error)
             }
         }
+    }
+
+    /// Whether a write transaction's commit waits for the device.
+    package enum CommitDurability: Sendable {
+        /// Flushed before the commit returns (`synchronous=FULL`): it survives a power loss.
+        case flushed
+        /// Appended to the WAL without a flush of its own (`synchronous=NORMAL`): a killed
+        /// process keeps it, a power loss or an OS crash may take the database back to the
+        /// state before it, never to a damaged one; the next flushed commit of any process of
+        /// the home makes it durable too. For a commit whose loss the caller's protocol already
+        /// survives, such as the Vault's confirmation of a write (docs/FORMAT.md, section 4).
+        case deferred
+    }
+
+    /// Sets the connection's `synchronous` for a commit of `durability`, unless it is set so.
+    /// Called with `lock` held, outside a transaction.
+    private func setSynchronous(for durability: CommitDurability) throws(SQLiteConnection.Failure) {
+        guard synchronousIsFull != (durability == .flushed) else { return }
+        synchronousIsFull = false
+        try connection.execute(durability == .flushed ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+        synchronousIsFull = durability == .flushed
+    }
+
+    /// How many flushed commits this process made on this database: what a test counts to show
+    /// which steps of an operation wait for the device.
+    package func flushedCommitCount() -> UInt64 {
+        lock.withLock { flushedCommits }
     }
 
     /// Checks the schema again, inside the caller's write transaction, if another connection
@@ -261,6 +300,7 @@ package final class KeyringDatabase: Sendable {
     /// Creates `table` and records its version, in one write transaction, unless another
     /// process created it first (then that one is checked like any found table).
     private func create(_ table: ExtensionTable, expected: Set<SchemaObject>) throws {
+        try setSynchronous(for: .flushed)
         try connection.execute("BEGIN IMMEDIATE")
         do {
             try checkSchemaUnchanged()

@@ -85,14 +85,15 @@ package struct LedgerTable: Sendable {
     }
 
     /// Reads the row of `record` inside a write transaction, lets `body` change it (`nil`
-    /// deletes it), writes it back if it changed, and commits durably. `fault` names the test
-    /// seam checked just before the commit.
+    /// deletes it), writes it back if it changed, and commits, durably unless `durability`
+    /// defers the flush. `fault` names the test seam checked just before the commit.
     package func update<Result>(
         _ record: String,
+        durability: KeyringDatabase.CommitDurability = .flushed,
         fault: FaultPoint? = nil,
         _ body: (inout Row?) -> Result
     ) throws(KeyringError) -> Result {
-        try database.write("update the trust ledger of \(group)", changesCachedState: false) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Result in
+        try database.write("update the trust ledger of \(group)", changesCachedState: false, durability: durability) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Result in
             let original = try fetch(record, in: transaction)
             var row = original
             let result = body(&row)
@@ -102,15 +103,16 @@ package struct LedgerTable: Sendable {
         }
     }
 
-    /// ``update(_:fault:_:)`` for several records in ONE write transaction (one durable
+    /// ``update(_:durability:fault:_:)`` for several records in ONE write transaction (one
     /// commit): `body` is called once per record, in order, with its row as it is now.
     /// Returns the results in the same order.
     package func updateAll<Result>(
         _ records: [String],
+        durability: KeyringDatabase.CommitDurability = .flushed,
         fault: FaultPoint? = nil,
         _ body: (_ index: Int, inout Row?) -> Result
     ) throws(KeyringError) -> [Result] {
-        try database.write("update the trust ledger of \(group)", changesCachedState: false) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [Result] in
+        try database.write("update the trust ledger of \(group)", changesCachedState: false, durability: durability) { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [Result] in
             var results: [Result] = []
             results.reserveCapacity(records.count)
             for (index, record) in records.enumerated() {

@@ -258,9 +258,9 @@ package struct TrustLedger: Sendable {
     }
 
     /// Withdraws the announcement of `sequence` after a failure before the rename. Best
-    /// effort: a stale announcement only means the next writer goes above it.
+    /// effort, and not flushed: a stale announcement only means the next writer goes above it.
     package func withdraw(_ name: RecordName, sequence: UInt64) {
-        _ = try? table().update(name.rawValue) { (row: inout LedgerTable.Row?) in
+        _ = try? table().update(name.rawValue, durability: .deferred) { (row: inout LedgerTable.Row?) in
             guard var withdrawn = row, withdrawn.pending == sequence else { return }
             withdrawn.pending = nil
             withdrawn.pendingDigest = nil
@@ -269,9 +269,14 @@ package struct TrustLedger: Sendable {
     }
 
     /// Records that `sequence` was published: it becomes the confirmed entry.
+    ///
+    /// Not flushed (``KeyringDatabase/CommitDurability/deferred``): the announcement, which is,
+    /// already covers the published blob, so losing this commit to a power loss leaves the
+    /// state of a writer that stopped after its rename, which readers confirm themselves
+    /// (docs/FORMAT.md, "A crash between the two"). A write thus waits for three flushes, not four.
     package func confirm(_ name: RecordName, sequence: UInt64, digest: String) throws(VaultError) {
         do {
-            try table().update(name.rawValue, fault: .ledgerConfirm) { (row: inout LedgerTable.Row?) in
+            try table().update(name.rawValue, durability: .deferred, fault: .ledgerConfirm) { (row: inout LedgerTable.Row?) in
                 row = Self.confirming(row, sequence: sequence, digest: digest)
             }
         } catch {
@@ -321,11 +326,12 @@ package struct TrustLedger: Sendable {
         }
     }
 
-    /// ``confirm(_:sequence:digest:)`` for several published records, in one transaction.
+    /// ``confirm(_:sequence:digest:)`` for several published records, in one transaction,
+    /// not flushed either.
     package func confirmAll(_ batch: [Announcement]) throws(VaultError) {
         guard !batch.isEmpty else { return }
         do {
-            _ = try table().updateAll(batch.map(\.name.rawValue), fault: .ledgerConfirm) { (index: Int, row: inout LedgerTable.Row?) in
+            _ = try table().updateAll(batch.map(\.name.rawValue), durability: .deferred, fault: .ledgerConfirm) { (index: Int, row: inout LedgerTable.Row?) in
                 row = Self.confirming(row, sequence: batch[index].sequence, digest: batch[index].digest)
             }
         } catch {
