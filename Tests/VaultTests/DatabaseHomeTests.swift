@@ -7,21 +7,8 @@ import XCTest
 /// A home whose keyring database was made while the trust ledger was part of the keyring's own
 /// schema (Fixtures/database-home, see its README) opens with no conversion: in a process that
 /// never uses the Vault, which leaves the ledger alone, and in one that does.
-final class DatabaseHomeTests: XCTestCase {
-    private static let group = GroupIdentifier(rawValue: "group.com.example.shared")!
-
-    private var home: FixtureHome!
-    private var keyring: Keyring!
-
-    override func setUpWithError() throws {
-        home = try FixtureHome(copying: "database-home")
-        keyring = home.keyring(groups: [Self.group])
-    }
-
-    override func tearDown() {
-        KeyringDatabase.closeAll()
-        home.remove()
-    }
+final class DatabaseHomeTests: FixtureHomeTestCase {
+    override class var fixture: String { "database-home" }
 
     func testAProcessThatNeverUsesTheVaultFindsEveryItem() throws {
         let items = try keyring.items(matching: ItemQuery(service: "api", accessGroup: Self.group))

@@ -1,6 +1,7 @@
 import Foundation
 import GroupVaultTestKit
 import Keyring
+import XCTest
 
 /// A copy of one of the homes under Fixtures/ (see its README), in a temporary directory, with
 /// the modes a home has: git keeps none.
@@ -37,5 +38,32 @@ struct FixtureHome {
             _ = manager.fileExists(atPath: url.path, isDirectory: &isDirectory)
             try manager.setAttributes([.posixPermissions: isDirectory.boolValue ? 0o700 : 0o600], ofItemAtPath: url.path)
         }
+    }
+}
+
+/// The arrangement of the tests of a fixture home, written once: a fresh copy of
+/// ``fixture`` for every test, with a keyring on it for ``group``, removed after it.
+class FixtureHomeTestCase: XCTestCase {
+    /// The group the fixture homes hold (their READMEs).
+    static let group = GroupIdentifier(rawValue: "group.com.example.shared")!
+
+    /// The fixture this class's tests copy: a directory of Fixtures/.
+    class var fixture: String { preconditionFailure("\(Self.self) names no fixture") }
+
+    /// This test's copy.
+    private(set) var home: FixtureHome!
+    /// A keyring on the copy for an application of ``group``.
+    private(set) var keyring: Keyring!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        home = try FixtureHome(copying: Self.fixture)
+        keyring = home.keyring(groups: [Self.group])
+    }
+
+    override func tearDown() {
+        KeyringDatabase.closeAll()
+        home?.remove()
+        super.tearDown()
     }
 }

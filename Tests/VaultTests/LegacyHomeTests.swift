@@ -7,20 +7,8 @@ import XCTest
 /// A home written by the sealed-JSON code before the keyring database (Fixtures/legacy-home,
 /// see its README) opens with every item, key, record and trust-ledger entry; the items and the
 /// ledger are imported into the database once, and the old files are kept.
-final class LegacyHomeTests: XCTestCase {
-    private static let group = GroupIdentifier(rawValue: "group.com.example.shared")!
-    private var home: FixtureHome!
-    private var keyring: Keyring!
-
-    override func setUpWithError() throws {
-        home = try FixtureHome(copying: "legacy-home")
-        keyring = home.keyring(groups: [Self.group])
-    }
-
-    override func tearDown() {
-        KeyringDatabase.closeAll()
-        home.remove()
-    }
+final class LegacyHomeTests: FixtureHomeTestCase {
+    override class var fixture: String { "legacy-home" }
 
     func testEveryItemIsFound() throws {
         let items = try keyring.items(matching: ItemQuery(service: "api", accessGroup: Self.group))
