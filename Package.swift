@@ -366,6 +366,8 @@ let package = Package(
             name: "GroupMessagingTests",
             dependencies: [
                 "GroupMessaging", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupMessagingFixture", "GroupVaultFixture", "vaultcli",
+                // FilePath, for the watcher the notification tests observe through.
+                .product(name: "SystemPackage", package: "swift-system"),
                 // The channel's handlers are tested one by one in an EmbeddedChannel.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -16,8 +16,9 @@ public struct GroupNotification: Sendable, Hashable, CustomStringConvertible {
 /// payload, no daemon.
 ///
 /// Each name is a file in `<container>/GroupMessaging/notifications/`. ``post(_:)`` opens that
-/// file for writing and closes it; observers hold an inotify watch on the directory and wake on
-/// the `IN_CLOSE_WRITE` the kernel reports for it. So a post reaches every process that was
+/// file for writing and closes it (the first post renames it into place instead); observers
+/// hold an inotify watch on it and wake on the `IN_CLOSE_WRITE` (or `IN_MOVED_TO`) the kernel
+/// reports. So a post reaches every process that was
 /// observing when it was made, the kernel does the fan-out, and nothing runs in between.
 ///
 /// Delivery coalesces like Darwin's: posts that arrive while an observer has a wake-up pending
@@ -98,7 +99,18 @@ public struct GroupNotificationCenter: Sendable {
         if let existing = try openExisting(name, path: path, refusal: refusal) {
             opened = existing
         } else {
-            opened = try createNew(name, path: path, refusal: refusal)
+            switch try publishNew(name, path: path, refusal: refusal) {
+            case .published:
+                // The rename into place was the signal; nobody has the file open for writing.
+                return
+            case .taken:
+                guard let existing = try openExisting(name, path: path, refusal: refusal) else {
+                    throw refusal("appeared and vanished while it was being created; post again", Errno.noSuchFileOrDirectory)
+                }
+                opened = existing
+            case .unsupported:
+                opened = try createNew(name, path: path, refusal: refusal)
+            }
         }
         let (file, status) = opened
         defer { Syscall.close(file) }
@@ -130,8 +142,46 @@ public struct GroupNotificationCenter: Sendable {
         }
     }
 
-    /// A new notification file `name`, created exclusively; a file another poster created first
-    /// is opened as an existing one.
+    /// What a first post's ``publishNew(_:path:refusal:)`` did.
+    private enum FirstPost {
+        /// The file was published under its name: that was the post.
+        case published
+        /// Another poster published it first: post to it as to an existing file.
+        case taken
+        /// The file system cannot rename without replacing: create it in place instead.
+        case unsupported
+    }
+
+    /// Makes the name's file appear complete, in one step: created empty with its exact mode
+    /// under a hidden temporary name, closed, then renamed to `name` unless it exists
+    /// (`renameat2(RENAME_NOREPLACE)`). Observers see the name moved in (`IN_MOVED_TO`) and
+    /// nothing after it. Created in place instead, the file would be seen appearing and then,
+    /// once its watch is in place, closed after writing: two wake-ups for one post.
+    private func publishNew(
+        _ name: String, path: FilePath, refusal: (String, (any Error & Sendable)?) -> GroupMessagingError
+    ) throws(GroupMessagingError) -> FirstPost {
+        let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: AtomicFile.suffixLength / 2)
+        do {
+            Syscall.close(try directory.createFile(temporary, .writeOnly))
+        } catch {
+            throw refusal("cannot be created (\(error))", error)
+        }
+        do {
+            try Syscall.renameNoReplace(temporary, to: name, in: directory.descriptor)
+            return .published
+        } catch {
+            try? Syscall.unlink(temporary, in: directory.descriptor)
+            switch error {
+            case .fileExists: return .taken
+            case .invalidArgument, .noFunction: return .unsupported
+            default: throw refusal("cannot be created (\(error))", error)
+            }
+        }
+    }
+
+    /// A new notification file `name`, created exclusively in place, where the file system
+    /// cannot rename without replacing; a file another poster created first is opened as an
+    /// existing one.
     private func createNew(
         _ name: String, path: FilePath, refusal: (String, (any Error & Sendable)?) -> GroupMessagingError
     ) throws(GroupMessagingError) -> (FileDescriptor, Stat) {

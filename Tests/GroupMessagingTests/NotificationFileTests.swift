@@ -2,6 +2,8 @@ import Foundation
 import GroupMessaging
 import GroupVaultTestKit
 import Keyring
+import SealedStorage
+import SystemPackage
 import XCTest
 
 /// The notification files and their directory in a shared (`unixGroup`) container, against a
@@ -100,6 +102,24 @@ final class NotificationFileTests: XCTestCase {
             environment: ["GROUPVAULT_HOME": sandbox.home.path, "GROUPVAULT_SHARING": "unixGroup"], executable: "GroupMessagingFixture")
         XCTAssertEqual(member.wait(), 0, member.standardError)
         XCTAssertNoThrow(try center.post("theirs"))
+    }
+
+    func testAFirstPostMakesItsFileAppearOnceWithItsModeAndNothingAfter() async throws {
+        // What an observer of the name sees, through the same entry watch it uses. A file
+        // created in place and then closed would show up as two writes for one post; the
+        // removal afterwards is only a marker: every event of the post comes before it.
+        let events = try DirectoryWatcher(directory: FilePath(directory), entry: "first").events()
+        try center.post("first")
+        XCTAssertEqual(mode(of: directory + "/first"), 0o660)
+        XCTAssertEqual(unlink(directory + "/first"), 0)
+
+        var seen: [DirectoryWatcher.Event.Kind] = []
+        for await event in events {
+            seen.append(event.kind)
+            if event.kind != .written { break }
+        }
+        XCTAssertEqual(seen, [.written, .removed])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), [], "no temporary file is left")
     }
 
     private func mode(of path: String) -> mode_t {
