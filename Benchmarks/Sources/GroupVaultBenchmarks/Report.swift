@@ -45,7 +45,7 @@ struct Report {
             "  used \(Int(options.budget)) s (but never before \(options.minimumRounds) rounds); `n` is the number of timed rounds. Each contender",
             "  times only its own call with `ContinuousClock`; untimed set-up and clean-up (deleting the item an `add` added) stay outside.",
             "- **Median and p99** (nearest rank) of the rounds. With fewer than 100 rounds, p99 is the slowest round.",
-            "- **Flush-bound figures** (`Vault.write(.full)`, `Keyring.add`: their time is device flushes) are measured",
+            "- **Flush-bound figures** (`Vault.write(.full)`, `Keyring.add`, `SharedDefaults.set`: their time is device flushes) are measured",
             "  in \(options.flushRuns) runs each: at each group size, after its other figures, \(options.flushRuns) passes over that size's flush-bound figures,",
             "  one interleaved run of each per pass, so a figure's runs are separated by the others'. A run has \(options.flushSchedule.warmupRounds) warm-up round\(options.flushSchedule.warmupRounds == 1 ? "" : "s") and",
             "  up to \(options.flushSchedule.rounds) rounds or \(String(format: "%g", options.flushSchedule.budget.microseconds / 1e6)) s (never fewer than \(options.minimumRounds) rounds). The figure's section shows each run's median and p99;",

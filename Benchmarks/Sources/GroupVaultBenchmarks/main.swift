@@ -29,7 +29,7 @@ func measure(_ options: Options, executables: Executables) throws -> Outcome {
         outcome.append(try MessagingFigures(root: messagingRoot, executables: executables, options: options).measure())
     }
     if options.figures.contains(.defaults) {
-        outcome.append(try DefaultsFigures(root: root, options: options).measure(sizes: options.defaultsSizes))
+        outcome.append(try DefaultsFigures(root: root, executables: executables, options: options).measure(sizes: options.defaultsSizes))
     }
     if options.figures.contains(.sync) {
         progress("sync: starting a PostgreSQL server...")
