@@ -14,6 +14,8 @@ final class KeyringFigures {
 
     /// How the group's items spread over services and accounts.
     let shape: ItemShape
+    /// The keyring's home; the cold lookup's process opens it too.
+    let home: URL
     private let keyring: Keyring
     private let scratch: URL
     private let executables: Executables
@@ -21,6 +23,9 @@ final class KeyringFigures {
     private let schedule: Schedule
     /// The medians measured so far.
     private(set) var medians = Medians()
+    /// The SQLCipher peer holding the same items at the last size measured; the cold lookup's
+    /// peer process opens its database.
+    private(set) var cipher: SQLCipherPeer?
 
     /// Items in the group now.
     var size: Int { growth.size }
@@ -34,7 +39,8 @@ final class KeyringFigures {
         self.shape = shape
         scratch = root.appendingPathComponent("keyring-floors-\(shape.slug)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        keyring = BenchHome.keyring(root: root.appendingPathComponent("keyring-home-\(shape.slug)", isDirectory: true))
+        home = root.appendingPathComponent("keyring-home-\(shape.slug)", isDirectory: true)
+        keyring = BenchHome.keyring(root: home)
         self.executables = executables
         growth = GroupGrowth(budgetSeconds: options.populationBudget)
         schedule = options.schedule
@@ -70,12 +76,13 @@ final class KeyringFigures {
         let full = try SQLiteFloor(path: scratch.appendingPathComponent("full-\(size).sqlite"), synchronousFull: true, rows: size, valueSize: Self.rowSize)
         let normal = try SQLiteFloor(path: scratch.appendingPathComponent("normal-\(size).sqlite"), synchronousFull: false, rows: size, valueSize: Self.rowSize)
         // The peers hold the same items, built afresh at each size. The SQLCipher child lasts
-        // until the size's last figure is done. The kernel keyring is built
+        // until the next size (the cold lookup opens its database). The kernel keyring is built
         // for the lookups and again for each run of the add figure, and destroyed after each:
         // the kernel's key quota for root (25,000,000 bytes) holds one 10,000-key keyring, not
         // one per item shape while the add figures of the three shapes take turns.
         let cipher = try SQLCipherPeer(
             executables, path: scratch.appendingPathComponent("sqlcipher-\(size).db"), rows: size, bytes: Self.secretSize, key: key)
+        self.cipher = cipher
         let kernelName = "groupvault-bench-\(shape.slug)-\(size)"
         var kernelPeer: KernelKeyringPeer? = try KernelKeyringPeer(name: kernelName, keys: size, bytes: Self.secretSize, key: key)
         func kernel() -> KernelKeyringPeer {

@@ -85,6 +85,10 @@ func measureStorage(root: URL, _ options: Options, executables: Executables) thr
                 measuredKeyringSizes[index] = items
             }
         }
+        if stage == 0, let keyring = keyrings.first {
+            progress("cold lookup: measuring new processes...")
+            outcome.append(try coldLookupFigure(executables, keyring: keyring, options: options))
+        }
         outcome.append(try measureFlushBound(flushBound, runs: options.flushRuns, options.flushSchedule))
     }
     for keyring in keyrings { outcome.checks += keyring.growthChecks(required: options.sizes.last ?? 0) }
