@@ -3,7 +3,7 @@
 ///
 /// A flush's cost depends on what else the device is writing back at that moment, which one
 /// run of a few seconds samples badly: a burst of another process's writeback can move a
-/// whole run. So such a figure is measured in several runs, minutes apart, and the report
+/// whole run. So such a figure is measured in several runs, other figures' runs apart, and the report
 /// shows each run and compares the median of the run medians.
 struct FlushBoundFigure {
     /// What progress messages call it.
