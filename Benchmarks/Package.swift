@@ -63,6 +63,7 @@ let package = Package(
             name: "GroupVaultChild",
             dependencies: [
                 "BenchModel",
+                .product(name: "Keyring", package: "GroupVault"),
                 .product(name: "Vault", package: "GroupVault"),
             ]
         ),

@@ -55,10 +55,20 @@ struct Schedule: Sendable {
 struct ContenderResult {
     /// The contender measured.
     let contender: Contender
-    /// Its times, in microseconds.
-    let times: Samples
+    /// Its times in microseconds, one set per run: one run for most figures, several for a
+    /// flush-bound one (``measureFlushBound(_:runs:_:)``).
+    let runs: [Samples]
     /// Its peak RSS figures in KiB, when it reported them.
     let peaks: Samples?
+
+    /// Every timed round of every run: for the round count, and for a one-run figure its
+    /// order statistics.
+    var times: Samples { runs.count == 1 ? runs[0] : Samples(runs.flatMap(\.sorted)) }
+
+    /// The median the report compares: the run's median, or the median of the runs' medians
+    /// (the upper one of an even count), so one run that met a burst of writeback from
+    /// another process moves it no more than one sample moves a median.
+    var median: Double { runs.count == 1 ? runs[0].median : Samples(runs.map(\.median)).median }
 }
 
 /// Runs `contenders` interleaved: each round runs every contender once (A B C, A B C, ...),
@@ -89,7 +99,7 @@ func interleave(_ contenders: [Contender], _ schedule: Schedule) throws -> [Cont
     }
     return contenders.indices.map { index in
         ContenderResult(
-            contender: contenders[index], times: Samples(times[index]),
+            contender: contenders[index], runs: [Samples(times[index])],
             peaks: peaks[index].isEmpty ? nil : Samples(peaks[index]))
     }
 }

@@ -14,6 +14,8 @@ final class KeyringFigures {
 
     /// How the group's items spread over services and accounts.
     let shape: ItemShape
+    /// The keyring's home; the cold lookup's process opens it too.
+    let home: URL
     private let keyring: Keyring
     private let scratch: URL
     private let executables: Executables
@@ -21,6 +23,9 @@ final class KeyringFigures {
     private let schedule: Schedule
     /// The medians measured so far.
     private(set) var medians = Medians()
+    /// The SQLCipher peer holding the same items at the last size measured; the cold lookup's
+    /// peer process opens its database.
+    private(set) var cipher: SQLCipherPeer?
 
     /// Items in the group now.
     var size: Int { growth.size }
@@ -34,7 +39,8 @@ final class KeyringFigures {
         self.shape = shape
         scratch = root.appendingPathComponent("keyring-floors-\(shape.slug)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        keyring = BenchHome.keyring(root: root.appendingPathComponent("keyring-home-\(shape.slug)", isDirectory: true))
+        home = root.appendingPathComponent("keyring-home-\(shape.slug)", isDirectory: true)
+        keyring = BenchHome.keyring(root: home)
         self.executables = executables
         growth = GroupGrowth(budgetSeconds: options.populationBudget)
         schedule = options.schedule
@@ -61,18 +67,28 @@ final class KeyringFigures {
         try growth.grow(to: target) { index in _ = try keyring.add(item(index)) }
     }
 
-    /// Every figure at the group's current size.
-    func measure(target: Int, sizeForLookupTarget: Int) throws -> Outcome {
+    /// The lookup figures at the group's current size, and the add figure, flush-bound, for
+    /// ``measureFlushBound(_:runs:_:)`` to run with the others.
+    func measure(target: Int, sizeForLookupTarget: Int) throws -> (outcome: Outcome, flushBound: [FlushBoundFigure]) {
         let size = self.size
         let sizeLabel = "\(count(size)) items, \(shape.rawValue)"
         var outcome = Outcome()
         let full = try SQLiteFloor(path: scratch.appendingPathComponent("full-\(size).sqlite"), synchronousFull: true, rows: size, valueSize: Self.rowSize)
         let normal = try SQLiteFloor(path: scratch.appendingPathComponent("normal-\(size).sqlite"), synchronousFull: false, rows: size, valueSize: Self.rowSize)
-        // The peers hold the same items, built afresh at each size and dropped after it.
+        // The peers hold the same items, built afresh at each size. The SQLCipher child lasts
+        // until the next size (the cold lookup opens its database). The kernel keyring is built
+        // for the lookups and again for each run of the add figure, and destroyed after each:
+        // the kernel's key quota for root (25,000,000 bytes) holds one 10,000-key keyring, not
+        // one per item shape while the add figures of the three shapes take turns.
         let cipher = try SQLCipherPeer(
             executables, path: scratch.appendingPathComponent("sqlcipher-\(size).db"), rows: size, bytes: Self.secretSize, key: key)
-        defer { cipher.close() }
-        let kernel = try KernelKeyringPeer(name: "groupvault-bench-\(shape.slug)-\(size)", keys: size, bytes: Self.secretSize, key: key)
+        self.cipher = cipher
+        let kernelName = "groupvault-bench-\(shape.slug)-\(size)"
+        var kernelPeer: KernelKeyringPeer? = try KernelKeyringPeer(name: kernelName, keys: size, bytes: Self.secretSize, key: key)
+        func kernel() -> KernelKeyringPeer {
+            guard let kernelPeer else { preconditionFailure("the kernel keyring peer is built before each figure that uses it") }
+            return kernelPeer
+        }
         let notes = [growth.shortfall(target: target, reached: size, unit: "items")].compactMap { $0 }
 
         // The middle item, so a linear scan is not flattered by finding the first one.
@@ -107,7 +123,7 @@ final class KeyringFigures {
                 },
                 Contender(label: kernelLookup, role: .peer(lessWork: "kernel memory, nothing on disk")) {
                     gap()
-                    return try .timing { try kernel.read(service, account) }
+                    return try .timing { try kernel().read(service, account) }
                 },
             ], schedule)
             outcome.sections.append(Section(
@@ -121,24 +137,26 @@ final class KeyringFigures {
                         + "(\"user\" keys described service/account).",
                 ],
                 table: timeTable(lookup)))
-            let lookupMedian = result(lookupLabel, in: lookup).times.median
-            let cipherRatio = lookupMedian / result(cipherLookup, in: lookup).times.median
+            let lookupMedian = result(lookupLabel, in: lookup).median
+            let cipherRatio = lookupMedian / result(cipherLookup, in: lookup).median
             outcome.checks.append(.ratio(
                 "`Keyring.item(matching:)`\(idle ? " after 1 ms idle" : ""), \(sizeLabel)", ratio: cipherRatio, limit: 2,
                 measured: ratioText(lookup, lookupLabel, cipherLookup, floorName: "SQLCipher point select")
-                    + "; kernel keyring read \(microseconds(result(kernelLookup, in: lookup).times.median)) µs",
+                    + "; kernel keyring read \(microseconds(result(kernelLookup, in: lookup).median)) µs",
                 target: "≤ 2× SQLCipher point select"))
             guard !idle else { continue }
             medians.lookup.append((size, lookupMedian))
             if target == sizeForLookupTarget {
                 outcome.checks.append(sizedCheck(
                     "`Keyring.item(matching:)` at \(count(target)) items, \(shape.rawValue)",
-                    ratio: lookupMedian / result(lookupFloor, in: lookup).times.median, limit: 10,
+                    ratio: lookupMedian / result(lookupFloor, in: lookup).median, limit: 10,
                     reached: size, required: target, unit: "items",
                     measured: ratioText(lookup, lookupLabel, lookupFloor, floorName: "SQLite point select"),
                     target: "≤ 10× SQLite point select"))
             }
         }
+
+        kernelPeer = nil
 
         // Each add is undone, untimed, so every add finds the group at exactly `size` items;
         // the floor and the peers insert a new row or key and delete it the same way.
@@ -148,7 +166,7 @@ final class KeyringFigures {
         let addLabel = "`Keyring.add` of a new item"
         let addFloor = "SQLite WAL upsert of a new row, synchronous FULL, \(count(size)) rows"
         let cipherAdd = "SQLCipher WAL insert of a new row, synchronous FULL, \(count(size)) rows (child process)"
-        let add = try interleave([
+        let addContenders = [
             Contender(label: addLabel, role: .groupVault) {
                 let measurement = try Measurement.timing { _ = try self.keyring.add(extra) }
                 guard try self.keyring.delete(matching: extraQuery) == 1 else { throw BenchmarkFailure("the added item was not there to delete") }
@@ -171,11 +189,26 @@ final class KeyringFigures {
                 return measurement
             },
             Contender(label: "kernel keyring `add_key`, \(count(size)) keys", role: .peer(lessWork: "kernel memory, nothing on disk")) {
-                let measurement = try Measurement.timing { try kernel.add(extraService, extraAccount, bytes: Self.secretSize) }
-                try kernel.remove(extraService, extraAccount)
+                let peer = kernel()
+                let measurement = try Measurement.timing { try peer.add(extraService, extraAccount, bytes: Self.secretSize) }
+                try peer.remove(extraService, extraAccount)
                 return measurement
             },
-        ], schedule)
+        ]
+        let addFigure = FlushBoundFigure(name: "`Keyring.add`, \(sizeLabel)", contenders: addContenders, eachRun: {
+            kernelPeer = try KernelKeyringPeer(name: kernelName, keys: size, bytes: Self.secretSize) { self.key($0) }
+            return { kernelPeer = nil }
+        }, report: { add in
+            self.addReport(add, size: size, sizeLabel: sizeLabel, notes: notes, addLabel: addLabel, addFloor: addFloor, cipherAdd: cipherAdd)
+        })
+        return (outcome, [addFigure])
+    }
+
+    /// The add figure's section and checks, from every run.
+    private func addReport(
+        _ add: [ContenderResult], size: Int, sizeLabel: String, notes: [String], addLabel: String, addFloor: String, cipherAdd: String
+    ) -> Outcome {
+        var outcome = Outcome()
         outcome.sections.append(Section(
             title: "`Keyring.add`, group of \(sizeLabel)",
             notes: notes + [
@@ -185,14 +218,14 @@ final class KeyringFigures {
                     + "SQLCipher 3.4 predates SQLite's upsert); the kernel keyring's `add_key` is the same call, in memory.",
             ],
             table: timeTable(add)))
-        let addMedian = result(addLabel, in: add).times.median
+        let addMedian = result(addLabel, in: add).median
         medians.add.append((size, addMedian))
         outcome.checks.append(.ratio(
-            "`Keyring.add`, \(sizeLabel)", ratio: addMedian / result(addFloor, in: add).times.median, limit: 2,
+            "`Keyring.add`, \(sizeLabel)", ratio: addMedian / result(addFloor, in: add).median, limit: 2,
             measured: ratioText(add, addLabel, addFloor, floorName: "SQLite WAL FULL upsert"),
             target: "≤ 2× SQLite WAL FULL upsert"))
         outcome.checks.append(.ratio(
-            "`Keyring.add` against SQLCipher, \(sizeLabel)", ratio: addMedian / result(cipherAdd, in: add).times.median, limit: 2,
+            "`Keyring.add` against SQLCipher, \(sizeLabel)", ratio: addMedian / result(cipherAdd, in: add).median, limit: 2,
             measured: ratioText(add, addLabel, cipherAdd, floorName: "SQLCipher WAL FULL insert"),
             target: "≤ 2× SQLCipher WAL FULL upsert"))
         return outcome

@@ -146,10 +146,10 @@ final class MessagingFigures {
             target: "p99 < 5 ms",
             verdict: samples.p99 < limit ? .met : .missed(factor: samples.p99 / limit)))
         outcome.checks.append(.ratio(
-            "notification post-to-wake against the C inotify floor", ratio: samples.median / result(floorLabel, in: results).times.median,
+            "notification post-to-wake against the C inotify floor", ratio: samples.median / result(floorLabel, in: results).median,
             limit: 2, measured: ratioText(results, label, floorLabel, floorName: "C inotify ping-pong"), target: "≤ 2× C inotify floor"))
         outcome.checks.append(.ratio(
-            "notification post-to-wake against D-Bus", ratio: samples.median / result(dbusLabel, in: results).times.median,
+            "notification post-to-wake against D-Bus", ratio: samples.median / result(dbusLabel, in: results).median,
             limit: 1, measured: ratioText(results, label, dbusLabel, floorName: "D-Bus signal"), target: "never behind a D-Bus signal (≤ 1×)"))
         return outcome
     }
@@ -241,8 +241,8 @@ final class MessagingFigures {
                         + "thread on blocking sockets; the unsealed C echo beside it does less.",
                 ],
                 table: timeTable(results)))
-            let ratio = result(sealed, in: results).times.median / result(unsealed, in: results).times.median
-            let sealingAlone = result(sealedNIO, in: results).times.median / result(unsealed, in: results).times.median
+            let ratio = result(sealed, in: results).median / result(unsealed, in: results).median
+            let sealingAlone = result(sealedNIO, in: results).median / result(unsealed, in: results).median
             outcome.checks.append(.ratio(
                 "channel round trip, \(count(padding)) B padding", ratio: ratio, limit: 2,
                 measured: ratioText(results, sealed, unsealed, floorName: "SwiftNIO echo")

@@ -3,6 +3,7 @@
 ///     GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults,sync] [--sizes 10,1000,10000] [--records N]
 ///                          [--rounds N] [--warmup N] [--budget SECONDS]
 ///                          [--population-budget SECONDS] [--throughput-budget SECONDS]
+///                          [--flush-runs N] [--reseal-passes N] [--reseal-pass-budget SECONDS]
 struct Options {
     /// Where to write the report; standard output when `nil`.
     var output: String?
@@ -47,8 +48,15 @@ struct Options {
     /// Wall time, in seconds, of each throughput run (verify, resealAll); a run stopped by it
     /// reports the records it processed.
     var throughputBudget = 60.0
-    /// Passes of `resealAll` (each followed by its floor) when the budget allows.
-    var resealRounds = 3
+    /// Runs of every flush-bound figure (`--flush-runs`), each with half a figure's rounds and
+    /// budget (``flushSchedule``).
+    var flushRuns = 3
+    /// Passes of `resealAll`, each followed by a pass of its floor (`--reseal-passes`).
+    var resealPasses = 3
+    /// Wall time, in seconds, of each reseal pass, either side's (`--reseal-pass-budget`); a
+    /// pass stopped by it reports the records it covered. Long enough for a whole `resealAll`
+    /// pass over 10,000 records at the last report's 342 records/s.
+    var resealPassBudget = 40.0
     /// Rounds of the cold-read figure (three processes each).
     var coldRounds = 60
 
@@ -56,6 +64,7 @@ struct Options {
         usage: GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults,sync] [--sizes 10,1000,10000] [--records N]
                                                     [--rounds N] [--warmup N] [--budget SECONDS]
                                                     [--population-budget SECONDS] [--throughput-budget SECONDS]
+                                                    [--flush-runs N] [--reseal-passes N] [--reseal-pass-budget SECONDS]
         """
 
     /// Parses `arguments` (without the program name), or explains what is wrong.
@@ -73,7 +82,7 @@ struct Options {
             minimumRounds = 5
             populationBudget = 20
             throughputBudget = 10
-            resealRounds = 1
+            resealPassBudget = 3
             coldRounds = 10
         }
         func positive(_ flag: String, _ value: String) throws -> Int {
@@ -111,6 +120,9 @@ struct Options {
             case "--budget": budget = try seconds(flag, value)
             case "--population-budget": populationBudget = try seconds(flag, value)
             case "--throughput-budget": throughputBudget = try seconds(flag, value)
+            case "--flush-runs": flushRuns = try positive(flag, value)
+            case "--reseal-passes": resealPasses = try positive(flag, value)
+            case "--reseal-pass-budget": resealPassBudget = try seconds(flag, value)
             default: throw BenchmarkFailure("unknown option \(flag)\n\(Self.usage)")
             }
         }
@@ -120,5 +132,12 @@ struct Options {
     /// The schedule of every timed figure.
     var schedule: Schedule {
         Schedule(warmupRounds: warmup, rounds: rounds, minimumRounds: minimumRounds, budget: .seconds(budget))
+    }
+
+    /// The schedule of each run of a flush-bound figure: half the warm-up, rounds and budget
+    /// of any other figure, so its three runs take at most half as long again as one run did,
+    /// and never fewer than ``minimumRounds`` rounds.
+    var flushSchedule: Schedule {
+        Schedule(warmupRounds: warmup / 2, rounds: max(rounds / 2, minimumRounds), minimumRounds: minimumRounds, budget: .seconds(budget / 2))
     }
 }

@@ -88,26 +88,33 @@ struct Outcome {
 
 /// The standard table of a timed figure: each contender's median and p99 and, for all but the
 /// floor, its median over the floor's median; with peers, a last column with GroupVault's
-/// median over each peer's.
+/// median over each peer's. A flush-bound figure measured in several runs shows each run's
+/// median and p99, and compares the medians of the run medians.
 func timeTable(_ results: [ContenderResult]) -> Table {
     let floor = results.first { if case .floor = $0.contender.role { true } else { false } }
     let groupVault = results.first { if case .groupVault = $0.contender.role { true } else { false } }
     let hasPeers = results.contains { if case .peer = $0.contender.role { true } else { false } }
-    var table = Table(header: ["Operation", "Kind", "n", "Median µs", "p99 µs", "Median ÷ floor"] + (hasPeers ? ["GroupVault ÷ peer"] : []))
+    let runs = results.first?.runs.count ?? 1
+    let statistics = runs == 1
+        ? ["n", "Median µs", "p99 µs"]
+        : ["n (each run)", "Median of the \(runs) run medians µs", "Run medians µs", "Run p99s µs"]
+    var table = Table(header: ["Operation", "Kind"] + statistics + ["Median ÷ floor"] + (hasPeers ? ["GroupVault ÷ peer"] : []))
     for result in results {
         var peerRatio = ""
         var ratio = ""
         let kind = result.contender.role.kind
         if case .peer = result.contender.role, let groupVault {
-            peerRatio = times(groupVault.times.median / result.times.median)
+            peerRatio = times(groupVault.median / result.median)
         }
         if let floor, result.contender.label != floor.contender.label {
-            ratio = times(result.times.median / floor.times.median)
+            ratio = times(result.median / floor.median)
         }
-        table.rows.append([
-            result.contender.label, kind, "\(result.times.count)",
-            microseconds(result.times.median), microseconds(result.times.p99), ratio,
-        ] + (hasPeers ? [peerRatio] : []))
+        let figures = runs == 1
+            ? ["\(result.times.count)", microseconds(result.median), microseconds(result.times.p99)]
+            : [result.runs.map { "\($0.count)" }.joined(separator: " + "), microseconds(result.median),
+               result.runs.map { microseconds($0.median) }.joined(separator: " / "),
+               result.runs.map { microseconds($0.p99) }.joined(separator: " / ")]
+        table.rows.append([result.contender.label, kind] + figures + [ratio] + (hasPeers ? [peerRatio] : []))
     }
     return table
 }

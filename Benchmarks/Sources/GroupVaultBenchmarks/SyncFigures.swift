@@ -317,7 +317,7 @@ final class SyncFigures {
         if target == options.sizes.last {
             outcome.checks.append(sizedCheck(
                 "initial sync of \(count(target)) values",
-                ratio: result(label, in: results).times.median / result(floorLabel, in: results).times.median, limit: 2,
+                ratio: result(label, in: results).median / result(floorLabel, in: results).median, limit: 2,
                 reached: size, required: target, unit: "values",
                 measured: ratioText(results, label, floorLabel, floorName: "connect + SELECT"),
                 target: "≤ 2× connect + batched SELECT"))

@@ -57,8 +57,9 @@ final class VaultFigures {
     /// The name of the record the read figures read: the middle one.
     var readTarget: String { BenchHome.recordName(size / 2) }
 
-    /// The warm read and write figures at the group's current size.
-    func measure(target: Int) throws -> Outcome {
+    /// The warm read and keyed open figures at the group's current size, and the durable write
+    /// figure, flush-bound, for ``measureFlushBound(_:runs:_:)`` to run with the others.
+    func measure(target: Int) throws -> (outcome: Outcome, flushBound: [FlushBoundFigure]) {
         let size = self.size
         let sizeLabel = "\(count(size)) records"
         var outcome = Outcome()
@@ -91,7 +92,7 @@ final class VaultFigures {
                 try cipher.get(Self.cipherService, readName)
             },
         ], schedule)
-        let readRatio = result("`Vault.read`, 1 KiB, warm, decode included", in: read).times.median / result(readFloor, in: read).times.median
+        let readRatio = result("`Vault.read`, 1 KiB, warm, decode included", in: read).median / result(readFloor, in: read).median
         outcome.sections.append(Section(
             title: "Warm `Vault.read`, group of \(sizeLabel)",
             notes: [shortfall(target: target)].compactMap { $0 } + [
@@ -106,7 +107,7 @@ final class VaultFigures {
             target: "≤ 5× C read+open"))
         outcome.checks.append(.ratio(
             "warm `Vault.read` against SQLCipher, \(sizeLabel)",
-            ratio: result("`Vault.read`, 1 KiB, warm, decode included", in: read).times.median / result(cipherRead, in: read).times.median, limit: 2.5,
+            ratio: result("`Vault.read`, 1 KiB, warm, decode included", in: read).median / result(cipherRead, in: read).median, limit: 2.5,
             measured: ratioText(read, "`Vault.read`, 1 KiB, warm, decode included", cipherRead, floorName: "SQLCipher point select"),
             target: "≤ 2.5× SQLCipher point select"))
 
@@ -119,7 +120,7 @@ final class VaultFigures {
         let foundationBlob = Data(crypto.sealed)
         let foundationURL = scratch.appendingPathComponent("foundation.sealed")
         let cipherWrite = "SQLCipher WAL replace of a 1 KiB row, synchronous FULL, \(count(size)) rows (child process)"
-        let write = try interleave([
+        let writeContenders = [
             Contender(label: "`Vault.write` (`.full`), 1 KiB", role: .groupVault) {
                 try .timing { _ = try self.vault.write(written, to: writtenName) }
             },
@@ -135,26 +136,31 @@ final class VaultFigures {
             Contender(label: cipherWrite, role: .peer(lessWork: nil)) {
                 try cipher.put(Self.cipherService, writtenName, bytes: BenchRecord.payloadSize)
             },
-        ], schedule)
-        outcome.sections.append(Section(
-            title: "`Vault.write(.full)`, group of \(sizeLabel)",
-            notes: [shortfall(target: target)].compactMap { $0 } + [
-                "Overwrites record `\(writtenName)` of a group of \(sizeLabel) with a 1 KiB record. The floor seals 1 KiB "
-                    + "and replaces a file durably: write a temporary file, fsync it, rename it over the old one, fsync the directory. "
-                    + "Foundation's atomic write skips the directory fsync (so a crash can still lose the rename) and is never a denominator. "
-                    + "The SQLCipher peer replaces the same 1 KiB row in its own transaction (one WAL commit, fsynced).",
-            ],
-            table: timeTable(write)))
-        let writeRatio = result("`Vault.write` (`.full`), 1 KiB", in: write).times.median / result(writeFloor, in: write).times.median
-        outcome.checks.append(.ratio(
-            "`Vault.write(.full)`, \(sizeLabel)", ratio: writeRatio, limit: 1.5,
-            measured: ratioText(write, "`Vault.write` (`.full`), 1 KiB", writeFloor, floorName: "C durable replace"),
-            target: "≤ 1.5× C durable replace"))
-        outcome.checks.append(.ratio(
-            "`Vault.write(.full)` against SQLCipher, \(sizeLabel)",
-            ratio: result("`Vault.write` (`.full`), 1 KiB", in: write).times.median / result(cipherWrite, in: write).times.median, limit: 2,
-            measured: ratioText(write, "`Vault.write` (`.full`), 1 KiB", cipherWrite, floorName: "SQLCipher WAL FULL replace"),
-            target: "≤ 2× SQLCipher WAL FULL upsert"))
+        ]
+        let sizeNotes = [shortfall(target: target)].compactMap { $0 }
+        let writeFigure = FlushBoundFigure(name: "`Vault.write(.full)`, \(sizeLabel)", contenders: writeContenders) { write in
+            var outcome = Outcome()
+            outcome.sections.append(Section(
+                title: "`Vault.write(.full)`, group of \(sizeLabel)",
+                notes: sizeNotes + [
+                    "Overwrites record `\(writtenName)` of a group of \(sizeLabel) with a 1 KiB record. The floor seals 1 KiB "
+                        + "and replaces a file durably: write a temporary file, fsync it, rename it over the old one, fsync the directory. "
+                        + "Foundation's atomic write skips the directory fsync (so a crash can still lose the rename) and is never a denominator. "
+                        + "The SQLCipher peer replaces the same 1 KiB row in its own transaction (one WAL commit, fsynced).",
+                ],
+                table: timeTable(write)))
+            let writeRatio = result("`Vault.write` (`.full`), 1 KiB", in: write).median / result(writeFloor, in: write).median
+            outcome.checks.append(.ratio(
+                "`Vault.write(.full)`, \(sizeLabel)", ratio: writeRatio, limit: 1.5,
+                measured: ratioText(write, "`Vault.write` (`.full`), 1 KiB", writeFloor, floorName: "C durable replace"),
+                target: "≤ 1.5× C durable replace"))
+            outcome.checks.append(.ratio(
+                "`Vault.write(.full)` against SQLCipher, \(sizeLabel)",
+                ratio: result("`Vault.write` (`.full`), 1 KiB", in: write).median / result(cipherWrite, in: write).median, limit: 2,
+                measured: ratioText(write, "`Vault.write` (`.full`), 1 KiB", cipherWrite, floorName: "SQLCipher WAL FULL replace"),
+                target: "≤ 2× SQLCipher WAL FULL upsert"))
+            return outcome
+        }
 
         // A keyed open: what a process pays to start using the store with its key in hand.
         let openLabel = "a new `Keyring` and `Vault`, then its first `Vault.read` of 1 KiB"
@@ -179,13 +185,14 @@ final class VaultFigures {
                     + "WAL and synchronous FULL, prepares its statements and reads the schema, then selects the same 1 KiB. No floor.",
             ],
             table: timeTable(open)))
-        return outcome
+        return (outcome, [writeFigure])
     }
 }
 
-/// "median 210 µs = 53.1× C read+open (3.95 µs)": a ratio with both medians.
+/// "median 210 µs = 53.1× C read+open (3.95 µs)": a ratio with both medians (of a flush-bound
+/// figure, the medians of its run medians).
 func ratioText(_ results: [ContenderResult], _ measured: String, _ floor: String, floorName: String) -> String {
-    let measuredMedian = result(measured, in: results).times.median
-    let floorMedian = result(floor, in: results).times.median
+    let measuredMedian = result(measured, in: results).median
+    let floorMedian = result(floor, in: results).median
     return "median \(microseconds(measuredMedian)) µs = \(times(measuredMedian / floorMedian)) \(floorName) (\(microseconds(floorMedian)) µs)"
 }

@@ -29,7 +29,7 @@ func measure(_ options: Options, executables: Executables) throws -> Outcome {
         outcome.append(try MessagingFigures(root: messagingRoot, executables: executables, options: options).measure())
     }
     if options.figures.contains(.defaults) {
-        outcome.append(try DefaultsFigures(root: root, options: options).measure(sizes: options.defaultsSizes))
+        outcome.append(try DefaultsFigures(root: root, executables: executables, options: options).measure(sizes: options.defaultsSizes))
     }
     if options.figures.contains(.sync) {
         progress("sync: starting a PostgreSQL server...")
@@ -54,13 +54,17 @@ func measureStorage(root: URL, _ options: Options, executables: Executables) thr
     var measuredVaultSize = -1
     var measuredKeyringSizes = keyrings.map { _ in -1 }
     for (stage, target) in options.sizes.enumerated() {
+        // The stage's flush-bound figures, measured after its other figures in several runs.
+        var flushBound: [FlushBoundFigure] = []
         progress("vault: filling the group to \(count(target)) records...")
         let records = try vault.grow(to: target)
         if records == measuredVaultSize {
             outcome.skipped.append("Vault figures for \(count(target)) records: not measured, the group stayed at \(count(records)) records (population budget spent).")
         } else {
             progress("vault: measuring at \(count(records)) records...")
-            outcome.append(try vault.measure(target: target))
+            let measured = try vault.measure(target: target)
+            outcome.append(measured.outcome)
+            flushBound += measured.flushBound
             measuredVaultSize = records
         }
         if stage == 0 {
@@ -75,10 +79,17 @@ func measureStorage(root: URL, _ options: Options, executables: Executables) thr
                 outcome.skipped.append("Keyring figures for \(count(target)) items, \(keyring.shape.rawValue): not measured, the group stayed at \(count(items)) items (population budget spent).")
             } else {
                 progress("keyring (\(keyring.shape.rawValue)): measuring at \(count(items)) items...")
-                outcome.append(try keyring.measure(target: target, sizeForLookupTarget: options.sizes.last ?? target))
+                let measured = try keyring.measure(target: target, sizeForLookupTarget: options.sizes.last ?? target)
+                outcome.append(measured.outcome)
+                flushBound += measured.flushBound
                 measuredKeyringSizes[index] = items
             }
         }
+        if stage == 0, let keyring = keyrings.first {
+            progress("cold lookup: measuring new processes...")
+            outcome.append(try coldLookupFigure(executables, keyring: keyring, options: options))
+        }
+        outcome.append(try measureFlushBound(flushBound, runs: options.flushRuns, options.flushSchedule))
     }
     for keyring in keyrings { outcome.checks += keyring.growthChecks(required: options.sizes.last ?? 0) }
 

@@ -9,11 +9,14 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Keyring
 import Vault
 
 // The benchmark's child process, a real separate process as a widget or `vaultcli` is:
 //
 //   GroupVaultChild read HOME NAME     reads one record and exits (the cold-read figure)
+//   GroupVaultChild lookup HOME SERVICE ACCOUNT
+//                                      looks one item up and exits (the cold-lookup figure)
 //   GroupVaultChild reseal-all HOME    runs Vault.resealAll() and prints how many it resealed
 //
 // Exit status 0 on success; otherwise 1, with the reason on standard error.
@@ -32,12 +35,17 @@ do {
         let vault = try Vault(keyring: BenchHome.keyring(root: home), group: BenchHome.group)
         let record = try vault.read(BenchRecord.self, from: arguments[arguments.startIndex + 2])
         print(record.index)
+    case ("lookup", 4):
+        let home = URL(fileURLWithPath: arguments[arguments.startIndex + 1])
+        let item = try BenchHome.keyring(root: home).item(matching: ItemQuery(
+            service: arguments[arguments.startIndex + 2], account: arguments[arguments.startIndex + 3], accessGroup: BenchHome.group))
+        print(item.secret.count)
     case ("reseal-all", 2):
         let home = URL(fileURLWithPath: arguments[arguments.startIndex + 1])
         let vault = try Vault(keyring: BenchHome.keyring(root: home), group: BenchHome.group)
         print(try vault.resealAll())
     default:
-        complain("usage: GroupVaultChild read HOME NAME | reseal-all HOME")
+        complain("usage: GroupVaultChild read HOME NAME | lookup HOME SERVICE ACCOUNT | reseal-all HOME")
         exit(2)
     }
 } catch {
