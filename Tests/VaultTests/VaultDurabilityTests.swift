@@ -88,7 +88,7 @@ final class VaultDurabilityTests: VaultTestCase {
         }
     }
 
-    func testAWriteWaitsForOneFlushedLedgerCommitTheAnnouncementNotTheConfirmation() throws {
+    func testAWriteWaitsForOneFlushedLedgerCommit() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
         let database = try KeyringDatabase.shared(for: sandbox.home)
@@ -96,8 +96,23 @@ final class VaultDurabilityTests: VaultTestCase {
 
         try vault.write(AuthState.signedOut, to: "auth-state")
 
-        XCTAssertEqual(database.flushedCommitCount() - before, 1, "the announcement must be flushed before the rename; the confirmation need not be")
+        XCTAssertEqual(database.flushedCommitCount() - before, 1)
         XCTAssertEqual(try vault.ledger.entry(for: RecordName(validating: "auth-state"))?.sequence, 2, "the confirmation was committed")
+    }
+
+    func testTheOneFlushedLedgerCommitOfAWriteIsItsConfirmation() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, to: "auth-state")
+        let database = try KeyringDatabase.shared(for: sandbox.home)
+        let before = database.flushedCommitCount()
+
+        // The confirmation fails: the announcement alone was committed, and not flushed.
+        FaultInjection.withFault(.fail(.ioError), at: .step(.ledgerConfirm)) {
+            assertRefused(.notDurable) { () throws(VaultError) in try vault.write(AuthState.signedOut, to: "auth-state") }
+        }
+
+        XCTAssertEqual(database.flushedCommitCount(), before)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), .signedOut, "the announced version was published")
     }
 
     func testAtomicDurabilitySkipsTheDirectoryFsync() throws {

@@ -232,7 +232,8 @@ package final class KeyringDatabase: Sendable {
         /// process keeps it, a power loss or an OS crash may take the database back to the
         /// state before it, never to a damaged one; the next flushed commit of any process of
         /// the home makes it durable too. For a commit whose loss the caller's protocol already
-        /// survives, such as the Vault's confirmation of a write (docs/FORMAT.md, section 4).
+        /// survives and that a flushed commit of its own follows, such as the Vault's
+        /// announcement of a write (docs/FORMAT.md, section 4).
         case deferred
     }
 

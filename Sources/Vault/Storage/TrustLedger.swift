@@ -242,11 +242,18 @@ package struct TrustLedger: Sendable {
 
     // MARK: Writers (holding the record's writer lock)
 
-    /// Commits, durably, that `sequence` with `digest` is about to be published. Nothing may
-    /// be published if this throws.
+    /// Commits that `sequence` with `digest` is about to be published. Nothing may be
+    /// published if this throws.
+    ///
+    /// Not flushed (``KeyringDatabase/CommitDurability/deferred``): other processes see it at
+    /// once and a killed writer does not lose it; the confirmation's flush, after the rename,
+    /// makes it durable with itself. A power loss before that leaves a published file above
+    /// every durable ledger entry, which readers accept and raise the ledger to, as after any
+    /// write interrupted before it returned (docs/FORMAT.md, "A crash between the two"). A
+    /// `.full` write thus waits for three flushes, not four.
     package func announce(_ name: RecordName, sequence: UInt64, digest: String) throws(VaultError) {
         do {
-            try table().update(name.rawValue, fault: .ledgerIntent) { (row: inout LedgerTable.Row?) in
+            try table().update(name.rawValue, durability: .deferred, fault: .ledgerIntent) { (row: inout LedgerTable.Row?) in
                 var announced = row ?? LedgerTable.Row(confirmed: 0, confirmedDigest: "")
                 announced.pending = sequence
                 announced.pendingDigest = digest
@@ -268,15 +275,12 @@ package struct TrustLedger: Sendable {
         }
     }
 
-    /// Records that `sequence` was published: it becomes the confirmed entry.
-    ///
-    /// Not flushed (``KeyringDatabase/CommitDurability/deferred``): the announcement, which is,
-    /// already covers the published blob, so losing this commit to a power loss leaves the
-    /// state of a writer that stopped after its rename, which readers confirm themselves
-    /// (docs/FORMAT.md, "A crash between the two"). A write thus waits for three flushes, not four.
+    /// Records, durably, that `sequence` was published: it becomes the confirmed entry. Its
+    /// flush also makes the announcement durable: once it returns, the previous version is a
+    /// rollback for good, power loss included.
     package func confirm(_ name: RecordName, sequence: UInt64, digest: String) throws(VaultError) {
         do {
-            try table().update(name.rawValue, durability: .deferred, fault: .ledgerConfirm) { (row: inout LedgerTable.Row?) in
+            try table().update(name.rawValue, fault: .ledgerConfirm) { (row: inout LedgerTable.Row?) in
                 row = Self.confirming(row, sequence: sequence, digest: digest)
             }
         } catch {
@@ -310,13 +314,14 @@ package struct TrustLedger: Sendable {
         }
     }
 
-    /// Commits, durably and in one transaction, the announcements of a batch; each only if its
+    /// Commits, in one transaction not flushed (as ``announce(_:sequence:digest:)``), the
+    /// announcements of a batch; each only if its
     /// record's row is still the one its writer saw (a writer or reader that moved it since
     /// wins, and that record must not be published from this batch). Returns, in order,
     /// which were announced. Nothing of the batch may be published if this throws.
     package func announceAll(_ batch: [Announcement]) throws(VaultError) -> [Bool] {
         do {
-            return try table().updateAll(batch.map(\.name.rawValue), fault: .ledgerIntent) { (index: Int, row: inout LedgerTable.Row?) -> Bool in
+            return try table().updateAll(batch.map(\.name.rawValue), durability: .deferred, fault: .ledgerIntent) { (index: Int, row: inout LedgerTable.Row?) -> Bool in
                 guard row == batch[index].expected else { return false }
                 row = batch[index].announcedRow
                 return true
@@ -326,12 +331,11 @@ package struct TrustLedger: Sendable {
         }
     }
 
-    /// ``confirm(_:sequence:digest:)`` for several published records, in one transaction,
-    /// not flushed either.
+    /// ``confirm(_:sequence:digest:)`` for several published records, in one flushed transaction.
     package func confirmAll(_ batch: [Announcement]) throws(VaultError) {
         guard !batch.isEmpty else { return }
         do {
-            _ = try table().updateAll(batch.map(\.name.rawValue), durability: .deferred, fault: .ledgerConfirm) { (index: Int, row: inout LedgerTable.Row?) in
+            _ = try table().updateAll(batch.map(\.name.rawValue), fault: .ledgerConfirm) { (index: Int, row: inout LedgerTable.Row?) in
                 row = Self.confirming(row, sequence: batch[index].sequence, digest: batch[index].digest)
             }
         } catch {
