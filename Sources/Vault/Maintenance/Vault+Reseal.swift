@@ -70,7 +70,7 @@ extension Vault {
     /// this returns.
     ///
     /// Interrupted (killed, or failing), it loses nothing: each record is replaced atomically
-    /// after its announcement is durable, and running it again reseals what is left. Every
+    /// after its announcement is committed, and running it again reseals what is left. Every
     /// record is attempted; if any cannot be resealed, the error names each of them (with the
     /// code of the first) and says how many were done. Do not retire a key then. Files in the
     /// records directory whose names are not record names are skipped: no reader can ask for
