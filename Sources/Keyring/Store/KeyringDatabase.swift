@@ -267,7 +267,7 @@ package final class KeyringDatabase: Sendable {
     /// Makes `table` part of what this process requires of the database: creates it if the
     /// database lacks it, and otherwise refuses the database unless the table's objects are
     /// exactly what its definition makes and its recorded version is the definition's. From
-    /// then on every schema check of this process (``write(_:changesCachedState:_:)`` when
+    /// then on every schema check of this process (``write(_:changesCachedState:durability:_:)`` when
     /// another process changed the schema) includes the table.
     ///
     /// Call it before the first statement on the table, every time a process may be about to
@@ -284,7 +284,7 @@ package final class KeyringDatabase: Sendable {
                 if found.isEmpty {
                     try create(table, expected: expected)
                 } else {
-                    try Self.checkObjects(found, of: table, expected: expected, path: path)
+                    try Self.checkObjects(found, expected: expected, path: path)
                     try checkVersion(of: table)
                 }
             } catch let failure as SQLiteConnection.Failure {
@@ -310,7 +310,7 @@ package final class KeyringDatabase: Sendable {
                 try connection.execute(table.createSQL)
                 try connection.run("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", [.text(table.versionRow), .integer(table.version)])
             } else {
-                try Self.checkObjects(found, of: table, expected: expected, path: path)
+                try Self.checkObjects(found, expected: expected, path: path)
                 try checkVersion(of: table)
             }
             try connection.execute("COMMIT")
@@ -320,18 +320,6 @@ package final class KeyringDatabase: Sendable {
         }
         // This process's own schema change is not a reason to check the whole schema again.
         checkedSchemaVersion = try connection.integer("PRAGMA schema_version")
-    }
-
-    /// A fact a module above established for this database (``established``): `kind` names
-    /// the fact and its module, `subject` what it is about (an access group, say).
-    package struct Fact: Hashable, Sendable {
-        package let kind: String
-        package let subject: String
-
-        package init(kind: String, subject: String) {
-            self.kind = kind
-            self.subject = subject
-        }
     }
 
     /// Refuses a table whose recorded version is not `table`'s: a newer module wrote it, and
@@ -369,7 +357,7 @@ package final class KeyringDatabase: Sendable {
     }
 
     /// Refuses `found` unless it is exactly `expected`, naming what differs.
-    private static func checkObjects(_ found: Set<SchemaObject>, of table: ExtensionTable, expected: Set<SchemaObject>, path: FilePath) throws {
+    private static func checkObjects(_ found: Set<SchemaObject>, expected: Set<SchemaObject>, path: FilePath) throws {
         guard found != expected else { return }
         throw schemaMismatch(found: found, expected: expected, path: path)
     }
@@ -384,6 +372,18 @@ package final class KeyringDatabase: Sendable {
         let key = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: id)
         derivedKeys.withLock { $0[id] = key }
         return key
+    }
+
+    /// A fact a module above established for this database (``established``): `kind` names
+    /// the fact and its module, `subject` what it is about (an access group, say).
+    package struct Fact: Hashable, Sendable {
+        package let kind: String
+        package let subject: String
+
+        package init(kind: String, subject: String) {
+            self.kind = kind
+            self.subject = subject
+        }
     }
 
     /// Runs `body` for reading. Each statement sees one committed state; use ``write(_:_:)``
