@@ -211,19 +211,30 @@ final class SyncReplica: Sendable {
 
     /// Judges and applies rows from the server; refused rows are counted. Returns the
     /// verdicts' codes of refused rows (for tests and status).
+    ///
+    /// `notified`: the rows came in notifications (``ChangeNotification``), not from a catch-up
+    /// query. Only accepted ones are applied; the cursor stays (rows between it and theirs are
+    /// still unread), and a refused one is neither counted nor acted on: the catch-up that
+    /// follows every notification reads the same row and judges it then, once.
     @discardableResult
-    func apply(_ rows: [ServerRow]) throws(SyncError) -> [VaultError] {
+    func apply(_ rows: [ServerRow], notified: Bool = false) throws(SyncError) -> [VaultError] {
         var refused: [VaultError] = []
         let key = keyLookup()
-        try update { state, values in
+        // Only the rows' entries change: the journal record is found without comparing the
+        // whole state (which, page after page, made a first sync quadratic).
+        let touched = Array(Set(rows.map { Hex.lowercase($0.name) }))
+        try update(touching: touched) { state, values in
             var changed: [String] = []
+            var accepted = false
             for row in rows {
-                state.cursor = max(state.cursor, row.change)
+                if !notified { state.cursor = max(state.cursor, row.change) }
                 let hex = Hex.lowercase(row.name)
                 var entry = state.entries[hex] ?? ReplicaState.Entry()
                 let verdict = row.judge(seen: entry.seen, seenDigest: entry.seenDigest.map(Array.init), naming: naming, space: space, key: key)
                 switch verdict {
                 case .duplicate:
+                    continue
+                case .refuse where notified:
                     continue
                 case .refuse(let error):
                     refused.append(error)
@@ -233,6 +244,7 @@ final class SyncReplica: Sendable {
                         state.entries[hex] = entry
                     }
                 case .accept(let envelope, let digest):
+                    accepted = true
                     entry.seen = envelope.sequence
                     entry.seenDigest = Data(digest)
                     entry.accepted = Data(row.blob)
@@ -266,7 +278,7 @@ final class SyncReplica: Sendable {
                     }
                 }
             }
-            state.lastPullMilliseconds = Self.now()
+            if accepted || !notified { state.lastPullMilliseconds = Self.now() }
             return changed
         }
         return refused
