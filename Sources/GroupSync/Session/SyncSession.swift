@@ -126,9 +126,9 @@ final class SyncSession: Sendable {
                     serverChanged.withLock { $0 = true }
                     wake.yield()
                     for try await notification in notifications {
-                        let row = ChangeNotification(payload: notification.payload).row
-                        if let row, notifiedRows.withLock({ $0.count }) < SyncRound.pageSize {
-                            notifiedRows.withLock { $0.append(row) }
+                        if let row = ChangeNotification(payload: notification.payload).row {
+                            // Bounded while a round runs long: the catch-up reads the rest anyway.
+                            notifiedRows.withLock { rows in if rows.count < SyncRound.pageSize { rows.append(row) } }
                         }
                         serverChanged.withLock { $0 = true }
                         wake.yield()
