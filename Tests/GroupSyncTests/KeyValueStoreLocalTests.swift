@@ -1,6 +1,7 @@
 import Foundation
 import GroupSync
 import Keyring
+import SealedStorage
 import XCTest
 
 /// The ubiquitous key-value store without a server: Apple's shape, limits and entitlement.
@@ -50,6 +51,22 @@ final class KeyValueStoreLocalTests: XCTestCase {
         store.removeObject(forKey: "token")
         XCTAssertNil(store.object(forKey: "token"))
         XCTAssertNil(try self.store().object(forKey: "token"))
+    }
+
+    func testAWriteWhoseJournalRecordFailsIsNotKeptAndTheNextOneIs() throws {
+        let store = try store()
+        for step in FaultPoint.appendSteps {
+            // Kept first: a failed append leaves no journal to append to, this write compacts.
+            try store.setValue(.string("kept"), forKey: "token")
+            XCTAssertThrowsError(try FaultInjection.withFault(.fail(.ioError), at: .step(step)) { () throws -> Void in
+                try store.setValue(.string("failed at \(step)"), forKey: "token")
+            }, "the failure at \(step) must reach the writer")
+            XCTAssertEqual(store.string(forKey: "token"), "kept", "a write that failed at \(step) is shown")
+        }
+        try store.setValue(.string("next"), forKey: "other")
+        XCTAssertEqual(try self.store().string(forKey: "token"), "kept")
+        XCTAssertEqual(try self.store().string(forKey: "other"), "next")
+        XCTAssertEqual(store.status.pendingWrites, 2)
     }
 
     func testAKeyLongerThanSixtyFourBytesIsRefusedAsAQuotaViolation() throws {

@@ -53,12 +53,7 @@ enum ReplicaJournal {
     /// The bytes of one record of `change` (see ``change(from:to:)``) after the record or
     /// snapshot tagged `previous`, and its own tag.
     static func record(_ change: ReplicaState, after previous: [UInt8], in file: ReplicaStateFile) throws(SyncError) -> (bytes: [UInt8], tag: [UInt8]) {
-        let body: [UInt8]
-        do {
-            body = Array(try JSONEncoder().encode(change))
-        } catch {
-            throw SyncError(.storage, "a change of the sync state cannot be encoded: \(error)", underlyingError: error)
-        }
+        let body = ReplicaStateJSON.encode(change)
         let length = lengthBytes(body.count)
         let tag = file.mac(magic + previous + length + body)
         return (length + body + tag, tag)

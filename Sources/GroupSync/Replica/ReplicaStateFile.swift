@@ -68,15 +68,7 @@ struct ReplicaStateFile: Sendable {
     /// returns what was written.
     @discardableResult
     func save(_ state: ReplicaState) throws(SyncError) -> Snapshot {
-        let json: Data
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            json = try encoder.encode(state)
-        } catch {
-            throw SyncError(.storage, "the sync state cannot be encoded: \(error)", underlyingError: error)
-        }
-        let body = Self.magic + [Self.version] + Array(json)
+        let body = Self.magic + [Self.version] + ReplicaStateJSON.encode(state)
         let tag = mac(body)
         do {
             try directory.replace(fileName, with: body + tag, durability: .full)

@@ -75,10 +75,17 @@ struct ReplicaStateStore: Sendable {
         case .removesEntries: return try compact(new)
         case .record(let record): change = record
         }
-        guard let journal else { return try compact(new) }
+        try append(change) { new }
+    }
+
+    /// Makes the record `change` (``ReplicaJournal/change(from:to:among:)``) durable: appended to
+    /// the journal, or, when the journal must be compacted, `whole()` (the state the record leads
+    /// to) written as the new snapshot. The caller need not build the whole state unless asked.
+    mutating func append(_ change: ReplicaState, orCompact whole: () -> ReplicaState) throws(SyncError) {
+        guard let journal else { return try compact(whole()) }
         let record = try ReplicaJournal.record(change, after: lastTag, in: snapshotFile)
         if journalSize + record.bytes.count > max(snapshotSize, compactionLimit) {
-            return try compact(new)
+            return try compact(whole())
         }
         do {
             try journal.append(record.bytes)

@@ -141,7 +141,8 @@ final class ServerConnection: Sendable {
 
     /// Compare-and-swap: stores `blob` at `sequence` for the entry if the server's sequence for
     /// it is still `base` (0: no row), and notifies the space's channel in the same
-    /// transaction. Returns the change number, or `nil` when another write got there first.
+    /// transaction, with the stored row when it fits (``ChangeNotification``). Returns the
+    /// change number, or `nil` when another write got there first.
     func compareAndSwap(space: [UInt8], name: [UInt8], base: UInt64, sequence: UInt64, blob: [UInt8], channel: String) async throws(SyncError) -> Int64? {
         guard let sequence = Int64(exactly: sequence), let base = Int64(exactly: base) else {
             throw SyncError(.invalidArgument, "sequence \(sequence) does not fit the server's bigint column")
@@ -154,9 +155,9 @@ final class ServerConnection: Sendable {
                     ON CONFLICT (space, name) DO UPDATE
                         SET sequence = EXCLUDED.sequence, change = EXCLUDED.change, blob = EXCLUDED.blob, written_at = now()
                         WHERE e.sequence = \(base)
-                    RETURNING change
+                    RETURNING change, sequence, name, blob
                 )
-                SELECT change, pg_notify(\(channel), change::text) FROM written
+                SELECT change, pg_notify(\(channel), \(unescaped: ChangeNotification.payloadExpression)) FROM written
                 """, logger: logger)
             var change: Int64?
             for try await (value, _) in result.decode((Int64, String).self) { change = value }

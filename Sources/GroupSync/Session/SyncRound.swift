@@ -21,9 +21,13 @@ enum SyncRound {
 
     /// Runs a round; `catchingUpFirst` is `false` only when nothing but local writes happened
     /// since the last complete catch-up on this connection (no notification, no reconnect).
+    /// `notified` are rows that notifications carried since the last round: the accepted ones
+    /// are applied (durably, and shown) before the catch-up query, which then finds them as
+    /// duplicates, so that a write reaches this machine's observers one round trip sooner.
     @discardableResult
-    static func run(_ replica: SyncReplica, on server: ServerConnection, catchingUpFirst: Bool = true) async throws(SyncError) -> Outcome {
+    static func run(_ replica: SyncReplica, on server: ServerConnection, catchingUpFirst: Bool = true, notified: [ServerRow] = []) async throws(SyncError) -> Outcome {
         var outcome = Outcome()
+        if !notified.isEmpty { try replica.apply(notified, notified: true) }
         if catchingUpFirst { try await catchUp(replica, on: server, into: &outcome) }
         var pass = 0
         while pass < maximumPasses {

@@ -116,13 +116,20 @@ final class SyncSession: Sendable {
         // Set by what the server may have changed (LISTEN starting, a notification), cleared by
         // the round that reads it before catching up; a local write's wake leaves it alone.
         let serverChanged = Locked(false)
+        // Rows that notifications carried (``ChangeNotification``), taken by the next round
+        // before it catches up.
+        let notifiedRows = Locked<[ServerRow]>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await server.connection.listen(on: replica.channel) { notifications in
                     // LISTEN is active: a first round now misses nothing written before it.
                     serverChanged.withLock { $0 = true }
                     wake.yield()
-                    for try await _ in notifications {
+                    for try await notification in notifications {
+                        if let row = ChangeNotification(payload: notification.payload).row {
+                            // Bounded while a round runs long: the catch-up reads the rest anyway.
+                            notifiedRows.withLock { rows in if rows.count < SyncRound.pageSize { rows.append(row) } }
+                        }
                         serverChanged.withLock { $0 = true }
                         wake.yield()
                     }
@@ -132,7 +139,8 @@ final class SyncSession: Sendable {
             group.addTask {
                 for await _ in wakes {
                     let catchUp = serverChanged.withLock { changed in defer { changed = false }; return changed }
-                    try await SyncRound.run(replica, on: server, catchingUpFirst: catchUp)
+                    let notified = notifiedRows.withLock { rows in defer { rows = [] }; return rows }
+                    try await SyncRound.run(replica, on: server, catchingUpFirst: catchUp, notified: notified)
                 }
             }
             defer { group.cancelAll(); wake.finish() }
