@@ -184,7 +184,8 @@ final class SyncFigures {
                     + "server. Timed: from the `set` until this process reads that line. In between: A's durable local write (one journal "
                     + "record, `fdatasync`ed), its session's round (a compare-and-swap of the \(count(blobSize))-byte sealed entry with "
                     + "`NOTIFY` in the same statement, with no catch-up first when only local writes woke it), and B's round after the "
-                    + "notification (one catch-up query, judging and opening the entry, one journal record `fdatasync`ed). "
+                    + "notification, whose payload carries the stored row (judging and opening the entry, one journal record "
+                    + "`fdatasync`ed; the catch-up query that follows every notification finds nothing more). "
                     + "Each contender is followed, untimed, by a pause (20 ms, or twice the write's own time) so that the extra rounds "
                     + "A's session runs after a write (its own notification, `synchronize()`'s wake-up) end before the next one.",
                 "The floor is the bare postgres-nio path between the same two processes and the same server: one statement on this "
