@@ -63,6 +63,7 @@ package struct FuzzTarget: Sendable {
         targets += [channelFrames, channelSealed]
         targets.append(preferencesImport)
         targets.append(syncRow)
+        targets.append(syncNotification)
         return targets
     }
 

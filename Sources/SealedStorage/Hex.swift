@@ -24,4 +24,33 @@ package enum Hex {
             return bytes.count * 2
         }
     }
+
+    /// The bytes `text` spells in lowercase hexadecimal, two digits a byte; `nil` for an odd
+    /// number of digits or any other character (uppercase included: what ``lowercase(_:)``
+    /// writes is the only form read back).
+    package static func bytes(lowercase text: Substring.UTF8View) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count / 2)
+        var index = text.startIndex
+        while index != text.endIndex {
+            let next = text.index(after: index)
+            guard let high = value(text[index]), let low = value(text[next]) else { return nil }
+            bytes.append(high << 4 | low)
+            index = text.index(after: next)
+        }
+        return bytes
+    }
+
+    /// ``bytes(lowercase:)`` of a whole string.
+    package static func bytes(lowercase text: String) -> [UInt8]? {
+        bytes(lowercase: Substring(text).utf8)
+    }
 }

@@ -77,7 +77,7 @@ final class SyncReplica: Sendable {
         var values: [String: Value] = [:]
         let key = Self.keyLookup(group: group, keyring: keyring)
         for (name, entry) in state.entries {
-            guard let blob = entry.pending ?? entry.accepted, let nameBytes = Self.bytes(hex: name) else { continue }
+            guard let blob = entry.pending ?? entry.accepted, let nameBytes = Hex.bytes(lowercase: name) else { continue }
             do {
                 let envelope = try SyncEnvelope.open(Array(blob), name: nameBytes, naming: naming, space: space, key: key)
                 if let bytes = envelope.value { values[name] = Value(key: envelope.key, bytes: bytes) }
@@ -158,7 +158,7 @@ final class SyncReplica: Sendable {
         var pushes: [Push] = []
         let key = keyLookup()
         for (hex, entry) in snapshot.entries.sorted(by: { $0.key < $1.key }) {
-            guard let name = Self.bytes(hex: hex) else { continue }
+            guard let name = Hex.bytes(lowercase: hex) else { continue }
             if let pending = entry.pending {
                 let envelope: SyncEnvelope
                 do {
@@ -465,27 +465,6 @@ final class SyncReplica: Sendable {
     }
 
     static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
-
-    static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-            default: nil
-            }
-        }
-        var index = 0
-        while index < digits.count {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
 }
 
 /// A synced record's write that lost to another machine's: the key and the sequence that won.
