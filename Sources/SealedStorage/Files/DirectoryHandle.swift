@@ -311,11 +311,13 @@ package final class DirectoryHandle: Sendable {
 
     /// `lstat` of the entry `name`, relative to the descriptor, or `nil` when there is none.
     package func status(of name: String) throws(StorageError) -> Stat? {
-        let filePath = try self.filePath(name)
+        try checkName(name)
         do {
             return try Syscall.statusIfPresent(name, in: descriptor)
         } catch {
-            throw StorageError(.system(error), operation: "stat", path: filePath)
+            // The full path only names the file in a refusal: every warm keyring call makes
+            // three of these, and building a FilePath cost as much as the system call.
+            throw StorageError(.system(error), operation: "stat", path: path.appending(name))
         }
     }
 
