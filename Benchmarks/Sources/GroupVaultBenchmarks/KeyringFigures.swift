@@ -221,13 +221,11 @@ final class KeyringFigures {
         let addMedian = result(addLabel, in: add).median
         medians.add.append((size, addMedian))
         outcome.checks.append(.ratio(
-            "`Keyring.add`, \(sizeLabel)", ratio: addMedian / result(addFloor, in: add).median, limit: 2,
-            measured: ratioText(add, addLabel, addFloor, floorName: "SQLite WAL FULL upsert"),
-            target: "≤ 2× SQLite WAL FULL upsert"))
+            "`Keyring.add`, \(sizeLabel)", of: addLabel, over: addFloor, named: "SQLite WAL FULL upsert",
+            in: add, limit: 2, target: "≤ 2× SQLite WAL FULL upsert"))
         outcome.checks.append(.ratio(
-            "`Keyring.add` against SQLCipher, \(sizeLabel)", ratio: addMedian / result(cipherAdd, in: add).median, limit: 2,
-            measured: ratioText(add, addLabel, cipherAdd, floorName: "SQLCipher WAL FULL insert"),
-            target: "≤ 2× SQLCipher WAL FULL upsert"))
+            "`Keyring.add` against SQLCipher, \(sizeLabel)", of: addLabel, over: cipherAdd, named: "SQLCipher WAL FULL insert",
+            in: add, limit: 2, target: "≤ 2× SQLCipher WAL FULL upsert"))
         return outcome
     }
 

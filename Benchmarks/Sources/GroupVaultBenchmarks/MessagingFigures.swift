@@ -250,10 +250,8 @@ final class MessagingFigures {
                     + "; the sealed SwiftNIO echo alone is " + String(format: "%.2f", sealingAlone) + "× the unsealed one",
                 target: "≤ 2× unsealed SwiftNIO echo"))
             outcome.checks.append(.ratio(
-                "channel round trip against the C sealed round trip, \(count(padding)) B padding",
-                ratio: result(sealed, in: results).median / result(cSealed, in: results).median, limit: 2,
-                measured: ratioText(results, sealed, cSealed, floorName: "C sealed round trip"),
-                target: "≤ 2× C sealed round trip"))
+                "channel round trip against the C sealed round trip, \(count(padding)) B padding", of: sealed,
+                over: cSealed, named: "C sealed round trip", in: results, limit: 2, target: "≤ 2× C sealed round trip"))
         }
         outcome.append(try rateFigure(client: client))
         return outcome

@@ -37,6 +37,17 @@ struct TargetCheck {
                     verdict: ratio <= limit ? .met : .missed(factor: ratio / limit))
     }
 
+    /// A ratio target between two contenders of `results`: the median of `measured` over the
+    /// median of `denominator` must not exceed `limit`; the text gives both medians, the
+    /// denominator called `name` ("median 210 µs = 53.1× C read+open (3.95 µs)").
+    static func ratio(
+        _ figure: String, of measured: String, over denominator: String, named name: String,
+        in results: [ContenderResult], limit: Double, target: String
+    ) -> TargetCheck {
+        .ratio(figure, ratio: result(measured, in: results).median / result(denominator, in: results).median, limit: limit,
+               measured: ratioText(results, measured, denominator, floorName: name), target: target)
+    }
+
     /// A throughput target: `rate` must reach `minimum`.
     static func throughput(_ figure: String, rate: Double, minimum: Double, measured: String, target: String) -> TargetCheck {
         TargetCheck(figure: figure, measured: measured, target: target,

@@ -106,10 +106,8 @@ final class VaultFigures {
             measured: ratioText(read, "`Vault.read`, 1 KiB, warm, decode included", readFloor, floorName: "C read+open"),
             target: "≤ 5× C read+open"))
         outcome.checks.append(.ratio(
-            "warm `Vault.read` against SQLCipher, \(sizeLabel)",
-            ratio: result("`Vault.read`, 1 KiB, warm, decode included", in: read).median / result(cipherRead, in: read).median, limit: 2.5,
-            measured: ratioText(read, "`Vault.read`, 1 KiB, warm, decode included", cipherRead, floorName: "SQLCipher point select"),
-            target: "≤ 2.5× SQLCipher point select"))
+            "warm `Vault.read` against SQLCipher, \(sizeLabel)", of: "`Vault.read`, 1 KiB, warm, decode included",
+            over: cipherRead, named: "SQLCipher point select", in: read, limit: 2.5, target: "≤ 2.5× SQLCipher point select"))
 
         let database = try SQLiteFloor(
             path: scratch.appendingPathComponent("write-\(size).sqlite"), synchronousFull: true,
@@ -149,16 +147,12 @@ final class VaultFigures {
                         + "The SQLCipher peer replaces the same 1 KiB row in its own transaction (one WAL commit, fsynced).",
                 ],
                 table: timeTable(write)))
-            let writeRatio = result("`Vault.write` (`.full`), 1 KiB", in: write).median / result(writeFloor, in: write).median
             outcome.checks.append(.ratio(
-                "`Vault.write(.full)`, \(sizeLabel)", ratio: writeRatio, limit: 1.5,
-                measured: ratioText(write, "`Vault.write` (`.full`), 1 KiB", writeFloor, floorName: "C durable replace"),
-                target: "≤ 1.5× C durable replace"))
+                "`Vault.write(.full)`, \(sizeLabel)", of: "`Vault.write` (`.full`), 1 KiB",
+                over: writeFloor, named: "C durable replace", in: write, limit: 1.5, target: "≤ 1.5× C durable replace"))
             outcome.checks.append(.ratio(
-                "`Vault.write(.full)` against SQLCipher, \(sizeLabel)",
-                ratio: result("`Vault.write` (`.full`), 1 KiB", in: write).median / result(cipherWrite, in: write).median, limit: 2,
-                measured: ratioText(write, "`Vault.write` (`.full`), 1 KiB", cipherWrite, floorName: "SQLCipher WAL FULL replace"),
-                target: "≤ 2× SQLCipher WAL FULL upsert"))
+                "`Vault.write(.full)` against SQLCipher, \(sizeLabel)", of: "`Vault.write` (`.full`), 1 KiB",
+                over: cipherWrite, named: "SQLCipher WAL FULL replace", in: write, limit: 2, target: "≤ 2× SQLCipher WAL FULL upsert"))
             return outcome
         }
 
