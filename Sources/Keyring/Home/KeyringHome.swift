@@ -149,10 +149,11 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// ``masterKey()`` for a caller that already looked whether the home is in passphrase mode
-    /// (``isPassphraseProtected()``) in the same operation: one `lstat` fewer when warm. The
-    /// full path does not trust the hint and looks again.
-    package func masterKey(inPassphraseMode knownMode: Bool?) throws(KeyringError) -> SymmetricKey {
-        if let held = heldMasterKey(inPassphraseMode: knownMode) { return held }
+    /// (``isPassphraseProtected()``) in the same operation: one `lstat` fewer when warm, and
+    /// with `checked`, no second check of `Keychains/`. The full path does not trust the hints
+    /// and looks again.
+    package func masterKey(inPassphraseMode knownMode: Bool?, _ checked: CheckedKeychains? = nil) throws(KeyringError) -> SymmetricKey {
+        if let held = heldMasterKey(inPassphraseMode: knownMode, checked) { return held }
         let keychains = try keychains()
         // Passphrase mode (Keys/MasterKeyWrapping.swift): the secret is only in the runtime directory.
         if try isPassphraseProtected() { return try runtimeMasterKey() }
@@ -206,12 +207,13 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// of the held descriptor each), because a directory opened beyond the sharing mode does not change the file's
     /// version, and SECURITY.md's first layer refuses such a home before each use
     /// (`WarmLookupTests.testAKeychainsDirectoryOpenedToOthersIsRefusedByTheNextWarmLookup`).
-    private func heldMasterKey(inPassphraseMode knownMode: Bool?) -> SymmetricKey? {
+    private func heldMasterKey(inPassphraseMode knownMode: Bool?, _ checked: CheckedKeychains?) -> SymmetricKey? {
         let keychains: DirectoryHandle
         do throws(StorageError) {
             // The root's held descriptor is vetted too: `existingKeychains` checks only its own.
             _ = try directories.root()
-            guard let existing = try directories.existingKeychains() else { return nil }
+            let found = if let checked { checked.handle } else { try directories.existingKeychains() }
+            guard let existing = found else { return nil }
             keychains = existing
         } catch {
             return nil
@@ -274,13 +276,17 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// ``lockState()`` for a caller that already looked whether the home is in passphrase mode
-    /// (``isPassphraseProtected()``) in the same operation, and so makes one `lstat` fewer.
-    package func lockState(inPassphraseMode: Bool) throws(KeyringError) -> DeviceLockState {
+    /// (``isPassphraseProtected()``) in the same operation, and so makes one `lstat` fewer;
+    /// with `checked`, the `Keychains/` that operation already checked.
+    package func lockState(inPassphraseMode: Bool, _ checked: CheckedKeychains? = nil) throws(KeyringError) -> DeviceLockState {
         if inPassphraseMode { return try machineLockState() }
         // Read relative to the held keychains directory; a home without one was never locked.
-        guard let keychains = try mapStorage("read device lock state", { () throws(StorageError) in try directories.existingKeychains() }) else {
-            return .unlocked
+        let found = if let checked {
+            checked.handle
+        } else {
+            try mapStorage("read device lock state", { () throws(StorageError) in try directories.existingKeychains() })
         }
+        guard let keychains = found else { return .unlocked }
         // One fstatat when the file did not change since this process last read it.
         let status = try mapStorage("read device lock state") { () throws(StorageError) in try keychains.status(of: "device-lock-state") }
         guard let status else { return .unlocked }

@@ -144,8 +144,10 @@ extension Keyring {
         // One look at whether the home is in passphrase mode serves the lock state and the
         // master secret: a warm call makes five lstats (that one, the lock state's file, the
         // home's two directories and the master secret's file), each seeing any process's change.
-        let passphraseMode = try home.isPassphraseProtected()
-        let state = try home.lockState(inPassphraseMode: passphraseMode)
+        // `Keychains/` is checked once for the three steps below, not once by each.
+        let keychains = try home.checkedKeychains()
+        let passphraseMode = try home.isPassphraseProtected(keychains)
+        let state = try home.lockState(inPassphraseMode: passphraseMode, keychains)
         // Group keys behave as AfterFirstUnlock items: that is what lets widgets use them.
         guard Accessibility.afterFirstUnlock.permitsAccess(in: state) else {
             throw KeyringError(
@@ -153,7 +155,7 @@ extension Keyring {
                 "\(operation): group keys of \(group) are usable only after the first unlock, and the device of the home \(home.rootPath) is in state \(state); unlock it once",
                 underlyingError: nil, remedy: .unlock(home: home.root.path))
         }
-        let master = try home.masterKey(inPassphraseMode: passphraseMode)
+        let master = try home.masterKey(inPassphraseMode: passphraseMode, keychains)
         return KeysetTable(database: try KeyringDatabase.shared(for: home, master: master), home: home)
     }
 

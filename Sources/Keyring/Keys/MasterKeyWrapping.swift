@@ -70,11 +70,29 @@ extension KeyringHome {
 
     /// Whether this home is in passphrase mode (`Keychains/passphrase.wrapped` exists).
     public func isPassphraseProtected() throws(KeyringError) -> Bool {
+        try isPassphraseProtected(checkedKeychains())
+    }
+
+    /// ``isPassphraseProtected()`` in the `Keychains/` this operation already checked.
+    package func isPassphraseProtected(_ checked: CheckedKeychains) throws(KeyringError) -> Bool {
         let status = try mapStorage("look for the wrapped unlock key") { () throws(StorageError) -> Stat? in
             // Looked up in the held keychains directory; a home without one has no passphrase.
-            try directories.existingKeychains()?.status(of: Self.wrappedUnlockKeyName)
+            try checked.handle?.status(of: Self.wrappedUnlockKeyName)
         }
         return status != nil
+    }
+
+    /// The home's `Keychains/` as one operation uses it: looked up, and its held descriptor's
+    /// owner and mode checked, once, then handed to each step of the operation (passphrase
+    /// mode, lock state, master secret) instead of being checked again by each.
+    package struct CheckedKeychains: Sendable {
+        /// The directory, or `nil` when the home has none yet.
+        package let handle: DirectoryHandle?
+    }
+
+    /// `Keychains/` for one operation's steps (``CheckedKeychains``); nothing is created.
+    package func checkedKeychains() throws(KeyringError) -> CheckedKeychains {
+        try CheckedKeychains(handle: mapStorage("open the keychains directory") { () throws(StorageError) in try directories.existingKeychains() })
     }
 
     // MARK: Runtime directory

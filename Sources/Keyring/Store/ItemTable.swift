@@ -76,8 +76,9 @@ struct ItemTable: Sendable {
     let passphraseMode: Bool
 
     init(home: KeyringHome) throws(KeyringError) {
-        let passphraseMode = try home.isPassphraseProtected()
-        self.database = try KeyringDatabase.shared(for: home, master: home.masterKey(inPassphraseMode: passphraseMode))
+        let keychains = try home.checkedKeychains()
+        let passphraseMode = try home.isPassphraseProtected(keychains)
+        self.database = try KeyringDatabase.shared(for: home, master: home.masterKey(inPassphraseMode: passphraseMode, keychains))
         self.home = home
         self.passphraseMode = passphraseMode
         // Without a passphrase there is no unlock key to look for: one lstat fewer per operation.
