@@ -229,7 +229,7 @@ package final class DirectoryHandle: Sendable {
     /// that makes many files durable at once (``syncFileSystem()``) or, failing that, one by one
     /// (``syncTemporary(_:)``). Nothing is published; on failure nothing is left behind.
     package func writeUnsyncedTemporary(for name: String, _ bytes: [UInt8]) throws(StorageError) -> UnsyncedTemporary {
-        let filePath = try self.filePath(name)
+        try checkName(name)
         let temporary = AtomicFile.temporaryPrefix(for: FilePath(name)) + SecureRandom.hex(count: 8)
         let file: FileDescriptor
         do {
@@ -242,7 +242,7 @@ package final class DirectoryHandle: Sendable {
         } catch {
             Syscall.close(file)
             try? Syscall.unlink(temporary, in: descriptor)
-            throw StorageError(.system(error), operation: "replace", path: filePath)
+            throw StorageError(.system(error), operation: "replace", path: path.appending(name))
         }
         return UnsyncedTemporary(name: temporary, target: name, descriptor: file)
     }
@@ -279,12 +279,12 @@ package final class DirectoryHandle: Sendable {
     /// Renames a temporary file made by ``writeTemporary(for:_:)`` over `name`: from here on
     /// readers see it. Not yet durable until ``sync()``. On failure the temporary is removed.
     package func publishTemporary(_ temporary: String, as name: String) throws(StorageError) {
-        let filePath = try self.filePath(name)
+        try checkName(name)
         do {
             try Syscall.rename(temporary, to: name, in: descriptor, step: .rename)
         } catch {
             try? Syscall.unlink(temporary, in: descriptor)
-            throw StorageError(.system(error), operation: "replace", path: filePath)
+            throw StorageError(.system(error), operation: "replace", path: path.appending(name))
         }
     }
 
@@ -315,8 +315,6 @@ package final class DirectoryHandle: Sendable {
         do {
             return try Syscall.statusIfPresent(name, in: descriptor)
         } catch {
-            // The full path only names the file in a refusal: every warm keyring call makes
-            // three of these, and building a FilePath cost as much as the system call.
             throw StorageError(.system(error), operation: "stat", path: path.appending(name))
         }
     }
@@ -356,14 +354,10 @@ package final class DirectoryHandle: Sendable {
         return removed
     }
 
-    /// Refuses a name that is not a single path component.
-    private func filePath(_ name: String) throws(StorageError) -> FilePath {
-        try checkName(name)
-        return path.appending(name)
-    }
-
     /// Refuses a `name` that is not one path component (a file's or, in
-    /// DirectoryHandle+Subdirectories.swift, a subdirectory's).
+    /// DirectoryHandle+Subdirectories.swift, a subdirectory's). Callers build the file's full
+    /// path (`path.appending(name)`) only for a refusal: a `FilePath` with its separators
+    /// normalised costs as much as the system call, and warm keyring calls make several.
     func checkName(_ name: String) throws(StorageError) {
         guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")), !name.utf8.contains(0) else {
             throw StorageError(.wrongFileType, operation: "open", path: path.string + "/" + UntrustedText.printable(name),
