@@ -119,13 +119,7 @@ final class ExtensionTableTests: ItemTestCase {
 
     /// A new process adopting ``notes`` is refused as damaged (`decode`), with a reason naming
     /// each of `fragments`.
-    private func assertAdoptionRefused(containing fragments: [String], line: UInt = #line) {
-        XCTAssertThrowsError(try reopened().adopt(notes), line: line) { error in
-            guard let error = error as? KeyringError else { return XCTFail("expected a KeyringError, got \(error)", line: line) }
-            XCTAssertEqual(error.status, .decode, error.reason, line: line)
-            for fragment in fragments {
-                XCTAssertTrue(error.reason.contains(fragment), "\"\(fragment)\" missing from: \(error.reason)", line: line)
-            }
-        }
+    private func assertAdoptionRefused(containing fragments: [String], file: StaticString = #filePath, line: UInt = #line) {
+        assertRefusedAsDamaged({ try reopened().adopt(notes) }, naming: fragments, file: file, line: line)
     }
 }

@@ -56,6 +56,16 @@ class ItemTestCase: XCTestCase {
     /// A keyring on this test's home with the default identity.
     var keyring: Keyring { home.keyring() }
 
+    /// `body` is refused as damage (`decode`), with a reason naming each of `fragments`: how a
+    /// keyring database altered behind the keyring's back must be reported.
+    func assertRefusedAsDamaged(_ body: () throws -> Void, naming fragments: [String], file: StaticString = #filePath, line: UInt = #line) {
+        guard let error = keyringError(body, file: file, line: line) else { return }
+        XCTAssertEqual(error.status, .decode, error.reason, file: file, line: line)
+        for fragment in fragments {
+            XCTAssertTrue(error.reason.contains(fragment), "\"\(fragment)\" missing from: \(error.reason)", file: file, line: line)
+        }
+    }
+
     /// The error `body` throws, which must be a `KeyringError`.
     func keyringError(_ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) -> KeyringError? {
         do {

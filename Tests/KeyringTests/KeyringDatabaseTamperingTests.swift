@@ -140,14 +140,8 @@ final class KeyringDatabaseTamperingTests: ItemTestCase {
 
     /// Opening the home's database is refused as damaged (`decode`) with a reason naming each
     /// of `fragments`.
-    private func assertRefused(containing fragments: [String], line: UInt = #line) {
-        XCTAssertThrowsError(try KeyringDatabase.shared(for: home.home), line: line) { error in
-            guard let error = error as? KeyringError else { return XCTFail("expected a KeyringError, got \(error)", line: line) }
-            XCTAssertEqual(error.status, .decode, error.reason, line: line)
-            for fragment in fragments {
-                XCTAssertTrue(error.reason.contains(fragment), "\"\(fragment)\" missing from: \(error.reason)", line: line)
-            }
-        }
+    private func assertRefused(containing fragments: [String], file: StaticString = #filePath, line: UInt = #line) {
+        assertRefusedAsDamaged({ _ = try KeyringDatabase.shared(for: home.home) }, naming: fragments, file: file, line: line)
     }
 
     /// Runs `sql` on the database through a connection of its own, as another program would.
