@@ -102,7 +102,7 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
         // Byte-wise, like everything here: every item row read validates its group, so this
         // is on the warm lookup path.
         let dollar = UInt8(ascii: "$")
-        if zip(bytes, bytes.dropFirst()).contains(where: { $0 == dollar && ($1 == UInt8(ascii: "(") || $1 == UInt8(ascii: "{")) }) {
+        if containsPair(bytes, where: { $0 == dollar && ($1 == UInt8(ascii: "(") || $1 == UInt8(ascii: "{")) }) {
             return "it contains an unexpanded build variable such as $(TeamIdentifierPrefix)"
         }
         if let bad = bytes.first(where: { !allowed($0) }) {
@@ -110,7 +110,7 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
             return "\(shown) is not allowed (use letters, digits, '-' and '.')"
         }
         let dot = UInt8(ascii: ".")
-        if bytes.first == dot || bytes.last == dot || zip(bytes, bytes.dropFirst()).contains(where: { $0 == dot && $1 == dot }) {
+        if bytes.first == dot || bytes.last == dot || containsPair(bytes, where: { $0 == dot && $1 == dot }) {
             return "it has an empty component (a leading, trailing or doubled '.')"
         }
         guard let firstDot = bytes.firstIndex(of: dot) else {
@@ -120,6 +120,15 @@ public struct GroupIdentifier: RawRepresentable, Hashable, Comparable, Sendable,
         if prefix.elementsEqual("group".utf8) { return nil }
         if isTeamID(prefix) { return nil }
         return "it must start with \"group.\" or a 10-character team id such as \"ABCDE12345.\""
+    }
+
+    /// Whether two adjacent bytes of `bytes` satisfy `pair`. Indices rather than
+    /// `zip(bytes, bytes.dropFirst())`: a new process instantiating that `Zip2Sequence` looks
+    /// its conformances up among every loaded library's, and every process checks a group.
+    private static func containsPair(_ bytes: [UInt8], where pair: (UInt8, UInt8) -> Bool) -> Bool {
+        guard bytes.count > 1 else { return false }
+        for index in 1..<bytes.count where pair(bytes[index - 1], bytes[index]) { return true }
+        return false
     }
 
     /// Shows control characters and overlong input safely in an error message.

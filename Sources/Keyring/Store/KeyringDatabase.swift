@@ -753,7 +753,7 @@ package final class KeyringDatabase: Sendable {
         guard let tag = tags.first else {
             throw KeyringError(.decode, "keyring database \(path) has no binding to its home, which every keyring database is created with: it is damaged or was emptied; it was not used and will not be overwritten: restore keyring.db from a backup, or remove it deliberately to start an empty keyring (every item and key it held is then lost)")
         }
-        guard tag.count == binding.count, zip(tag, binding).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+        guard constantTimeEquals(tag, binding) else {
             throw KeyringError(.decode, "keyring database \(path) belongs to another home (its binding does not verify under this home's master key); it was not used: put back this home's own keyring.db, or move it away to start an empty one")
         }
         let version = try connection.query("SELECT value FROM meta WHERE name = 'schema'") { $0.integer(0) }.first

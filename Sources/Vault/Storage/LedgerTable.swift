@@ -261,8 +261,7 @@ package struct LedgerTable: Sendable {
 
     /// Whether `stored` is the row's tag, compared in constant time.
     private func tagVerifies(_ stored: [UInt8], _ record: String, _ row: Row) -> Bool {
-        let expected = tag(record, row)
-        return stored.count == expected.count && zip(stored, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
+        constantTimeEquals(stored, tag(record, row))
     }
 
     private func authenticationFailure(_ record: String) -> KeyringError {
