@@ -21,7 +21,12 @@ import SystemPackage
 /// Binding the kind and the group in the additional data means a file copied to another group
 /// or renamed to another kind fails authentication. A file that fails is reported as
 /// ``KeyringStatus/decode`` and is never overwritten: updates refuse to run on top of it.
-package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable {
+///
+/// `Content` is required to be `Codable` and `Equatable` by the extension that reads and writes
+/// it, not by the type: a process then builds the type's metadata without looking those
+/// conformances up among every loaded library's, which the legacy imports each new process
+/// checks for made it pay (about 0.25 ms per kind on a cold read).
+package struct SealedDocument<Content: Sendable>: Sendable {
     /// The largest sealed document accepted, in bytes. Reading refuses anything larger before
     /// allocating for it; writing refuses to produce it.
     package static var maximumSize: Int { 16 * 1024 * 1024 }
@@ -49,6 +54,15 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         path = home.keychainDirectory(for: group).appending(fileName)
     }
 
+    /// The sealed file `fileName` in `directory`: a regular file, not a link, bounded. Only its
+    /// write bits are forbidden beyond the owner's: the content is authenticated, so reading it
+    /// tells nobody anything; changing it in place is what must be impossible.
+    private static func read(_ fileName: String, in directory: DirectoryHandle, sharing: FileSharing) throws(StorageError) -> [UInt8]? {
+        try directory.read(fileName, maximumSize: maximumSize, forbiddenModeBits: sharing.forbiddenBits & 0o222)
+    }
+}
+
+extension SealedDocument where Content: Codable & Equatable {
     /// The current value, or `nil` if the document was never written. Takes no lock.
     package func read() throws(KeyringError) -> Content? {
         // The group's directory is opened O_NOFOLLOW relative to the home's held keychains
@@ -59,13 +73,6 @@ package struct SealedDocument<Content: Codable & Sendable & Equatable>: Sendable
         }
         guard let bytes else { return nil }
         return try open(bytes, key: try storageKey())
-    }
-
-    /// The sealed file `fileName` in `directory`: a regular file, not a link, bounded. Only its
-    /// write bits are forbidden beyond the owner's: the content is authenticated, so reading it
-    /// tells nobody anything; changing it in place is what must be impossible.
-    private static func read(_ fileName: String, in directory: DirectoryHandle, sharing: FileSharing) throws(StorageError) -> [UInt8]? {
-        try directory.read(fileName, maximumSize: maximumSize, forbiddenModeBits: sharing.forbiddenBits & 0o222)
     }
 
     /// Runs `body` on the current value under the exclusive lock and writes the result back
