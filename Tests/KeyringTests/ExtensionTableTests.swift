@@ -7,10 +7,10 @@ import XCTest
 /// created where a database lacks it, held to its definition by every process that adopts it,
 /// left alone by a process that does not, and never a way in for a trigger.
 final class ExtensionTableTests: ItemTestCase {
-    private let notes = ExtensionTable(name: "notes", version: 1, createSQL: """
-        CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
-        CREATE INDEX notes_by_body ON notes (body);
-        """)
+    private let notes = ExtensionTable(name: "notes", version: 1, createStatements: [
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)",
+        "CREATE INDEX notes_by_body ON notes (body)",
+    ])
 
     override func setUpWithError() throws {
         try super.setUpWithError()
@@ -19,6 +19,10 @@ final class ExtensionTableTests: ItemTestCase {
     }
 
     // MARK: Creation
+
+    func testTheTestTablesDefinitionIsWrittenAsSQLiteRecordsIt() {
+        XCTAssertTrue(notes.isWrittenAsSQLiteRecordsIt)
+    }
 
     func testAnAdoptedTableIsCreatedInADatabaseMadeWithoutIt() throws {
         XCTAssertEqual(count("SELECT COUNT(*) FROM sqlite_schema WHERE tbl_name = 'notes'"), 0)

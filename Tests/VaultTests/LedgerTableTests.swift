@@ -9,6 +9,11 @@ import XCTest
 /// schema (docs/ARCHITECTURE.md, "Tables of the modules above"): created on the Vault's first
 /// use of a database the keyring made without it, and guarded like the keyring's own tables.
 final class LedgerTableTests: VaultTestCase {
+    func testTheLedgersDefinitionIsWrittenAsSQLiteRecordsIt() {
+        // The keyring holds a database's ledger to the objects derived from this text.
+        XCTAssertTrue(LedgerTable.definition.isWrittenAsSQLiteRecordsIt)
+    }
+
     func testTheLedgerIsCreatedOnTheVaultsFirstWriteToADatabaseTheKeyringMadeWithoutIt() throws {
         _ = try KeyringDatabase.shared(for: sandbox.home)
         XCTAssertEqual(ledgerObjects(), 0, "the keyring alone made the ledger")

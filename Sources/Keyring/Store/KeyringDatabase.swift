@@ -72,7 +72,7 @@ package final class KeyringDatabase: Sendable {
     package let established = Locked<Set<Fact>>([])
     /// The tables modules above adopted in this process (``adopt(_:)``), by name, each with the
     /// schema objects it must consist of.
-    private let adopted = Locked<[String: Set<SchemaObject>]>([:])
+    private let adopted = Locked<[String: [SchemaObject]]>([:])
     /// Keys derived from the master secret for modules above (``derivedKey(id:)``).
     private let derivedKeys = Locked<[UInt64: SymmetricKey]>([:])
     /// Keysets read by this process, each valid for one ``changeStamp``.
@@ -300,14 +300,14 @@ package final class KeyringDatabase: Sendable {
 
     /// Creates `table` and records its version, in one write transaction, unless another
     /// process created it first (then that one is checked like any found table).
-    private func create(_ table: ExtensionTable, expected: Set<SchemaObject>) throws {
+    private func create(_ table: ExtensionTable, expected: [SchemaObject]) throws {
         try setSynchronous(for: .flushed)
         try connection.execute("BEGIN IMMEDIATE")
         do {
             try checkSchemaUnchanged()
             let found = try Self.objects(of: table.name, in: connection)
             if found.isEmpty {
-                try connection.execute(table.createSQL)
+                for statement in table.createStatements { try connection.execute(statement) }
                 try connection.run("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", [.text(table.versionRow), .integer(table.version)])
             } else {
                 try Self.checkObjects(found, expected: expected, path: path)
@@ -331,34 +331,24 @@ package final class KeyringDatabase: Sendable {
         }
     }
 
-    /// What SQLite records for `table`'s definition, made in a private in-memory database so
-    /// that the comparison needs no copy of SQLite's normalisation rules. A definition that
-    /// does not compile, or makes an object of another table or a trigger or a view, is a
+    /// What SQLite records for `table`'s definition (``SchemaObject/recorded(by:)``). A
+    /// definition that makes an object of another table, or a trigger or a view, is a
     /// programming error of the module that wrote it, not a state of any file.
-    private static func referenceObjects(of table: ExtensionTable) -> Set<SchemaObject> {
-        let objects: Set<SchemaObject>
-        do {
-            let reference = try SQLiteConnection(inMemory: ())
-            try reference.execute(table.createSQL)
-            objects = Set(try reference.query(SchemaObject.query) { SchemaObject($0) })
-        } catch {
-            preconditionFailure("the definition of extension table \(table.name) does not compile: \(error)")
-        }
-        let keyringTables = (try? expectedSchema.get()).map { Set($0.map(\.table)) } ?? []
-        precondition(!keyringTables.contains(table.name), "extension table \(table.name) is one of the keyring's own tables")
-        precondition(objects.allSatisfy { $0.table == table.name && ($0.type == "table" || $0.type == "index") },
-                     "the definition of extension table \(table.name) makes something other than the table and its indexes")
+    private static func referenceObjects(of table: ExtensionTable) -> [SchemaObject] {
+        let objects = SchemaObject.recorded(by: table.createStatements)
+        precondition(!expectedSchema.contains { $0.table == table.name }, "extension table \(table.name) is one of the keyring's own tables")
+        precondition(objects.allSatisfy { $0.table == table.name }, "the definition of extension table \(table.name) makes an object of another table")
         return objects
     }
 
     /// The schema objects of the file that belong to `table`.
-    private static func objects(of table: String, in connection: SQLiteConnection) throws -> Set<SchemaObject> {
-        Set(try connection.query(SchemaObject.tableQuery, [.text(table)]) { SchemaObject($0) })
+    private static func objects(of table: String, in connection: SQLiteConnection) throws -> [SchemaObject] {
+        try connection.query(SchemaObject.tableQuery, [.text(table)]) { SchemaObject($0) }
     }
 
     /// Refuses `found` unless it is exactly `expected`, naming what differs.
-    private static func checkObjects(_ found: Set<SchemaObject>, expected: Set<SchemaObject>, path: FilePath) throws {
-        guard found != expected else { return }
+    private static func checkObjects(_ found: [SchemaObject], expected: [SchemaObject], path: FilePath) throws {
+        guard SchemaObject.sorted(found) != SchemaObject.sorted(expected) else { return }
         throw schemaMismatch(found: found, expected: expected, path: path)
     }
 
@@ -576,7 +566,7 @@ package final class KeyringDatabase: Sendable {
             try connection.execute("PRAGMA synchronous = FULL")
             try connection.execute("BEGIN IMMEDIATE")
             do {
-                try connection.execute(schemaSQL)
+                for statement in schemaStatements { try connection.execute(statement) }
                 try connection.run("INSERT INTO meta (name, value) VALUES ('home', ?)", [.blob(binding)])
                 try connection.run("INSERT INTO meta (name, value) VALUES ('schema', ?)", [.integer(schemaVersion)])
                 try connection.execute("COMMIT")
@@ -647,11 +637,15 @@ package final class KeyringDatabase: Sendable {
         }
     }
 
-    /// The keyring's tables and indexes. Created only in a new database (``build(_:in:binding:)``);
-    /// an existing one must hold exactly what this creates (``checkSchema(of:path:)``).
-    private static let schemaSQL = """
-        CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS items (
+    /// The keyring's tables and indexes, each statement written as SQLite records it
+    /// (``SchemaObject/recorded(by:)``). Created only in a new database
+    /// (``build(_:in:binding:)``); an existing one must hold exactly these objects, with this
+    /// text (``checkSchema(of:path:adopted:)``), which is what the `CREATE ... IF NOT EXISTS`
+    /// statements of earlier versions also recorded.
+    static let schemaStatements = [
+        "CREATE TABLE meta (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID",
+        """
+        CREATE TABLE items (
             id INTEGER PRIMARY KEY,
             access_group TEXT NOT NULL,
             item_class TEXT NOT NULL,
@@ -661,13 +655,15 @@ package final class KeyringDatabase: Sendable {
             server_hash BLOB NOT NULL,
             reference_hash BLOB NOT NULL,
             sealed BLOB NOT NULL
-        );
-        CREATE UNIQUE INDEX IF NOT EXISTS items_by_key ON items (access_group, key_hash);
-        CREATE INDEX IF NOT EXISTS items_by_service ON items (access_group, item_class, service_hash);
-        CREATE INDEX IF NOT EXISTS items_by_account ON items (access_group, item_class, account_hash);
-        CREATE INDEX IF NOT EXISTS items_by_server ON items (access_group, item_class, server_hash);
-        CREATE INDEX IF NOT EXISTS items_by_reference ON items (reference_hash);
-        CREATE TABLE IF NOT EXISTS keys (
+        )
+        """,
+        "CREATE UNIQUE INDEX items_by_key ON items (access_group, key_hash)",
+        "CREATE INDEX items_by_service ON items (access_group, item_class, service_hash)",
+        "CREATE INDEX items_by_account ON items (access_group, item_class, account_hash)",
+        "CREATE INDEX items_by_server ON items (access_group, item_class, server_hash)",
+        "CREATE INDEX items_by_reference ON items (reference_hash)",
+        """
+        CREATE TABLE keys (
             access_group TEXT NOT NULL,
             id INTEGER NOT NULL,
             status TEXT NOT NULL,
@@ -675,45 +671,13 @@ package final class KeyringDatabase: Sendable {
             retired_at REAL,
             sealed BLOB NOT NULL,
             PRIMARY KEY (access_group, id)
-        ) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS imports (access_group TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (access_group, kind)) WITHOUT ROWID;
-        """
+        ) WITHOUT ROWID
+        """,
+        "CREATE TABLE imports (access_group TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (access_group, kind)) WITHOUT ROWID",
+    ]
 
-    /// One row of `sqlite_schema`, without its root page (which differs between files).
-    fileprivate struct SchemaObject: Hashable, Sendable {
-        let type: String
-        let name: String
-        let table: String
-        let sql: String?
-
-        static let query = "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name"
-        /// The objects of one table (`tbl_name` bound).
-        static let tableQuery = "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE tbl_name = ? ORDER BY type, name"
-
-        init(_ row: SQLiteConnection.RowReader) {
-            type = row.text(0)
-            name = row.text(1)
-            table = row.text(2)
-            sql = row.isNull(3) ? nil : row.text(3)
-        }
-
-        /// The object as a person reads it in a refusal; every part came from the file.
-        var printed: String {
-            "\(UntrustedText.printable(type, limit: 20)) \"\(UntrustedText.printable(name, limit: 80))\" on \"\(UntrustedText.printable(table, limit: 80))\" (\(UntrustedText.printable(sql ?? "no SQL", limit: 200)))"
-        }
-    }
-
-    /// What ``schemaSQL`` yields, as SQLite records it: made once per process in a private
-    /// in-memory database, so the comparison needs no copy of SQLite's normalisation rules.
-    private static let expectedSchema: Result<Set<SchemaObject>, SQLiteConnection.Failure> = {
-        do throws(SQLiteConnection.Failure) {
-            let reference = try SQLiteConnection(inMemory: ())
-            try reference.execute(schemaSQL)
-            return .success(Set(try reference.query(SchemaObject.query) { SchemaObject($0) }))
-        } catch {
-            return .failure(error)
-        }
-    }()
+    /// What ``schemaStatements`` make, as SQLite records them.
+    static let expectedSchema = SchemaObject.recorded(by: schemaStatements)
 
     /// Refuses a database whose schema is not exactly the keyring's and the `adopted` tables':
     /// a trigger, view, index or table that this code did not create (a trigger that ignores
@@ -721,28 +685,27 @@ package final class KeyringDatabase: Sendable {
     /// objects altered or missing. Tables of no definition this process adopted, with their
     /// indexes, are left to the processes that use them (``ExtensionTable``); a trigger or view
     /// never is, whatever table it names.
-    private static func checkSchema(of connection: SQLiteConnection, path: FilePath, adopted: [String: Set<SchemaObject>]) throws {
-        var expected = try expectedSchema.get()
+    private static func checkSchema(of connection: SQLiteConnection, path: FilePath, adopted: [String: [SchemaObject]]) throws {
+        var expected = expectedSchema
         var known = Set(expected.map(\.table))
         for (table, objects) in adopted {
-            expected.formUnion(objects)
+            expected += objects
             known.insert(table)
         }
-        let found = Set(try connection.query(SchemaObject.query) { SchemaObject($0) }).filter { object in
+        let found = try connection.query(SchemaObject.query) { SchemaObject($0) }.filter { object in
             known.contains(object.table) || (object.type != "table" && object.type != "index")
         }
-        guard found != expected else { return }
-        throw schemaMismatch(found: found, expected: expected, path: path)
+        try checkObjects(found, expected: expected, path: path)
     }
 
     /// The refusal of a schema that is not `expected`: the first object found that should not
     /// be there, or else the objects missing.
-    private static func schemaMismatch(found: Set<SchemaObject>, expected: Set<SchemaObject>, path: FilePath) -> KeyringError {
+    private static func schemaMismatch(found: [SchemaObject], expected: [SchemaObject], path: FilePath) -> KeyringError {
         let advice = "it was not used and will not be changed: someone who can write the keychains directory altered it, or it is damaged; restore keyring.db from a backup"
-        if let unexpected = found.subtracting(expected).sorted(by: { ($0.type, $0.name) < ($1.type, $1.name) }).first {
+        if let unexpected = SchemaObject.sorted(found).first(where: { !expected.contains($0) }) {
             return KeyringError(.decode, "keyring database \(path) holds a schema object the keyring never creates or one it altered: \(unexpected.printed); \(advice)")
         }
-        let missing = expected.subtracting(found).map(\.name).sorted()
+        let missing = SchemaObject.sorted(expected.filter { !found.contains($0) }).map(\.name)
         return KeyringError(.decode, "keyring database \(path) lacks part of the keyring's schema (\(missing.joined(separator: ", "))); \(advice)")
     }
 

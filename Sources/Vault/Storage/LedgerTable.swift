@@ -22,7 +22,8 @@ import SealedStorage
 package struct LedgerTable: Sendable {
     /// The table's definition. Its text is what earlier versions created as part of the
     /// keyring's own schema, whitespace included, so that their databases need no conversion.
-    package static let definition = ExtensionTable(name: "ledger", version: 1, createSQL: """
+    package static let definition = ExtensionTable(name: "ledger", version: 1, createStatements: [
+        """
         CREATE TABLE ledger (
             access_group TEXT NOT NULL,
             record TEXT NOT NULL,
@@ -32,8 +33,9 @@ package struct LedgerTable: Sendable {
             pending_digest TEXT,
             tag BLOB NOT NULL,
             PRIMARY KEY (access_group, record)
-        ) WITHOUT ROWID;
-        """)
+        ) WITHOUT ROWID
+        """,
+    ])
 
 
     /// One record's row.
