@@ -61,7 +61,7 @@ enum ItemLimits {
     static func check(_ changes: ItemChanges, operation: String) throws(KeyringError) {
         if let secret = changes.secret { try checkSecret(secret, operation: operation) }
         for attribute in TextAttribute.all {
-            if case .some(.some(let value)) = changes[keyPath: attribute.change] {
+            if case .some(.some(let value)) = attribute.readChange(changes) {
                 try checkAttribute(attribute.qualifiedName, size: value.utf8.count, operation: operation)
             }
         }
@@ -83,7 +83,7 @@ enum ItemLimits {
     private static func attributeSizes(of item: KeychainItem) -> [(String, Int)] {
         var sizes: [(String, Int)] = []
         for attribute in TextAttribute.all {
-            if let value = item[keyPath: attribute.item] { sizes.append((attribute.qualifiedName, value.utf8.count)) }
+            if let value = attribute.readItem(item) { sizes.append((attribute.qualifiedName, value.utf8.count)) }
         }
         if let generic = item.generic { sizes.append(("generic (kSecAttrGeneric)", generic.count)) }
         if case .text(let creator) = item.creator { sizes.append(("creator (kSecAttrCreator)", creator.utf8.count)) }

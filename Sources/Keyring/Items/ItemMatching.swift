@@ -52,7 +52,7 @@ extension ItemQuery {
     func summary(searching groups: [GroupIdentifier]) -> String {
         var parts: [String] = []
         for attribute in TextAttribute.all {
-            if let value = self[keyPath: attribute.query] { parts.append("\(attribute.name) \"\(GroupIdentifier.printable(value))\"") }
+            if let value = attribute.readQuery(self) { parts.append("\(attribute.name) \"\(GroupIdentifier.printable(value))\"") }
         }
         if let port { parts.append("port \(port)") }
         if let generic { parts.append("generic data (\(generic.count) bytes)") }

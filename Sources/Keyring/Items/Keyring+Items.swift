@@ -271,7 +271,7 @@ extension KeychainItem {
     func applying(_ changes: ItemChanges, at now: Date) -> KeychainItem {
         var item = self
         for attribute in TextAttribute.all {
-            if let value = changes[keyPath: attribute.change] { item[keyPath: attribute.item] = value }
+            if let value = attribute.readChange(changes) { attribute.writeItem(&item, value) }
         }
         if let value = changes.accessGroup { item.accessGroup = value }
         if let value = changes.accountEncoding { item.accountEncoding = value }
