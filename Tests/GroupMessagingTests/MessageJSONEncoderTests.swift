@@ -99,6 +99,16 @@ final class MessageJSONEncoderTests: XCTestCase {
         }
     }
 
+    /// The channel's bytes for strings are `JSONEncoder`'s with `.withoutEscapingSlashes`
+    /// exactly (the default `JSONEncoder` writes `/` as `\/`, the same JSON value).
+    func testStringsAreWrittenByteForByteAsJSONEncoderWithoutEscapingSlashesWritesThem() throws {
+        let controls = String(String.UnicodeScalarView((0..<0x20).map { Unicode.Scalar(UInt8($0)) }))
+        let value = ["a/b \"q\" \\ \u{7F} é 😀 \(controls)": ["x/y", "\u{2028}", controls]]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        XCTAssertEqual(String(decoding: try MessageJSONEncoder.encode(value), as: UTF8.self), String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
     func testNonFiniteNumbersAreRefusedAsJSONEncoderRefusesThem() {
         for value in [Double.nan, .infinity, -.infinity] {
             XCTAssertThrowsError(try MessageJSONEncoder.encode(["x": value])) { error in

@@ -35,17 +35,22 @@ final class ReplicaStateJSONTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(ReplicaState.self, from: Data(ReplicaStateJSON.encode(ReplicaState()))), ReplicaState())
     }
 
-    func testControlCharactersInAKeyAreEscaped() throws {
-        let state = populated(conflictKey: "line\nbreak\u{0}\u{1f}\t")
-        XCTAssertEqual(try JSONDecoder().decode(ReplicaState.self, from: Data(ReplicaStateJSON.encode(state))), state)
-    }
-
     /// Byte for byte what `JSONEncoder` writes with sorted keys and unescaped slashes: so a field
     /// added to the state and not to the writer fails here.
-    func testTheBytesAreJSONEncodersWithSortedKeys() throws {
+    private func assertSameBytesAsJSONEncoder(_ state: ReplicaState, file: StaticString = #filePath, line: UInt = #line) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let state = populated()
-        XCTAssertEqual(String(decoding: ReplicaStateJSON.encode(state), as: UTF8.self), String(decoding: try encoder.encode(state), as: UTF8.self))
+        XCTAssertEqual(String(decoding: ReplicaStateJSON.encode(state), as: UTF8.self), String(decoding: try encoder.encode(state), as: UTF8.self), file: file, line: line)
+    }
+
+    func testTheBytesAreJSONEncodersWithSortedKeys() throws {
+        try assertSameBytesAsJSONEncoder(populated())
+    }
+
+    func testAKeyWithEveryControlCharacterIsWrittenAsJSONEncoderWritesIt() throws {
+        let controls = String(String.UnicodeScalarView((0..<0x20).map { Unicode.Scalar(UInt8($0)) } + ["\u{7F}"]))
+        let state = populated(conflictKey: "line\nbreak \(controls) end")
+        XCTAssertEqual(try JSONDecoder().decode(ReplicaState.self, from: Data(ReplicaStateJSON.encode(state))), state)
+        try assertSameBytesAsJSONEncoder(state)
     }
 }

@@ -1,12 +1,15 @@
 import Foundation
+import SealedStorage
 
 /// Encodes a message's body as compact JSON (RFC 8259) that Foundation's `JSONDecoder`, with
 /// its default strategies, decodes back into the same value.
 ///
 /// Why not `JSONEncoder`: its string writer looks at every byte on its own, and a near-limit
 /// message (64 KB of text) spent about 200 µs there, each way: the largest single cost of a
-/// round trip, more than sealing it. This encoder copies the runs between characters that need
-/// escaping in bulk. It only produces bytes; every body is still read by `JSONDecoder` against
+/// round trip, more than sealing it. Strings go through SealedStorage's `JSONStringWriter`,
+/// which copies the runs between characters that need escaping in bulk and writes exactly what
+/// `JSONEncoder` writes with `.withoutEscapingSlashes` (`/` stays `/`: the same JSON value as
+/// `\/`, one byte shorter, and the bytes this channel has always sent). It only produces bytes; every body is still read by `JSONDecoder` against
 /// the receiver's allow-list, so a difference between the two encoders could make a message
 /// undecodable but never make the receiver accept something it would otherwise refuse.
 ///
@@ -56,12 +59,12 @@ private enum JSONNode {
         case .literal(let text):
             output.append(contentsOf: text.utf8)
         case .string(let text):
-            JSONNode.writeString(text, to: &output)
+            JSONStringWriter.write(text, slashes: .unescaped, to: &output)
         case .object(let box):
             output.append(UInt8(ascii: "{"))
             for index in box.keys.indices {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONNode.writeString(box.keys[index], to: &output)
+                JSONStringWriter.write(box.keys[index], slashes: .unescaped, to: &output)
                 output.append(UInt8(ascii: ":"))
                 box.values[index].write(to: &output)
             }
@@ -75,61 +78,6 @@ private enum JSONNode {
             output.append(UInt8(ascii: "]"))
         case .deferred(let encoder):
             (encoder.node ?? .emptyObject).write(to: &output)
-        }
-    }
-
-    /// `text` as a JSON string: quotation mark, reverse solidus and control characters escaped,
-    /// everything else (valid UTF-8, as every Swift string is) copied as it is, run by run.
-    static func writeString(_ text: String, to output: inout [UInt8]) {
-        var text = text
-        output.append(UInt8(ascii: "\""))
-        text.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return }
-            var runStart = 0
-            var index = 0
-            while index < bytes.count {
-                // Eight bytes at a time while none of them needs escaping: the common case.
-                if index + 8 <= bytes.count,
-                   !anyByteNeedsEscaping(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
-                    index += 8
-                    continue
-                }
-                let byte = base[index]
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                    appendEscape(for: byte, to: &output)
-                    runStart = index + 1
-                }
-                index += 1
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
-        }
-        output.append(UInt8(ascii: "\""))
-    }
-
-    /// Whether any of the eight bytes in `word` is below 0x20, a quotation mark or a reverse
-    /// solidus (the classic "has a zero byte" / "has a byte less than n" bit tricks, exact for
-    /// the question "any?"; bytes of 0x80 and above never match, so UTF-8 passes through).
-    private static func anyByteNeedsEscaping(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highBits != 0 }
-        let belowSpace = (word &- ones &* 0x20) & ~word & highBits != 0
-        return belowSpace || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
-    }
-
-    private static func appendEscape(for byte: UInt8, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
-        case 0x08: output.append(UInt8(ascii: "b"))
-        case 0x0C: output.append(UInt8(ascii: "f"))
-        case 0x0A: output.append(UInt8(ascii: "n"))
-        case 0x0D: output.append(UInt8(ascii: "r"))
-        case 0x09: output.append(UInt8(ascii: "t"))
-        default:
-            let hex = Array("0123456789abcdef".utf8)
-            output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
         }
     }
 }

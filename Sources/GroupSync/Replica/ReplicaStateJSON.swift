@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SealedStorage
 
 /// Writes a ``ReplicaState`` as the JSON that its `Codable` conformance reads back (the snapshot
 /// body and a journal record's, docs/SYNC.md, section 7): the same members, `Data` as base64,
@@ -10,7 +11,8 @@ import Foundation
 ///
 /// Why not `JSONEncoder`: a first sync of 10,000 values spent 39% of its time in it (the state is
 /// thousands of small objects with base64 members, each through `Encoder` containers); this
-/// writes the bytes directly. Reading stays with `JSONDecoder`, so the format has one parser.
+/// writes the bytes directly, strings through SealedStorage's `JSONStringWriter` (the one the
+/// channel's messages use). Reading stays with `JSONDecoder`, so the format has one parser.
 /// `ReplicaStateJSONTests` proves that `JSONDecoder` reads back every field, and that the
 /// members are exactly those `JSONEncoder` writes, so a field added to the state and not here fails
 /// a test.
@@ -100,20 +102,8 @@ enum ReplicaStateJSON {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// A JSON string: `"` and `\` escaped, control characters as `\u00XX`, the rest as UTF-8.
+    /// A JSON string as `JSONEncoder` with `.withoutEscapingSlashes` writes it.
     private static func string(_ value: String, _ out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                out += [UInt8(ascii: "\\"), byte]
-            case 0..<0x20:
-                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xf)]]
-            default:
-                out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        JSONStringWriter.write(value, slashes: .unescaped, to: &out)
     }
 }
