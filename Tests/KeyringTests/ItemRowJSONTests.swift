@@ -4,17 +4,14 @@ import GroupVaultTestKit
 @testable import Keyring
 import XCTest
 
-/// ItemRowJSON, the fast reader of item rows, is only a faster path to what JSONDecoder
-/// reads: for whatever the store's encoder writes it returns the same item, and for anything
-/// outside its flat shape it returns `nil` (the store then asks JSONDecoder), never a
-/// different reading.
+/// ItemRowJSON, the fast reader and writer of item rows, is only a faster path to what
+/// JSONDecoder reads and JSONEncoder writes: for whatever the store's encoder writes it returns
+/// the same item, for anything outside its flat shape it returns `nil` (the store then asks
+/// JSONDecoder), never a different reading; and it writes exactly JSONEncoder's bytes.
 final class ItemRowJSONTests: XCTestCase {
-    /// The row plaintext the store writes (ItemTable.seal).
+    /// The row plaintext of the reference format (ItemTable's JSONEncoder settings).
     private func encoded(_ item: KeychainItem) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return Array(try encoder.encode(item))
+        try ItemTable.encodedByJSONEncoder(item)
     }
 
     private func decoded(_ json: [UInt8]) -> KeychainItem? {
@@ -82,6 +79,48 @@ final class ItemRowJSONTests: XCTestCase {
             if read == nil || read != expected { return }
         }
     }
+
+    // MARK: Writing
+
+    func testWritesWhatJSONEncoderWrites() throws {
+        var rng = SeededGenerator()
+        for round in 0..<2_000 {
+            var item = randomItem(using: &rng)
+            item.key = nil
+            item.certificate = nil
+            let written = try XCTUnwrap(ItemRowJSON.json(of: item), "round \(round); \(rng.describe)")
+            let expected = try encoded(item)
+            XCTAssertEqual(String(decoding: written, as: UTF8.self), String(decoding: expected, as: UTF8.self), "round \(round); \(rng.describe)")
+            if written != expected { return }
+        }
+    }
+
+    func testWritesAnItemWithEveryFlatAttributeAsJSONEncoderDoes() throws {
+        var item = KeychainItem(
+            .internetPassword, service: "a\"b\\c/d", account: "tab\there\u{1}", accessGroup: GroupIdentifier(rawValue: "group.com.example"),
+            secret: Data([0xFB, 0xFF, 0xBF]), label: "é€𝄞😀", itemDescription: "d", comment: "c", generic: Data([0xFF, 0xEF]),
+            isSynchronizable: true, accessibility: .afterFirstUnlock, accessControl: AccessControlFlags(rawValue: 0x4000_0001),
+            server: "example.com", protocol: "htps", port: 443, path: "/a/b", authenticationType: "dflt", securityDomain: "realm")
+        item.accountEncoding = .data
+        item.creationDate = Date(timeIntervalSince1970: 1_764_301_234.5)
+        item.modificationDate = Date(timeIntervalSince1970: 1_764_301_235)
+        item.persistentReference = Data(repeating: 0xFF, count: 20)
+        item.creator = .number(0x6143_7274)
+        item.type = .text("note")
+        item.isInvisible = true
+        item.isNegative = false
+
+        XCTAssertEqual(ItemRowJSON.json(of: item).map { String(decoding: $0, as: UTF8.self) }, String(decoding: try encoded(item), as: UTF8.self))
+    }
+
+    func testLeavesAnItemWithNestedAttributesToJSONEncoder() {
+        var item = KeychainItem(.key, secret: Data([1]))
+        item.key = KeyAttributes(keyClass: .private, keyType: "73", sizeInBits: 256, applicationLabel: Data([2]))
+
+        XCTAssertNil(ItemRowJSON.json(of: item))
+    }
+
+    // MARK: Reading escapes and other shapes
 
     func testEscapedTextReadsAsJSONDecoderReadsIt() throws {
         let json = Array(#"{"accessControl":0,"accessibility":"ck","isSynchronizable":false,"itemClass":"genp","secret":"","service":"a\u00e9\ud834\udd1e\"\\\/\b\f\n\r\t"}"#.utf8)

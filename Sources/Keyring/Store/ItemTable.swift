@@ -412,21 +412,27 @@ struct ItemTable: Sendable {
     // MARK: Sealing
 
     private func seal(_ item: KeychainItem, hashes: Hashes, in group: GroupIdentifier) throws(KeyringError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        // Seconds since 1970, as Keyring.currentTime() expects for an exact round trip.
-        encoder.dateEncodingStrategy = .secondsSince1970
         let plaintext: [UInt8]
-        do {
-            plaintext = Array(try encoder.encode(item))
-        } catch {
-            throw KeyringError(.invalidParameter, "store \(item.primaryKey): the item does not encode (\(error))", underlyingError: error)
-        }
+        if let json = ItemRowJSON.json(of: item) { plaintext = json } else { plaintext = try Self.encodedByJSONEncoder(item) }
         let (format, key) = try sealingKey(for: item)
         return SealedBox.seal(
             plaintext, format: format, using: key,
             authenticating: Self.additionalData(format: format.version, group: group, itemClass: item.itemClass.rawValue, hashes: hashes)
         ).combined
+    }
+
+    /// `item` as `JSONEncoder` encodes it for a row (sorted keys; seconds since 1970, as
+    /// `Keyring.currentTime()` expects for an exact round trip): the reference format, and the
+    /// encoding of items with nested attributes (``ItemRowJSON/json(of:)``).
+    static func encodedByJSONEncoder(_ item: KeychainItem) throws(KeyringError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        do {
+            return Array(try encoder.encode(item))
+        } catch {
+            throw KeyringError(.invalidParameter, "store \(item.primaryKey): the item does not encode (\(error))", underlyingError: error)
+        }
     }
 
     /// The format and key a row of `item` is sealed with (see the type's documentation).
