@@ -395,8 +395,9 @@ struct ItemTable: Sendable {
         case .any: [false, true]
         }
         return synchronizable.map { isSynchronizable in
-            Hashes(KeychainItem(.genericPassword, service: service, account: account, accessGroup: group, secret: Data(), isSynchronizable: isSynchronizable),
-                   in: group, key: key).key
+            Hashes.primaryKey(
+                of: KeychainItem(.genericPassword, service: service, account: account, accessGroup: group, secret: Data(), isSynchronizable: isSynchronizable),
+                in: group, key: key)
         }
     }
 
@@ -550,6 +551,22 @@ struct Hashes: Sendable, Equatable {
     }
 
     init(_ item: KeychainItem, in group: GroupIdentifier, key lookupKey: SymmetricKey) {
+        // The domain and group start every hash of this item: built once for the five.
+        let prefix = Self.messagePrefix(for: group)
+        key = Self.primaryKey(of: item, prefix: prefix, key: lookupKey)
+        service = Self.attribute("service", (item.service ?? "").utf8, prefix: prefix, key: lookupKey)
+        account = Self.attribute("account", (item.account ?? "").utf8, prefix: prefix, key: lookupKey)
+        server = Self.attribute("server", (item.server ?? "").utf8, prefix: prefix, key: lookupKey)
+        reference = Self.attribute("reference", item.persistentReference ?? Data(), prefix: prefix, key: lookupKey)
+    }
+
+    /// The hash of `item`'s primary key in `group` alone (``key``): what a lookup by primary key
+    /// needs, without the four other hashes.
+    static func primaryKey(of item: KeychainItem, in group: GroupIdentifier, key lookupKey: SymmetricKey) -> [UInt8] {
+        primaryKey(of: item, prefix: messagePrefix(for: group), key: lookupKey)
+    }
+
+    private static func primaryKey(of item: KeychainItem, prefix: [UInt8], key lookupKey: SymmetricKey) -> [UInt8] {
         let primary = item.primaryKey
         var message: [UInt8] = [primary.isSynchronizable ? 1 : 0]
         withUnsafeBytes(of: Int64(primary.port).bigEndian) { message.append(contentsOf: $0) }
@@ -561,13 +578,7 @@ struct Hashes: Sendable, Equatable {
         // Keys' and certificates' own attributes; nothing for passwords, whose hashes (and so
         // every stored password row) are unchanged by their addition.
         message.append(contentsOf: primary.classAttributes)
-        // The domain and group start every hash of this item: built once for the five.
-        let prefix = Self.messagePrefix(for: group)
-        key = Self.attribute("primary key", message, prefix: prefix, key: lookupKey)
-        service = Self.attribute("service", (item.service ?? "").utf8, prefix: prefix, key: lookupKey)
-        account = Self.attribute("account", (item.account ?? "").utf8, prefix: prefix, key: lookupKey)
-        server = Self.attribute("server", (item.server ?? "").utf8, prefix: prefix, key: lookupKey)
-        reference = Self.attribute("reference", item.persistentReference ?? Data(), prefix: prefix, key: lookupKey)
+        return attribute("primary key", message, prefix: prefix, key: lookupKey)
     }
 
     /// Keyed BLAKE2b-256 of one attribute's value in one group.
