@@ -27,6 +27,7 @@ func measure(_ options: Options, executables: Executables) throws -> Outcome {
         try FileManager.default.createDirectory(at: messagingRoot, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: messagingRoot) }
         outcome.append(try MessagingFigures(root: messagingRoot, executables: executables, options: options).measure())
+        outcome.append(try messageEncodingFigure(options: options))
     }
     if options.figures.contains(.defaults) {
         outcome.append(try DefaultsFigures(root: root, executables: executables, options: options).measure(sizes: options.defaultsSizes))
