@@ -7,8 +7,9 @@ import SealedStorage
 import SystemPackage
 
 extension Keyring {
-    /// The subdirectories created in every new group container, as macOS creates them.
-    static let containerSubdirectories = ["Library", "Library/Caches", "Library/Application Support", "Library/Preferences"]
+    /// The subdirectories of `Library/` created in every new group container, as macOS creates
+    /// them.
+    static let librarySubdirectories = ["Caches", "Application Support", "Preferences"]
 
     /// The group container of the application group `group`: the directory every app of the
     /// group shares, `<home>/Group Containers/<group>/` (the macOS layout).
@@ -67,8 +68,11 @@ extension Keyring {
             let container = try home.directories.containers().subdirectory(creating: group.rawValue)
             // A member may make the container first, with an ACL its 2770 mode would not show.
             try container.checkNoAccessControlList()
-            for subdirectory in Self.containerSubdirectories {
-                _ = try container.chain(FilePath(subdirectory), creating: true)
+            // `Library/` opened once for its three: every `Vault` and every cold read opens the
+            // container, and walking each path from the container opened `Library/` four times.
+            let library = try container.subdirectory(creating: "Library")
+            for subdirectory in Self.librarySubdirectories {
+                _ = try library.subdirectory(creating: subdirectory)
             }
             return container
         } catch {
