@@ -33,7 +33,9 @@ struct FileVersion: Hashable, Sendable {
 final class FileVersionCache<Value: Sendable>: Sendable {
     /// The most entries kept.
     let capacity: Int
-    private let entries = Locked<[FilePath: (version: FileVersion, value: Value)]>([:])
+    /// By the path's text: keyed by `FilePath`, the table made each new process look
+    /// `FilePath`'s `Hashable` conformance up among every loaded library's.
+    private let entries = Locked<[String: (version: FileVersion, value: Value)]>([:])
 
     init(capacity: Int = 64) {
         self.capacity = capacity
@@ -42,7 +44,7 @@ final class FileVersionCache<Value: Sendable>: Sendable {
     /// The value cached for `path` at exactly `version`.
     func value(at path: FilePath, version: FileVersion) -> Value? {
         entries.withLock { table in
-            guard let entry = table[path], entry.version == version else { return nil }
+            guard let entry = table[path.string], entry.version == version else { return nil }
             return entry.value
         }
     }
@@ -50,8 +52,8 @@ final class FileVersionCache<Value: Sendable>: Sendable {
     /// Keeps `value` as the content of `path` at `version`.
     func store(_ value: Value, at path: FilePath, version: FileVersion) {
         entries.withLock { table in
-            if table.count >= capacity, table[path] == nil { table.removeAll(keepingCapacity: true) }
-            table[path] = (version, value)
+            if table.count >= capacity, table[path.string] == nil { table.removeAll(keepingCapacity: true) }
+            table[path.string] = (version, value)
         }
     }
 }

@@ -68,8 +68,10 @@ package final class KeyringDatabase: Sendable {
     /// The same for keysets.
     let keysetImportsChecked = Locked<Set<GroupIdentifier>>([])
     /// What modules above the keyring have established once for this database in this process
-    /// (an import done, say), so that they look it up instead of asking the database again.
-    package let established = Locked<Set<Fact>>([])
+    /// (an import done, say), so that they look it up instead of asking the database again
+    /// (``hasEstablished(_:)``). A few facts, so a list: a `Set<Fact>` would make each new
+    /// process look `Fact`'s `Hashable` conformance up among every loaded library's.
+    private let established = Locked<[Fact]>([])
     /// The tables modules above adopted in this process (``adopt(_:)``), by name, each with the
     /// schema objects it must consist of.
     private let adopted = Locked<[String: [SchemaObject]]>([:])
@@ -364,7 +366,19 @@ package final class KeyringDatabase: Sendable {
         return key
     }
 
-    /// A fact a module above established for this database (``established``): `kind` names
+    /// Whether `fact` was established for this database in this process (``establish(_:)``).
+    package func hasEstablished(_ fact: Fact) -> Bool {
+        established.withLock { $0.contains(fact) }
+    }
+
+    /// Records that `fact` holds for this database, for the rest of this process.
+    package func establish(_ fact: Fact) {
+        established.withLock { facts in
+            if !facts.contains(fact) { facts.append(fact) }
+        }
+    }
+
+    /// A fact a module above established for this database (``establish(_:)``): `kind` names
     /// the fact and its module, `subject` what it is about (an access group, say).
     package struct Fact: Hashable, Sendable {
         package let kind: String

@@ -33,26 +33,34 @@ package enum RecordLockedFiles {
         }
     }
 
-    /// How many registrations each identity has.
-    private static let registered = Locked<[Identity: Int]>([:])
+    /// How many registrations each identity has. A process holds a few such files (a database
+    /// and its WAL index per open store), so a list: a dictionary keyed by `Identity` would make
+    /// each new process look its `Hashable` conformance up among every loaded library's.
+    private static let registered = Locked<[(identity: Identity, count: Int)]>([])
 
     /// Registers `identity` (once more, if it already is).
     package static func insert(_ identity: Identity) {
-        registered.withLock { $0[identity, default: 0] += 1 }
+        registered.withLock { entries in
+            if let index = entries.firstIndex(where: { $0.identity == identity }) {
+                entries[index].count += 1
+            } else {
+                entries.append((identity, 1))
+            }
+        }
     }
 
     /// Removes one registration of `identity`; the file is no longer refused once none is left.
     package static func remove(_ identity: Identity) {
-        registered.withLock { table in
-            guard let count = table[identity] else { return }
-            table[identity] = count > 1 ? count - 1 : nil
+        registered.withLock { entries in
+            guard let index = entries.firstIndex(where: { $0.identity == identity }) else { return }
+            if entries[index].count > 1 { entries[index].count -= 1 } else { entries.remove(at: index) }
         }
     }
 
     /// Whether the file `status` describes is registered.
     package static func contains(_ status: Stat) -> Bool {
         let identity = Identity(status)
-        return registered.withLock { $0[identity] != nil }
+        return registered.withLock { entries in entries.contains { $0.identity == identity } }
     }
 }
 

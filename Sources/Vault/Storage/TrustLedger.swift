@@ -426,15 +426,15 @@ package struct TrustLedger: Sendable {
         } else {
             table = try LedgerTable(home: home, group: group)
         }
-        // Known per database connection, so the check costs a set lookup.
+        // Known per database connection, so the check costs a lookup in memory.
         let imported = KeyringDatabase.Fact(kind: "Vault: trust ledger imported", subject: group.rawValue)
-        guard !table.database.established.withLock({ $0.contains(imported) }) else { return table }
+        guard !table.database.hasEstablished(imported) else { return table }
         let legacy = SealedDocument<Content>(home: home, group: group, kind: Self.kind)
         try table.importOnce { () throws(KeyringError) in
             let content = try legacy.read()
             return (content?.records ?? [:]).mapValues { (sequence: $0.sequence, digest: $0.digest) }
         }
-        _ = table.database.established.withLock { $0.insert(imported) }
+        table.database.establish(imported)
         return table
     }
 }
