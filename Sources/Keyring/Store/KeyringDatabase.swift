@@ -51,14 +51,19 @@ package final class KeyringDatabase: Sendable {
     package let path: FilePath
     /// The master secret the keys below were derived from.
     private let master: SymmetricKey
-    /// Seals item rows (XChaCha20-Poly1305); derived once from the master secret.
-    let itemSealingKey: SymmetricKey
-    /// Keys the BLAKE2b lookup hashes of item attributes; derived once from the master secret.
-    let itemLookupKey: SymmetricKey
+    /// Seals item rows (XChaCha20-Poly1305); derived from the master secret on first use.
+    ///
+    /// The keys of the items are derived when first used, not on open: a process that only
+    /// reads Vault records never needs them, and each is a guarded allocation (`sodium_malloc`:
+    /// six system calls and fresh pages) that a cold read would pay for nothing.
+    var itemSealingKey: SymmetricKey { key(id: 5) }
+    /// Keys the BLAKE2b lookup hashes of item attributes; derived from the master secret on
+    /// first use.
+    var itemLookupKey: SymmetricKey { key(id: 6) }
     /// Seals the bytes of emulated Secure Enclave private keys inside their (already sealed)
-    /// item rows (``SecureEnclaveSealing``); derived once from the master secret, never
+    /// item rows (``SecureEnclaveSealing``); derived from the master secret on first use, never
     /// exported, never returned by any API.
-    let secureEnclaveKey: SymmetricKey
+    var secureEnclaveKey: SymmetricKey { key(id: 7) }
     // Guarded by `lock`: every use of the connection is inside `lock.withLock`.
     nonisolated(unsafe) private let connection: SQLiteConnection
     private let lock = Lock()
@@ -75,7 +80,8 @@ package final class KeyringDatabase: Sendable {
     /// The tables modules above adopted in this process (``adopt(_:)``), by name, each with the
     /// schema objects it must consist of.
     private let adopted = Locked<[String: [SchemaObject]]>([:])
-    /// Keys derived from the master secret for modules above (``derivedKey(id:)``).
+    /// Keys derived from the master secret (``derivedKey(id:)``, and the keyring's own item
+    /// keys), by id, each derived once.
     private let derivedKeys = Locked<[UInt64: SymmetricKey]>([:])
     /// Keysets read by this process, each valid for one ``changeStamp``.
     let keysets = Locked<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
@@ -131,9 +137,6 @@ package final class KeyringDatabase: Sendable {
         self.path = path
         self.master = master
         let bindingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 3)
-        itemSealingKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 5)
-        itemLookupKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 6)
-        secureEnclaveKey = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: 7)
         let binding = Self.bindingTag(bindingKey)
         // Everything below is relative to the home's held `Keychains/` (created and vetted
         // when missing), never reopened by path: in a unixGroup home a member can swap
@@ -360,10 +363,19 @@ package final class KeyringDatabase: Sendable {
     /// no other module may ask for.
     package func derivedKey(id: UInt64) -> SymmetricKey {
         precondition(![3, 5, 6, 7].contains(id), "key id \(id) of the keyring database is the keyring's own")
+        return key(id: id)
+    }
+
+    /// The key of `id` under `GVKEYRNG`, derived on first use; two threads deriving it at once
+    /// keep the first, so every caller uses one allocation.
+    private func key(id: UInt64) -> SymmetricKey {
         if let key = derivedKeys.withLock({ $0[id] }) { return key }
         let key = KeyDerivation.deriveKey(from: master, context: "GVKEYRNG", id: id)
-        derivedKeys.withLock { $0[id] = key }
-        return key
+        return derivedKeys.withLock { keys in
+            if let first = keys[id] { return first }
+            keys[id] = key
+            return key
+        }
     }
 
     /// Whether `fact` was established for this database in this process (``establish(_:)``).
