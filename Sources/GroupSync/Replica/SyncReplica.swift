@@ -312,7 +312,9 @@ final class SyncReplica: Sendable {
     /// a decryption and a JSON decode each, about a fifth of the sync's time on one core. Each
     /// worker looks keys up for itself (a lookup's cache is not shared between threads).
     private func open(_ rows: [ServerRow]) -> [ServerRow.Opened] {
-        let workers = min(ProcessInfo.processInfo.activeProcessorCount, rows.count / Self.rowsPerWorker)
+        // The processor count is asked only for a batch worth splitting: Foundation reads it
+        // from the system each time, and a notification's one row should not pay for that.
+        let workers = rows.count < 2 * Self.rowsPerWorker ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, rows.count / Self.rowsPerWorker)
         guard workers > 1 else {
             let key = keyLookup()
             return rows.map { $0.open(naming: naming, space: space, key: key) }
