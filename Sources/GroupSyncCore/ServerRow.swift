@@ -37,36 +37,63 @@ package struct ServerRow: Sendable, Equatable {
     /// sequence space"): further is a key holder trying to make the entry unwritable.
     package static let sequenceWindow: UInt64 = 1 << 32
 
+    /// What of a row is known before what this machine has seen of its entry is looked at.
+    package enum Opened: Sendable, Equatable {
+        /// Well formed, authentic, and sealed at the row's sequence.
+        case opened(SyncEnvelope, digest: [UInt8])
+        /// Refused whatever was seen, with the Vault's code and reason.
+        case refused(VaultError)
+    }
+
+    /// The checks of ``judge(seen:seenDigest:naming:space:key:)`` that do not depend on what
+    /// this machine has seen, in its order: shape (32-byte name, positive sequence) →
+    /// `malformed`; the Vault's checks of the blob (``SyncEnvelope/open(_:name:naming:space:key:)``);
+    /// the header's sequence must be the row's (`malformed`: a server editing the column).
+    /// Separate so that a page's rows (each a decryption and a JSON decode) can be opened on
+    /// every core, then judged in order against the state.
+    package func open(naming: SyncNaming, space: [UInt8], key keyForID: (UInt32) throws(VaultError) -> GroupKey) -> Opened {
+        let subject = "synced entry \(SyncNaming.recordName(name.count == 32 ? name : Array(repeating: 0, count: 32)))"
+        guard name.count == 32 else {
+            return .refused(VaultError(.malformed, "a row from the server has a \(name.count)-byte name; names are 32 bytes"))
+        }
+        guard sequence > 0 else {
+            return .refused(VaultError(.malformed, "\(subject): the server's row has sequence \(sequence); sequences start at 1"))
+        }
+        let envelope: SyncEnvelope
+        do {
+            envelope = try SyncEnvelope.open(blob, name: name, naming: naming, space: space, key: keyForID)
+        } catch {
+            return .refused(error)
+        }
+        guard envelope.sequence == UInt64(sequence) else {
+            return .refused(VaultError(.malformed, "\(subject): the server's row says sequence \(sequence) but the sealed entry says \(envelope.sequence); the row was edited on the server"))
+        }
+        return .opened(envelope, digest: Digest.blake2b256(blob))
+    }
+
     /// Judges the row against what this machine has seen of the entry (`seen`, 0 if nothing,
     /// and the digest of the blob seen at that sequence).
     ///
-    /// In order: shape (32-byte name, positive sequence) → `malformed`; the Vault's checks of
-    /// the blob (``SyncEnvelope/open(_:name:naming:space:key:)``); the header's sequence must be
-    /// the row's (`malformed`: a server editing the column); then freshness, as the Vault's
-    /// trust ledger judges a record: below `seen` → `rollback`; equal with another digest →
+    /// In order: ``open(naming:space:key:)``'s checks; then freshness, as the Vault's trust
+    /// ledger judges a record: below `seen` → `rollback`; equal with another digest →
     /// `conflictingContent`; equal with the same digest → ``Verdict/duplicate``; more than
     /// ``sequenceWindow`` above → `untrustedSequence`; otherwise accepted.
     package func judge(
         seen: UInt64, seenDigest: [UInt8]?, naming: SyncNaming, space: [UInt8],
         key keyForID: (UInt32) throws(VaultError) -> GroupKey
     ) -> Verdict {
-        let subject = "synced entry \(SyncNaming.recordName(name.count == 32 ? name : Array(repeating: 0, count: 32)))"
-        guard name.count == 32 else {
-            return .refuse(VaultError(.malformed, "a row from the server has a \(name.count)-byte name; names are 32 bytes"))
+        judge(open(naming: naming, space: space, key: keyForID), seen: seen, seenDigest: seenDigest)
+    }
+
+    /// ``judge(seen:seenDigest:naming:space:key:)`` of a row already opened: `opened` must be
+    /// this row's ``open(naming:space:key:)``.
+    package func judge(_ opened: Opened, seen: UInt64, seenDigest: [UInt8]?) -> Verdict {
+        let (envelope, digest): (SyncEnvelope, [UInt8])
+        switch opened {
+        case .refused(let error): return .refuse(error)
+        case .opened(let opened, let openedDigest): (envelope, digest) = (opened, openedDigest)
         }
-        guard sequence > 0 else {
-            return .refuse(VaultError(.malformed, "\(subject): the server's row has sequence \(sequence); sequences start at 1"))
-        }
-        let envelope: SyncEnvelope
-        do {
-            envelope = try SyncEnvelope.open(blob, name: name, naming: naming, space: space, key: keyForID)
-        } catch {
-            return .refuse(error)
-        }
-        guard envelope.sequence == UInt64(sequence) else {
-            return .refuse(VaultError(.malformed, "\(subject): the server's row says sequence \(sequence) but the sealed entry says \(envelope.sequence); the row was edited on the server"))
-        }
-        let digest = Digest.blake2b256(blob)
+        let subject = "synced entry \(SyncNaming.recordName(name))"
         let rowSequence = UInt64(sequence)
         if rowSequence < seen {
             return .refuse(VaultError(.rollback, "\(subject): the server serves sequence \(rowSequence), but this machine has seen sequence \(seen); the server was rolled back, or replays an old value; it was not used"))

@@ -164,6 +164,7 @@ final class ReplicaStateStoreTests: XCTestCase {
 
     func testAJournalThatOutgrowsItsSnapshotIsCompactedIntoIt() throws {
         var (store, current) = try reopen(compactionFloor: 1)
+        current.initialSyncDone = true
         var sizes: [Int] = []
         for seen in 1...20 {
             let next = state(entries: 10, seen: UInt64(seen), from: current)
@@ -174,6 +175,28 @@ final class ReplicaStateStoreTests: XCTestCase {
 
         XCTAssertTrue(sizes.contains(ReplicaJournal.headerSize), "some save must have started a new journal: \(sizes)")
         XCTAssertLessThanOrEqual(sizes.max() ?? 0, try Data(contentsOf: snapshotURL).count + sizes[1], "the journal stays within its snapshot and one record")
+        XCTAssertEqual(try reopen().state, current)
+    }
+
+    func testDuringAFirstSyncTheJournalGrowsPastItsSnapshotToTwiceItBeforeItIsCompacted() throws {
+        var (store, current) = try reopen(compactionFloor: 1)
+        let whole = state(entries: 20, seen: 1)
+        try store.save(whole, replacing: current)
+        current = whole
+        // (journal, snapshot) sizes after each save that changes one entry of twenty.
+        var sizes: [(journal: Int, snapshot: Int)] = []
+        for seen in 2...80 {
+            var next = current
+            next.entries[String(format: "%064x", seen % 20)]?.seen = UInt64(seen)
+            try store.save(next, replacing: current)
+            current = next
+            sizes.append((try journalBytes().count, try Data(contentsOf: snapshotURL).count))
+        }
+
+        XCTAssertFalse(current.initialSyncDone)
+        XCTAssertTrue(sizes.contains { $0.journal > $0.snapshot }, "the journal must outgrow its snapshot: \(sizes)")
+        XCTAssertTrue(sizes.allSatisfy { $0.journal <= 2 * $0.snapshot }, "the journal must stay within twice its snapshot: \(sizes)")
+        XCTAssertTrue(sizes.contains { $0.journal == ReplicaJournal.headerSize }, "some save must have started a new journal: \(sizes)")
         XCTAssertEqual(try reopen().state, current)
     }
 

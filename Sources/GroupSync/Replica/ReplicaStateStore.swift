@@ -7,7 +7,8 @@ import GroupSyncCore
 ///
 /// A save appends one record to the journal. The journal is *compacted* (the whole state
 /// written as a new snapshot, then a new empty journal put in place of the old) when it would
-/// outgrow its snapshot (and at least ``compactionFloor``), so the bytes written stay
+/// outgrow its snapshot (and at least ``compactionFloor``; twice its snapshot during a first
+/// sync, ``journalLimit(snapshotSize:floor:firstSync:)``), so the bytes written stay
 /// proportional to the bytes changed, and opening reads at most about twice the state. It is
 /// compacted too when its file cannot be appended to safely: there is none yet, it was stale or
 /// had a torn tail when opened, a change removes entries, or an append failed (the failed
@@ -84,7 +85,7 @@ struct ReplicaStateStore: Sendable {
     mutating func append(_ change: ReplicaState, orCompact whole: () -> ReplicaState) throws(SyncError) {
         guard let journal else { return try compact(whole()) }
         let record = try ReplicaJournal.record(change, after: lastTag, in: snapshotFile)
-        if journalSize + record.bytes.count > max(snapshotSize, compactionLimit) {
+        if journalSize + record.bytes.count > Self.journalLimit(snapshotSize: snapshotSize, floor: compactionLimit, firstSync: !change.initialSyncDone) {
             return try compact(whole())
         }
         do {
@@ -95,6 +96,16 @@ struct ReplicaStateStore: Sendable {
         }
         journalSize += record.bytes.count
         lastTag = record.tag
+    }
+
+    /// The size past which the journal is compacted: its snapshot's (and at least `floor`);
+    /// twice its snapshot's during a first sync (until the first complete catch-up). Then every
+    /// record adds entries the snapshot lacks, and the state doubles between compactions: a
+    /// first sync of 10,000 values wrote it whole three times, about its own size again in all.
+    /// Twice lets it grow threefold instead, for about half those bytes; opening then reads at
+    /// most about three times the state rather than twice.
+    static func journalLimit(snapshotSize: Int, floor: Int, firstSync: Bool) -> Int {
+        max(firstSync ? 2 * snapshotSize : snapshotSize, floor)
     }
 
     /// Writes `state` as the new snapshot, durably, then an empty journal following it in place
