@@ -1,5 +1,5 @@
 import Foundation
-@testable import GroupMessaging
+@_spi(Benchmarks) @testable import GroupMessaging
 import GroupVaultTestKit
 import XCTest
 import SealedStorage
