@@ -5,8 +5,9 @@ import SystemPackage
 
 extension Syscall {
     /// Runs `body` on a new detached thread named `name` (at most 15 bytes, or the thread keeps
-    /// the process's name; what `top -H`, `perf` and `/proc/<pid>/task/*/comm` show). For a thread that blocks in a system call
-    /// for as long as the process lives, which must not hold one of Swift's cooperative threads.
+    /// the process's name; what `top -H`, `perf` and `/proc/<pid>/task/*/comm` show). For a
+    /// thread that blocks in a system call for as long as the process lives, which must not
+    /// hold one of Swift's cooperative threads.
     package static func startThread(named name: String, _ body: @escaping @Sendable () -> Void) throws(Errno) {
         try checkFaults(.startThread, step: nil)
         final class Start {
