@@ -2,6 +2,15 @@
 #define CFILELAYER_H
 
 #include <sys/types.h>
+#ifdef __linux__
+// epoll, which Swift's Glibc module leaves out: the directory watchers' one reader thread
+// waits on an epoll set of their inotify descriptors (Syscalls+Epoll.swift).
+#include <sys/epoll.h>
+
+/// pthread_setname_np(pthread_self(), name), which needs _GNU_SOURCE: names the watchers'
+/// reader thread (at most 15 bytes), as `top -H`, `perf` and /proc/<pid>/task/*/comm show it.
+int filelayer_name_thread(const char *name);
+#endif
 
 // The file calls SealedStorage's file layer makes that Swift cannot make directly. Only
 // Sources/SealedStorage/Files calls these (FileLayerScanTests enforces it): they are file

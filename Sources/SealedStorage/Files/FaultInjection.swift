@@ -55,6 +55,10 @@ package enum SystemCall: String, Sendable, CaseIterable {
     case inotifyInit = "call-inotify-init"
     case inotifyAddWatch = "call-inotify-add-watch"
     case inotifyRead = "call-inotify-read"
+    /// `epoll_create1` and `epoll_ctl`: the set the watchers' one reader thread waits on.
+    case epoll = "call-epoll"
+    /// `pthread_create`: the watchers' reader thread.
+    case startThread = "call-pthread-create"
     case socket = "call-socket"
     case bind = "call-bind"
     case connect = "call-connect"

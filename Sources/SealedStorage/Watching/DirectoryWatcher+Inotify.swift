@@ -1,24 +1,33 @@
 #if os(Linux)
-import Dispatch
 import Glibc
 import SystemPackage
 
 /// The Linux backend of ``DirectoryWatcher``.
 typealias PlatformDirectoryWatchBackend = InotifyDirectoryWatch
 
-/// One inotify instance with one watch on a directory, read through a Dispatch read source.
+/// One inotify instance with one watch on a directory, read by the process's one
+/// ``InotifyReader`` thread, which delivers its events in place.
 ///
-/// The descriptor is non-blocking, so the source's handler drains the kernel queue and
-/// returns; nothing polls. The source's cancel handler is the only place the descriptor is
-/// closed, which Dispatch runs after the last event handler: no read can race the close.
+/// The descriptor is non-blocking and in the reader's epoll set from the moment the watch is
+/// made (reported only once started); nothing polls. Reading it and closing it both happen
+/// under the watch's lock, and a read first checks the watch is still started: a cancel that
+/// comes while the reader is reading waits for the read, and a read that comes after the close
+/// reads nothing, so no read ever reaches a closed descriptor, or a new one given its number.
 package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sendable {
-    // @unchecked: `state` is behind a lock; `readBuffer` is touched only by the source's
-    // handlers, which Dispatch serialises on `queue`; everything else is immutable.
+    // @unchecked: `state` and `entryWatch` are read and written only while holding `lock`;
+    // everything else is immutable.
 
     private enum State {
         case ready
-        case started(any DispatchSourceRead)
+        case started(Delivery)
         case cancelled
+    }
+
+    /// A started watch's ``DirectoryWatcher/EventSink``, its element type erased so that the
+    /// reader can hold every watch alike.
+    private struct Delivery {
+        var deliver: @Sendable (DirectoryWatcher.Event) -> Void
+        var finish: @Sendable () -> Void
     }
 
     /// What the watch asks the kernel for. IN_CLOSE_WRITE fires only for files opened for
@@ -78,10 +87,13 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     /// The watched directory, held open (lookup only) when one entry is watched: the entry is
     /// opened inside it each time it reappears. Closed with the inotify descriptor.
     private let heldDirectory: FileDescriptor?
-    private let queue: DispatchQueue
-    private let state = Locked(State.ready)
-    private let readBuffer: UnsafeMutableRawBufferPointer
-    /// Touched only by the source's handlers, on `queue`, once started.
+    private let reader: InotifyReader
+    /// The descriptor's token in the reader's epoll set.
+    private let token: UInt64
+    private let lock = Lock()
+    /// Guarded by `lock`.
+    private var state = State.ready
+    /// Guarded by `lock`: replaced by the reader when the entry reappears.
     private var entryWatch: EntryWatch?
 
     package init(directory: FilePath, entry: String?) throws(StorageError) {
@@ -119,17 +131,23 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
             throw error
         }
         if entry == nil { Syscall.close(held) }
+        let reader: InotifyReader
+        let token: UInt64
+        do {
+            reader = try InotifyReader.shared(for: directory)
+            token = try reader.add(descriptor, directory: directory)
+        } catch {
+            if entry != nil { Syscall.close(held) }
+            Syscall.close(raw: descriptor)
+            throw error
+        }
         self.descriptor = descriptor
         self.directory = directory
         self.parentWatch = parentWatch
         self.heldDirectory = entry == nil ? nil : held
         self.entryWatch = entryWatch
-        self.queue = DispatchQueue(label: "GroupVault.DirectoryWatcher")
-        self.readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: MemoryLayout<inotify_event>.alignment)
-    }
-
-    deinit {
-        readBuffer.deallocate()
+        self.reader = reader
+        self.token = token
     }
 
     /// Puts the watches on `directory` and on its parent in place; the parent's watch, if any.
@@ -212,53 +230,79 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     }
 
     package func start<Element: Sendable>(delivering sink: DirectoryWatcher.EventSink<Element>) {
-        state.withLock { state in
-            guard case .ready = state else { return }
-            let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-            source.setEventHandler { [self] in drain(into: sink) }
-            // The handler keeps `self` (and so the buffer) alive until the descriptor is closed.
-            source.setCancelHandler { [self] in
-                Syscall.close(raw: descriptor)
-                if let heldDirectory { Syscall.close(heldDirectory) }
+        let failed: Delivery? = lock.withLock {
+            guard case .ready = state else { return nil }
+            let delivery = Delivery(deliver: sink.deliver, finish: sink.finish)
+            state = .started(delivery)
+            do {
+                try reader.start(self, token: token, descriptor: descriptor)
+                return nil
+            } catch {
+                // The set already holds the descriptor, so this cannot fail for want of
+                // memory or of a watch: say "rescan" and end rather than never report.
+                close()
+                return delivery
             }
-            state = .started(source)
-            source.resume()
         }
+        if let failed { Self.end(failed) }
     }
 
     package func cancel() {
-        let source: (any DispatchSourceRead)? = state.withLock { state in
-            defer { state = .cancelled }
-            switch state {
-            case .ready:
-                // Never started: no source owns the descriptors, so close them here.
-                Syscall.close(raw: descriptor)
-                if let heldDirectory { Syscall.close(heldDirectory) }
-                return nil
-            case .started(let source):
-                return source
-            case .cancelled:
-                return nil
-            }
-        }
-        source?.cancel()
+        lock.withLock { close() }
     }
 
-    /// Reads every queued event and delivers it; runs on `queue`.
-    private func drain<Element: Sendable>(into sink: DirectoryWatcher.EventSink<Element>) {
-        while true {
+    /// Ends the watch as if its directory went away: the reader can read it no longer.
+    func end() {
+        let delivery: Delivery? = lock.withLock {
+            guard case .started(let delivery) = state else { return nil }
+            close()
+            return delivery
+        }
+        if let delivery { Self.end(delivery) }
+    }
+
+    /// Takes the descriptor out of the reader's set and closes everything; holding `lock`.
+    private func close() {
+        guard !isCancelled else { return }
+        state = .cancelled
+        reader.remove(token: token, descriptor: descriptor)
+        Syscall.close(raw: descriptor)
+        if let heldDirectory { Syscall.close(heldDirectory) }
+    }
+
+    /// Holding `lock`.
+    private var isCancelled: Bool {
+        if case .cancelled = state { return true }
+        return false
+    }
+
+    /// Says "rescan" and ends the stream; never holding `lock`, as the stream's end runs its
+    /// `onTermination`, which cancels the watch.
+    private static func end(_ delivery: Delivery) {
+        delivery.deliver(.overflow)
+        delivery.finish()
+    }
+
+    /// Reads the queued events once and delivers them; run by the reader thread, with its
+    /// buffer, when the descriptor is ready. What one read leaves is reported again (the set
+    /// is level-triggered): one read per wake-up, not a second one to find the queue empty.
+    ///
+    /// The read, and the new watch of a reappeared entry, are made holding `lock`, so a cancel
+    /// cannot close the descriptor under them; the events are delivered after it is released,
+    /// as the consumer's transform and the stream's end may call back into ``cancel()``.
+    func readQueued(using buffer: UnsafeMutableRawBufferPointer) {
+        let read: (Delivery, ParsedEvents)? = lock.withLock {
+            guard case .started(let delivery) = state else { return nil }
             let count: Int
             do {
-                guard let read = try Syscall.inotifyRead(descriptor, into: readBuffer) else { return }
-                count = read
+                guard let bytes = try Syscall.inotifyRead(descriptor, into: buffer), bytes > 0 else { return nil }
+                count = bytes
             } catch {
                 // The descriptor is unusable: say "rescan" and end rather than spin.
-                sink.deliver(.overflow)
-                sink.finish()
-                return
+                close()
+                return (delivery, ParsedEvents(directoryGone: true))
             }
-            if count == 0 { return }
-            let parsed = Self.parse(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]),
+            let parsed = Self.parse(UnsafeRawBufferPointer(rebasing: buffer[..<count]),
                                     parentWatch: parentWatch, entryWatch: entryWatch)
             if parsed.entryReappeared, let heldDirectory, var watched = entryWatch {
                 // Before the creation is delivered: a write the consumer could miss between
@@ -266,13 +310,16 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
                 watched.watch = Self.addEntryWatch(descriptor, entry: watched.name, in: heldDirectory, directory: directory)
                 entryWatch = watched
             }
-            for event in parsed.events { sink.deliver(event) }
             if parsed.directoryGone {
-                sink.deliver(.overflow)
-                sink.finish()
-                return
+                // Out of the set now: what the kernel queues after the directory went away
+                // (IN_IGNORED) would otherwise be reported, and read, until the consumer cancels.
+                close()
             }
+            return (delivery, parsed)
         }
+        guard let (delivery, parsed) = read else { return }
+        for event in parsed.events { delivery.deliver(event) }
+        if parsed.directoryGone { Self.end(delivery) }
     }
 
     /// What one read of the inotify descriptor said.

@@ -86,7 +86,8 @@ package struct DirectoryWatcher: Sendable {
 
     /// Starts watching and returns the changes `transform` keeps, mapped as it says.
     ///
-    /// `transform` runs on the watcher's own queue for every event, ``Event/overflow``
+    /// `transform` runs on the thread that delivers the events (on Linux the one reader thread
+    /// every watcher of the process shares, so keep it short) for every event, ``Event/overflow``
     /// included; return `nil` to leave an event out. Filtering here rather than in a second
     /// stream keeps one buffer and one cancellation path.
     package func events<Element: Sendable>(
@@ -143,7 +144,7 @@ protocol DirectoryWatchBackend: AnyObject, Sendable {
     /// `entry`, a backend may leave other entries' events out (see
     /// ``DirectoryWatcher/init(directory:entry:bufferLimit:)``).
     init(directory: FilePath, entry: String?) throws(StorageError)
-    /// Begins delivering events to `sink` (on the backend's own queue).
+    /// Begins delivering events to `sink` (on the backend's own thread or queue).
     func start<Element: Sendable>(delivering sink: DirectoryWatcher.EventSink<Element>)
     /// Stops the watch and closes every descriptor it holds. Safe to call more than once and
     /// before ``start(delivering:)``.
