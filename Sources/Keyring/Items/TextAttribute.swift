@@ -1,6 +1,6 @@
 /// The text attributes of an item, each with how it is read and written in an item, a query
-/// and a change set. Matching, size limits, "not found" messages and updates all iterate this one table, so
-/// an attribute added here is handled everywhere at once.
+/// and a change set. Matching, size limits, "not found" messages and updates all iterate this
+/// one table, so an attribute added here is handled everywhere at once.
 struct TextAttribute: Sendable {
     /// How messages name it, e.g. "security domain".
     let name: String

@@ -8,17 +8,18 @@ import SealedStorage
 /// (``recorded(by:)``), without SQLite: SQLite records a `CREATE TABLE` or `CREATE INDEX`
 /// statement as `CREATE TABLE ` or `CREATE [UNIQUE ]INDEX ` followed by the statement's own text
 /// from the object's name to its end, so a statement already written that way is recorded as
-/// it is. Parsing the definition in a private in-memory database instead cost a new process
-/// about 0.4 ms, a third of what issue 23's checks had added to a cold read (docs/ARCHITECTURE.md,
-/// "The expected schema is derived from the definition's text"). ``recordedBySQLite(_:)``
-/// is that reference, which tests and debug builds compare the derivation with.
+/// it is. Parsing the definition in a private in-memory database instead cost every new
+/// process about 2.6 million instructions (callgrind), the largest part of what issue 23's
+/// checks had added to a cold read (docs/ARCHITECTURE.md, "The expected schema is derived from
+/// the definition's text"). ``recordedBySQLite(_:)`` is that reference, which tests and debug
+/// builds compare the derivation with.
 struct SchemaObject: Equatable, Sendable {
     let type: String
     let name: String
     let table: String
     let sql: String?
 
-    /// Every object of the file, in the order ``sorted(_:)`` gives.
+    /// Every object of the file, in no particular order: lists are compared after ``sorted(_:)``.
     static let query = "SELECT type, name, tbl_name, sql FROM sqlite_schema"
     /// The objects of one table (`tbl_name` bound).
     static let tableQuery = "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE tbl_name = ?"
@@ -45,7 +46,7 @@ struct SchemaObject: Equatable, Sendable {
     /// `objects` in one order, by type and then name, byte-wise, so two lists of the same
     /// objects compare equal. An array, not a `Set`: a set of this type would make a new process
     /// search every protocol conformance of every loaded library for `Hashable` when it is first
-    /// created (swift_conformsToProtocol), about 0.2 ms on a cold read.
+    /// created (`swift_conformsToProtocol`), a few hundred thousand instructions of a cold read.
     static func sorted(_ objects: [SchemaObject]) -> [SchemaObject] {
         objects.sorted { lhs, rhs in
             lhs.type == rhs.type
