@@ -242,7 +242,7 @@ final class SyncReplica: Sendable {
         let key = keyLookup()
         // Opening is the largest cost of a row and does not depend on the state: done first, on
         // every core, outside the lock; each row is then judged in turn against the state.
-        let opened = open(rows)
+        let opened = opening(rows, key: key)
         // Only the rows' entries change: the journal record is found without comparing the
         // whole state (which, page after page, made a first sync quadratic).
         let touched = Array(Set(rows.map { Hex.lowercase($0.name) }))
@@ -310,13 +310,13 @@ final class SyncReplica: Sendable {
     /// `rows` opened (``ServerRow/open(naming:space:key:)``), in order, split over the cores
     /// when there are enough of them to repay the threads: a first sync's page of 500 rows is
     /// a decryption and a JSON decode each, about a fifth of the sync's time on one core. Each
-    /// worker looks keys up for itself (a lookup's cache is not shared between threads).
-    private func open(_ rows: [ServerRow]) -> [ServerRow.Opened] {
+    /// worker looks keys up for itself (a lookup's cache is not shared between threads); on one
+    /// thread, `key`, the caller's lookup, serves, so a key it then needs is not looked up twice.
+    private func opening(_ rows: [ServerRow], key: (UInt32) throws(VaultError) -> GroupKey) -> [ServerRow.Opened] {
         // The processor count is asked only for a batch worth splitting: Foundation reads it
         // from the system each time, and a notification's one row should not pay for that.
         let workers = rows.count < 2 * Self.rowsPerWorker ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, rows.count / Self.rowsPerWorker)
         guard workers > 1 else {
-            let key = keyLookup()
             return rows.map { $0.open(naming: naming, space: space, key: key) }
         }
         let slots = (0..<workers).map { _ in Locked<[ServerRow.Opened]>([]) }
