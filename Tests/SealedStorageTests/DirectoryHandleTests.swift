@@ -95,9 +95,18 @@ final class DirectoryHandleTests: XCTestCase {
 
     func testNameThatIsNotOnePathComponentIsRefused() throws {
         let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
-        for name in ["../records/state", "a/b", "..", ""] {
-            XCTAssertThrowsError(try handle.read(name, maximumSize: 100), name)
+        for name in ["../records/state", "a/b", "state/", "/state", "..", ".", "", "state\u{0}", "\u{0}"] {
+            XCTAssertThrowsError(try handle.read(name, maximumSize: 100), name.debugDescription)
+            XCTAssertThrowsError(try handle.status(of: name), name.debugDescription)
         }
+    }
+
+    func testNamesWithDotsThatAreOneComponentAreAccepted() throws {
+        let handle = try DirectoryHandle(opening: records, sharing: .ownerOnly)
+        for name in ["...", ".state", "state.", "a..b", "é"] {
+            XCTAssertNil(try handle.status(of: name), name)
+        }
+        XCTAssertNotNil(try handle.status(of: "state"))
     }
 
     func testListingAfterTheSwapListsTheDirectoryThatWasOpenedEveryTime() throws {

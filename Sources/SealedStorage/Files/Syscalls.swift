@@ -248,11 +248,15 @@ package enum Syscall {
     /// when there is no such entry.
     package static func statusIfPresent(_ name: String, in directory: FileDescriptor) throws(Errno) -> Stat? {
         try checkFaults(.status, step: nil, name: name, descriptor: directory.rawValue)
+        // The name's own C string, not a `FilePath`: building one (its separators normalised)
+        // took more instructions than the call, and a warm keyring call makes several.
+        var status = stat()
         do {
-            return try Stat(FilePath(name), relativeTo: directory, flags: .symlinkNoFollow)
+            try retrying { name.withCString { fstatat(directory.rawValue, $0, &status, AT_SYMLINK_NOFOLLOW) } }
         } catch .noSuchFileOrDirectory {
             return nil
         }
+        return Stat(rawValue: status)
     }
 
     /// The entry names of the open directory `directory` (without "." and ".."), unsorted.
