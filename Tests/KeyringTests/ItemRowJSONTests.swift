@@ -128,6 +128,23 @@ final class ItemRowJSONTests: XCTestCase {
         XCTAssertEqual(ItemRowJSON.item(from: json)?.service, "aé𝄞\"\\/\u{8}\u{c}\n\r\t")
     }
 
+    func testBase64ReadsAsJSONDecoderReadsItWithEscapesAndNonCanonicalPadding() throws {
+        let head = #"{"accessControl":0,"accessibility":"ck","isSynchronizable":false,"itemClass":"genp","#
+        // `\/` as JSONEncoder writes every slash; another escape; bits after the last byte,
+        // which a strict decoder would refuse; escaped slashes in the other two data fields.
+        for values in [#""secret":"\/\/8A""#, #""secret":"\u0041QID""#, #""secret":"QR==""#, #""generic":"a\/==","secret":"""#, #""persistentReference":"\/w==","secret":"AA==""#] {
+            let json = Array((head + values + "}").utf8)
+            let expected = try XCTUnwrap(decoded(json), values)
+            XCTAssertEqual(ItemRowJSON.item(from: json), expected, values)
+        }
+    }
+
+    func testEscapedKeyIsLeftToJSONDecoder() {
+        let json = Array(#"{"accessControl":0,"accessibility":"ck","isSynchronizable":false,"itemClass":"genp","secret":"","\u0073ervice":"a"}"#.utf8)
+        XCTAssertNotNil(decoded(json))
+        XCTAssertNil(ItemRowJSON.item(from: json))
+    }
+
     func testLeavesEveryOtherShapeToJSONDecoder() {
         let base = #""accessControl":0,"accessibility":"ck","isSynchronizable":false,"itemClass":"genp","secret":"""#
         let outside = [

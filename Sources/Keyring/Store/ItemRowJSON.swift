@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads the JSON an item row holds (``ItemTable``: `JSONEncoder`, sorted keys, dates as
 /// seconds since 1970, data as base64) straight into a ``KeychainItem``.
@@ -10,11 +15,15 @@ import Foundation
 /// Why not `JSONDecoder`: on a warm lookup it was the largest single cost (about a fifth of the
 /// call: a generic tree, coding paths, boxed keyed containers), for one flat object of known
 /// keys. This reader accepts only that flat shape: one object whose values are strings,
-/// numbers, booleans or `null`, every key one of the item's, none twice. Anything else (an
-/// unknown key, a nested value, a malformed number or escape, text that is not UTF-8) returns
-/// `nil`, and the caller decodes with `JSONDecoder` instead, so every row decodes exactly as
-/// before: this is a faster path to the same result, never a second, laxer format. The
-/// plaintext it reads has already been authenticated.
+/// numbers, booleans or `null`, every key one of the item's, written without escapes, none
+/// twice. Anything else (an unknown or escaped key, a nested value, a malformed number or
+/// escape, text that is not UTF-8) returns `nil`, and the caller decodes with `JSONDecoder`
+/// instead, so every row decodes exactly as before: this is a faster path to the same result,
+/// never a second, laxer format. The plaintext it reads has already been authenticated.
+///
+/// Keys are matched as bytes, and the base64 values (the secret, `generic`, the persistent
+/// reference) go to Foundation's decoder as bytes, without a `String` of either in between: on
+/// a warm lookup making and comparing those strings was half of this reader's instructions.
 struct ItemRowJSON {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -38,6 +47,8 @@ struct ItemRowJSON {
         case number(String)
         case bool(Bool)
         case null
+        /// A string holding base64, already decoded (a ``Field/holdsData`` field's value).
+        case data(Data)
     }
 
     /// The item's fields: one bit each in `seen`, so a key given twice is refused.
@@ -47,37 +58,28 @@ struct ItemRowJSON {
         case authenticationType, securityDomain, creationDate, modificationDate, persistentReference, secret
         case creator, type, isInvisible, isNegative
 
-        init?(_ name: String) {
-            switch name {
-            case "itemClass": self = .itemClass
-            case "service": self = .service
-            case "account": self = .account
-            case "accountEncoding": self = .accountEncoding
-            case "accessGroup": self = .accessGroup
-            case "label": self = .label
-            case "itemDescription": self = .itemDescription
-            case "comment": self = .comment
-            case "generic": self = .generic
-            case "isSynchronizable": self = .isSynchronizable
-            case "accessibility": self = .accessibility
-            case "accessControl": self = .accessControl
-            case "server": self = .server
-            case "protocol": self = .protocol
-            case "port": self = .port
-            case "path": self = .path
-            case "authenticationType": self = .authenticationType
-            case "securityDomain": self = .securityDomain
-            case "creationDate": self = .creationDate
-            case "modificationDate": self = .modificationDate
-            case "persistentReference": self = .persistentReference
-            case "secret": self = .secret
-            case "creator": self = .creator
-            case "type": self = .type
-            case "isInvisible": self = .isInvisible
-            case "isNegative": self = .isNegative
-            default: return nil
+        /// Every field's key, in `rawValue` order.
+        private static let names: [[UInt8]] = [
+            "itemClass", "service", "account", "accountEncoding", "accessGroup", "label", "itemDescription", "comment",
+            "generic", "isSynchronizable", "accessibility", "accessControl", "server", "protocol", "port", "path",
+            "authenticationType", "securityDomain", "creationDate", "modificationDate", "persistentReference", "secret",
+            "creator", "type", "isInvisible", "isNegative",
+        ].map { Array($0.utf8) }
+
+        /// The field whose key is `name`'s bytes.
+        init?(_ name: UnsafeBufferPointer<UInt8>) {
+            for (rawValue, candidate) in Self.names.enumerated() where candidate.count == name.count {
+                let equal = candidate.withUnsafeBufferPointer { $0.elementsEqual(name) }
+                if equal {
+                    self.init(rawValue: rawValue)
+                    return
+                }
             }
+            return nil
         }
+
+        /// Whether the value is `Data`, which `JSONEncoder` writes as a base64 string.
+        var holdsData: Bool { self == .secret || self == .generic || self == .persistentReference }
     }
 
     private mutating func readItem() -> KeychainItem? {
@@ -96,14 +98,21 @@ struct ItemRowJSON {
         if !consume(UInt8(ascii: "}")) {
             while true {
                 skipWhitespace()
-                guard let name = readString(), let field = Field(name) else { return nil }
+                guard let field = readField() else { return nil }
                 let bit: UInt32 = 1 << UInt32(field.rawValue)
                 guard seen & bit == 0 else { return nil }
                 seen |= bit
                 skipWhitespace()
                 guard consume(UInt8(ascii: ":")) else { return nil }
                 skipWhitespace()
-                guard let value = readScalar() else { return nil }
+                let value: Scalar
+                if field.holdsData, index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                    guard let data = readBase64String() else { return nil }
+                    value = .data(data)
+                } else {
+                    guard let scalar = readScalar() else { return nil }
+                    value = scalar
+                }
                 switch field {
                 case .itemClass:
                     guard case .string(let text) = value, let decoded = ItemClass(rawValue: text) else { return nil }
@@ -118,7 +127,7 @@ struct ItemRowJSON {
                     guard case .number(let text) = value, let raw = UInt(text) else { return nil }
                     accessControl = AccessControlFlags(rawValue: raw)
                 case .secret:
-                    guard case .string(let text) = value, let data = Data(base64Encoded: text) else { return nil }
+                    guard case .data(let data) = value else { return nil }
                     secret = data
                 default:
                     // Optional fields: `null` is absent, as decodeIfPresent reads it.
@@ -162,12 +171,8 @@ struct ItemRowJSON {
         case (.accessGroup, .string(let text)):
             guard let group = GroupIdentifier(rawValue: text) else { return false }
             item.accessGroup = group
-        case (.generic, .string(let text)):
-            guard let data = Data(base64Encoded: text) else { return false }
-            item.generic = data
-        case (.persistentReference, .string(let text)):
-            guard let data = Data(base64Encoded: text) else { return false }
-            item.persistentReference = data
+        case (.generic, .data(let data)): item.generic = data
+        case (.persistentReference, .data(let data)): item.persistentReference = data
         case (.port, .number(let text)):
             guard let port = Int(text) else { return false }
             item.port = port
@@ -191,6 +196,72 @@ struct ItemRowJSON {
             return false
         }
         return true
+    }
+
+    // MARK: Keys and base64
+
+    /// The field a key names. `nil` for any other key, and for a key written with an escape:
+    /// legal JSON, but never what the store writes, so `JSONDecoder` decides such a row.
+    private mutating func readField() -> Field? {
+        guard consume(UInt8(ascii: "\"")) else { return nil }
+        let start = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+            if bytes[index] == UInt8(ascii: "\\") { return nil }
+            index += 1
+        }
+        guard index < bytes.count else { return nil }
+        let name = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        index += 1
+        return Field(name)
+    }
+
+    /// A JSON string holding base64, decoded by Foundation's decoder, as `JSONDecoder` decodes
+    /// `Data`. From the bytes themselves when the string's only escapes are `\/` (`JSONEncoder`
+    /// escapes every `/`, and base64 has them); through ``readString()`` for any other escape.
+    /// `nil` when the string or its base64 is invalid.
+    private mutating func readBase64String() -> Data? {
+        let opening = index
+        guard consume(UInt8(ascii: "\"")) else { return nil }
+        let start = index
+        // The common case, a string without escapes, found by two `memchr`s rather than a look
+        // at each of a secret's base64 characters. (A backslash before the first quote sends the
+        // string to the loop below, which also finds an escaped quote.)
+        if let base = bytes.baseAddress, let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start) {
+            let end = UnsafePointer<UInt8>(quote.assumingMemoryBound(to: UInt8.self)) - base
+            if memchr(base + start, Int32(UInt8(ascii: "\\")), end - start) == nil {
+                index = end + 1
+                return Data(base64Encoded: Data(UnsafeBufferPointer(rebasing: bytes[start..<end])))
+            }
+        }
+        var escapedSlashes = 0
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+            if bytes[index] == UInt8(ascii: "\\") {
+                guard index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") else { return readBase64ThroughString(from: opening) }
+                escapedSlashes += 1
+                index += 1
+            }
+            index += 1
+        }
+        guard index < bytes.count else { return nil }
+        let encoded = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        index += 1
+        var unescaped: [UInt8] = []
+        unescaped.reserveCapacity(encoded.count - escapedSlashes)
+        var position = 0
+        while position < encoded.count {
+            // Every backslash here starts a `\/`, checked above: keep the slash.
+            if encoded[position] == UInt8(ascii: "\\") { position += 1 }
+            unescaped.append(encoded[position])
+            position += 1
+        }
+        return Data(base64Encoded: Data(unescaped))
+    }
+
+    /// The string at `opening` read as any other and decoded by Foundation.
+    private mutating func readBase64ThroughString(from opening: Int) -> Data? {
+        index = opening
+        guard let text = readString() else { return nil }
+        return Data(base64Encoded: text)
     }
 
     // MARK: JSON scalars
