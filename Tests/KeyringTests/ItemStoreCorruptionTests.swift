@@ -1,6 +1,7 @@
 import Foundation
 import GroupVaultTestKit
 @testable import Keyring
+import SealedStorage
 import XCTest
 
 /// A damaged item row of the keyring database is refused as `errSecDecode`: never parsed into
@@ -31,6 +32,39 @@ final class ItemStoreCorruptionTests: ItemTestCase {
                 "UPDATE items SET sealed = ? WHERE id = (SELECT min(id) FROM items WHERE access_group = ?)",
                 [.blob(bytes), .text(ItemTestHome.shared.rawValue)])
         }
+    }
+
+    /// The first row's item replaced by `item`, sealed under the keyring's own item key with
+    /// the row's own additional data: authentic, as a buggy writer could have written it.
+    private func replaceRow(withAuthentic item: KeychainItem) throws {
+        let database = try KeyringDatabase.shared(for: home.home)
+        let stored = try database.read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [ItemTable.Hashes] in
+            try transaction.query(
+                "SELECT key_hash, service_hash, account_hash, server_hash, reference_hash FROM items WHERE access_group = ? ORDER BY id LIMIT 1",
+                [.text(ItemTestHome.shared.rawValue)]
+            ) { ItemTable.Hashes(key: $0.blob(0), service: $0.blob(1), account: $0.blob(2), server: $0.blob(3), reference: $0.blob(4)) }
+        }
+        let hashes = try XCTUnwrap(stored.first)
+        let sealed = SealedBox.seal(
+            try ItemTable.encodedByJSONEncoder(item), format: ItemTable.masterSecretFormat, using: database.itemSealingKey,
+            authenticating: ItemTable.additionalData(format: ItemTable.masterSecretFormat.version, group: ItemTestHome.shared, itemClass: "genp", hashes: hashes))
+        try replaceRow(with: sealed.combined)
+    }
+
+    func testAnAuthenticRowWhoseItemClaimsAnotherPrimaryKeyIsDecode() throws {
+        try replaceRow(withAuthentic: KeychainItem(service: "api", account: "z", accessGroup: ItemTestHome.shared, secret: Data("planted".utf8)))
+
+        assertReadIsDecode("an item of account z in the row of account a")
+        XCTAssertThrowsError(try keyring.item(matching: ItemQuery(service: "api", account: "a"))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode)
+        }
+    }
+
+    func testAnAuthenticRowWhoseItemClaimsAnotherGroupIsDecode() throws {
+        let other = try XCTUnwrap(GroupIdentifier(rawValue: "group.com.example.other"))
+        try replaceRow(withAuthentic: KeychainItem(service: "api", account: "a", accessGroup: other, secret: Data("planted".utf8)))
+
+        assertReadIsDecode("an item of another group in a row of the shared group")
     }
 
     /// Reading must fail with errSecDecode: no items, wrong or right, come back.

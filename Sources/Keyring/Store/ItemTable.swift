@@ -58,7 +58,7 @@ struct ItemTable: Sendable {
     }
 
     /// Rows sealed under the master secret.
-    private static let masterSecretFormat = SealedBox.Format(version: 1)
+    static let masterSecretFormat = SealedBox.Format(version: 1)
     /// Rows sealed under the unlock key (passphrase mode, `WhenUnlocked` classes).
     private static let unlockKeyFormat = SealedBox.Format(version: 2)
     /// Either: a row says which by its first byte.
@@ -503,9 +503,14 @@ struct ItemTable: Sendable {
             }
         }
         // Authenticated content is still checked for consistency, so a bug in an older writer
-        // cannot make an item claim another group or key than its row.
+        // cannot make an item claim another group or primary key than its row: the key's hash
+        // is what makes a row unique and what a lookup by primary key finds. The four search
+        // hashes are not recomputed (four keyed hashes, a tenth of a warm lookup): they only
+        // narrow the SELECT, and every row it returns is matched against the query on this
+        // authenticated content (ItemQuery.matches), so a wrong one could hide a row from a
+        // search, never return a row the query does not match.
         guard item.accessGroup == group, item.itemClass.rawValue == itemClass,
-              Hashes(item, in: group, key: database.itemLookupKey) == hashes else {
+              Hashes.primaryKey(of: item, in: group, key: database.itemLookupKey) == hashes.key else {
             throw refuse("holds an item that does not belong to its row")
         }
         // A row under the unlock key must be of a class that needs it: otherwise a row moved
