@@ -32,4 +32,27 @@ final class ItemRowLayoutTests: XCTestCase {
 
         XCTAssertEqual(ItemTable.Hashes.attribute("service", Array("api".utf8), in: group, key: key), Digest.keyedBLAKE2b256(message, key: key))
     }
+
+    /// A primary key's hash is the attribute "primary key" whose value is: synchronizable (one
+    /// byte), the port (eight bytes, big-endian), then class, service, account, server,
+    /// protocol, path, authentication type and security domain, each length-prefixed.
+    func testAPrimaryKeyHashIsTheAttributeOfItsFieldsLengthPrefixed() throws {
+        let group = GroupIdentifier(rawValue: "group.com.example")!
+        let key = try SymmetricKey(bytes: [UInt8](repeating: 9, count: 32))
+        let generic = KeychainItem(service: "api", account: "me", accessGroup: group, secret: Data(), isSynchronizable: true)
+        let internet = KeychainItem(
+            .internetPassword, account: "me", accessGroup: group, secret: Data(),
+            server: "example.com", protocol: "htps", port: 443, path: "/a", authenticationType: "dflt", securityDomain: "realm")
+
+        for (item, synchronizable, port, fields) in [
+            (generic, UInt8(1), [UInt8](repeating: 0, count: 8), ["genp", "api", "me", "", "", "", "", ""]),
+            (internet, UInt8(0), [0, 0, 0, 0, 0, 0, 1, 0xBB], ["inet", "", "me", "example.com", "htps", "/a", "dflt", "realm"]),
+        ] {
+            var value = [synchronizable] + port
+            for field in fields {
+                value += [0, 0, 0, UInt8(field.utf8.count)] + Array(field.utf8)
+            }
+            XCTAssertEqual(ItemTable.Hashes.primaryKey(of: item, in: group, key: key), ItemTable.Hashes.attribute("primary key", value, in: group, key: key), fields[0])
+        }
+    }
 }

@@ -571,19 +571,36 @@ struct Hashes: Sendable, Equatable {
         primaryKey(of: item, prefix: messagePrefix(for: group), key: lookupKey)
     }
 
+    /// The hash of the attribute "primary key" whose value is the key's fields: synchronizable
+    /// (one byte), the port (eight, big-endian), then eight strings length-prefixed (so ("ab",
+    /// "c") and ("a", "bc") differ), then the class attributes. Written into one buffer with the
+    /// value's length filled in afterwards, as ``attribute(_:_:prefix:key:)`` would frame it: a
+    /// lookup hashes a primary key twice (the query's and the opened row's item).
     private static func primaryKey(of item: KeychainItem, prefix: [UInt8], key lookupKey: SymmetricKey) -> [UInt8] {
         let primary = item.primaryKey
-        var message: [UInt8] = [primary.isSynchronizable ? 1 : 0]
+        var message: [UInt8] = []
+        message.reserveCapacity(prefix.count + 256 + primary.classAttributes.count)
+        message.append(contentsOf: prefix)
+        appendField("primary key", to: &message)
+        let lengthOffset = message.count
+        message.append(contentsOf: [0, 0, 0, 0])
+        message.append(primary.isSynchronizable ? 1 : 0)
         withUnsafeBytes(of: Int64(primary.port).bigEndian) { message.append(contentsOf: $0) }
-        for field in [primary.itemClass.rawValue, primary.service, primary.account, primary.server, primary.protocol, primary.path, primary.authenticationType, primary.securityDomain] {
-            // Length-prefixed, so ("ab", "c") and ("a", "bc") differ.
-            withUnsafeBytes(of: UInt32(field.utf8.count).bigEndian) { message.append(contentsOf: $0) }
-            message.append(contentsOf: field.utf8)
-        }
+        appendField(primary.itemClass.rawValue, to: &message)
+        appendField(primary.service, to: &message)
+        appendField(primary.account, to: &message)
+        appendField(primary.server, to: &message)
+        appendField(primary.protocol, to: &message)
+        appendField(primary.path, to: &message)
+        appendField(primary.authenticationType, to: &message)
+        appendField(primary.securityDomain, to: &message)
         // Keys' and certificates' own attributes; nothing for passwords, whose hashes (and so
         // every stored password row) are unchanged by their addition.
         message.append(contentsOf: primary.classAttributes)
-        return attribute("primary key", message, prefix: prefix, key: lookupKey)
+        withUnsafeBytes(of: UInt32(message.count - lengthOffset - 4).bigEndian) { length in
+            message.replaceSubrange(lengthOffset..<(lengthOffset + 4), with: length)
+        }
+        return Digest.keyedBLAKE2b256(message, key: lookupKey)
     }
 
     /// Keyed BLAKE2b-256 of one attribute's value in one group.
@@ -597,17 +614,17 @@ struct Hashes: Sendable, Equatable {
         var message: [UInt8] = []
         message.reserveCapacity(32 + group.rawValue.utf8.count)
         message.append(contentsOf: "GroupVault item attribute 1".utf8)
-        appendField(group.rawValue.utf8, to: &message)
+        appendField(group.rawValue, to: &message)
         return message
     }
 
-    /// The hash of `prefix`, then the name and the value, each length-prefixed. Built in one
-    /// buffer: every row a lookup opens has its hashes recomputed (ItemTable.open).
+    /// The hash of `prefix`, then the name and the value, each length-prefixed, built in one
+    /// buffer.
     private static func attribute<Value: Collection<UInt8>>(_ name: String, _ value: Value, prefix: [UInt8], key: SymmetricKey) -> [UInt8] {
         var message: [UInt8] = []
         message.reserveCapacity(prefix.count + 8 + name.utf8.count + value.count)
         message.append(contentsOf: prefix)
-        appendField(name.utf8, to: &message)
+        appendField(name, to: &message)
         appendField(value, to: &message)
         return Digest.keyedBLAKE2b256(message, key: key)
     }
@@ -615,6 +632,14 @@ struct Hashes: Sendable, Equatable {
     private static func appendField<Field: Collection<UInt8>>(_ field: Field, to message: inout [UInt8]) {
         withUnsafeBytes(of: UInt32(field.count).bigEndian) { message.append(contentsOf: $0) }
         message.append(contentsOf: field)
+    }
+
+    /// ``appendField(_:to:)`` for text, through its contiguous UTF-8: appending a
+    /// `String.UTF8View` as a generic collection cost 300 instructions a field, and a lookup
+    /// appends about twenty.
+    private static func appendField(_ text: String, to message: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { appendField($0, to: &message) }
     }
 }
 }
