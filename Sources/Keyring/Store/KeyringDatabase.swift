@@ -155,14 +155,14 @@ package final class KeyringDatabase: Sendable {
             try Self.enableWAL(on: opened, in: directory)
             try opened.execute("PRAGMA synchronous = FULL")
             // One read transaction: the schema and the binding are checked in one state.
-            try opened.execute("BEGIN")
+            try opened.execute(.begin)
             do {
                 schemaVersion = try opened.integer("PRAGMA schema_version")
                 try Self.checkSchema(of: opened, path: path, adopted: [:])
                 try Self.checkBinding(of: opened, binding: binding, path: path)
-                try opened.execute("COMMIT")
+                try opened.execute(.commit)
             } catch {
-                try? opened.execute("ROLLBACK")
+                try? opened.execute(.rollback)
                 throw error
             }
             // SQLite has opened (or created, with the database's mode) the -wal and -shm files
@@ -201,7 +201,7 @@ package final class KeyringDatabase: Sendable {
         try lock.withLock { () throws(KeyringError) -> Result in
             do throws(SQLiteConnection.Failure) {
                 try setSynchronous(for: durability)
-                try connection.execute("BEGIN IMMEDIATE")
+                try connection.execute(.beginImmediate)
             } catch {
                 throw Self.error(error, path: path, while: operation)
             }
@@ -213,17 +213,17 @@ package final class KeyringDatabase: Sendable {
                 let result = try body(Transaction(connection: connection, path: path, operation: operation))
                 // Counted before the commit: a failed commit only costs a cache refresh.
                 if changesCachedState { localCommits &+= 1 }
-                try connection.execute("COMMIT")
+                try connection.execute(.commit)
                 if durability == .flushed { flushedCommits &+= 1 }
                 return result
             } catch let failure as SQLiteConnection.Failure {
-                try? connection.execute("ROLLBACK")
+                try? connection.execute(.rollback)
                 throw Self.error(failure, path: path, while: operation)
             } catch let error as KeyringError {
-                try? connection.execute("ROLLBACK")
+                try? connection.execute(.rollback)
                 throw error
             } catch {
-                try? connection.execute("ROLLBACK")
+                try? connection.execute(.rollback)
                 throw KeyringError(.ioError, "\(operation): \(error)", underlyingError: error)
             }
         }
@@ -307,7 +307,7 @@ package final class KeyringDatabase: Sendable {
     /// process created it first (then that one is checked like any found table).
     private func create(_ table: ExtensionTable, expected: [SchemaObject]) throws {
         try setSynchronous(for: .flushed)
-        try connection.execute("BEGIN IMMEDIATE")
+        try connection.execute(.beginImmediate)
         do {
             try checkSchemaUnchanged()
             let found = try Self.objects(of: table.name, in: connection)
@@ -318,9 +318,9 @@ package final class KeyringDatabase: Sendable {
                 try Self.checkObjects(found, expected: expected, path: path)
                 try checkVersion(of: table)
             }
-            try connection.execute("COMMIT")
+            try connection.execute(.commit)
         } catch {
-            try? connection.execute("ROLLBACK")
+            try? connection.execute(.rollback)
             throw error
         }
         // This process's own schema change is not a reason to check the whole schema again.
@@ -421,11 +421,11 @@ package final class KeyringDatabase: Sendable {
     ) throws(KeyringError) -> Result {
         try lock.withLock { () throws(KeyringError) -> Result in
             do throws(SQLiteConnection.Failure) {
-                try connection.execute("BEGIN")
+                try connection.execute(.begin)
             } catch {
                 throw Self.error(error, path: path, while: operation)
             }
-            defer { try? connection.execute("COMMIT") }
+            defer { try? connection.execute(.commit) }
             return try body(Transaction(connection: connection, path: path, operation: operation))
         }
     }
@@ -590,14 +590,14 @@ package final class KeyringDatabase: Sendable {
         do {
             let connection = try connect(to: temporary, in: directory, path: path)
             try connection.execute("PRAGMA synchronous = FULL")
-            try connection.execute("BEGIN IMMEDIATE")
+            try connection.execute(.beginImmediate)
             do {
                 for statement in schemaStatements { try connection.execute(statement) }
                 try connection.run("INSERT INTO meta (name, value) VALUES ('home', ?)", [.blob(binding)])
                 try connection.run("INSERT INTO meta (name, value) VALUES ('schema', ?)", [.integer(schemaVersion)])
-                try connection.execute("COMMIT")
+                try connection.execute(.commit)
             } catch {
-                try? connection.execute("ROLLBACK")
+                try? connection.execute(.rollback)
                 throw error
             }
         } catch let failure as SQLiteConnection.Failure {
