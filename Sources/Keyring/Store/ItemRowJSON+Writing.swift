@@ -14,7 +14,7 @@ extension ItemRowJSON {
     /// Why: in a profile of 1,500 `Keyring.add` calls, `JSONEncoder` took about 40% of the
     /// add's own CPU time (the flush aside): a boxed container per value, a coding path, a tree
     /// built and then serialised, for one flat object of known keys. Byte for byte, so the
-    /// stored format does not change at all: `ItemRowJSONWritingTests` compare the two over
+    /// stored format does not change at all: `ItemRowJSONTests` compare the two over
     /// items with every attribute and seeded random ones.
     static func json(of item: KeychainItem) -> [UInt8]? {
         guard item.key == nil, item.certificate == nil else { return nil }
