@@ -272,21 +272,29 @@ package struct LedgerTable: Sendable {
 
     /// The row's tag: keyed BLAKE2b over its identity and every field, each length-prefixed.
     private func tag(_ record: String, _ row: Row) -> [UInt8] {
-        var message = Array("GroupVault ledger row 1".utf8)
-        func append(_ bytes: [UInt8]) {
-            withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { message.append(contentsOf: $0) }
-            message.append(contentsOf: bytes)
+        // One buffer, sized once, text appended through its contiguous UTF-8: every read
+        // verifies a tag, and copying each field into an array of its own cost as much as the
+        // hash.
+        var message: [UInt8] = []
+        message.reserveCapacity(256 + record.utf8.count)
+        message.append(contentsOf: "GroupVault ledger row 1".utf8)
+        func append(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { message.append(contentsOf: $0) }
+                message.append(contentsOf: bytes)
+            }
         }
         func append(_ number: UInt64?) {
             message.append(number == nil ? 0 : 1)
             withUnsafeBytes(of: (number ?? 0).bigEndian) { message.append(contentsOf: $0) }
         }
-        append(Array(group.rawValue.utf8))
-        append(Array(record.utf8))
+        append(group.rawValue)
+        append(record)
         append(row.confirmed)
-        append(Array(row.confirmedDigest.utf8))
+        append(row.confirmedDigest)
         append(row.pending)
-        append(Array((row.pendingDigest ?? "").utf8))
+        append(row.pendingDigest ?? "")
         message.append(row.pendingDigest == nil ? 0 : 1)
         return Digest.keyedBLAKE2b256(message, key: tagKey)
     }
