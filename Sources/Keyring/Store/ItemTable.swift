@@ -503,14 +503,10 @@ struct ItemTable: Sendable {
             }
         }
         // Authenticated content is still checked for consistency, so a bug in an older writer
-        // cannot make an item claim another group or primary key than its row: the key's hash
-        // is what makes a row unique and what a lookup by primary key finds. The four search
-        // hashes are not recomputed (four keyed hashes, a tenth of a warm lookup): they only
-        // narrow the SELECT, and every row it returns is matched against the query on this
-        // authenticated content (ItemQuery.matches), so a wrong one could hide a row from a
-        // search, never return a row the query does not match.
+        // cannot make an item claim another group or key than its row, nor hide it from
+        // searches by its attributes: a disagreeing row is refused loudly, not skipped.
         guard item.accessGroup == group, item.itemClass.rawValue == itemClass,
-              Hashes.primaryKey(of: item, in: group, key: database.itemLookupKey) == hashes.key else {
+              Hashes(item, in: group, key: database.itemLookupKey) == hashes else {
             throw refuse("holds an item that does not belong to its row")
         }
         // A row under the unlock key must be of a class that needs it: otherwise a row moved
@@ -559,9 +555,9 @@ struct Hashes: Sendable, Equatable {
         // The domain and group start every hash of this item: built once for the five.
         let prefix = Self.messagePrefix(for: group)
         key = Self.primaryKey(of: item, prefix: prefix, key: lookupKey)
-        service = Self.attribute("service", (item.service ?? "").utf8, prefix: prefix, key: lookupKey)
-        account = Self.attribute("account", (item.account ?? "").utf8, prefix: prefix, key: lookupKey)
-        server = Self.attribute("server", (item.server ?? "").utf8, prefix: prefix, key: lookupKey)
+        service = Self.attribute("service", item.service ?? "", prefix: prefix, key: lookupKey)
+        account = Self.attribute("account", item.account ?? "", prefix: prefix, key: lookupKey)
+        server = Self.attribute("server", item.server ?? "", prefix: prefix, key: lookupKey)
         reference = Self.attribute("reference", item.persistentReference ?? Data(), prefix: prefix, key: lookupKey)
     }
 
@@ -627,6 +623,12 @@ struct Hashes: Sendable, Equatable {
         appendField(name, to: &message)
         appendField(value, to: &message)
         return Digest.keyedBLAKE2b256(message, key: key)
+    }
+
+    /// ``attribute(_:_:prefix:key:)`` of a text value, through its contiguous UTF-8.
+    private static func attribute(_ name: String, _ value: String, prefix: [UInt8], key: SymmetricKey) -> [UInt8] {
+        var value = value
+        return value.withUTF8 { attribute(name, $0, prefix: prefix, key: key) }
     }
 
     private static func appendField<Field: Collection<UInt8>>(_ field: Field, to message: inout [UInt8]) {
