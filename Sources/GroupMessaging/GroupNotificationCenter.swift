@@ -221,8 +221,8 @@ public struct GroupNotificationCenter: Sendable {
         // One pending wake-up, the newest kept, is the coalescing: a burst while the observer is
         // busy leaves one wake-up waiting, never none.
         let (stream, continuation) = AsyncStream.makeStream(of: GroupNotification.self, bufferingPolicy: .bufferingNewest(1))
-        let observation = try watch(name, ending: { continuation.finish() }) { continuation.yield($0) }
-        continuation.onTermination = { _ in observation.cancel() }
+        let watch = try watch(name, ending: { continuation.finish() }) { continuation.yield($0) }
+        continuation.onTermination = { _ in watch.cancel() }
         return stream
     }
 
@@ -237,10 +237,10 @@ public struct GroupNotificationCenter: Sendable {
     /// short and never block in it: every other observer of the process waits for it. For real
     /// work, hop to your own queue or actor (`Task { await model.reload() }`).
     ///
-    /// Calls come one at a time, never concurrently. Posts coalesce as the kernel queues them:
-    /// posts made before the reader took the earlier ones merge into one call, so a burst may be
-    /// one call, never none, and a post made while `handler` runs is followed by at least one
-    /// more call. A kernel queue overflow calls every observer's handler; so does the removal
+    /// Calls come one at a time, never concurrently, one per event the kernel queued. Posts
+    /// coalesce as the kernel queues them: one that finds the previous post's event still
+    /// unread merges into it, so a burst may be one call, never none, and a post made while
+    /// `handler` runs is followed by at least one more call. A kernel queue overflow calls every observer's handler; so does the removal
     /// of the notifications directory, once, after which the handler is never called again.
     ///
     /// When ``GroupNotificationObservation/cancel()`` returns, `handler` is not running and will

@@ -9,17 +9,7 @@ import XCTest
 /// sequence is, in this process and in others, and never called once its observation is
 /// cancelled or released. The watcher's own promises (reader thread, cancel racing a delivery)
 /// are `DirectoryWatcherHandlerTests`, which run under ThreadSanitizer.
-final class GroupNotificationHandlerTests: XCTestCase {
-    private var sandbox: MessagingSandbox!
-    private var center: GroupNotificationCenter!
-
-    override func setUpWithError() throws {
-        sandbox = try MessagingSandbox()
-        center = try GroupNotificationCenter(keyring: sandbox.keyring, group: MessagingSandbox.group)
-    }
-
-    override func tearDown() { sandbox.remove() }
-
+final class GroupNotificationHandlerTests: NotificationCenterTestCase {
     func testAHandlerIsCalledByAPostInTheSameProcess() async throws {
         let calls = NotificationCalls()
         let observation = try center.observe("com.example.changed", handler: calls.record)
@@ -45,17 +35,7 @@ final class GroupNotificationHandlerTests: XCTestCase {
     }
 
     func testAHandlerInAnotherProcessIsCalledByEachOfSuccessivePosts() throws {
-        let observer = try sandbox.start("notify-observe", ["--name", "com.example.again", "--count", "3", "--with", "handler"])
-        defer { observer.kill(SIGKILL) }
-        try sandbox.await("ready", in: observer)
-
-        for round in 1...3 {
-            try center.post("com.example.again")
-            // Each post waits for the call before it, so none coalesce.
-            try sandbox.await("woken", count: round, in: observer)
-        }
-
-        XCTAssertEqual(observer.wait(), 0, observer.standardError)
+        try assertAnObserverProcessIsWokenByEachOfThreePosts(with: "handler")
     }
 
     func testABurstOfPostsIsNeverZeroCalls() async throws {

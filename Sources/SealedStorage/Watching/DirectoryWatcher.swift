@@ -57,7 +57,7 @@ package struct DirectoryWatcher: Sendable {
     package let directory: FilePath
     /// The one entry whose writes are reported, or `nil` for every entry's.
     package let entry: String?
-    /// See ``defaultBufferLimit``.
+    /// See ``defaultBufferLimit``; for ``events()`` only, as a handler has no buffer.
     package let bufferLimit: Int
 
     /// A watcher for `directory`; nothing is opened until ``events()`` or
@@ -111,8 +111,8 @@ package struct DirectoryWatcher: Sendable {
     /// must be short and must not block (every other watch of the process waits for it).
     ///
     /// Calls are made one at a time, in the kernel's order, one per event: nothing is buffered
-    /// or dropped between the kernel's queue and the handler, whose own overflow (events lost
-    /// in the kernel) is an ``Event/Kind/overflow`` like any other. When the directory is
+    /// or dropped between the kernel's queue and the handler, and events the kernel itself
+    /// dropped arrive as an ``Event/Kind/overflow``. When the directory is
     /// deleted or moved away the handler gets an ``Event/overflow``, then `ending` is called,
     /// and nothing after. Both stop being called when the returned watch is cancelled or
     /// released (see ``DirectoryWatch/cancel()``).
