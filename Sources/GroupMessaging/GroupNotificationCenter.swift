@@ -119,9 +119,10 @@ public struct GroupNotificationCenter: Sendable {
         defer { Syscall.close(file) }
         // open(2) applied the umask: a 0660 file would come out 0640 under the usual 022, and
         // the other users of a unixGroup home could no longer post. The creator sets it right;
-        // only the owner can.
-        guard UInt32(status.userID.rawValue) == Syscall.effectiveUserID,
-              UInt16(status.permissions.rawValue) & 0o7777 != sharing.fileMode else { return }
+        // only the owner can. The mode is compared first: it is almost always right already,
+        // and the owner check is a system call on every post.
+        guard UInt16(status.permissions.rawValue) & 0o7777 != sharing.fileMode,
+              UInt32(status.userID.rawValue) == Syscall.effectiveUserID else { return }
         do {
             try Syscall.changeMode(file, to: sharing.fileMode)
         } catch {
@@ -222,7 +223,7 @@ public struct GroupNotificationCenter: Sendable {
         // busy leaves one wake-up waiting, never none.
         let (stream, continuation) = AsyncStream.makeStream(of: GroupNotification.self, bufferingPolicy: .bufferingNewest(1))
         let watch = try watch(name, ending: { continuation.finish() }) { continuation.yield($0) }
-        continuation.onTermination = { _ in watch.cancel() }
+        continuation.onTermination = { _ in watch.cancelFromStreamTermination() }
         return stream
     }
 
@@ -244,7 +245,10 @@ public struct GroupNotificationCenter: Sendable {
     /// of the notifications directory, once, after which the handler is never called again.
     ///
     /// When ``GroupNotificationObservation/cancel()`` returns, `handler` is not running and will
-    /// never be called again; called from inside `handler`, it makes that call the last.
+    /// never be called again; called from inside `handler`, it makes that call the last. To
+    /// observe as an `AsyncStream`, use ``notifications(named:)`` rather than a handler that
+    /// yields into a stream of your own: a stream's `onTermination` runs holding the consuming
+    /// task's lock, which a yield in progress needs, so it must not wait in `cancel()`.
     ///
     /// ```swift
     /// let observation = try center.observe("com.example.signed-in") { _ in

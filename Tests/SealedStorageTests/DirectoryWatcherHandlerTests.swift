@@ -101,18 +101,8 @@ final class DirectoryWatcherHandlerTests: XCTestCase {
     /// returned, when it starts or when it ends, is a broken promise.
     func testCancelRacingDeliveriesNeverLeavesTheHandlerRunningOrCalledAfterItReturns() async throws {
         let violations = Locked<[String]>([])
-        let writing = Locked(true)
         let directory = self.directory
-        let writerStopped = DispatchSemaphore(value: 0)
-        // A thread, not a task: its loop never suspends and would hold a thread of the pool.
-        Thread.detachNewThread {
-            var index = 0
-            while writing.withLock({ $0 }) {
-                try? touch(directory.appending("w\(index % 64)"))
-                index += 1
-            }
-            writerStopped.signal()
-        }
+        let writer = BusyWriter(directory: directory)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<4 {
                 group.addTask {
@@ -134,8 +124,7 @@ final class DirectoryWatcherHandlerTests: XCTestCase {
             }
             try await group.waitForAll()
         }
-        writing.withLock { $0 = false }
-        writerStopped.wait()
+        writer.stop()
         let witness = HandlerCalls()
         let witnessWatch = try DirectoryWatcher(directory: directory).watch(witness.record)
         defer { witnessWatch.cancel() }
@@ -143,6 +132,30 @@ final class DirectoryWatcherHandlerTests: XCTestCase {
 
         _ = await witness.wait { $0.contains { $0.name == "marker" } }
         XCTAssertEqual(violations.withLock { $0 }, [])
+    }
+
+    /// A stream's end runs inside the cancellation of its consuming task, holding that task's
+    /// lock, which the reader needs to resume the task with an event: the end must not wait for
+    /// the reader's call in progress, or neither ever finishes.
+    func testStreamConsumersCancelledWhileTheReaderYieldsToThemAllEnd() async throws {
+        let writer = BusyWriter(directory: directory)
+        defer { writer.stop() }
+        let ended = Locked(0)
+
+        for _ in 0..<200 {
+            let stream = try DirectoryWatcher(directory: directory).events()
+            let consumer = Task {
+                for await _ in stream {}
+                ended.withLock { $0 += 1 }
+            }
+            // Cancelled from a thread of its own, so that a cancel that never returns cannot
+            // hold this test, which then reports it.
+            Thread.detachNewThread { consumer.cancel() }
+        }
+
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ended.withLock({ $0 }) < 200, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertEqual(ended.withLock { $0 }, 200)
     }
 
     func testCancelFromAnotherThreadWaitsForTheCallInProgress() async throws {
@@ -223,6 +236,34 @@ final class DirectoryWatcherHandlerTests: XCTestCase {
         watch = nil
 
         XCTAssertEqual(InotifyDescriptors.open().subtracting(before), [])
+    }
+}
+
+/// A thread that writes files into a directory without pause until stopped: events for the
+/// reader to deliver at every moment. A thread, not a task: its loop never suspends and would
+/// hold a thread of the pool.
+private final class BusyWriter: Sendable {
+    private let writing = Locked(true)
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init(directory: FilePath) {
+        Thread.detachNewThread { [writing, stopped] in
+            var index = 0
+            while writing.withLock({ $0 }) {
+                try? touch(directory.appending("w\(index % 64)"))
+                index += 1
+            }
+            stopped.signal()
+        }
+    }
+
+    /// Stops writing; returns once the thread has. Safe to call more than once.
+    func stop() {
+        let wasWriting = writing.withLock { writing in
+            defer { writing = false }
+            return writing
+        }
+        if wasWriting { stopped.wait() }
     }
 }
 

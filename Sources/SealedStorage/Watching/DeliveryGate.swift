@@ -39,15 +39,21 @@ final class DeliveryGate: Sendable {
         }
     }
 
-    /// Lets no call through from now on; returns once a call in progress on another thread has
-    /// finished. Safe to call more than once, from any thread, the handler's included.
-    func close() {
+    /// Lets no call through from now on and, `waiting`, returns once a call in progress on
+    /// another thread has finished. Safe to call more than once, from any thread, the
+    /// handler's included.
+    ///
+    /// Not `waiting` is for closers that may not wait: an `AsyncStream`'s `onTermination` runs
+    /// inside the cancellation of the consuming task, holding that task's status lock, which the
+    /// call in progress needs to resume the task it yields to (the two would wait for each
+    /// other forever). A stream needs no wait: what is yielded after its end is dropped.
+    func close(waiting: Bool = true) {
         let fromTheHandler = state.withLock { state in
             state.open = false
             guard let caller = state.caller else { return false }
             return pthread_equal(caller, pthread_self()) != 0
         }
-        guard !fromTheHandler else { return }
+        guard waiting, !fromTheHandler else { return }
         calling.withLock {}
     }
 }

@@ -102,7 +102,7 @@ package struct DirectoryWatcher: Sendable {
         // descriptors itself, and the watch is cancelled again when the stream is dropped.
         let sink = EventSink(continuation, transform: transform)
         let watch = try watch(ending: sink.finish, sink.deliver)
-        continuation.onTermination = { _ in watch.cancel() }
+        continuation.onTermination = { _ in watch.cancelFromStreamTermination() }
         return stream
     }
 
