@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// Lets a watch's calls through to its handler until it is closed, and makes closing wait for
-/// a call in progress: once ``close()`` returns, no call is running and none will start.
+/// a call in progress: once ``close(waiting:)`` returns, no call is running (unless told not to
+/// wait) and none will start.
 ///
 /// That is the promise a callback observer needs (state the handler uses may be torn down as
 /// soon as the watch is cancelled), and one a flag alone cannot keep: the reader thread may
@@ -20,10 +21,10 @@ import Darwin
 /// drops): it cannot wait for the call it is part of, so it only clears the flag, and that call
 /// is the last.
 final class DeliveryGate: Sendable {
-    /// Held for the whole of each call; taken by ``close()`` to wait one out.
+    /// Held for the whole of each call; taken by ``close(waiting:)`` to wait one out.
     private let calling = Lock()
-    /// Whether calls still get through, and the thread making one (if any), for ``close()`` to
-    /// tell a handler closing its own watch from another thread.
+    /// Whether calls still get through, and the thread making one (if any), for
+    /// ``close(waiting:)`` to tell a handler closing its own watch from another thread.
     private let state = Locked<(open: Bool, caller: pthread_t?)>((true, nil))
 
     /// Runs `call` unless the gate is closed; calls are serialised.
