@@ -35,6 +35,9 @@ public struct GroupNotification: Sendable, Hashable, CustomStringConvertible {
 /// link owned as the sharing mode expects before it changes the file's mode. See
 /// docs/MESSAGING.md.
 ///
+/// Observe with an async sequence (``notifications(named:)``) or, a wake-up sooner, with a
+/// handler called on the process's notification reader thread (``observe(_:handler:)``).
+///
 /// ```swift
 /// let center = try GroupNotificationCenter(keyring: keyring, group: group)
 /// for await _ in try center.notifications(named: "com.example.signed-in") { reload() }
@@ -116,9 +119,10 @@ public struct GroupNotificationCenter: Sendable {
         defer { Syscall.close(file) }
         // open(2) applied the umask: a 0660 file would come out 0640 under the usual 022, and
         // the other users of a unixGroup home could no longer post. The creator sets it right;
-        // only the owner can.
-        guard UInt32(status.userID.rawValue) == Syscall.effectiveUserID,
-              UInt16(status.permissions.rawValue) & 0o7777 != sharing.fileMode else { return }
+        // only the owner can. The mode is compared first: it is almost always right already,
+        // and the owner check is a system call on every post.
+        guard UInt16(status.permissions.rawValue) & 0o7777 != sharing.fileMode,
+              UInt32(status.userID.rawValue) == Syscall.effectiveUserID else { return }
         do {
             try Syscall.changeMode(file, to: sharing.fileMode)
         } catch {
@@ -209,31 +213,81 @@ public struct GroupNotificationCenter: Sendable {
     /// The wake-ups for `name`, from the moment this returns (a post made afterwards is seen).
     ///
     /// The sequence ends only when the notifications directory is removed; stop observing by
-    /// ending the loop (the watch and its descriptor are released).
+    /// ending the loop (the watch and its descriptor are released). Each wake-up resumes the
+    /// observing task on a thread of Swift's pool; ``observe(_:handler:)`` calls a handler on
+    /// the thread that read the post instead, a wake-up sooner.
     /// - Throws: as ``post(_:)`` for the name; ``GroupMessagingError/Code/system`` when the
     ///   watch cannot be set up (for example the per-user inotify limits are reached).
     public func notifications(named name: String) throws(GroupMessagingError) -> AsyncStream<GroupNotification> {
+        // One pending wake-up, the newest kept, is the coalescing: a burst while the observer is
+        // busy leaves one wake-up waiting, never none.
+        let (stream, continuation) = AsyncStream.makeStream(of: GroupNotification.self, bufferingPolicy: .bufferingNewest(1))
+        let watch = try watch(name, ending: { continuation.finish() }) { continuation.yield($0) }
+        continuation.onTermination = { _ in watch.cancelFromStreamTermination() }
+        return stream
+    }
+
+    /// Calls `handler` at each post of `name`, from the moment this returns (a post made
+    /// afterwards is seen), until the returned observation is cancelled or released: the
+    /// callback observer of Darwin's `notify_register_dispatch` and
+    /// `CFNotificationCenterAddObserver`, beside the sequence of ``notifications(named:)``.
+    ///
+    /// `handler` runs on the process's notification reader thread, the one thread that reads
+    /// every observer's watch (and every other directory watch of GroupVault in the process): no
+    /// task is resumed and no other thread woken between the post and the call. So keep it
+    /// short and never block in it: every other observer of the process waits for it. For real
+    /// work, hop to your own queue or actor (`Task { await model.reload() }`).
+    ///
+    /// Calls come one at a time, never concurrently, one per event the kernel queued. Posts
+    /// coalesce as the kernel queues them: one that finds the previous post's event still
+    /// unread merges into it, so a burst may be one call, never none, and a post made while
+    /// `handler` runs is followed by at least one more call. A kernel queue overflow calls every observer's handler; so does the removal
+    /// of the notifications directory, once, after which the handler is never called again.
+    ///
+    /// When ``GroupNotificationObservation/cancel()`` returns, `handler` is not running and will
+    /// never be called again; called from inside `handler`, it makes that call the last. To
+    /// observe as an `AsyncStream`, use ``notifications(named:)`` rather than a handler that
+    /// yields into a stream of your own: a stream's `onTermination` runs holding the consuming
+    /// task's lock, which a yield in progress needs, so it must not wait in `cancel()`.
+    ///
+    /// ```swift
+    /// let observation = try center.observe("com.example.signed-in") { _ in
+    ///     Task { await session.reload() }
+    /// }
+    /// // ... and when the screen goes away:
+    /// observation.cancel()
+    /// ```
+    /// - Throws: as ``notifications(named:)``.
+    public func observe(
+        _ name: String, handler: @escaping @Sendable (GroupNotification) -> Void
+    ) throws(GroupMessagingError) -> GroupNotificationObservation {
+        GroupNotificationObservation(watch: try watch(name, ending: {}, handler))
+    }
+
+    /// Puts the watch of `name` in place and calls `handler` with each of its wake-ups (and
+    /// `ending` when the directory goes away): what ``notifications(named:)`` and
+    /// ``observe(_:handler:)`` share, so that both wake for the same events.
+    private func watch(
+        _ name: String, ending: @escaping @Sendable () -> Void, _ handler: @escaping @Sendable (GroupNotification) -> Void
+    ) throws(GroupMessagingError) -> DirectoryWatch {
         try Self.check(name)
         let notification = GroupNotification(name: name)
-        // A buffer of one pending wake-up (the watcher's minimum of two, newest kept) is the
-        // coalescing: a burst while the observer is busy leaves one wake-up waiting, never none.
         // inotify watches a path; the watch must be on the directory posts go to, so the path
         // must still name the held directory, before and after the watch is in place.
         try checkPathStillNamesTheDirectory(observing: name)
         // The name's own file is watched, so other names' posts do not wake this observer.
-        let watcher = DirectoryWatcher(directory: directory.path, entry: name, bufferLimit: 2)
-        let stream: AsyncStream<GroupNotification>
+        let watch: DirectoryWatch
         do {
             // The watcher reports this name's events only (and overflows).
-            stream = try watcher.events { event in
-                event.kind == .overflow || event.kind == .written ? notification : nil
+            watch = try DirectoryWatcher(directory: directory.path, entry: name).watch(ending: ending) { event in
+                if event.kind == .overflow || event.kind == .written { handler(notification) }
             }
         } catch {
             throw .storage(error, while: "observe \(name) in \(group)")
         }
-        // Dropping the stream on a refusal ends the watch and closes its descriptor.
+        // Dropping the watch on a refusal ends it and closes its descriptor.
         try checkPathStillNamesTheDirectory(observing: name)
-        return stream
+        return watch
     }
 
     /// Refuses to observe when the notifications directory's path no longer names the directory

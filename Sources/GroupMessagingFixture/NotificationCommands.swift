@@ -1,11 +1,14 @@
 import FixtureSupport
 import Foundation
 import GroupMessaging
+import Synchronization
 
 /// Notification commands:
 ///
-/// - `notify-observe --group G --name N [--count K]`: observes N, prints `ready` once the watch
-///   is in place, then `woken` per wake-up; exits 0 after K wake-ups (default 1).
+/// - `notify-observe --group G --name N [--count K] [--with stream|handler]`: observes N with
+///   `notifications(named:)` (the default) or with `observe(_:handler:)`, prints `ready` once
+///   the watch is in place, then `woken` per wake-up (from the handler itself, on the reader
+///   thread, with `handler`); exits 0 after K wake-ups (default 1).
 /// - `notify-post --group G --name N [--count K] [--uid U --gid G2]`: posts N K times (default 1),
 ///   prints `posted`; with `--uid`, as that user (see `becomeUser`).
 let notificationCommands: [String: FixtureCommand] = [
@@ -13,6 +16,18 @@ let notificationCommands: [String: FixtureCommand] = [
         await runFixture(arguments) { options in
             let center = try GroupNotificationCenter(keyring: try options.keyring(), group: try options.group())
             let wanted = try options.integer("count", default: 1)
+            if try options.string("with", default: "stream") == "handler" {
+                let (enough, reached) = AsyncStream.makeStream(of: Never.self)
+                let seen = Mutex(0)
+                let observation = try center.observe(try options.string("name")) { _ in
+                    printLine("woken")
+                    if seen.withLock({ seen in seen += 1; return seen }) >= wanted { reached.finish() }
+                }
+                printLine("ready")
+                for await _ in enough {}
+                observation.cancel()
+                return 0
+            }
             let notifications = try center.notifications(named: try options.string("name"))
             printLine("ready")
             var seen = 0

@@ -6,17 +6,7 @@ import XCTest
 
 /// Observers sharing a process (and so, on Linux, its one watch reader thread), and an
 /// observer process woken again and again.
-final class GroupNotificationObserverTests: XCTestCase {
-    private var sandbox: MessagingSandbox!
-    private var center: GroupNotificationCenter!
-
-    override func setUpWithError() throws {
-        sandbox = try MessagingSandbox()
-        center = try GroupNotificationCenter(keyring: sandbox.keyring, group: MessagingSandbox.group)
-    }
-
-    override func tearDown() { sandbox.remove() }
-
+final class GroupNotificationObserverTests: NotificationCenterTestCase {
     func testObserversOfManyNamesInOneProcessAreEachWokenByTheirOwnPost() async throws {
         let names = (0..<20).map { "com.example.name\($0)" }
         let streams = try names.map { try center.notifications(named: $0) }
@@ -48,16 +38,6 @@ final class GroupNotificationObserverTests: XCTestCase {
     }
 
     func testAnObserverProcessIsWokenByEachOfSuccessivePosts() throws {
-        let observer = try sandbox.start("notify-observe", ["--name", "com.example.again", "--count", "3"])
-        defer { observer.kill(SIGKILL) }
-        try sandbox.await("ready", in: observer)
-
-        for round in 1...3 {
-            try center.post("com.example.again")
-            // Each post waits for the wake-up before it, so none coalesce.
-            try sandbox.await("woken", count: round, in: observer)
-        }
-
-        XCTAssertEqual(observer.wait(), 0, observer.standardError)
+        try assertAnObserverProcessIsWokenByEachOfThreePosts(with: "stream")
     }
 }

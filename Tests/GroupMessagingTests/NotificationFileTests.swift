@@ -82,6 +82,14 @@ final class NotificationFileTests: XCTestCase {
         }
     }
 
+    func testObservingWithAHandlerAfterTheDirectoryWasSwappedForAnotherIsRefused() throws {
+        XCTAssertEqual(rename(directory, directory + ".moved"), 0)
+        XCTAssertEqual(mkdir(directory, 0o2770), 0)
+        XCTAssertThrowsError(try center.observe("swapped") { _ in }) { error in
+            XCTAssertTrue("\(error)".contains("replaced"), "\(error)")
+        }
+    }
+
     func testPostRefusesWhatAMemberPlantedThatIsNotARegularFile() throws {
         try XCTSkipUnless(geteuid() == 0, "playing a second member of the group needs root")
         for kind in ["fifo", "directory", "symlink"] {

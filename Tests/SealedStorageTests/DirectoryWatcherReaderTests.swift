@@ -153,7 +153,7 @@ private struct StartedWatch: Sendable {
         backend = try InotifyDirectoryWatch(directory: directory, entry: nil)
         let (stream, continuation) = AsyncStream.makeStream(of: DirectoryWatcher.Event.self)
         recorder = EventRecorder(stream)
-        backend.start(delivering: DirectoryWatcher.EventSink(continuation) { $0 })
+        backend.start(delivering: DirectoryWatcher.EventSink(continuation) { $0 }.delivery)
     }
 
     /// Cancels the backend (what a stream's end does), then stops recording.
@@ -164,7 +164,7 @@ private struct StartedWatch: Sendable {
 }
 
 /// Creates (or truncates) the file at `path` and closes it: one `IN_CLOSE_WRITE`.
-private func touch(_ path: FilePath) throws {
+func touch(_ path: FilePath) throws {
     let descriptor = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
     try descriptor.close()
 }

@@ -476,7 +476,7 @@ final class BackendRecorder: Sendable {
         backend = try InotifyDirectoryWatch(directory: directory, entry: entry)
         let (stream, continuation) = AsyncStream.makeStream(of: DirectoryWatcher.Event.self)
         recorder = EventRecorder(stream)
-        backend.start(delivering: DirectoryWatcher.EventSink(continuation) { $0 })
+        backend.start(delivering: DirectoryWatcher.EventSink(continuation) { $0 }.delivery)
     }
 
     func wait(until condition: ([DirectoryWatcher.Event]) -> Bool) async -> [DirectoryWatcher.Event] {

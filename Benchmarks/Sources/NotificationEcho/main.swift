@@ -5,9 +5,12 @@ import GroupMessaging
 // The far end of the notification figure, a process of its own as an observing widget is:
 //
 //   NotificationEcho HOME    posts "ready" once observing, then answers every "ping" with a
-//                            "pong" until its standard input closes or it is killed
+//                            "pong" and every "handler-ping" with a "handler-pong" until its
+//                            standard input closes or it is killed
 //
-// A ping-pong never coalesces (each side waits for the other's post), so half a round trip is
+// "ping" is observed as most applications observe, through the async sequence; "handler-ping"
+// through a handler, which posts its answer from the notification reader thread itself. A
+// ping-pong never coalesces (each side waits for the other's post), so half a round trip is
 // one post-to-wake across processes.
 
 guard CommandLine.arguments.count == 2 else {
@@ -18,6 +21,14 @@ do {
     let keyring = BenchHome.keyring(root: URL(fileURLWithPath: CommandLine.arguments[1]))
     let center = try GroupNotificationCenter(keyring: keyring, group: BenchHome.group)
     let pings = try center.notifications(named: "ping")
+    let handlerPings = try center.observe("handler-ping") { _ in
+        do {
+            try center.post("handler-pong")
+        } catch {
+            FileHandle.standardError.write(Data("NotificationEcho: \(error)\n".utf8))
+            exit(1)
+        }
+    }
     // The parent dies without killing us (a crash, say): end with its pipe rather than linger.
     Thread.detachNewThread {
         _ = FileHandle.standardInput.readDataToEndOfFile()
@@ -25,6 +36,7 @@ do {
     }
     try center.post("ready")
     for await _ in pings { try center.post("pong") }
+    handlerPings.cancel()
 } catch {
     FileHandle.standardError.write(Data("NotificationEcho: \(error)\n".utf8))
     exit(1)

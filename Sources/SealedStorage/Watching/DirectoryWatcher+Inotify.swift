@@ -23,12 +23,7 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         case cancelled
     }
 
-    /// A started watch's ``DirectoryWatcher/EventSink``, its element type erased so that the
-    /// reader can hold every watch alike.
-    private struct Delivery {
-        var deliver: @Sendable (DirectoryWatcher.Event) -> Void
-        var finish: @Sendable () -> Void
-    }
+    private typealias Delivery = DirectoryWatcher.Delivery
 
     /// What the watch asks the kernel for. IN_CLOSE_WRITE fires only for files opened for
     /// writing; IN_ONLYDIR refuses anything but a directory, and IN_DONT_FOLLOW a symbolic link
@@ -229,10 +224,9 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         }
     }
 
-    package func start<Element: Sendable>(delivering sink: DirectoryWatcher.EventSink<Element>) {
+    package func start(delivering delivery: DirectoryWatcher.Delivery) {
         let failed: Delivery? = lock.withLock {
             guard case .ready = state else { return nil }
-            let delivery = Delivery(deliver: sink.deliver, finish: sink.finish)
             state = .started(delivery)
             do {
                 try reader.start(self, token: token, descriptor: descriptor)
@@ -276,11 +270,11 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         return false
     }
 
-    /// Says "rescan" and ends the stream; never holding `lock`, as the stream's end runs its
-    /// `onTermination`, which cancels the watch.
+    /// Says "rescan" and ends the delivery; never holding `lock`, as the end (a stream's
+    /// `onTermination`, say) may cancel the watch.
     private static func end(_ delivery: Delivery) {
-        delivery.deliver(.overflow)
-        delivery.finish()
+        delivery.event(.overflow)
+        delivery.end()
     }
 
     /// Reads the queued events once and delivers them; run by the reader thread, with its
@@ -289,7 +283,7 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     ///
     /// The read, and the new watch of a reappeared entry, are made holding `lock`, so a cancel
     /// cannot close the descriptor under them; the events are delivered after it is released,
-    /// as the consumer's transform and the stream's end may call back into ``cancel()``.
+    /// as the consumer's handler, and the stream's end, may call back into ``cancel()``.
     func readQueued(using buffer: UnsafeMutableRawBufferPointer) {
         let read: (Delivery, ParsedEvents)? = lock.withLock {
             guard case .started(let delivery) = state else { return nil }
@@ -318,7 +312,7 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
             return (delivery, parsed)
         }
         guard let (delivery, parsed) = read else { return }
-        for event in parsed.events { delivery.deliver(event) }
+        for event in parsed.events { delivery.event(event) }
         if parsed.directoryGone { Self.end(delivery) }
     }
 

@@ -53,18 +53,18 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
         self.snapshot = Self.fingerprints(of: directory, held: opened.rawValue)
     }
 
-    package func start<Element: Sendable>(delivering sink: DirectoryWatcher.EventSink<Element>) {
+    package func start(delivering delivery: DirectoryWatcher.Delivery) {
         state.withLock { state in
             guard case .ready = state else { return }
             let source = DispatchSource.makeFileSystemObjectSource(
                 fileDescriptor: descriptor, eventMask: [.write, .delete, .rename, .revoke], queue: queue)
             source.setEventHandler { [self] in
                 if !source.data.isDisjoint(with: [.delete, .rename, .revoke]) {
-                    sink.deliver(.overflow)
-                    sink.finish()
+                    delivery.event(.overflow)
+                    delivery.end()
                     return
                 }
-                rescan(into: sink)
+                rescan(into: delivery)
             }
             source.setCancelHandler { [self] in Syscall.close(raw: descriptor) }
             state = .started(source)
@@ -89,13 +89,13 @@ package final class KqueueDirectoryWatch: DirectoryWatchBackend, @unchecked Send
     }
 
     /// Compares the directory with the last snapshot and delivers the differences; runs on `queue`.
-    private func rescan<Element: Sendable>(into sink: DirectoryWatcher.EventSink<Element>) {
+    private func rescan(into delivery: DirectoryWatcher.Delivery) {
         let current = Self.fingerprints(of: directory, held: descriptor)
         for (name, fingerprint) in current.sorted(by: { $0.key < $1.key }) where snapshot[name] != fingerprint {
-            sink.deliver(DirectoryWatcher.Event(name: name, kind: .written))
+            delivery.event(DirectoryWatcher.Event(name: name, kind: .written))
         }
         for name in snapshot.keys.sorted() where current[name] == nil {
-            sink.deliver(DirectoryWatcher.Event(name: name, kind: .removed))
+            delivery.event(DirectoryWatcher.Event(name: name, kind: .removed))
         }
         snapshot = current
     }

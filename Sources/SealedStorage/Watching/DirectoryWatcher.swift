@@ -1,12 +1,14 @@
 import SystemPackage
 
-/// Reports changes to the entries of one directory as an `AsyncStream`, without polling.
+/// Reports changes to the entries of one directory, as an `AsyncStream` or to a handler, without
+/// polling.
 ///
 /// Watch the *directory*, not a file: an atomic replacement renames a new file over the old
 /// one, so a watch on the old file's inode would never see the new content. Each call to
-/// ``events()`` starts its own watch, which is in place when the call returns (a change made
-/// afterwards is reported) and is torn down, descriptors included, when the stream's consumer
-/// goes away.
+/// ``events()`` or ``watch(ending:_:)`` starts its own watch, which is in place when the call
+/// returns (a change made afterwards is reported) and is torn down, descriptors included, when
+/// the stream's consumer goes away or the ``DirectoryWatch`` is cancelled or released. The
+/// stream is built on the handler, so both report the same events.
 ///
 /// ```swift
 /// for await event in try DirectoryWatcher(directory: records).events() {
@@ -55,10 +57,11 @@ package struct DirectoryWatcher: Sendable {
     package let directory: FilePath
     /// The one entry whose writes are reported, or `nil` for every entry's.
     package let entry: String?
-    /// See ``defaultBufferLimit``.
+    /// See ``defaultBufferLimit``; for ``events()`` only, as a handler has no buffer.
     package let bufferLimit: Int
 
-    /// A watcher for `directory`; nothing is opened until ``events()``.
+    /// A watcher for `directory`; nothing is opened until ``events()`` or
+    /// ``watch(ending:_:)``.
     ///
     /// With `entry`, only that entry's changes are reported, and writes to other entries do
     /// not even wake the watcher: the entry's file is watched itself for writes closed
@@ -93,24 +96,58 @@ package struct DirectoryWatcher: Sendable {
     package func events<Element: Sendable>(
         _ transform: @escaping @Sendable (Event) -> Element?
     ) throws(StorageError) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(bufferLimit))
+        // Built on the handler, so that which events a watcher reports is decided in one place.
+        // If the directory goes away before `onTermination` is set, the backend has closed its
+        // descriptors itself, and the watch is cancelled again when the stream is dropped.
+        let sink = EventSink(continuation, transform: transform)
+        let watch = try watch(ending: sink.finish, sink.deliver)
+        continuation.onTermination = { _ in watch.cancelFromStreamTermination() }
+        return stream
+    }
+
+    /// Starts watching and calls `handler` with each change, on the thread that delivers the
+    /// events: on Linux the one reader thread every watch of the process shares, so the handler
+    /// must be short and must not block (every other watch of the process waits for it).
+    ///
+    /// Calls are made one at a time, in the kernel's order, one per event: nothing is buffered
+    /// or dropped between the kernel's queue and the handler, and events the kernel itself
+    /// dropped arrive as an ``Event/Kind/overflow``. When the directory is
+    /// deleted or moved away the handler gets an ``Event/overflow``, then `ending` is called,
+    /// and nothing after. Both stop being called when the returned watch is cancelled or
+    /// released (see ``DirectoryWatch/cancel()``).
+    /// - Throws: as ``events()``.
+    package func watch(
+        ending: @escaping @Sendable () -> Void = {}, _ handler: @escaping @Sendable (Event) -> Void
+    ) throws(StorageError) -> DirectoryWatch {
         let backend = try PlatformDirectoryWatchBackend(directory: directory, entry: entry)
         let entry = self.entry
-        let kept: @Sendable (Event) -> Element? = { event in
-            if let entry, let name = event.name, name != entry { return nil }
-            return transform(event)
-        }
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(bufferLimit))
-        // Set before the backend starts, so that a stream the backend finishes by itself
-        // (directory deleted) still releases the descriptor.
-        continuation.onTermination = { _ in backend.cancel() }
-        backend.start(delivering: EventSink(continuation, transform: kept))
-        return stream
+        let gate = DeliveryGate()
+        backend.start(delivering: Delivery(
+            event: { event in
+                if let entry, let name = event.name, name != entry { return }
+                gate.pass { handler(event) }
+            },
+            end: { gate.pass(ending) }))
+        return DirectoryWatch(backend: backend, gate: gate)
     }
 }
 
 extension DirectoryWatcher {
-    /// Where a backend puts events: applies the consumer's transform and turns a dropped event
-    /// into an ``Event/Kind/overflow`` the consumer will see.
+    /// What a backend calls: with each event, and once when the watch ends by itself (the
+    /// directory went away).
+    package struct Delivery: Sendable {
+        package var event: @Sendable (Event) -> Void
+        package var end: @Sendable () -> Void
+
+        package init(event: @escaping @Sendable (Event) -> Void, end: @escaping @Sendable () -> Void) {
+            self.event = event
+            self.end = end
+        }
+    }
+
+    /// Puts a watch's events in an `AsyncStream`: applies the consumer's transform and turns a
+    /// dropped event into an ``Event/Kind/overflow`` the consumer will see.
     package struct EventSink<Element: Sendable>: Sendable {
         private let continuation: AsyncStream<Element>.Continuation
         private let transform: @Sendable (Event) -> Element?
@@ -134,6 +171,11 @@ extension DirectoryWatcher {
         package func finish() {
             continuation.finish()
         }
+
+        /// What a backend calls to fill the stream.
+        package var delivery: Delivery {
+            Delivery(event: deliver, end: finish)
+        }
     }
 }
 
@@ -144,8 +186,9 @@ protocol DirectoryWatchBackend: AnyObject, Sendable {
     /// `entry`, a backend may leave other entries' events out (see
     /// ``DirectoryWatcher/init(directory:entry:bufferLimit:)``).
     init(directory: FilePath, entry: String?) throws(StorageError)
-    /// Begins delivering events to `sink` (on the backend's own thread or queue).
-    func start<Element: Sendable>(delivering sink: DirectoryWatcher.EventSink<Element>)
+    /// Begins calling `delivery` with the events (on the backend's own thread or queue), one
+    /// call at a time.
+    func start(delivering delivery: DirectoryWatcher.Delivery)
     /// Stops the watch and closes every descriptor it holds. Safe to call more than once and
     /// before ``start(delivering:)``.
     func cancel()

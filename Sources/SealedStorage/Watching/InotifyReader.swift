@@ -5,12 +5,13 @@ import SystemPackage
 
 /// The one thread per process that reads every ``InotifyDirectoryWatch``: it blocks in
 /// `epoll_wait` on a set holding each watch's inotify descriptor, and when one is ready it reads
-/// it and delivers the events in place, straight into the watch's `AsyncStream`, whose waiting
-/// consumer is resumed from there.
+/// it and delivers the events in place: it calls the watch's handler itself, which for a
+/// stream yields into the watch's `AsyncStream` (whose waiting consumer is resumed on a thread
+/// of Swift's pool) and for a callback observer is the observer's own code.
 ///
 /// One hop between the kernel and the observer, where a Dispatch read source per watch took
-/// two (Dispatch's own epoll thread, then a worker running the handler); see
-/// docs/ARCHITECTURE.md. The thread is started by the first watch and lives as long as the
+/// two (Dispatch's own epoll thread, then a worker running the handler), and none at all for a
+/// callback observer; see docs/ARCHITECTURE.md. The thread is started by the first watch and lives as long as the
 /// process: blocked in `epoll_wait` it costs nothing, and a watch added later needs no
 /// wake-up, as `epoll_ctl` changes the set while the thread waits on it.
 ///
