@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SealedStorage
 
 /// The attributes that make a keychain item unique, as Apple defines them per class.
 ///
@@ -80,13 +81,8 @@ struct ItemPrimaryKey: Hashable, Sendable, CustomStringConvertible {
     /// set encodes as its class's empty values, which ItemLimits refuses to store.
     private static func classAttributes(of item: KeychainItem) -> [UInt8] {
         var bytes: [UInt8] = []
-        func append<Field: Collection<UInt8>>(_ field: Field) {
-            withUnsafeBytes(of: UInt32(field.count).bigEndian) { bytes.append(contentsOf: $0) }
-            bytes.append(contentsOf: field)
-        }
-        func append(_ number: Int) {
-            withUnsafeBytes(of: Int64(number).bigEndian) { bytes.append(contentsOf: $0) }
-        }
+        func append<Field: Collection<UInt8>>(_ field: Field) { bytes.appendLengthPrefixed(field) }
+        func append(_ number: Int) { bytes.appendBigEndian(Int64(number)) }
         switch item.itemClass {
         case .genericPassword, .internetPassword:
             break

@@ -523,13 +523,9 @@ struct ItemTable: Sendable {
         data.reserveCapacity(5 + 7 * 4 + group.rawValue.utf8.count + itemClass.utf8.count + 5 * 32)
         data.append(contentsOf: "GVIT".utf8)
         data.append(format)
-        func append<Field: Collection<UInt8>>(_ field: Field) {
-            withUnsafeBytes(of: UInt32(field.count).bigEndian) { data.append(contentsOf: $0) }
-            data.append(contentsOf: field)
-        }
-        append(group.rawValue.utf8)
-        append(itemClass.utf8)
-        for hash in [hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference] { append(hash) }
+        data.appendLengthPrefixed(group.rawValue)
+        data.appendLengthPrefixed(itemClass)
+        for hash in [hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference] { data.appendLengthPrefixed(hash) }
         return data
     }
 }
@@ -577,19 +573,19 @@ struct Hashes: Sendable, Equatable {
         var message: [UInt8] = []
         message.reserveCapacity(prefix.count + 256 + primary.classAttributes.count)
         message.append(contentsOf: prefix)
-        appendField("primary key", to: &message)
+        message.appendLengthPrefixed("primary key")
         let lengthOffset = message.count
         message.append(contentsOf: [0, 0, 0, 0])
         message.append(primary.isSynchronizable ? 1 : 0)
-        withUnsafeBytes(of: Int64(primary.port).bigEndian) { message.append(contentsOf: $0) }
-        appendField(primary.itemClass.rawValue, to: &message)
-        appendField(primary.service, to: &message)
-        appendField(primary.account, to: &message)
-        appendField(primary.server, to: &message)
-        appendField(primary.protocol, to: &message)
-        appendField(primary.path, to: &message)
-        appendField(primary.authenticationType, to: &message)
-        appendField(primary.securityDomain, to: &message)
+        message.appendBigEndian(Int64(primary.port))
+        message.appendLengthPrefixed(primary.itemClass.rawValue)
+        message.appendLengthPrefixed(primary.service)
+        message.appendLengthPrefixed(primary.account)
+        message.appendLengthPrefixed(primary.server)
+        message.appendLengthPrefixed(primary.protocol)
+        message.appendLengthPrefixed(primary.path)
+        message.appendLengthPrefixed(primary.authenticationType)
+        message.appendLengthPrefixed(primary.securityDomain)
         // Keys' and certificates' own attributes; nothing for passwords, whose hashes (and so
         // every stored password row) are unchanged by their addition.
         message.append(contentsOf: primary.classAttributes)
@@ -610,7 +606,7 @@ struct Hashes: Sendable, Equatable {
         var message: [UInt8] = []
         message.reserveCapacity(32 + group.rawValue.utf8.count)
         message.append(contentsOf: "GroupVault item attribute 1".utf8)
-        appendField(group.rawValue, to: &message)
+        message.appendLengthPrefixed(group.rawValue)
         return message
     }
 
@@ -620,8 +616,8 @@ struct Hashes: Sendable, Equatable {
         var message: [UInt8] = []
         message.reserveCapacity(prefix.count + 8 + name.utf8.count + value.count)
         message.append(contentsOf: prefix)
-        appendField(name, to: &message)
-        appendField(value, to: &message)
+        message.appendLengthPrefixed(name)
+        message.appendLengthPrefixed(value)
         return Digest.keyedBLAKE2b256(message, key: key)
     }
 
@@ -629,19 +625,6 @@ struct Hashes: Sendable, Equatable {
     private static func attribute(_ name: String, _ value: String, prefix: [UInt8], key: SymmetricKey) -> [UInt8] {
         var value = value
         return value.withUTF8 { attribute(name, $0, prefix: prefix, key: key) }
-    }
-
-    private static func appendField<Field: Collection<UInt8>>(_ field: Field, to message: inout [UInt8]) {
-        withUnsafeBytes(of: UInt32(field.count).bigEndian) { message.append(contentsOf: $0) }
-        message.append(contentsOf: field)
-    }
-
-    /// ``appendField(_:to:)`` for text, through its contiguous UTF-8: appending a
-    /// `String.UTF8View` as a generic collection cost 300 instructions a field, and a lookup
-    /// appends about twenty.
-    private static func appendField(_ text: String, to message: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { appendField($0, to: &message) }
     }
 }
 }

@@ -165,10 +165,7 @@ struct KeysetTable: Sendable {
             withUnsafeBytes(of: created.bitPattern.bigEndian, Array.init),
             retired.map { value in [1] + withUnsafeBytes(of: value.bitPattern.bigEndian, Array.init) } ?? [0],
         ]
-        for field in fields {
-            withUnsafeBytes(of: UInt32(field.count).bigEndian) { data.append(contentsOf: $0) }
-            data.append(contentsOf: field)
-        }
+        for field in fields { data.appendLengthPrefixed(field) }
         return data
     }
 }

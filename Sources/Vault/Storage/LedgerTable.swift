@@ -278,16 +278,10 @@ package struct LedgerTable: Sendable {
         var message: [UInt8] = []
         message.reserveCapacity(256 + record.utf8.count)
         message.append(contentsOf: "GroupVault ledger row 1".utf8)
-        func append(_ text: String) {
-            var text = text
-            text.withUTF8 { bytes in
-                withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { message.append(contentsOf: $0) }
-                message.append(contentsOf: bytes)
-            }
-        }
+        func append(_ text: String) { message.appendLengthPrefixed(text) }
         func append(_ number: UInt64?) {
             message.append(number == nil ? 0 : 1)
-            withUnsafeBytes(of: (number ?? 0).bigEndian) { message.append(contentsOf: $0) }
+            message.appendBigEndian(number ?? 0)
         }
         append(group.rawValue)
         append(record)
