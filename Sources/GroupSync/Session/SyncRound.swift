@@ -65,10 +65,32 @@ enum SyncRound {
             rows = try await server.rows(space: replica.space, after: replica.state.cursor, limit: pageSize)
         }
         while !rows.isEmpty {
-            outcome.refused += try replica.apply(rows).count
+            // A full page means there may be more: the next page is asked for before this one
+            // is applied, so that the server's work and the round trip overlap the judging and
+            // the journal record. It starts after the page's last change, which is where
+            // applying the page leaves the cursor (every row read by a catch-up moves it).
+            var next: Task<[ServerRow], any Error>?
+            if rows.count == pageSize {
+                let after = rows.reduce(replica.state.cursor) { max($0, $1.change) }
+                next = Task { try await server.rows(space: replica.space, after: after, limit: pageSize) }
+            }
+            do {
+                outcome.refused += try replica.apply(rows).count
+            } catch {
+                // Nothing is left running on the connection behind a failed round.
+                next?.cancel()
+                _ = await next?.result
+                throw error
+            }
             outcome.pulled += rows.count
-            if rows.count < pageSize { break }
-            rows = try await server.rows(space: replica.space, after: replica.state.cursor, limit: pageSize)
+            guard let next else { break }
+            do {
+                rows = try await next.value
+            } catch let error as SyncError {
+                throw error
+            } catch {
+                throw SyncError(.server, "could not read changes from the sync server: \(ServerConnection.describe(error))", underlyingError: error)
+            }
         }
         try replica.finishCatchUp()
     }
