@@ -5,10 +5,10 @@ import Foundation
 #endif
 
 /// A ``ReplicaState`` as the binary body of a version 2 snapshot and of a version 2 journal
-/// record (docs/SYNC.md, section 7, "The state's binary body"). Integers are big-endian, strings
+/// record (docs/SYNC.md, section 7, "The state's body"). Integers are big-endian, strings
 /// and bytes carry a `u32` length, optional members are marked in a flags byte.
 ///
-/// Why not JSON (versions 1): a first sync of 10,000 values spent a tenth of its time writing the
+/// Why not JSON (version 1): a first sync of 10,000 values spent a tenth of its time writing the
 /// state as JSON (every blob in base64, every name quoted) and reading it back takes
 /// `JSONDecoder`; this is a length-prefixed copy of the same members. Version 1 files are still
 /// read, with `JSONDecoder` (``ReplicaStateFile``, ``ReplicaJournal``).
