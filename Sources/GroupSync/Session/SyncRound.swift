@@ -68,24 +68,16 @@ enum SyncRound {
             // A full page means there may be more: the next page is asked for before this one
             // is applied, so that the server's work and the round trip overlap the judging and
             // the journal record. It starts after the page's last change, which is where
-            // applying the page leaves the cursor (every row read by a catch-up moves it).
-            var next: Task<[ServerRow], any Error>?
-            if rows.count == pageSize {
-                let after = rows.reduce(replica.state.cursor) { max($0, $1.change) }
-                next = Task { try await server.rows(space: replica.space, after: after, limit: pageSize) }
-            }
-            do {
-                outcome.refused += try replica.apply(rows).count
-            } catch {
-                // Nothing is left running on the connection behind a failed round.
-                next?.cancel()
-                _ = await next?.result
-                throw error
-            }
+            // applying the page leaves the cursor (every row read by a catch-up moves it). A
+            // child task, so that it is cancelled with the round, and awaited (then dropped)
+            // when applying this page fails.
+            let more = rows.count == pageSize
+            let after = rows.reduce(replica.state.cursor) { max($0, $1.change) }
+            async let next: [ServerRow] = more ? server.rows(space: replica.space, after: after, limit: pageSize) : []
+            outcome.refused += try replica.apply(rows).count
             outcome.pulled += rows.count
-            guard let next else { break }
             do {
-                rows = try await next.value
+                rows = try await next
             } catch let error as SyncError {
                 throw error
             } catch {
