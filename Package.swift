@@ -460,7 +460,8 @@ let package = Package(
                 "GroupSyncFixture", "vaultcli",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
     ] + securityTargets,
     swiftLanguageModes: [.v6]

@@ -52,12 +52,14 @@ package struct ServerRow: Sendable, Equatable {
     /// Separate so that a page's rows (each a decryption and a JSON decode) can be opened on
     /// every core, then judged in order against the state.
     package func open(naming: SyncNaming, space: [UInt8], key keyForID: (UInt32) throws(VaultError) -> GroupKey) -> Opened {
-        let subject = "synced entry \(SyncNaming.recordName(name.count == 32 ? name : Array(repeating: 0, count: 32)))"
+        // Written only into a refusal's reason: built when one is (a hex name per row was a
+        // measurable part of a first sync).
+        let subject = { "synced entry \(SyncNaming.recordName(name))" }
         guard name.count == 32 else {
             return .refused(VaultError(.malformed, "a row from the server has a \(name.count)-byte name; names are 32 bytes"))
         }
         guard sequence > 0 else {
-            return .refused(VaultError(.malformed, "\(subject): the server's row has sequence \(sequence); sequences start at 1"))
+            return .refused(VaultError(.malformed, "\(subject()): the server's row has sequence \(sequence); sequences start at 1"))
         }
         let envelope: SyncEnvelope
         do {
@@ -66,7 +68,7 @@ package struct ServerRow: Sendable, Equatable {
             return .refused(error)
         }
         guard envelope.sequence == UInt64(sequence) else {
-            return .refused(VaultError(.malformed, "\(subject): the server's row says sequence \(sequence) but the sealed entry says \(envelope.sequence); the row was edited on the server"))
+            return .refused(VaultError(.malformed, "\(subject()): the server's row says sequence \(sequence) but the sealed entry says \(envelope.sequence); the row was edited on the server"))
         }
         return .opened(envelope, digest: Digest.blake2b256(blob))
     }
@@ -93,17 +95,17 @@ package struct ServerRow: Sendable, Equatable {
         case .refused(let error): return .refuse(error)
         case .opened(let opened, let openedDigest): (envelope, digest) = (opened, openedDigest)
         }
-        let subject = "synced entry \(SyncNaming.recordName(name))"
+        let subject = { "synced entry \(SyncNaming.recordName(name))" }
         let rowSequence = UInt64(sequence)
         if rowSequence < seen {
-            return .refuse(VaultError(.rollback, "\(subject): the server serves sequence \(rowSequence), but this machine has seen sequence \(seen); the server was rolled back, or replays an old value; it was not used"))
+            return .refuse(VaultError(.rollback, "\(subject()): the server serves sequence \(rowSequence), but this machine has seen sequence \(seen); the server was rolled back, or replays an old value; it was not used"))
         }
         if rowSequence == seen {
             if let seenDigest, seenDigest == digest { return .duplicate }
-            return .refuse(VaultError(.conflictingContent, "\(subject): the server serves other content at sequence \(seen) than this machine saw there; two histories were shown; it was not used"))
+            return .refuse(VaultError(.conflictingContent, "\(subject()): the server serves other content at sequence \(seen) than this machine saw there; two histories were shown; it was not used"))
         }
         if rowSequence - seen > Self.sequenceWindow {
-            return .refuse(VaultError(.untrustedSequence, "\(subject): sequence \(rowSequence) is more than 2^32 above the \(seen) this machine has seen; it was not used"))
+            return .refuse(VaultError(.untrustedSequence, "\(subject()): sequence \(rowSequence) is more than 2^32 above the \(seen) this machine has seen; it was not used"))
         }
         return .accept(envelope, digest: digest)
     }

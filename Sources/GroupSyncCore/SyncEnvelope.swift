@@ -28,11 +28,6 @@ package struct SyncEnvelope: Sendable, Equatable {
     package var keyID: UInt32
     package var issuedAtMilliseconds: Int64
 
-    private struct Payload: Codable {
-        var key: String
-        var value: Data?
-    }
-
     /// Seals `key` and `value` as the entry `name` of `group`, at `sequence`.
     package static func seal(
         key: String, value: [UInt8]?, sequence: UInt64, issuedAtMilliseconds: Int64,
@@ -48,7 +43,7 @@ package struct SyncEnvelope: Sendable, Equatable {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            plaintext = Array(try encoder.encode(Payload(key: key, value: value.map { Data($0) })))
+            plaintext = Array(try encoder.encode(SyncPayload(key: key, value: value.map { Data($0) })))
         } catch {
             throw SyncError(.invalidArgument, "the value for key \(UntrustedText.printable(key)) cannot be encoded: \(error)", underlyingError: error)
         }
@@ -76,25 +71,26 @@ package struct SyncEnvelope: Sendable, Equatable {
         guard blob.count <= BlobFormat.maximumBlobSize else {
             throw VaultError(.malformed, "an entry from the server is \(blob.count) bytes, more than the largest sealed entry (\(BlobFormat.maximumBlobSize))")
         }
-        let subject = "synced entry \(SyncNaming.recordName(name))"
-        let header = try BlobHeader.parse(blob, subject: subject)
+        // Written only into a refusal's reason: built when one is.
+        let subject = { "synced entry \(SyncNaming.recordName(name))" }
+        let header = try BlobHeader.parse(blob, subject: subject())
         guard !header.isTombstone, header.expiresAt == nil else {
-            throw VaultError(.invalidRecord, "\(subject) has flags (tombstone or expiry) that synced entries never carry")
+            throw VaultError(.invalidRecord, "\(subject()) has flags (tombstone or expiry) that synced entries never carry")
         }
         let groupKey = try keyForID(header.keyID)
         let recordName = try RecordName(validating: SyncNaming.recordName(name))
-        let plaintext = try BlobFormat.open(blob, header: header, key: groupKey.key, group: naming.group, name: recordName, subject: subject)
+        let plaintext = try BlobFormat.open(blob, header: header, key: groupKey.key, group: naming.group, name: recordName, subject: subject())
         guard header.schemaVersion == schemaVersion else {
-            throw VaultError(.unsupportedSchema, "\(subject) has payload schema \(header.schemaVersion); this GroupSync reads schema \(schemaVersion): update it")
+            throw VaultError(.unsupportedSchema, "\(subject()) has payload schema \(header.schemaVersion); this GroupSync reads schema \(schemaVersion): update it")
         }
-        let payload: Payload
+        let payload: SyncPayload
         do {
-            payload = try JSONDecoder().decode(Payload.self, from: Data(plaintext))
+            payload = try SyncPayload.decode(plaintext)
         } catch {
-            throw VaultError(.invalidRecord, "\(subject) is authentic but its payload is not a synced entry")
+            throw VaultError(.invalidRecord, "\(subject()) is authentic but its payload is not a synced entry")
         }
         guard naming.name(space: space, key: payload.key) == name else {
-            throw VaultError(.invalidRecord, "\(subject) is authentic but holds another key's value (sealed under the wrong name by a key holder); it was not used")
+            throw VaultError(.invalidRecord, "\(subject()) is authentic but holds another key's value (sealed under the wrong name by a key holder); it was not used")
         }
         return SyncEnvelope(
             key: payload.key, value: payload.value.map { Array($0) }, sequence: header.sequence,

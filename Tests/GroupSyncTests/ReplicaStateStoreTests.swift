@@ -293,4 +293,78 @@ final class ReplicaStateStoreTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: journalURL.path))
         XCTAssertEqual(try reopen().state, newer)
     }
+
+    // MARK: Version 1
+
+    /// Fixtures/journal-v1 (see its README) copied into the store's directory: a snapshot and a
+    /// journal of two records, as the GroupSync before version 2 wrote them.
+    private func version1Fixture() throws -> ReplicaStateFile {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/journal-v1")
+        for name in ["state", "journal"].map({ "\(ReplicaStateVersion1Fixture.label).\($0)" }) {
+            try write(Array(try Data(contentsOf: fixture.appendingPathComponent(name))), to: directory.url.appendingPathComponent(name))
+        }
+        return ReplicaStateFile(directory: handle, label: ReplicaStateVersion1Fixture.label, key: try ReplicaStateVersion1Fixture.key())
+    }
+
+    private var version1JournalURL: URL { directory.url.appendingPathComponent("\(ReplicaStateVersion1Fixture.label).journal") }
+
+    func testAVersion1SnapshotAndJournalAreReadWithEveryRecord() throws {
+        let file = try version1Fixture()
+        XCTAssertEqual(try Data(contentsOf: version1JournalURL)[4], 1, "the fixture must be a version 1 journal")
+
+        XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().last)
+    }
+
+    func testTheFirstSaveAfterAVersion1JournalWritesAVersion2SnapshotAndJournal() throws {
+        let file = try version1Fixture()
+        var (store, state) = try ReplicaStateStore.open(file)
+        XCTAssertTrue(store.compactsNext, "records of version 2 must never be appended to a version 1 journal")
+        var next = state
+        next.cursor += 1
+        try store.save(next, replacing: state)
+        state = next
+        next.entries[String(format: "%064x", 0)]?.seen = 99
+        try store.save(next, replacing: state)
+
+        XCTAssertEqual(try Data(contentsOf: version1JournalURL)[4], ReplicaJournal.version)
+        XCTAssertEqual(try Data(contentsOf: directory.url.appendingPathComponent(file.fileName))[4], ReplicaStateFile.version)
+        XCTAssertEqual(try ReplicaStateStore.open(file).state, next)
+    }
+
+    func testAVersion1JournalWhoseHeaderIsChangedToVersion2HasNoRecordApplied() throws {
+        let file = try version1Fixture()
+        var bytes = Array(try Data(contentsOf: version1JournalURL))
+        bytes[4] = 2
+        try write(bytes, to: version1JournalURL)
+
+        XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().first, "a version 2 tag covers the version: version 1 records do not verify as version 2")
+    }
+
+    func testAJournalOfAVersionAfter2IsRefusedAsStorage() throws {
+        _ = try storeHoldingTwoStates(state(entries: 1, seen: 1), state(entries: 1, seen: 2))
+        var bytes = try journalBytes()
+        bytes[4] = 3
+        try writeJournal(bytes)
+
+        XCTAssertThrowsError(try reopen()) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .storage)
+        }
+    }
+
+    func testAnAuthenticRecordThatIsNotABodyIsRefusedAsStorage() throws {
+        var store = try reopen().store
+        let first = state(entries: 1, seen: 1)
+        try store.save(first, replacing: ReplicaState())
+        var bytes = try journalBytes()
+        // A record whose tag verifies but whose body is one byte that no state starts with.
+        let body: [UInt8] = [0xff]
+        let previous = Array(bytes[5..<ReplicaJournal.headerSize])
+        let length: [UInt8] = [0, 0, 0, 1]
+        bytes += length + body + file.mac(ReplicaJournal.magic + [ReplicaJournal.version] + previous + length + body)
+        try writeJournal(bytes)
+
+        XCTAssertThrowsError(try reopen()) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .storage)
+        }
+    }
 }

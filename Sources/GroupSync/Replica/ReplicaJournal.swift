@@ -9,13 +9,18 @@ import GroupSyncCore
 /// (``ReplicaStateFile``), one authenticated record per change, in
 /// `<group container>/GroupSync/<label>.journal` (docs/SYNC.md, section 7, "The journal").
 ///
-/// Layout: a header, `"GVSJ"`, a version byte (1) and the 32-byte tag of the snapshot the journal
+/// Layout: a header, `"GVSJ"`, a version byte (2) and the 32-byte tag of the snapshot the journal
 /// follows; then records, each a big-endian `UInt32` length `L`, `L` bytes of body and a 32-byte
-/// tag. A body is a ``ReplicaState`` as JSON whose `entries` hold only the entries the change
-/// added or altered; every other field is the whole new value. A record's tag is the snapshot's
-/// MAC (``ReplicaStateFile/mac(_:)``) over `"GVSJ" ‖ previous ‖ L ‖ body`, where `previous` is
-/// the tag of the record before it, or the snapshot's tag for the first: so records cannot be
-/// dropped from the middle, reordered, or carried over to another snapshot.
+/// tag. A body is a ``ReplicaState`` in the state's binary body (``ReplicaStateBinary``) whose
+/// `entries` hold only the entries the change added or altered; every other field is the whole
+/// new value. A record's tag is the snapshot's MAC (``ReplicaStateFile/mac(_:)``) over
+/// `"GVSJ" ‖ 2 ‖ previous ‖ L ‖ body`, where `previous` is the tag of the record before it, or
+/// the snapshot's tag for the first: so records cannot be dropped from the middle, reordered,
+/// carried over to another snapshot, or read as another version's.
+///
+/// Version 1 (bodies as JSON, tags over `"GVSJ" ‖ previous ‖ L ‖ body`) is what GroupSync wrote
+/// before the binary body: it is still read, and never appended to (the store compacts it into a
+/// version 2 snapshot and journal at its first save).
 ///
 /// Reading stops at the first record that is incomplete or whose tag does not verify: a crash
 /// in the middle of an append leaves such a record at the end, and what follows it is never
@@ -23,7 +28,10 @@ import GroupSyncCore
 /// interrupted after the new snapshot was durable) and ignored as a whole.
 enum ReplicaJournal {
     static let magic: [UInt8] = Array("GVSJ".utf8)
-    static let version: UInt8 = 1
+    /// The version written; ``readableVersions`` are read.
+    static let version: UInt8 = 2
+    /// 1: bodies as JSON; 2: binary bodies, the version in every tag.
+    static let readableVersions: ClosedRange<UInt8> = 1...2
     static let headerSize = 4 + 1 + 32
     /// Bounds what is read: a journal is compacted once it outgrows its snapshot
     /// (``ReplicaStateStore``), and a snapshot is at most ``ReplicaStateFile/maximumSize``.
@@ -44,6 +52,8 @@ enum ReplicaJournal {
         var followsSnapshot: Bool
         /// Whether nothing followed the last authentic record (no torn or unverifiable tail).
         var isWhole: Bool
+        /// The journal's version: only a journal of ``ReplicaJournal/version`` is appended to.
+        var version: UInt8
     }
 
     static func header(following snapshotTag: [UInt8]) -> [UInt8] {
@@ -53,10 +63,23 @@ enum ReplicaJournal {
     /// The bytes of one record of `change` (see ``change(from:to:)``) after the record or
     /// snapshot tagged `previous`, and its own tag.
     static func record(_ change: ReplicaState, after previous: [UInt8], in file: ReplicaStateFile) throws(SyncError) -> (bytes: [UInt8], tag: [UInt8]) {
-        let body = ReplicaStateJSON.encode(change)
-        let length = lengthBytes(body.count)
-        let tag = file.mac(magic + previous + length + body)
-        return (length + body + tag, tag)
+        let body = ReplicaStateBinary.encode(change)
+        var bytes = lengthBytes(body.count)
+        bytes += body
+        let tag = file.mac(tagged(version: version, previous: previous, record: bytes[...]))
+        bytes += tag
+        return (bytes, tag)
+    }
+
+    /// What a record's tag covers, given the record's length and body (`record`): for version 2,
+    /// `"GVSJ" ‖ 2 ‖ previous ‖ L ‖ body`; for version 1, `"GVSJ" ‖ previous ‖ L ‖ body`.
+    private static func tagged(version: UInt8, previous: [UInt8], record: ArraySlice<UInt8>) -> [UInt8] {
+        var covered = magic
+        covered.reserveCapacity(magic.count + 1 + previous.count + record.count)
+        if version != 1 { covered.append(version) }
+        covered += previous
+        covered += record
+        return covered
     }
 
     /// Applies the authentic records of `bytes` to `snapshot`, in order.
@@ -64,13 +87,14 @@ enum ReplicaJournal {
     ///   authentic record that does not decode: each is something a crash cannot produce.
     static func replay(_ bytes: [UInt8], onto snapshot: ReplicaStateFile.Snapshot, in file: ReplicaStateFile) throws(SyncError) -> Replay {
         let name = file.label + ".journal"
-        var replay = Replay(state: snapshot.state, lastTag: snapshot.tag, records: 0, usableLength: 0, followsSnapshot: false, isWhole: false)
         guard bytes.count >= magic.count + 1, Array(bytes.prefix(4)) == magic else {
             throw SyncError(.storage, "the sync journal \(name) is not a GroupSync journal; move it and \(file.fileName) away to sync this store again from the server")
         }
-        guard bytes[4] == version else {
-            throw SyncError(.storage, "the sync journal \(name) has version \(bytes[4]); this GroupSync reads version \(version): update it")
+        let version = bytes[4]
+        guard readableVersions.contains(version) else {
+            throw SyncError(.storage, "the sync journal \(name) has version \(version); this GroupSync reads versions \(readableVersions.lowerBound) to \(readableVersions.upperBound): update it")
         }
+        var replay = Replay(state: snapshot.state, lastTag: snapshot.tag, records: 0, usableLength: 0, followsSnapshot: false, isWhole: false, version: version)
         // A header cut short cannot be written (the journal is created whole, by an atomic
         // replace), so it is as stale as one naming another snapshot.
         guard bytes.count >= headerSize, Array(bytes[5..<headerSize]) == snapshot.tag else { return replay }
@@ -79,12 +103,11 @@ enum ReplicaJournal {
         while bytes.count - offset >= 4 + 32 {
             let length = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
             guard length <= bytes.count - offset - 4 - 32 else { break }
-            let body = Array(bytes[(offset + 4)..<(offset + 4 + length)])
             let tag = Array(bytes[(offset + 4 + length)..<(offset + 4 + length + 32)])
-            guard tag == file.mac(magic + replay.lastTag + lengthBytes(length) + body) else { break }
+            guard tag == file.mac(tagged(version: version, previous: replay.lastTag, record: bytes[offset..<(offset + 4 + length)])) else { break }
             let change: ReplicaState
             do {
-                change = try JSONDecoder().decode(ReplicaState.self, from: Data(body))
+                change = try ReplicaStateFile.decode(bytes[(offset + 4)..<(offset + 4 + length)], version: version)
             } catch {
                 throw SyncError(.storage, "record \(replay.records + 1) of the sync journal \(name) is authentic but cannot be decoded: \(error)", underlyingError: error)
             }

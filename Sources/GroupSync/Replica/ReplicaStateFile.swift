@@ -10,15 +10,19 @@ import GroupSyncCore
 /// replaced atomically and durably through the file layer. The changes made since it are in
 /// the journal beside it (``ReplicaJournal``, ``ReplicaStateStore``).
 ///
-/// Layout: `"GVSS"`, a version byte (1), the state as JSON, then a 32-byte keyed BLAKE2b-256 of
-/// everything before it and the label, under a key derived from the group's key #1. A file
-/// altered without that key, or copied from another store, is refused (`storage`) rather than
-/// trusted; like the Vault's trust ledger, a whole older copy put back by someone who can write
-/// the container is not detectable from the file alone (docs/SYNC.md, "Limits"). The format is
-/// the one every GroupSync wrote before the journal existed, so those files are read as they are.
+/// Layout: `"GVSS"`, a version byte (2), the state's binary body (``ReplicaStateBinary``), then a
+/// 32-byte keyed BLAKE2b-256 of everything before it and the label, under a key derived from the
+/// group's key #1. A file altered without that key, or copied from another store, is refused
+/// (`storage`) rather than trusted; like the Vault's trust ledger, a whole older copy put back by
+/// someone who can write the container is not detectable from the file alone (docs/SYNC.md,
+/// "Limits"). Version 1, the state as JSON, is what GroupSync wrote before the binary body; it
+/// is still read, and replaced by version 2 at the next compaction.
 struct ReplicaStateFile: Sendable {
     static let magic: [UInt8] = Array("GVSS".utf8)
-    static let version: UInt8 = 1
+    /// The version written; ``readableVersions`` are read.
+    static let version: UInt8 = 2
+    /// 1: the state as JSON; 2: the binary body.
+    static let readableVersions: ClosedRange<UInt8> = 1...2
     /// Far above the largest state (a 1 MB store, its blobs twice, base64).
     static let maximumSize = 16 << 20
 
@@ -48,42 +52,53 @@ struct ReplicaStateFile: Sendable {
         guard bytes.count >= Self.magic.count + 1 + 32, Array(bytes.prefix(4)) == Self.magic else {
             throw SyncError(.storage, "the sync state \(fileName) is not a GroupSync state file; move it away to sync this store again from the server")
         }
-        guard bytes[4] == Self.version else {
-            throw SyncError(.storage, "the sync state \(fileName) has version \(bytes[4]); this GroupSync reads version \(Self.version): update it")
+        guard Self.readableVersions.contains(bytes[4]) else {
+            throw SyncError(.storage, "the sync state \(fileName) has version \(bytes[4]); this GroupSync reads versions \(Self.readableVersions.lowerBound) to \(Self.readableVersions.upperBound): update it")
         }
-        let body = Array(bytes[..<(bytes.count - 32)])
+        let body = bytes[..<(bytes.count - 32)]
         let tag = Array(bytes[(bytes.count - 32)...])
         guard tag == mac(body) else {
             throw SyncError(.storage, "the sync state \(fileName) failed authentication: it was altered or copied from another store or group; move it away to sync this store again from the server")
         }
         do {
-            let state = try JSONDecoder().decode(ReplicaState.self, from: Data(body[5...]))
+            let state = try Self.decode(body[5...], version: bytes[4])
             return Snapshot(state: state, tag: tag, size: bytes.count)
         } catch {
             throw SyncError(.storage, "the sync state \(fileName) is authentic but cannot be decoded: \(error)", underlyingError: error)
         }
     }
 
+    /// A state body of `version` (a snapshot's, or a journal record's of the same version):
+    /// JSON for 1, ``ReplicaStateBinary`` for 2.
+    static func decode(_ body: ArraySlice<UInt8>, version: UInt8) throws -> ReplicaState {
+        if version == 1 { return try JSONDecoder().decode(ReplicaState.self, from: Data(body)) }
+        return try ReplicaStateBinary.decode(body)
+    }
+
     /// Replaces the snapshot with `state`, durably (the directory synced after the rename), and
     /// returns what was written.
     @discardableResult
     func save(_ state: ReplicaState) throws(SyncError) -> Snapshot {
-        let body = Self.magic + [Self.version] + ReplicaStateJSON.encode(state)
+        var body = Self.magic + [Self.version]
+        body += ReplicaStateBinary.encode(state)
         let tag = mac(body)
+        body += tag
         do {
-            try directory.replace(fileName, with: body + tag, durability: .full)
+            try directory.replace(fileName, with: body, durability: .full)
         } catch {
             throw SyncError(.storage, "the sync state \(fileName) cannot be written: \(error); the write was not kept", underlyingError: error)
         }
-        return Snapshot(state: state, tag: tag, size: body.count + tag.count)
+        return Snapshot(state: state, tag: tag, size: body.count)
     }
 
     /// The keyed BLAKE2b-256 of `frame(label) ‖ bytes`: the snapshot's tag over its body, and
     /// (with the journal's own prefix in `bytes`) each journal record's.
-    func mac(_ bytes: [UInt8]) -> [UInt8] {
+    func mac(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var framed: [UInt8] = []
+        framed.reserveCapacity(8 + label.utf8.count + bytes.count)
         withUnsafeBytes(of: UInt64(label.utf8.count).bigEndian) { framed += $0 }
-        framed += Array(label.utf8)
-        return Digest.keyedBLAKE2b256(framed + bytes, key: key)
+        framed += label.utf8
+        framed += bytes
+        return Digest.keyedBLAKE2b256(framed, key: key)
     }
 }

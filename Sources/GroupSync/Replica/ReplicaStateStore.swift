@@ -50,8 +50,9 @@ struct ReplicaStateStore: Sendable {
         guard let bytes else { return (store, snapshot.state) }
         let replay = try ReplicaJournal.replay(bytes, onto: snapshot, in: snapshotFile)
         // Appending after a torn or unverifiable tail would hide the new records behind it: such
-        // a journal (and a stale one) is replaced by the first save's compaction instead.
-        if replay.followsSnapshot, replay.isWhole {
+        // a journal (and a stale one) is replaced by the first save's compaction instead; so is
+        // one of an earlier version, whose records are read in that version's body.
+        if replay.followsSnapshot, replay.isWhole, replay.version == ReplicaJournal.version {
             let file: AppendOnlyFile?
             do {
                 file = try snapshotFile.directory.openForAppending(store.journalName, maximumSize: ReplicaJournal.maximumSize)

@@ -163,7 +163,10 @@ final class SyncReplica: Sendable {
         let snapshot = state
         var pushes: [Push] = []
         let key = keyLookup()
-        for (hex, entry) in snapshot.entries.sorted(by: { $0.key < $1.key }) {
+        // Only entries with something to send are sorted and named: a round after a first sync
+        // of 10,000 values sorted them all, and a store's every round did, for nothing.
+        let sending = snapshot.entries.filter { $0.value.pending != nil || $0.value.republishOver != nil }
+        for (hex, entry) in sending.sorted(by: { $0.key < $1.key }) {
             guard let name = Hex.bytes(lowercase: hex) else { continue }
             if let pending = entry.pending {
                 var blob = Array(pending)
@@ -350,7 +353,8 @@ final class SyncReplica: Sendable {
             if !state.initialSyncDone { state.initialSyncDone = true; first = true }
             return []
         }
-        if first { publish(UbiquitousChange(reason: .initialSyncChange, changedKeys: values().keys.sorted())) }
+        // The keys alone: ``values()`` would build a dictionary of every value first.
+        if first { publish(UbiquitousChange(reason: .initialSyncChange, changedKeys: memory.withLock { $0.values.values.map(\.key) }.sorted())) }
     }
 
     /// Forgets everything synced from another server: an account change (docs/SYNC.md).

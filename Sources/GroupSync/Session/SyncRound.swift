@@ -65,10 +65,24 @@ enum SyncRound {
             rows = try await server.rows(space: replica.space, after: replica.state.cursor, limit: pageSize)
         }
         while !rows.isEmpty {
+            // A full page means there may be more: the next page is asked for before this one
+            // is applied, so that the server's work and the round trip overlap the judging and
+            // the journal record. It starts after the page's last change, which is where
+            // applying the page leaves the cursor (every row read by a catch-up moves it). A
+            // child task, so that it is cancelled with the round, and awaited (then dropped)
+            // when applying this page fails.
+            let more = rows.count == pageSize
+            let after = rows.reduce(replica.state.cursor) { max($0, $1.change) }
+            async let next: [ServerRow] = more ? server.rows(space: replica.space, after: after, limit: pageSize) : []
             outcome.refused += try replica.apply(rows).count
             outcome.pulled += rows.count
-            if rows.count < pageSize { break }
-            rows = try await server.rows(space: replica.space, after: replica.state.cursor, limit: pageSize)
+            do {
+                rows = try await next
+            } catch let error as SyncError {
+                throw error
+            } catch {
+                throw SyncError(.server, "could not read changes from the sync server: \(ServerConnection.describe(error))", underlyingError: error)
+            }
         }
         try replica.finishCatchUp()
     }

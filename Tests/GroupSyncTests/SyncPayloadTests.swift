@@ -1,0 +1,77 @@
+import Foundation
+import GroupSyncCore
+import XCTest
+
+/// A synced entry's payload (docs/SYNC.md, section 5): GroupSync's own bytes are read without
+/// `JSONDecoder`, and every payload, GroupSync's or another writer's, reads as `JSONDecoder`
+/// reads it.
+final class SyncPayloadTests: XCTestCase {
+    /// What GroupSync seals: `JSONEncoder` with sorted keys.
+    private func written(_ payload: SyncPayload) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(payload))
+    }
+
+    private func assertReadAsJSONDecoderReads(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) {
+        let expected = try? JSONDecoder().decode(SyncPayload.self, from: Data(bytes))
+        XCTAssertEqual(try? SyncPayload.decode(bytes), expected, String(decoding: bytes, as: UTF8.self), file: file, line: line)
+    }
+
+    /// Values whose base64 holds `/` and `+` and every padding, keys with `/` and non-ASCII.
+    private let payloads: [SyncPayload] = [
+        SyncPayload(key: "token", value: Data("a value".utf8)),
+        SyncPayload(key: "a/b é 🔑", value: Data([0xff, 0xfe, 0xfd, 0xfc, 0xfb])),
+        SyncPayload(key: "k", value: Data((0..<256).map { UInt8($0) })),
+        SyncPayload(key: "empty", value: Data()),
+        SyncPayload(key: "removed", value: nil),
+        SyncPayload(key: "", value: Data([1])),
+    ]
+
+    func testGroupSyncsOwnPayloadsAreReadWithoutJSONDecoder() throws {
+        for payload in payloads {
+            XCTAssertEqual(SyncPayload.canonical(try written(payload)), payload)
+        }
+    }
+
+    func testGroupSyncsOwnPayloadsReadAsJSONDecoderReadsThem() throws {
+        for payload in payloads { assertReadAsJSONDecoderReads(try written(payload)) }
+    }
+
+    func testAKeyWithEscapesIsLeftToJSONDecoderAndReadTheSame() throws {
+        let bytes = try written(SyncPayload(key: "line\nbreak \"quoted\" back\\slash", value: Data([1, 2])))
+        XCTAssertNil(SyncPayload.canonical(bytes))
+        assertReadAsJSONDecoderReads(bytes)
+    }
+
+    func testAnotherWritersSpacingAndOrderReadAsJSONDecoderReadsThem() {
+        for text in [
+            #"{"key": "k", "value": "AQI="}"#,
+            #"{"value":"AQI=","key":"k"}"#,
+            #"{"key":"k","value":"AQI="} "#,
+            #"{"key":"k","value":null}"#,
+            #"{"key":"k","value":"AQI=","extra":1}"#,
+            #"{"key":"k\u00e9","value":"AQI="}"#,
+            #"{"key":"k","value":"AQ\u0049="}"#,
+        ] {
+            assertReadAsJSONDecoderReads(Array(text.utf8))
+        }
+    }
+
+    func testPayloadsThatAreNotOneAreRefusedAsJSONDecoderRefusesThem() {
+        for text in [
+            #"{"key":"k","value":"not base64!"}"#,
+            #"{"key":"k","value":"AQI"}"#,
+            #"{"key":"k","value":"AQI=\"}"#,
+            #"{"key":"k""#,
+            #"{"key":"k","value":""#,
+            #"{"key":"k"}}"#,
+            "",
+        ] {
+            XCTAssertThrowsError(try SyncPayload.decode(Array(text.utf8)), text)
+            assertReadAsJSONDecoderReads(Array(text.utf8))
+        }
+        let invalidUTF8 = Array(#"{"key":""#.utf8) + [0xff] + Array(#"","value":"AQI="}"#.utf8)
+        XCTAssertThrowsError(try SyncPayload.decode(invalidUTF8))
+    }
+}
