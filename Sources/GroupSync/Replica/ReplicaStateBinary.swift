@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SealedStorage
 
 /// A ``ReplicaState`` as the binary body of a version 2 snapshot and of a version 2 journal
 /// record (docs/SYNC.md, section 7, "The state's body"). Integers are big-endian, strings
@@ -85,18 +86,18 @@ enum ReplicaStateBinary {
         return out
     }
 
+    // The framing of SealedStorage's keyed messages: big-endian integers, a `u32` length before
+    // bytes and strings.
     private static func integer(_ value: some FixedWidthInteger, _ out: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
+        out.appendBigEndian(value)
     }
 
     private static func bytes(_ value: Data, _ out: inout [UInt8]) {
-        integer(UInt32(value.count), &out)
-        value.withUnsafeBytes { out.append(contentsOf: $0) }
+        value.withUnsafeBytes { out.appendLengthPrefixed($0) }
     }
 
     private static func string(_ value: String, _ out: inout [UInt8]) {
-        integer(UInt32(value.utf8.count), &out)
-        out.append(contentsOf: value.utf8)
+        out.appendLengthPrefixed(value)
     }
 
     // MARK: Reading

@@ -64,18 +64,22 @@ enum SyncRound {
             outcome.refused += 1
             rows = try await server.rows(space: replica.space, after: replica.state.cursor, limit: pageSize)
         }
-        while !rows.isEmpty {
+        func apply(_ rows: [ServerRow]) throws(SyncError) {
+            outcome.refused += try replica.apply(rows).count
+            outcome.pulled += rows.count
+        }
+        // A page short of full is the last: applied with no child task (a round after a
+        // notification reads one such page, on the path to the next write seen).
+        while rows.count == pageSize {
             // A full page means there may be more: the next page is asked for before this one
             // is applied, so that the server's work and the round trip overlap the judging and
             // the journal record. It starts after the page's last change, which is where
             // applying the page leaves the cursor (every row read by a catch-up moves it). A
             // child task, so that it is cancelled with the round, and awaited (then dropped)
             // when applying this page fails.
-            let more = rows.count == pageSize
             let after = rows.reduce(replica.state.cursor) { max($0, $1.change) }
-            async let next: [ServerRow] = more ? server.rows(space: replica.space, after: after, limit: pageSize) : []
-            outcome.refused += try replica.apply(rows).count
-            outcome.pulled += rows.count
+            async let next: [ServerRow] = server.rows(space: replica.space, after: after, limit: pageSize)
+            try apply(rows)
             do {
                 rows = try await next
             } catch let error as SyncError {
@@ -84,6 +88,7 @@ enum SyncRound {
                 throw SyncError(.server, "could not read changes from the sync server: \(ServerConnection.describe(error))", underlyingError: error)
             }
         }
+        if !rows.isEmpty { try apply(rows) }
         try replica.finishCatchUp()
     }
 }
