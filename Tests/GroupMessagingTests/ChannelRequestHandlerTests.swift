@@ -1,0 +1,124 @@
+import Foundation
+@testable import GroupMessaging
+import NIOCore
+import NIOPosix
+import SealedStorage
+import XCTest
+
+/// Where and when a server's request handler runs: it starts on its connection's event loop
+/// (a quick answer costs no thread hop), and one that awaits holds up nothing else.
+final class ChannelRequestHandlerTests: XCTestCase {
+    private var sandbox: MessagingSandbox!
+
+    override func setUpWithError() throws { sandbox = try MessagingSandbox() }
+    override func tearDown() { sandbox.remove() }
+
+    private func socket() throws -> GroupIPCName {
+        try GroupIPCName(.socket, "r", in: MessagingSandbox.group, keyring: sandbox.keyring)
+    }
+
+    /// A client of ``socket()`` accepting `Pong`, started and connected.
+    private func connectedClient() async throws -> GroupChannelClient {
+        let client = try GroupChannelClient(try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Pong.self]))
+        client.start()
+        _ = try await client.connected()
+        return client
+    }
+
+    /// A server whose handler answers each `Ping` with a `Pong` of the same number, except
+    /// number 0, which it answers only once `release` yields; `started` yields each number as
+    /// its handler starts.
+    private func startServerHoldingRequestZero(
+        started: AsyncStream<Int>.Continuation, release: AsyncStream<Void>
+    ) async throws -> GroupChannelServer {
+        try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(request: { message, _ in
+                let seq = (message as! Ping).seq
+                started.yield(seq)
+                if seq == 0 {
+                    for await _ in release { break }
+                }
+                return Pong(seq: seq)
+            }))
+    }
+
+    func testAHandlerStartsOnTheConnectionsEventLoopAndGoesOnOffItOnceItSuspends() async throws {
+        let threads = Locked<(atStart: Bool, afterSuspending: Bool)?>(nil)
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(request: { message, _ in
+                let atStart = MultiThreadedEventLoopGroup.currentEventLoop != nil
+                await Task.yield()
+                let afterSuspending = MultiThreadedEventLoopGroup.currentEventLoop != nil
+                threads.withLock { $0 = (atStart, afterSuspending) }
+                return Pong(seq: (message as! Ping).seq)
+            }))
+        let client = try await connectedClient()
+        _ = try await client.request(Ping(seq: 1), timeout: .seconds(60))
+        let seen = threads.withLock { $0 }
+        XCTAssertEqual(seen?.atStart, true, "the handler did not start on an event loop")
+        XCTAssertEqual(seen?.afterSuspending, false, "the handler stayed on the event loop after it suspended")
+        await client.close()
+        await server.close()
+    }
+
+    func testARequestIsAnsweredWhileAnEarlierOneOfTheSameConnectionAwaits() async throws {
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        let server = try await startServerHoldingRequestZero(started: startedContinuation, release: release)
+        let client = try await connectedClient()
+        let held = Task { try await client.request(Ping(seq: 0), timeout: .seconds(60)) }
+        var starts = started.makeAsyncIterator()
+        let first = await starts.next()
+        XCTAssertEqual(first, 0)
+
+        let answer = try await client.request(Ping(seq: 1), timeout: .seconds(60))
+        XCTAssertEqual((answer as? Pong)?.seq, 1)
+        releaseContinuation.yield()
+        let heldAnswer = try await held.value
+        XCTAssertEqual((heldAnswer as? Pong)?.seq, 0)
+        await client.close()
+        await server.close()
+    }
+
+    func testRequestsOfOtherConnectionsAreAnsweredWhileAHandlerAwaits() async throws {
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        let server = try await startServerHoldingRequestZero(started: startedContinuation, release: release)
+        let holder = try await connectedClient()
+        let held = Task { try await holder.request(Ping(seq: 0), timeout: .seconds(60)) }
+        var starts = started.makeAsyncIterator()
+        let first = await starts.next()
+        XCTAssertEqual(first, 0)
+
+        // More clients than the server has event loops, so that some share the held connection's loop.
+        var others: [GroupChannelClient] = []
+        for _ in 0..<(2 * NIOSingletons.groupLoopCountSuggestion) { others.append(try await connectedClient()) }
+        for (index, client) in others.enumerated() {
+            let answer = try await client.request(Ping(seq: index + 1), timeout: .seconds(60))
+            XCTAssertEqual((answer as? Pong)?.seq, index + 1)
+        }
+        releaseContinuation.yield()
+        let heldAnswer = try await held.value
+        XCTAssertEqual((heldAnswer as? Pong)?.seq, 0)
+        for client in others { await client.close() }
+        await holder.close()
+        await server.close()
+    }
+
+    func testARequestIsHandledAfterEveryMessageTheConnectionSentBeforeIt() async throws {
+        let delivered = Locked(0)
+        let server = try await GroupChannelServer.start(
+            try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
+            handlers: .init(
+                message: { _, _ in delivered.withLock { $0 += 1 } },
+                request: { _, _ in Pong(seq: delivered.withLock { $0 }) }))
+        let client = try await connectedClient()
+        for seq in 0..<500 { try await client.send(Ping(seq: seq)) }
+        let answer = try await client.request(Ping(seq: 500), timeout: .seconds(60))
+        XCTAssertEqual((answer as? Pong)?.seq, 500, "the request's handler ran before every earlier message was delivered")
+        await client.close()
+        await server.close()
+    }
+}
