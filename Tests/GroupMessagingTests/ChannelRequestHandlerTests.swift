@@ -26,21 +26,42 @@ final class ChannelRequestHandlerTests: XCTestCase {
     }
 
     /// A server whose handler answers each `Ping` with a `Pong` of the same number, except
-    /// number 0, which it answers only once `release` yields; `started` yields each number as
-    /// its handler starts.
-    private func startServerHoldingRequestZero(
-        started: AsyncStream<Int>.Continuation, release: AsyncStream<Void>
-    ) async throws -> GroupChannelServer {
-        try await GroupChannelServer.start(
+    /// number 0, and a connected client whose request 0 the handler has started and holds.
+    private struct HeldRequest {
+        let server: GroupChannelServer
+        let holder: GroupChannelClient
+        let response: Task<any GroupMessage, any Error>
+        let release: AsyncStream<Void>.Continuation
+    }
+
+    /// Starts ``HeldRequest``'s server and client, and returns once request 0's handler runs.
+    private func holdRequestZero() async throws -> HeldRequest {
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        let server = try await GroupChannelServer.start(
             try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
             handlers: .init(request: { message, _ in
                 let seq = (message as! Ping).seq
-                started.yield(seq)
                 if seq == 0 {
+                    startedContinuation.yield(seq)
                     for await _ in release { break }
                 }
                 return Pong(seq: seq)
             }))
+        let holder = try await connectedClient()
+        let response = Task { try await holder.request(Ping(seq: 0), timeout: .seconds(60)) }
+        var starts = started.makeAsyncIterator()
+        _ = await starts.next()
+        return HeldRequest(server: server, holder: holder, response: response, release: releaseContinuation)
+    }
+
+    /// Lets the held handler answer, checks that its client gets that answer, and closes both.
+    private func release(_ held: HeldRequest) async throws {
+        held.release.yield()
+        let answer = try await held.response.value
+        XCTAssertEqual((answer as? Pong)?.seq, 0)
+        await held.holder.close()
+        await held.server.close()
     }
 
     func testAHandlerStartsOnTheConnectionsEventLoopAndGoesOnOffItOnceItSuspends() async throws {
@@ -49,7 +70,8 @@ final class ChannelRequestHandlerTests: XCTestCase {
             try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Ping.self]),
             handlers: .init(request: { message, _ in
                 let atStart = MultiThreadedEventLoopGroup.currentEventLoop != nil
-                await Task.yield()
+                // A sleep always suspends; `Task.yield()` may resume at once where it was.
+                try await Task.sleep(for: .milliseconds(1))
                 let afterSuspending = MultiThreadedEventLoopGroup.currentEventLoop != nil
                 threads.withLock { $0 = (atStart, afterSuspending) }
                 return Pong(seq: (message as! Ping).seq)
@@ -64,34 +86,14 @@ final class ChannelRequestHandlerTests: XCTestCase {
     }
 
     func testARequestIsAnsweredWhileAnEarlierOneOfTheSameConnectionAwaits() async throws {
-        let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
-        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
-        let server = try await startServerHoldingRequestZero(started: startedContinuation, release: release)
-        let client = try await connectedClient()
-        let held = Task { try await client.request(Ping(seq: 0), timeout: .seconds(60)) }
-        var starts = started.makeAsyncIterator()
-        let first = await starts.next()
-        XCTAssertEqual(first, 0)
-
-        let answer = try await client.request(Ping(seq: 1), timeout: .seconds(60))
+        let held = try await holdRequestZero()
+        let answer = try await held.holder.request(Ping(seq: 1), timeout: .seconds(60))
         XCTAssertEqual((answer as? Pong)?.seq, 1)
-        releaseContinuation.yield()
-        let heldAnswer = try await held.value
-        XCTAssertEqual((heldAnswer as? Pong)?.seq, 0)
-        await client.close()
-        await server.close()
+        try await release(held)
     }
 
     func testRequestsOfOtherConnectionsAreAnsweredWhileAHandlerAwaits() async throws {
-        let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
-        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
-        let server = try await startServerHoldingRequestZero(started: startedContinuation, release: release)
-        let holder = try await connectedClient()
-        let held = Task { try await holder.request(Ping(seq: 0), timeout: .seconds(60)) }
-        var starts = started.makeAsyncIterator()
-        let first = await starts.next()
-        XCTAssertEqual(first, 0)
-
+        let held = try await holdRequestZero()
         // More clients than the server has event loops, so that some share the held connection's loop.
         var others: [GroupChannelClient] = []
         for _ in 0..<(2 * NIOSingletons.groupLoopCountSuggestion) { others.append(try await connectedClient()) }
@@ -99,12 +101,8 @@ final class ChannelRequestHandlerTests: XCTestCase {
             let answer = try await client.request(Ping(seq: index + 1), timeout: .seconds(60))
             XCTAssertEqual((answer as? Pong)?.seq, index + 1)
         }
-        releaseContinuation.yield()
-        let heldAnswer = try await held.value
-        XCTAssertEqual((heldAnswer as? Pong)?.seq, 0)
         for client in others { await client.close() }
-        await holder.close()
-        await server.close()
+        try await release(held)
     }
 
     func testARequestIsHandledAfterEveryMessageTheConnectionSentBeforeIt() async throws {
