@@ -1,5 +1,4 @@
-import Foundation
-@testable import GroupMessaging
+import GroupMessaging
 import NIOCore
 import NIOPosix
 import SealedStorage
