@@ -368,9 +368,11 @@ let package = Package(
                 "GroupMessaging", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupMessagingFixture", "GroupVaultFixture", "vaultcli",
                 // FilePath, for the watcher the notification tests observe through.
                 .product(name: "SystemPackage", package: "swift-system"),
-                // The channel's handlers are tested one by one in an EmbeddedChannel.
+                // The channel's handlers are tested one by one in an EmbeddedChannel; NIOPosix
+                // tells a test whether a handler runs on an event loop.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // What the diagnostics tests capture logs and metrics with.
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -311,20 +311,27 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
                     continuation.resume(throwing: GroupMessagingError(.notConnected, "not connected to \(name); the client is (re)connecting"))
                     return
                 }
-                channel.writeAndFlush(envelope).whenFailure { error in
-                    self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlyingError: error)))
+                // The write, its failure callback and the timer, handed to the loop in one
+                // task: each of them called from this thread would be a task of its own.
+                let loop = channel.eventLoop
+                loop.execute {
+                    let written = loop.makePromise(of: Void.self)
+                    written.futureResult.whenFailure { error in
+                        self.resume(id, with: .failure(GroupMessagingError(.notConnected, "the connection to \(self.name) was lost before the request was written", underlyingError: error)))
+                    }
+                    channel.writeAndFlush(envelope, promise: written)
+                    let timer = loop.scheduleTask(in: TimeAmount(timeout)) {
+                        self.resume(id, with: .failure(GroupMessagingError(.timedOut, "no response from \(self.name) within \(total)")))
+                    }
+                    // The request may have ended already (the write failed, the connection was
+                    // lost or the client closed): then the timer has nothing left to do.
+                    let stillPending = self.state.withLock { state in
+                        guard state.pending[id] != nil else { return false }
+                        state.pending[id]?.timeout = timer
+                        return true
+                    }
+                    if !stillPending { timer.cancel() }
                 }
-                let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
-                    self.resume(id, with: .failure(GroupMessagingError(.timedOut, "no response from \(self.name) within \(total)")))
-                }
-                // The request may have ended already (answered, or the connection lost): then
-                // the timer has nothing left to do.
-                let stillPending = state.withLock { state in
-                    guard state.pending[id] != nil else { return false }
-                    state.pending[id]?.timeout = timer
-                    return true
-                }
-                if !stillPending { timer.cancel() }
             }
         } catch {
             throw error as! GroupMessagingError

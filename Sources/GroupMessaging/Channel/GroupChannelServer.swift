@@ -34,7 +34,12 @@ public final class GroupChannelServer: Sendable {
         /// A one-way message, in the order the client sent it.
         public var message: @Sendable (any GroupMessage, ChannelPeer) -> Void
         /// A request; the returned message is the response. A thrown error goes back to the
-        /// client as a failure with the error's description.
+        /// client as a failure with the error's description. It starts on the connection's
+        /// event loop and runs there until it first suspends, so a quick answer costs no thread
+        /// hop; after that it runs on Swift's pool and the loop serves other connections. Start
+        /// lengthy work by awaiting something that suspends (an actor of your own, say), not
+        /// before, or the loop's other connections wait for it. (On Apple's systems before their
+        /// 26 releases, which lack `Task.immediate`, it starts on Swift's pool.)
         public var request: @Sendable (any GroupMessage, ChannelPeer) async throws -> any GroupMessage
         /// A connection ended: `peer` is `nil` if it never completed the handshake (refused,
         /// without the key, not speaking the protocol). The reason says why.
@@ -345,7 +350,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
         }
         let request = handlers.request
         let id = envelope.id
-        Task {
+        let answer: @Sendable () async -> Void = {
             let reply: ChannelEnvelope
             do {
                 reply = try ChannelEnvelope.encoding(try await request(message, peer), kind: .response, id: id)
@@ -357,6 +362,18 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
                 // Absent once the connection ended: nothing to count any more.
                 if let count = state.requestsInFlight[connectionID] { state.requestsInFlight[connectionID] = count - 1 }
             }
+        }
+        // Started here, on the connection's event loop, and run on it until the handler first
+        // suspends: a handler that answers without suspending is answered in this same read,
+        // with no wake-up of a pool thread and none of the loop to write the response. One
+        // that suspends goes on on Swift's pool, as any unstructured task does, and the loop
+        // goes on serving its connections meanwhile (docs/ARCHITECTURE.md, "A request handler
+        // starts on its connection's event loop"). Apple's systems have `Task.immediate` from
+        // their 26 releases; before them the handler starts on the pool.
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            Task.immediate(operation: answer)
+        } else {
+            Task(operation: answer)
         }
     }
 
