@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SealedStorage
 import GroupSyncCore
 
 /// The journal of a ``ReplicaState``: the changes made since its snapshot
@@ -64,8 +65,9 @@ enum ReplicaJournal {
     /// snapshot tagged `previous`, and its own tag.
     static func record(_ change: ReplicaState, after previous: [UInt8], in file: ReplicaStateFile) throws(SyncError) -> (bytes: [UInt8], tag: [UInt8]) {
         let body = ReplicaStateBinary.encode(change)
-        var bytes = lengthBytes(body.count)
-        bytes += body
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4 + body.count + 32)
+        bytes.appendLengthPrefixed(body)
         let tag = file.mac(tagged(version: version, previous: previous, record: bytes[...]))
         bytes += tag
         return (bytes, tag)
@@ -167,9 +169,5 @@ enum ReplicaJournal {
         for (name, entry) in change.entries { entries[name] = entry }
         state = change
         state.entries = entries
-    }
-
-    private static func lengthBytes(_ length: Int) -> [UInt8] {
-        withUnsafeBytes(of: UInt32(length).bigEndian) { Array($0) }
     }
 }

@@ -96,7 +96,7 @@ struct ReplicaStateFile: Sendable {
     func mac(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var framed: [UInt8] = []
         framed.reserveCapacity(8 + label.utf8.count + bytes.count)
-        withUnsafeBytes(of: UInt64(label.utf8.count).bigEndian) { framed += $0 }
+        framed.appendBigEndian(UInt64(label.utf8.count))
         framed += label.utf8
         framed += bytes
         return Digest.keyedBLAKE2b256(framed, key: key)
