@@ -43,6 +43,25 @@ final class SyncedRecordsTests: SyncServerTestCase {
         XCTAssertEqual(two.status.pendingWrites, 0)
     }
 
+    func testRecordsOfMoreBytesThanACatchUpPageAllReachAnotherMachine() async throws {
+        let one = try records(0)
+        let two = try records(1)
+        // Eight records of 600,000 characters: more than one page's 4 MiB of blobs, so the
+        // catch-up reads at least two byte-bounded pages.
+        let names = (0..<8).map { "large-\($0)" }
+        for (index, name) in names.enumerated() {
+            try one.write(Profile(displayName: String(repeating: Character(UnicodeScalar(UInt8(0x61 + index))), count: 600_000)), to: name)
+        }
+        try await one.synchronizeWithServer()
+
+        try await two.synchronizeWithServer()
+
+        for (index, name) in names.enumerated() {
+            XCTAssertEqual(try two.read(Profile.self, from: name)?.displayName.count, 600_000, name)
+            XCTAssertEqual(try two.read(Profile.self, from: name)?.displayName.first, Character(UnicodeScalar(UInt8(0x61 + index))), name)
+        }
+    }
+
     func testADeletionReachesTheOtherMachine() async throws {
         let one = try records(0)
         let two = try records(1)

@@ -81,13 +81,22 @@ final class ServerConnection: Sendable {
 
     // MARK: Reading
 
-    /// The rows of `space` changed after `change`, in change order, at most `limit`.
-    func rows(space: [UInt8], after change: Int64, limit: Int) async throws(SyncError) -> [ServerRow] {
+    /// The rows of `space` changed after `change`, in change order, within `limit`.
+    func rows(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) async throws(SyncError) -> [ServerRow] {
         try await run("read changes") { connection, logger in
             var rows: [ServerRow] = []
-            let result = try await connection.query(
-                "SELECT name, sequence, change, blob FROM groupsync_entry WHERE space = \(Data(space)) AND change > \(change) ORDER BY change LIMIT \(limit)",
-                logger: logger)
+            // The inner query takes at most `limit.rows` rows; the window keeps those that start
+            // before `limit.bytes` of blobs, so the first row always comes (docs/SYNC.md, step 2).
+            // `octet_length` of a stored blob reads its size, not the blob.
+            let result = try await connection.query("""
+                SELECT name, sequence, change, blob FROM (
+                    SELECT name, sequence, change, blob, sum(octet_length(blob)) OVER (ORDER BY change) - octet_length(blob) AS before
+                    FROM (SELECT name, sequence, change, blob FROM groupsync_entry
+                          WHERE space = \(Data(space)) AND change > \(change) ORDER BY change LIMIT \(limit.rows)) AS page
+                ) AS counted
+                WHERE before < \(limit.bytes)
+                ORDER BY change
+                """, logger: logger)
             for try await (name, sequence, change, blob) in result.decode((Data, Int64, Int64, Data).self) {
                 rows.append(ServerRow(name: Array(name), sequence: sequence, change: change, blob: Array(blob)))
             }
@@ -112,7 +121,7 @@ final class ServerConnection: Sendable {
     /// The highest change number the server has handed out (0 before the first write), and the
     /// first page of rows of `space` changed after `change`, in one round trip. A counter below
     /// what a machine has already read means the server went back in time.
-    func changes(space: [UInt8], after change: Int64, limit: Int) async throws(SyncError) -> (lastChange: Int64, rows: [ServerRow]) {
+    func changes(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) async throws(SyncError) -> (lastChange: Int64, rows: [ServerRow]) {
         try await run("read changes") { connection, logger in
             // One row for the counter even when no entry changed: the LEFT JOIN keeps it, its
             // entry columns NULL.
@@ -120,8 +129,12 @@ final class ServerConnection: Sendable {
                 SELECT c.last, e.name, e.sequence, e.change, e.blob
                 FROM (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last FROM groupsync_change) AS c
                 LEFT JOIN LATERAL (
-                    SELECT name, sequence, change, blob FROM groupsync_entry
-                    WHERE space = \(Data(space)) AND change > \(change) ORDER BY change LIMIT \(limit)
+                    SELECT name, sequence, change, blob FROM (
+                        SELECT name, sequence, change, blob, sum(octet_length(blob)) OVER (ORDER BY change) - octet_length(blob) AS before
+                        FROM (SELECT name, sequence, change, blob FROM groupsync_entry
+                              WHERE space = \(Data(space)) AND change > \(change) ORDER BY change LIMIT \(limit.rows)) AS page
+                    ) AS counted
+                    WHERE before < \(limit.bytes)
                 ) AS e ON true
                 ORDER BY e.change
                 """, logger: logger)

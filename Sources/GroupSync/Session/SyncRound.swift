@@ -6,8 +6,8 @@ import GroupSyncCore
 /// left to push. A round woken only by local writes pushes first: the compare-and-swap itself
 /// finds any write it missed, and only then does it catch up.
 enum SyncRound {
-    /// Rows read per catch-up query.
-    static let pageSize = 500
+    /// What one catch-up query reads at most.
+    static let page = CatchUpPageLimit.standard
     /// Pushes retried after conflicts in one round before yielding to the next wake-up.
     static let maximumPasses = 64
 
@@ -57,12 +57,12 @@ enum SyncRound {
     }
 
     private static func catchUp(_ replica: SyncReplica, on server: ServerConnection, into outcome: inout Outcome) async throws(SyncError) {
-        let first = try await server.changes(space: replica.space, after: replica.state.cursor, limit: pageSize)
+        let first = try await server.changes(space: replica.space, after: replica.state.cursor, within: page)
         var rows = first.rows
         if first.lastChange < replica.state.cursor {
             try replica.serverWentBack(to: first.lastChange)
             outcome.refused += 1
-            rows = try await server.rows(space: replica.space, after: replica.state.cursor, limit: pageSize)
+            rows = try await server.rows(space: replica.space, after: replica.state.cursor, within: page)
         }
         func apply(_ rows: [ServerRow]) throws(SyncError) {
             outcome.refused += try replica.apply(rows).count
@@ -70,7 +70,7 @@ enum SyncRound {
         }
         // A page short of full is the last: applied with no child task (a round after a
         // notification reads one such page, on the path to the next write seen).
-        while rows.count == pageSize {
+        while page.isFull(rows) {
             // A full page means there may be more: the next page is asked for before this one
             // is applied, so that the server's work and the round trip overlap the judging and
             // the journal record. It starts after the page's last change, which is where
@@ -78,7 +78,7 @@ enum SyncRound {
             // child task, so that it is cancelled with the round, and awaited (then dropped)
             // when applying this page fails.
             let after = rows.reduce(replica.state.cursor) { max($0, $1.change) }
-            async let next: [ServerRow] = server.rows(space: replica.space, after: after, limit: pageSize)
+            async let next: [ServerRow] = server.rows(space: replica.space, after: after, within: page)
             try apply(rows)
             do {
                 rows = try await next

@@ -128,7 +128,7 @@ final class SyncSession: Sendable {
                     for try await notification in notifications {
                         if let row = ChangeNotification(payload: notification.payload).row {
                             // Bounded while a round runs long: the catch-up reads the rest anyway.
-                            notifiedRows.withLock { rows in if rows.count < SyncRound.pageSize { rows.append(row) } }
+                            notifiedRows.withLock { rows in if rows.count < SyncRound.page.rows { rows.append(row) } }
                         }
                         serverChanged.withLock { $0 = true }
                         wake.yield()
