@@ -111,12 +111,16 @@ final class MultiMachineSyncTests: SyncServerTestCase {
 
     func testAMachineKilledMidPushLosesNothingItAcknowledged() throws {
         var generator = SeededGenerator()
-        let delay = Int.random(in: 200...1500, using: &generator)
+        let delay = Int.random(in: 0...1300, using: &generator)
         let writer = try machine(0, "write", ["machine": "m0", "count": "100000", "keys": "20"])
+        // The delay counts from the first acknowledged write, not from the start: a loaded
+        // machine may take longer than any fixed delay to start the writer and open its home.
+        let wrote = writer.waitForOutput { $0.contains("set ") }
         Thread.sleep(forTimeInterval: Double(delay) / 1000)
         writer.kill(SIGKILL)
         _ = writer.wait()
         let acknowledged = Self.lastSets(writer.standardOutput)
+        XCTAssertTrue(wrote, "seed \(generator.seed): the writer never acknowledged a write: \(writer.standardError)")
         XCTAssertFalse(acknowledged.isEmpty, "seed \(generator.seed): the writer was killed before its first write")
 
         // The killed machine starts again and pushes what it kept.

@@ -65,6 +65,17 @@ public final class FixtureProcess: @unchecked Sendable {
         return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
 
+    /// Waits until the child's standard output so far satisfies `condition`, or the child has
+    /// exited, and returns whether it does. `limit` only keeps a child that hangs silently from
+    /// hanging the test; nothing asserted depends on how long the wait took.
+    public func waitForOutput(limit: Duration = .seconds(60), until condition: (String) -> Bool) -> Bool {
+        let end = ContinuousClock.now + limit
+        while !condition(standardOutput), process.isRunning, ContinuousClock.now < end {
+            usleep(2_000)
+        }
+        return condition(standardOutput)
+    }
+
     /// Everything the child wrote to standard output so far.
     public var standardOutput: String { lock.withLock { String(decoding: collectedOutput, as: UTF8.self) } }
     /// Everything the child wrote to standard error so far.
