@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SealedStorage
 
 /// The plaintext of a synced entry (schema version 1, docs/SYNC.md, section 5): the JSON object
 /// `{"key": <the entry's key>, "value": <base64 of the value's bytes>}`, without `"value"` for a
@@ -58,24 +59,10 @@ package struct SyncPayload: Codable, Equatable {
         let rest = bytes[index...]
         if rest.elementsEqual(end) { return SyncPayload(key: key, value: nil) }
         guard rest.starts(with: valueMember), rest.count >= valueMember.count + end.count, rest.suffix(end.count).elementsEqual(end) else { return nil }
-        // Base64, with `/` written `\/`: nothing else may be escaped or appear.
-        var base64: [UInt8] = []
-        base64.reserveCapacity(rest.count)
-        var position = rest.startIndex + valueMember.count
-        let valueEnd = rest.endIndex - end.count
-        while position < valueEnd {
-            var byte = bytes[position]
-            if byte == UInt8(ascii: "\\") {
-                guard position + 1 < valueEnd, bytes[position + 1] == UInt8(ascii: "/") else { return nil }
-                position += 1
-                byte = UInt8(ascii: "/")
-            } else if byte == UInt8(ascii: "\"") || byte < 0x20 {
-                return nil
-            }
-            base64.append(byte)
-            position += 1
-        }
-        guard let value = Data(base64Encoded: Data(base64)) else { return nil }
+        // Base64, with `/` written `\/`, up to the quote before the closing brace: nothing else
+        // may be escaped or appear.
+        let scan = bytes.withUnsafeBufferPointer { JSONBase64String.scan($0, contentsFrom: rest.startIndex + valueMember.count) }
+        guard case .decoded(let value, let closingQuote) = scan, closingQuote == bytes.count - end.count else { return nil }
         return SyncPayload(key: key, value: value)
     }
 }

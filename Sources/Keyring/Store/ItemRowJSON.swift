@@ -3,11 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SealedStorage
 
 /// Reads the JSON an item row holds (``ItemTable``: `JSONEncoder`, sorted keys, dates as
 /// seconds since 1970, data as base64) straight into a ``KeychainItem``.
@@ -217,47 +213,22 @@ struct ItemRowJSON {
 
     /// A JSON string holding base64, decoded by Foundation's decoder, as `JSONDecoder` decodes
     /// `Data`. From the bytes themselves when the string's only escapes are `\/` (`JSONEncoder`
-    /// escapes every `/`, and base64 has them); through ``readString()`` for any other escape.
-    /// `nil` when the string or its base64 is invalid.
+    /// escapes every `/`, and base64 has them; ``JSONBase64String``); through ``readString()``
+    /// for any other escape. `nil` when the string or its base64 is invalid.
     private mutating func readBase64String() -> Data? {
         let opening = index
         guard consume(UInt8(ascii: "\"")) else { return nil }
-        let start = index
-        // The common case, a string without escapes, found by two `memchr`s rather than a look
-        // at each of a secret's base64 characters. (A backslash before the first quote sends the
-        // string to the loop below, which also finds an escaped quote.)
-        if let base = bytes.baseAddress, let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start) {
-            let end = UnsafePointer<UInt8>(quote.assumingMemoryBound(to: UInt8.self)) - base
-            if memchr(base + start, Int32(UInt8(ascii: "\\")), end - start) == nil {
-                index = end + 1
-                return Data(base64Encoded: Data(UnsafeBufferPointer(rebasing: bytes[start..<end])))
-            }
+        switch JSONBase64String.scan(bytes, contentsFrom: index) {
+        case .decoded(let data, let closingQuote):
+            index = closingQuote + 1
+            return data
+        case .otherEscape:
+            return readBase64ThroughString(from: opening)
+        case .invalid:
+            return nil
         }
-        var escapedSlashes = 0
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-            if bytes[index] == UInt8(ascii: "\\") {
-                guard index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") else { return readBase64ThroughString(from: opening) }
-                escapedSlashes += 1
-                index += 1
-            }
-            index += 1
-        }
-        guard index < bytes.count else { return nil }
-        let encoded = UnsafeBufferPointer(rebasing: bytes[start..<index])
-        index += 1
-        var unescaped: [UInt8] = []
-        unescaped.reserveCapacity(encoded.count - escapedSlashes)
-        var position = 0
-        while position < encoded.count {
-            // Every backslash here starts a `\/`, checked above: keep the slash.
-            if encoded[position] == UInt8(ascii: "\\") { position += 1 }
-            unescaped.append(encoded[position])
-            position += 1
-        }
-        return Data(base64Encoded: Data(unescaped))
     }
 
-    /// The string at `opening` read as any other and decoded by Foundation.
     private mutating func readBase64ThroughString(from opening: Int) -> Data? {
         index = opening
         guard let text = readString() else { return nil }
