@@ -180,12 +180,16 @@ final class ServerConnection: Sendable {
 
     // MARK: Errors
 
+    /// Runs `body` on the connection, and fails it with the server's code if the connection
+    /// closes first (``PostgresNIO/PostgresConnection/untilClosed(_:)``).
     private func run<Result: Sendable>(
         _ what: String,
-        _ body: (PostgresConnection, Logger) async throws -> Result
+        _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> Result
     ) async throws(SyncError) -> Result {
+        let connection = self.connection
+        let logger = self.logger
         do {
-            return try await body(connection, logger)
+            return try await connection.untilClosed { try await body(connection, logger) }
         } catch let error as SchemaTooNew {
             throw SyncError(.schema, "the sync server \(url.redacted) has GroupSync schema version \(error.found); this GroupSync knows version \(SyncSchema.currentVersion) at most: update it before syncing")
         } catch let error as SyncError {
