@@ -81,22 +81,35 @@ final class ServerConnection: Sendable {
 
     // MARK: Reading
 
+    /// A catch-up page (docs/SYNC.md, section 6, steps 1 and 2), `$1` the space, `$2` the change
+    /// it starts after, `$3` and `$4` its row and byte bounds. The inner query takes at most
+    /// `$3` rows; the window keeps those that start before `$4` bytes of blobs, so the first row
+    /// always comes. `octet_length` of a stored blob reads its size, not the blob.
+    private static let pageSQL = """
+        SELECT name, sequence, change, blob FROM (
+            SELECT name, sequence, change, blob, sum(octet_length(blob)) OVER (ORDER BY change) - octet_length(blob) AS before
+            FROM (SELECT name, sequence, change, blob FROM groupsync_entry
+                  WHERE space = $1 AND change > $2 ORDER BY change LIMIT $3) AS page
+        ) AS counted
+        WHERE before < $4
+        """
+
+    private static func pageBindings(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        try bindings.append(Data(space))
+        bindings.append(change)
+        bindings.append(limit.rows)
+        bindings.append(limit.bytes)
+        return bindings
+    }
+
     /// The rows of `space` changed after `change`, in change order, within `limit`.
     func rows(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) async throws(SyncError) -> [ServerRow] {
         try await run("read changes") { connection, logger in
             var rows: [ServerRow] = []
-            // The inner query takes at most `limit.rows` rows; the window keeps those that start
-            // before `limit.bytes` of blobs, so the first row always comes (docs/SYNC.md, step 2).
-            // `octet_length` of a stored blob reads its size, not the blob.
-            let result = try await connection.query("""
-                SELECT name, sequence, change, blob FROM (
-                    SELECT name, sequence, change, blob, sum(octet_length(blob)) OVER (ORDER BY change) - octet_length(blob) AS before
-                    FROM (SELECT name, sequence, change, blob FROM groupsync_entry
-                          WHERE space = \(Data(space)) AND change > \(change) ORDER BY change LIMIT \(limit.rows)) AS page
-                ) AS counted
-                WHERE before < \(limit.bytes)
-                ORDER BY change
-                """, logger: logger)
+            let result = try await connection.query(
+                PostgresQuery(unsafeSQL: Self.pageSQL + " ORDER BY change", binds: try Self.pageBindings(space: space, after: change, within: limit)),
+                logger: logger)
             for try await (name, sequence, change, blob) in result.decode((Data, Int64, Int64, Data).self) {
                 rows.append(ServerRow(name: Array(name), sequence: sequence, change: change, blob: Array(blob)))
             }
@@ -125,19 +138,12 @@ final class ServerConnection: Sendable {
         try await run("read changes") { connection, logger in
             // One row for the counter even when no entry changed: the LEFT JOIN keeps it, its
             // entry columns NULL.
-            let result = try await connection.query("""
+            let result = try await connection.query(PostgresQuery(unsafeSQL: """
                 SELECT c.last, e.name, e.sequence, e.change, e.blob
                 FROM (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last FROM groupsync_change) AS c
-                LEFT JOIN LATERAL (
-                    SELECT name, sequence, change, blob FROM (
-                        SELECT name, sequence, change, blob, sum(octet_length(blob)) OVER (ORDER BY change) - octet_length(blob) AS before
-                        FROM (SELECT name, sequence, change, blob FROM groupsync_entry
-                              WHERE space = \(Data(space)) AND change > \(change) ORDER BY change LIMIT \(limit.rows)) AS page
-                    ) AS counted
-                    WHERE before < \(limit.bytes)
-                ) AS e ON true
+                LEFT JOIN LATERAL (\(Self.pageSQL)) AS e ON true
                 ORDER BY e.change
-                """, logger: logger)
+                """, binds: try Self.pageBindings(space: space, after: change, within: limit)), logger: logger)
             var last: Int64 = 0
             var rows: [ServerRow] = []
             for try await (counter, name, sequence, change, blob) in result.decode((Int64, Data?, Int64?, Int64?, Data?).self) {
