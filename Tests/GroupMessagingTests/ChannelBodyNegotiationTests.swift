@@ -67,69 +67,73 @@ final class ChannelBodyNegotiationTests: XCTestCase {
         return (client, peer, clientReady)
     }
 
-    // MARK: The server against clients of this version and the one before
-
-    func testServerListsCBORInItsReadyAndAnswersACBORRequestInCBOR() async throws {
+    /// What the real server answers a hand-played client whose ready carries `readyBody` and
+    /// which sends `Ping(seq: 41)` as request 7 with kind byte `kind` and body `body`; and the
+    /// server's ready body.
+    private func serverAnswer(readyBody: [UInt8], kind: UInt8, body: [UInt8]) async throws -> (answer: [UInt8], serverReady: [UInt8]) {
         let server = try await startIncrementingServer()
-        let (peer, serverReady) = try await handPlayedClient(readyBody: [0x01])
-        XCTAssertEqual(serverReady, [0x01])
-        let response = try await offThePool {
-            try peer.writeSealed(envelopeBytes(kind: 0x83, id: 7, type: Ping.messageType, body: Self.cborPing41))
+        let (peer, serverReady) = try await handPlayedClient(readyBody: readyBody)
+        let answer = try await offThePool {
+            try peer.writeSealed(envelopeBytes(kind: kind, id: 7, type: Ping.messageType, body: body))
             return try peer.readSealed()
         }
-        XCTAssertEqual(response, envelopeBytes(kind: 0x84, id: 7, type: Pong.messageType, body: Self.cborPong42))
         await server.close()
+        return (answer, serverReady)
+    }
+
+    func testServerListsCBORInItsReadyAndAnswersACBORRequestInCBOR() async throws {
+        let (answer, serverReady) = try await serverAnswer(readyBody: [0x01], kind: 0x83, body: Self.cborPing41)
+        XCTAssertEqual(serverReady, [0x01])
+        XCTAssertEqual(answer, envelopeBytes(kind: 0x84, id: 7, type: Pong.messageType, body: Self.cborPong42))
     }
 
     func testServerAnswersAClientWithAnEmptyReadyInJSON() async throws {
-        let server = try await startIncrementingServer()
-        let (peer, _) = try await handPlayedClient(readyBody: [])
-        let response = try await offThePool {
-            try peer.writeSealed(envelopeBytes(kind: 0x03, id: 7, type: Ping.messageType, body: Self.jsonPing41))
-            return try peer.readSealed()
-        }
-        XCTAssertEqual(response, envelopeBytes(kind: 0x04, id: 7, type: Pong.messageType, body: Self.jsonPong42))
-        await server.close()
+        let (answer, _) = try await serverAnswer(readyBody: [], kind: 0x03, body: Self.jsonPing41)
+        XCTAssertEqual(answer, envelopeBytes(kind: 0x04, id: 7, type: Pong.messageType, body: Self.jsonPong42))
     }
 
     func testServerTakesAReadyListingAnUnknownFormatAndIgnoresTheByte() async throws {
-        let server = try await startIncrementingServer()
-        let (peer, _) = try await handPlayedClient(readyBody: [0x7F])
-        let response = try await offThePool {
-            try peer.writeSealed(envelopeBytes(kind: 0x03, id: 7, type: Ping.messageType, body: Self.jsonPing41))
-            return try peer.readSealed()
-        }
-        XCTAssertEqual(response, envelopeBytes(kind: 0x04, id: 7, type: Pong.messageType, body: Self.jsonPong42), "answered, in JSON")
-        await server.close()
+        let (answer, _) = try await serverAnswer(readyBody: [0x7F], kind: 0x03, body: Self.jsonPing41)
+        XCTAssertEqual(answer, envelopeBytes(kind: 0x04, id: 7, type: Pong.messageType, body: Self.jsonPong42), "answered, in JSON")
     }
 
     // MARK: The client against servers of this version and the one before
 
-    func testClientListsCBORInItsReadyAndSendsCBORToAServerListingIt() async throws {
-        let (client, peer, clientReady) = try await handPlayedServer(readyBody: [0x01])
-        XCTAssertEqual(clientReady, [0x01])
+    /// A real client's `Ping(seq: 41)` request to a hand-played server whose ready carries
+    /// `readyBody`, answered with `Pong(seq: 42)` written with kind byte `responseKind` and body
+    /// `responseBody`: returns the request's plaintext as it arrived, the client's ready body
+    /// and what the client's request returned.
+    private func clientRequest(
+        readyBody: [UInt8], responseKind: UInt8, responseBody: [UInt8]
+    ) async throws -> (request: [UInt8], clientReady: [UInt8], response: (any GroupMessage)?) {
+        let (client, peer, clientReady) = try await handPlayedServer(readyBody: readyBody)
         async let response = client.request(Ping(seq: 41), timeout: .seconds(60))
         let request = try await offThePool { try peer.readSealed() }
-        XCTAssertEqual(request.first, 0x83)
-        XCTAssertEqual(Array(request.dropFirst(9)), [UInt8(Ping.messageType.utf8.count)] + Array(Ping.messageType.utf8) + Self.cborPing41)
         let id = UInt64(request[1..<9].reduce(0) { $0 << 8 | UInt64($1) })
-        try await offThePool { try peer.writeSealed(envelopeBytes(kind: 0x84, id: id, type: Pong.messageType, body: Self.cborPong42)) }
-        let pong = try await response as? Pong
-        XCTAssertEqual(pong?.seq, 42)
+        try await offThePool { try peer.writeSealed(envelopeBytes(kind: responseKind, id: id, type: Pong.messageType, body: responseBody)) }
+        let answer = try await response
         await client.close()
+        return (request, clientReady, answer)
+    }
+
+    /// The type name and body of a request's plaintext: everything after kind and id.
+    private static func typeAndBody(_ body: [UInt8]) -> [UInt8] {
+        [UInt8(Ping.messageType.utf8.count)] + Array(Ping.messageType.utf8) + body
+    }
+
+    func testClientListsCBORInItsReadyAndSendsCBORToAServerListingIt() async throws {
+        let (request, clientReady, response) = try await clientRequest(readyBody: [0x01], responseKind: 0x84, responseBody: Self.cborPong42)
+        XCTAssertEqual(clientReady, [0x01])
+        XCTAssertEqual(request.first, 0x83)
+        XCTAssertEqual(Array(request.dropFirst(9)), Self.typeAndBody(Self.cborPing41))
+        XCTAssertEqual((response as? Pong)?.seq, 42, "the CBOR response was read")
     }
 
     func testClientSendsJSONToAServerWithAnEmptyReadyAndReadsItsJSON() async throws {
-        let (client, peer, _) = try await handPlayedServer(readyBody: [])
-        async let response = client.request(Ping(seq: 41), timeout: .seconds(60))
-        let request = try await offThePool { try peer.readSealed() }
+        let (request, _, response) = try await clientRequest(readyBody: [], responseKind: 0x04, responseBody: Self.jsonPong42)
         XCTAssertEqual(request.first, 0x03)
-        XCTAssertEqual(Array(request.dropFirst(9)), [UInt8(Ping.messageType.utf8.count)] + Array(Ping.messageType.utf8) + Self.jsonPing41)
-        let id = UInt64(request[1..<9].reduce(0) { $0 << 8 | UInt64($1) })
-        try await offThePool { try peer.writeSealed(envelopeBytes(kind: 0x04, id: id, type: Pong.messageType, body: Self.jsonPong42)) }
-        let pong = try await response as? Pong
-        XCTAssertEqual(pong?.seq, 42)
-        await client.close()
+        XCTAssertEqual(Array(request.dropFirst(9)), Self.typeAndBody(Self.jsonPing41))
+        XCTAssertEqual((response as? Pong)?.seq, 42, "the JSON response was read")
     }
 
     // MARK: Both ends of this version

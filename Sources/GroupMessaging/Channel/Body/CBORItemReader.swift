@@ -108,7 +108,7 @@ struct CBORItemReader {
                 do {
                     items.append(try item(depth: depth + 1))
                 } catch {
-                    throw error.inside(CBORPathKey(intValue: index))
+                    throw error.inside(BodyCodingKey(intValue: index))
                 }
             }
             return CBORItem(value: .array(items), offset: start)
@@ -158,7 +158,7 @@ struct CBORItemReader {
             do {
                 value = try item(depth: depth + 1)
             } catch {
-                throw error.inside(CBORPathKey(stringValue: key))
+                throw error.inside(BodyCodingKey(stringValue: key))
             }
             map.positions[key] = map.keys.count
             map.keys.append(key)

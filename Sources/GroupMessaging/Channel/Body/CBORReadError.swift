@@ -9,7 +9,7 @@ struct CBORReadError: Error, Sendable, CustomStringConvertible {
     /// The offset in the body of the item's first byte (or where the body ended too early).
     var offset: Int
     /// The map keys and array indices from the top of the body to the refused item.
-    var path: [CBORPathKey] = []
+    var path: [BodyCodingKey] = []
 
     /// `reason` at `offset`.
     init(_ reason: String, at offset: Int) {
@@ -18,7 +18,7 @@ struct CBORReadError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The same error, one level further out: `key` is where it happened in the enclosing item.
-    func inside(_ key: CBORPathKey) -> CBORReadError {
+    func inside(_ key: BodyCodingKey) -> CBORReadError {
         var error = self
         error.path.insert(key, at: 0)
         return error

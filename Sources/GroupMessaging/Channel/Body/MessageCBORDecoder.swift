@@ -217,7 +217,7 @@ private struct CBORKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContaine
 
     /// The decoder of the key `super` (null when absent, as `JSONDecoder` gives).
     func superDecoder() throws -> any Decoder {
-        let key = CBORPathKey(stringValue: CBORPathKey.superKey)
+        let key = BodyCodingKey(stringValue: BodyCodingKey.superKey)
         return CBORTreeDecoder(item: map[key.stringValue] ?? CBORItem(value: .null, offset: offset), codingPath: codingPath + [key])
     }
 
@@ -242,7 +242,7 @@ private struct CBORUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     var count: Int? { items.count }
     var isAtEnd: Bool { currentIndex >= items.count }
 
-    private var path: [any CodingKey] { codingPath + [CBORPathKey(intValue: currentIndex)] }
+    private var path: [any CodingKey] { codingPath + [BodyCodingKey(intValue: currentIndex)] }
 
     /// The next item (the index moves on only once it decoded).
     private func next(_ type: Any.Type) throws -> CBORItem {

@@ -1,7 +1,7 @@
-/// A coding-path entry the CBOR coders make themselves: an array index, the key `super` of a
+/// A coding-path entry the body coders make themselves: an array index, the key `super` of a
 /// super-encoder or super-decoder, or a map key read from a body that failed before any type
 /// named its keys.
-struct CBORPathKey: CodingKey {
+struct BodyCodingKey: CodingKey {
     /// The key `superEncoder()` and `superDecoder()` use, as `JSONEncoder` does.
     static let superKey = "super"
 
