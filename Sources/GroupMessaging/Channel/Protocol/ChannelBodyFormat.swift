@@ -30,6 +30,7 @@ package struct ChannelReadableFormats: Sendable, Hashable {
     /// What an end that predates CBOR reads, and what an empty ready body says.
     package static let jsonOnly = ChannelReadableFormats(cbor: false)
 
+    /// Formats that include CBOR or not.
     package init(cbor: Bool) {
         self.cbor = cbor
     }
