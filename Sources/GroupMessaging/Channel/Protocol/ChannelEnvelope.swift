@@ -101,7 +101,7 @@ package struct ChannelEnvelope: Sendable, Equatable {
         self.bodyFormat = bodyFormat
         self.id = id
         self.type = type
-        // The decoders take Data takes Data: the one copy of a received body.
+        // Both decoders take Data: the one copy of a received body.
         self.bodyData = buffer.withUnsafeReadableBytes { Data($0) }
     }
 
