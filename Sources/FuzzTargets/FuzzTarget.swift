@@ -60,7 +60,7 @@ package struct FuzzTarget: Sendable {
         targets.append(inotifyEvents)
         #endif
         targets.append(groupIdentifier)
-        targets += [channelFrames, channelSealed]
+        targets += [channelFrames, channelSealed, channelCBOR]
         targets.append(preferencesImport)
         targets.append(syncRow)
         targets.append(syncNotification)

@@ -23,7 +23,9 @@ final class RecordingConnectionDelegate: ChannelConnectionDelegate {
     }
 
     func groupKey(id: UInt32) -> SymmetricKey? { groupKey }
-    func established(connectionID: UInt64, channel: any Channel) { record.withLock { $0.established.append(connectionID) } }
+    func established(connectionID: UInt64, channel: any Channel, peerReads: ChannelReadableFormats) {
+        record.withLock { $0.established.append(connectionID) }
+    }
     func received(_ envelope: ChannelEnvelope, connectionID: UInt64, channel: any Channel) throws(ChannelProtocolError) {
         if let refusal { throw refusal }
         record.withLock { $0.received.append(envelope) }

@@ -75,10 +75,12 @@ final class ChannelInProcessTests: XCTestCase {
         var random = SeededGenerator()
         // Printable ASCII without the two characters JSON escapes: the JSON is the text plus a fixed overhead.
         let alphabet = Array((0x20...0x7E).filter { $0 != 0x22 && $0 != 0x5C }.map { Character(Unicode.Scalar(UInt8($0))) })
-        let overhead = try MessageJSONEncoder.encode(Filler(text: "")).count
+        // Both ends read CBOR, so the body is CBOR: the text plus a fixed overhead once its
+        // length needs a 2-byte head (as near the limit it does).
+        let overhead = try MessageCBOREncoder.encode(Filler(text: String(repeating: "x", count: 256))).count - 256
         let length = ChannelEnvelope.capacity - Filler.messageType.utf8.count - overhead
         let text = String((0..<length).map { _ in alphabet.randomElement(using: &random)! })
-        let envelope = try ChannelEnvelope.encoding(Filler(text: text), kind: .request, id: 1)
+        let envelope = try ChannelEnvelope.encoding(Filler(text: text), kind: .request, id: 1, format: .cbor)
         XCTAssertEqual(envelope.encoded.count + ChannelSealer.overhead, ChannelFrame.maximumBodyLength, "the message must fill a frame")
 
         let received = Locked<String?>(nil)
@@ -100,7 +102,8 @@ final class ChannelInProcessTests: XCTestCase {
     }
 
     func testMessageOneByteLargerThanAFrameIsRefusedAndTheConnectionGoesOn() async throws {
-        let overhead = try MessageJSONEncoder.encode(Filler(text: "")).count
+        // Both ends read CBOR: the body is the text plus the overhead of a 2-byte length head.
+        let overhead = try MessageCBOREncoder.encode(Filler(text: String(repeating: "x", count: 256))).count - 256
         let tooLong = String(repeating: "x", count: ChannelEnvelope.capacity - Filler.messageType.utf8.count - overhead + 1)
         let server = try await GroupChannelServer.start(
             try socket(), keyring: sandbox.keyring, accepting: GroupMessageTypes([Filler.self]),

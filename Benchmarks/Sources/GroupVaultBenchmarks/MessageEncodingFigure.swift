@@ -2,7 +2,9 @@ import Foundation
 @_spi(Benchmarks) import GroupMessaging
 
 /// The channel's own JSON encoder beside Foundation's `JSONEncoder` writing the same JSON: the
-/// row that has to show the hand-written encoder earns its lines (issue 23). In-process, no I/O.
+/// row that has to show the hand-written encoder earns its lines (issue 23). Then the CBOR body
+/// two ends of this version exchange, encoded and decoded, beside the JSON one (issue 19).
+/// In-process, no I/O.
 func messageEncodingFigure(options: Options) throws -> Outcome {
     var outcome = Outcome()
     // Text: the padding a channel figure sends, then text where every eighth character needs
@@ -53,6 +55,48 @@ func messageEncodingFigure(options: Options) throws -> Outcome {
         outcome.checks.append(.ratio(
             "channel message encoding against JSONEncoder, \(shape.name)", of: handWritten, over: jsonEncoder,
             named: "JSONEncoder", in: results, limit: 1, target: "≤ JSONEncoder (the hand-written encoder earns its lines)"))
+        outcome.sections.append(try cborBodySection(ping, json: ours, shape: shape.name, options: options))
     }
     return outcome
+}
+
+/// The CBOR body of `ping` encoded and decoded, beside its JSON body (`json`) encoded by the
+/// channel's JSON encoder and decoded by `JSONDecoder`, as a peer that reads only JSON gets it.
+private func cborBodySection(_ ping: BenchPing, json: [UInt8], shape: String, options: Options) throws -> Section {
+    let cbor = try MessageCBOREncoder.encode(ping)
+    let (cborData, jsonData) = (Data(cbor), Data(json))
+    guard try MessageCBORDecoder.decode(BenchPing.self, from: cborData).padding == ping.padding else {
+        throw BenchmarkFailure("the CBOR body of \(shape) does not decode to the message it encodes")
+    }
+    let decoder = JSONDecoder()
+    let results = try interleave([
+        Contender(label: "`MessageCBOREncoder.encode`, \(shape)", role: .groupVault) {
+            try .timing { guard try MessageCBOREncoder.encode(ping).count == cbor.count else { throw BenchmarkFailure("encoding changed") } }
+        },
+        Contender(label: "`MessageCBORDecoder.decode`, \(shape)", role: .groupVault) {
+            try .timing {
+                guard try MessageCBORDecoder.decode(BenchPing.self, from: cborData).padding.utf8.count == ping.padding.utf8.count else {
+                    throw BenchmarkFailure("decoding changed")
+                }
+            }
+        },
+        Contender(label: "`MessageJSONEncoder.encode`, \(shape)", role: .reference(lessWork: nil)) {
+            try .timing { guard try MessageJSONEncoder.encode(ping).count == json.count else { throw BenchmarkFailure("encoding changed") } }
+        },
+        Contender(label: "`JSONDecoder.decode`, \(shape)", role: .reference(lessWork: nil)) {
+            try .timing {
+                guard try decoder.decode(BenchPing.self, from: jsonData).padding.utf8.count == ping.padding.utf8.count else {
+                    throw BenchmarkFailure("decoding changed")
+                }
+            }
+        },
+    ], options.schedule)
+    return Section(
+        title: "Channel message body, CBOR and JSON, \(shape)",
+        notes: [
+            "The same `BenchPing` body as above, as two ends of this version exchange it (CBOR: \(cbor.count) bytes) and as an end "
+                + "that reads only JSON gets it (\(json.count) bytes): each encoded by the channel's encoder and decoded by the "
+                + "receiver's decoder (`MessageCBORDecoder`; `JSONDecoder` for JSON). A round trip decodes one body each way.",
+        ],
+        table: timeTable(results))
 }

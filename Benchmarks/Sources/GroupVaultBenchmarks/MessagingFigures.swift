@@ -1,7 +1,7 @@
 import BenchModel
 import Floors
 import Foundation
-import GroupMessaging
+@_spi(Benchmarks) import GroupMessaging
 import Keyring
 import NIOCore
 import NIOPosix
@@ -231,8 +231,9 @@ final class MessagingFigures {
         for padding in [16, 64_000] {
             let ping = BenchPing(sequence: 1, padding: String(repeating: "p", count: padding))
             // The echoes carry what a sealed frame body carries besides the seal: the envelope
-            // header (10 bytes), the type name and the message's JSON.
-            let frameBody = try JSONEncoder().encode(ping).count + 10 + BenchPing.messageType.utf8.count
+            // header (10 bytes), the type name and the message's body, in CBOR between two ends
+            // of this version.
+            let frameBody = try MessageCBOREncoder.encode(ping).count + 10 + BenchPing.messageType.utf8.count
             let sealed = "sealed channel request/response, \(count(padding)) B padding"
             let unsealed = "SwiftNIO echo, unsealed, \(count(frameBody)) B frames"
             let sealedNIO = "SwiftNIO echo, each frame sealed and opened whole, \(count(frameBody)) B plaintext"
@@ -271,8 +272,8 @@ final class MessagingFigures {
                 notes: [
                     "A `GroupChannelClient` sends a `BenchPing` request to a `GroupChannelServer` in this process over the "
                         + "group container's Unix socket and waits for the `BenchPong` response carrying the same padding back: "
-                        + "each way, one sealed frame (XChaCha20-Poly1305, counter in the additional data) and JSON decoding "
-                        + "into an allowed type. The unsealed SwiftNIO echo writes one length-prefixed frame of the same size "
+                        + "each way, one sealed frame (XChaCha20-Poly1305, counter in the additional data) and CBOR decoding "
+                        + "into an allowed type (both ends list CBOR in their readies). The unsealed SwiftNIO echo writes one length-prefixed frame of the same size "
                         + "over a Unix socket to an echo handler on the same event loops, which writes each read straight back, "
                         + "without sealing or Codable: the first channel issue's denominator, now a reference. The sealed SwiftNIO echo is that echo plus the "
                         + "sealing the issue requires and nothing else: the client seals the frame as the channel does, the server "

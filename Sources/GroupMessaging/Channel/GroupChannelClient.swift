@@ -99,7 +99,7 @@ public final class GroupChannelClient: Sendable {
     ///   message is not queued for a later one), ``GroupMessagingError/Code/invalidMessage``
     ///   when it does not encode or is larger than a frame.
     public func send(_ message: any GroupMessage) async throws(GroupMessagingError) {
-        let envelope = try ChannelEnvelope.encoding(message, kind: .message, id: 0)
+        let envelope = try ChannelEnvelope.encoding(message, kind: .message, id: 0, format: core.format)
         try await core.write(envelope)
     }
 
@@ -148,6 +148,8 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
         var closed = false
         var channel: (any Channel)?
         var connectionID: UInt64?
+        /// How bodies are written on the current connection: what the server's ready listed.
+        var format = ChannelBodyFormat.json
         /// Connections established so far: tells the connect loop whether to reset its backoff.
         var establishedCount = 0
         var nextRequestID: UInt64 = 1
@@ -252,6 +254,10 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
         }
     }
 
+    /// The format bodies are written in on the current connection (JSON without one, so that
+    /// a message is refused by the same rules whatever the connection).
+    var format: ChannelBodyFormat { state.withLock { $0.format } }
+
     func write(_ envelope: ChannelEnvelope) async throws(GroupMessagingError) {
         guard let channel = state.withLock({ $0.connectionID == nil ? nil : $0.channel }) else {
             throw GroupMessagingError(.notConnected, "not connected to \(name); the client is (re)connecting")
@@ -298,7 +304,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
             defer { state.nextRequestID += 1 }
             return state.nextRequestID
         }
-        let envelope = try ChannelEnvelope.encoding(message, kind: .request, id: id)
+        let envelope = try ChannelEnvelope.encoding(message, kind: .request, id: id, format: format)
         let reply: ChannelEnvelope
         do {
             reply = try await withCheckedThrowingContinuation { continuation in
@@ -341,7 +347,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
             throw GroupMessagingError(.protocolViolation, "the server's handler failed: " + UntrustedText.printable(String(decoding: reply.body, as: UTF8.self), limit: 1000))
         }
         do {
-            return try types.decode(name: reply.type, body: reply.bodyData)
+            return try types.decode(name: reply.type, body: reply.bodyData, format: reply.bodyFormat)
         } catch {
             throw GroupMessagingError(.protocolViolation, "the response is not an allowed message: \(error)", underlyingError: error)
         }
@@ -373,12 +379,13 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
 
     func groupKey(id: UInt32) -> SymmetricKey? { nil }  // clients send the key id; servers look keys up
 
-    func established(connectionID: UInt64, channel: any Channel) {
+    func established(connectionID: UInt64, channel: any Channel, peerReads: ChannelReadableFormats) {
         let waiters: [UInt64: CheckedContinuation<UInt64, any Error>]? = state.withLock { state in
             // A handshake that completes after close() began: the client stays closed.
             guard !state.closed else { return nil }
             state.channel = channel
             state.connectionID = connectionID
+            state.format = peerReads.preferred
             state.establishedCount += 1
             defer { state.connectWaiters = [:] }
             return state.connectWaiters
@@ -394,7 +401,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     func received(_ envelope: ChannelEnvelope, connectionID: UInt64, channel: any Channel) throws(ChannelProtocolError) {
         switch envelope.kind {
         case .message:
-            handlers.message(try types.decode(name: envelope.type, body: envelope.bodyData))
+            handlers.message(try types.decode(name: envelope.type, body: envelope.bodyData, format: envelope.bodyFormat))
         case .response, .failure:
             resume(envelope.id, with: .success(envelope))
         default:
@@ -405,6 +412,7 @@ final class ClientCore: ChannelConnectionDelegate, @unchecked Sendable {
     func ended(connectionID: UInt64?, reason: String) {
         let (pending, closed) = state.withLock { state in
             state.connectionID = nil
+            state.format = .json
             defer { state.pending = [:] }
             return (state.pending, state.closed)
         }

@@ -201,19 +201,25 @@ public final class GroupChannelServer: Sendable {
     /// Sends `message` to every connected client; returns how many it was sent to.
     @discardableResult
     public func broadcast(_ message: any GroupMessage) async throws(GroupMessagingError) -> Int {
-        let envelope = try ChannelEnvelope.encoding(message, kind: .message, id: 0)
         let channels = core.channels
-        for channel in channels { channel.writeAndFlush(envelope, promise: nil) }
+        // Encoded once per format the clients read, all before any is sent: a message one
+        // format refuses (JSON has no infinity, say) is refused whole, never sent to some.
+        var envelopes: [ChannelBodyFormat: ChannelEnvelope] = [:]
+        for format in Set(channels.map(\.format)).union(channels.isEmpty ? [.json] : []) {
+            envelopes[format] = try ChannelEnvelope.encoding(message, kind: .message, id: 0, format: format)
+        }
+        for (channel, format) in channels { channel.writeAndFlush(envelopes[format]!, promise: nil) }
         return channels.count
     }
 
     /// Sends `message` to the client with id `peer`.
     /// - Throws: ``GroupMessagingError/Code/notConnected`` if it is not connected (any more).
     public func send(_ message: any GroupMessage, to peer: UInt64) async throws(GroupMessagingError) {
-        let envelope = try ChannelEnvelope.encoding(message, kind: .message, id: 0)
-        guard let channel = core.channel(peer) else {
+        guard let (channel, format) = core.channel(peer) else {
+            _ = try ChannelEnvelope.encoding(message, kind: .message, id: 0, format: .json)  // an invalid message is refused as such first
             throw GroupMessagingError(.notConnected, "client #\(peer) is not connected")
         }
+        let envelope = try ChannelEnvelope.encoding(message, kind: .message, id: 0, format: format)
         do {
             try await channel.writeAndFlush(envelope).get()
         } catch {
@@ -253,7 +259,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
     // @unchecked: mutable state is in `state` (a `Locked`); the rest is immutable and Sendable.
     private struct State {
         var nextID: UInt64 = 1
-        var peers: [UInt64: (peer: ChannelPeer, channel: any Channel)] = [:]
+        var peers: [UInt64: (peer: ChannelPeer, channel: any Channel, format: ChannelBodyFormat)] = [:]
         var pending: [UInt64: PeerCredentials] = [:]
         /// Every open connection, handshake done or not, so that closing the server closes all.
         var open: [UInt64: any Channel] = [:]
@@ -282,9 +288,12 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
     }
 
     var peers: [ChannelPeer] { state.withLock { $0.peers.values.map(\.peer).sorted { $0.id < $1.id } } }
-    var channels: [any Channel] { state.withLock { $0.peers.values.map(\.channel) } }
+    /// Every established connection, with the format its client is sent bodies in.
+    var channels: [(channel: any Channel, format: ChannelBodyFormat)] { state.withLock { $0.peers.values.map { ($0.channel, $0.format) } } }
     var openChannels: [any Channel] { state.withLock { Array($0.open.values) } }
-    func channel(_ id: UInt64) -> (any Channel)? { state.withLock { $0.peers[id]?.channel } }
+    func channel(_ id: UInt64) -> (channel: any Channel, format: ChannelBodyFormat)? {
+        state.withLock { $0.peers[id].map { ($0.channel, $0.format) } }
+    }
 
     /// Reads the client's credentials, asks the accept hook, then installs the protocol.
     func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
@@ -317,22 +326,22 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
         try? keyring.key(id: id, in: group).key
     }
 
-    func established(connectionID: UInt64, channel: any Channel) {
+    func established(connectionID: UInt64, channel: any Channel, peerReads: ChannelReadableFormats) {
         let peer: ChannelPeer? = state.withLock { state in
             guard let credentials = state.pending.removeValue(forKey: connectionID) else { return nil }
             let peer = ChannelPeer(id: connectionID, credentials: credentials)
-            state.peers[connectionID] = (peer, channel)
+            state.peers[connectionID] = (peer, channel, peerReads.preferred)
             return peer
         }
         if let peer { handlers.connected(peer) }
     }
 
     func received(_ envelope: ChannelEnvelope, connectionID: UInt64, channel: any Channel) throws(ChannelProtocolError) {
-        guard let peer = state.withLock({ $0.peers[connectionID]?.peer }) else { return }
+        guard let (peer, format) = state.withLock({ $0.peers[connectionID].map { ($0.peer, $0.format) } }) else { return }
         guard envelope.kind == .message || envelope.kind == .request else {
             throw ChannelProtocolError(.unexpectedFrame, "a client sent a \(envelope.kind) envelope, which only servers send")
         }
-        let message = try types.decode(name: envelope.type, body: envelope.bodyData)
+        let message = try types.decode(name: envelope.type, body: envelope.bodyData, format: envelope.bodyFormat)
         if envelope.kind == .message {
             handlers.message(message, peer)
             return
@@ -353,7 +362,7 @@ final class ServerCore: ChannelConnectionDelegate, @unchecked Sendable {
         let answer: @Sendable () async -> Void = {
             let reply: ChannelEnvelope
             do {
-                reply = try ChannelEnvelope.encoding(try await request(message, peer), kind: .response, id: id)
+                reply = try ChannelEnvelope.encoding(try await request(message, peer), kind: .response, id: id, format: format)
             } catch {
                 reply = ChannelEnvelope(kind: .failure, id: id, body: Array(String(describing: error).utf8.prefix(1000)))
             }

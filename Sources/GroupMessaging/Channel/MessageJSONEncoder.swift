@@ -227,7 +227,7 @@ private struct JSONKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(named: key.stringValue, key) }
 
     private func superEncoder(named name: String, _ key: (any CodingKey)? = nil) -> any Encoder {
-        let encoder = JSONTreeEncoder(codingPath: codingPath + [key ?? JSONIndexKey(stringValue: name)])
+        let encoder = JSONTreeEncoder(codingPath: codingPath + [key ?? BodyCodingKey(stringValue: name)])
         box.set(.deferred(encoder), for: name)
         return encoder
     }
@@ -238,7 +238,7 @@ private struct JSONUnkeyedContainer: UnkeyedEncodingContainer {
     let codingPath: [any CodingKey]
     var count: Int { box.values.count }
 
-    private var nextPath: [any CodingKey] { codingPath + [JSONIndexKey(intValue: count)] }
+    private var nextPath: [any CodingKey] { codingPath + [BodyCodingKey(intValue: count)] }
 
     mutating func encodeNil() throws { box.values.append(.literal("null")) }
     mutating func encode(_ value: Bool) throws { box.values.append(.literal(value ? "true" : "false")) }
@@ -277,21 +277,5 @@ private struct JSONUnkeyedContainer: UnkeyedEncodingContainer {
         let encoder = JSONTreeEncoder(codingPath: nextPath)
         box.values.append(.deferred(encoder))
         return encoder
-    }
-}
-
-/// The coding-path entry for an array index or a super-encoder's key.
-private struct JSONIndexKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-
-    init(stringValue: String) {
-        self.stringValue = stringValue
-        intValue = nil
-    }
-
-    init(intValue: Int) {
-        stringValue = "Index \(intValue)"
-        self.intValue = intValue
     }
 }

@@ -6,8 +6,9 @@ import SealedStorage
 protocol ChannelConnectionDelegate: AnyObject, Sendable {
     /// The group key with `id`, for a server answering a client hello; `nil` refuses.
     func groupKey(id: UInt32) -> SymmetricKey?
-    /// Both ends proved they hold the key; `connectionID` is the server-assigned id.
-    func established(connectionID: UInt64, channel: any Channel)
+    /// Both ends proved they hold the key; `connectionID` is the server-assigned id, and the
+    /// peer reads the body formats `peerReads` (bodies written to it use `peerReads.preferred`).
+    func established(connectionID: UInt64, channel: any Channel, peerReads: ChannelReadableFormats)
     /// An authentic envelope of kind message, request, response or failure arrived. Throwing
     /// closes the connection with the error as the reason.
     func received(_ envelope: ChannelEnvelope, connectionID: UInt64, channel: any Channel) throws(ChannelProtocolError)
@@ -40,7 +41,7 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
 
     private enum State {
         case handshaking
-        case established(connectionID: UInt64)
+        case established(connectionID: UInt64, peerReads: ChannelReadableFormats)
         case closed
     }
 
@@ -48,14 +49,18 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
     /// The id a server gave the connection before its handshake, reported if it ends before
     /// completing it; `nil` on a client, which learns its id from the server's ready.
     private let provisionalID: UInt64?
+    /// What this end's ready listed: a body in another format is a violation.
+    private let reads: ChannelReadableFormats
     private var state = State.handshaking
     private var connectionID: UInt64?
     private var endReason: String?
 
     /// The handler of a connection reporting to `delegate`; a server passes the id it gave it.
-    init(delegate: any ChannelConnectionDelegate, provisionalID: UInt64?) {
+    /// `reads` is what the handshake's ready listed.
+    init(delegate: any ChannelConnectionDelegate, provisionalID: UInt64?, reads: ChannelReadableFormats = .current) {
         self.delegate = delegate
         self.provisionalID = provisionalID
+        self.reads = reads
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -64,16 +69,19 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
             return
         }
         guard case .handshaking = state else { return }
-        state = .established(connectionID: completed.connectionID)
+        state = .established(connectionID: completed.connectionID, peerReads: completed.peerReads)
         connectionID = completed.connectionID
-        delegate.established(connectionID: completed.connectionID, channel: context.channel)
+        delegate.established(connectionID: completed.connectionID, channel: context.channel, peerReads: completed.peerReads)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // Envelopes opened after a violation or a goodbye are ignored: the close is under way.
-        guard case .established(let connectionID) = state else { return }
+        guard case .established(let connectionID, _) = state else { return }
         let envelope = unwrapInboundIn(data)
         do throws(ChannelProtocolError) {
+            guard reads.reads(envelope.bodyFormat) else {
+                throw ChannelProtocolError(.malformedMessage, "a \(envelope.kind) with a CBOR body, which this end's ready did not list")
+            }
             switch envelope.kind {
             case .ready:
                 throw ChannelProtocolError(.unexpectedFrame, "a second ready on an established connection")
@@ -107,8 +115,15 @@ final class ChannelConnectionHandler: ChannelDuplexHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .established = state else {
+        guard case .established(_, let peerReads) = state else {
             promise?.fail(GroupMessagingError(.notConnected, "the connection is not established (or already closed)"))
+            return
+        }
+        // Bodies are encoded for the connection their sender saw; one encoded for an earlier
+        // connection whose peer read CBOR must not reach a peer that does not.
+        let envelope = unwrapOutboundIn(data)
+        guard peerReads.reads(envelope.bodyFormat) else {
+            promise?.fail(GroupMessagingError(.invalidMessage, "a \(envelope.type) body was encoded as CBOR for an earlier connection; this peer reads only JSON; send it again"))
             return
         }
         // Broadcasts and responses are written without waiting for the peer: one that stops

@@ -22,6 +22,13 @@ final class ChannelHandshakeHandler: ChannelDuplexHandler, RemovableChannelHandl
     struct Completed: Sendable, Hashable {
         /// The id the server gave the connection (in its ready).
         let connectionID: UInt64
+        /// The body formats the peer's ready listed: what this end may write to it.
+        let peerReads: ChannelReadableFormats
+
+        init(connectionID: UInt64, peerReads: ChannelReadableFormats = .jsonOnly) {
+            self.connectionID = connectionID
+            self.peerReads = peerReads
+        }
     }
 
     /// Which end, with what it needs for the handshake.
@@ -42,6 +49,8 @@ final class ChannelHandshakeHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     private let end: End
     private let group: String
+    /// What this end's ready lists.
+    private let reads: ChannelReadableFormats
     private let timeout: TimeAmount
     private var state = State.awaitingHello(own: nil)
     private var started = false
@@ -49,10 +58,12 @@ final class ChannelHandshakeHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// once this handler leaves, so that the timer does not keep it alive.
     private var timer: Scheduled<Void>?
 
-    /// The handshake of `end` in the application group `group`, to be done within `timeout`.
-    init(_ end: End, group: String, timeout: TimeAmount) {
+    /// The handshake of `end` in the application group `group`, to be done within `timeout`;
+    /// its ready lists `reads` (what this version reads unless a test plays an older end).
+    init(_ end: End, group: String, timeout: TimeAmount, reads: ChannelReadableFormats = .current) {
         self.end = end
         self.group = group
+        self.reads = reads
         self.timeout = timeout
     }
 
@@ -117,7 +128,8 @@ final class ChannelHandshakeHandler: ChannelDuplexHandler, RemovableChannelHandl
                 case .server(let id, _): connectionID = id
                 case .client: connectionID = envelope.id
                 }
-                complete(sealer: sealer, connectionID: connectionID, context: context)
+                // The ready's type is ignored, as it always was; its body lists what the peer reads.
+                complete(sealer: sealer, completed: Completed(connectionID: connectionID, peerReads: ChannelReadableFormats(readyBody: envelope.body)), context: context)
             case .finished:
                 return
             }
@@ -159,14 +171,14 @@ final class ChannelHandshakeHandler: ChannelDuplexHandler, RemovableChannelHandl
             let serverHello = ChannelHello(role: .server, keyID: clientHello.keyID, nonce: SecureRandom.bytes(count: ChannelHello.nonceLength))
             writeFrame(serverHello.encoded, context: context)
             keys = ChannelKeys(groupKey: key, group: group, clientHello: clientHello, serverHello: serverHello)
-            ready = ChannelEnvelope(kind: .ready, id: connectionID)
+            ready = ChannelEnvelope(kind: .ready, id: connectionID, body: reads.readyBody)
         case .client(let keyID, let key):
             let serverHello = try ChannelHello(parsing: frame, expecting: .server)
             guard let own, serverHello.keyID == keyID else {
                 throw ChannelProtocolError(.badHandshake, "the server answered with key #\(serverHello.keyID), not the key this client asked for")
             }
             keys = ChannelKeys(groupKey: key, group: group, clientHello: own, serverHello: serverHello)
-            ready = ChannelEnvelope(kind: .ready, id: 0)
+            ready = ChannelEnvelope(kind: .ready, id: 0, body: reads.readyBody)
         }
         // Each end sends its ready as soon as it has both hellos, without waiting for the peer's.
         var sealer = ChannelSealer(keys: keys, role: role)
@@ -174,7 +186,7 @@ final class ChannelHandshakeHandler: ChannelDuplexHandler, RemovableChannelHandl
         state = .awaitingReady(sealer)
     }
 
-    private func complete(sealer: ChannelSealer, connectionID: UInt64, context: ChannelHandlerContext) {
+    private func complete(sealer: ChannelSealer, completed: Completed, context: ChannelHandlerContext) {
         state = .finished
         timer?.cancel()
         timer = nil
@@ -187,7 +199,7 @@ final class ChannelHandshakeHandler: ChannelDuplexHandler, RemovableChannelHandl
         }
         // The event passes the sealing handler on its way: frames read after the ready (in
         // this same read, even) reach the sealing handler, which is in place now.
-        context.fireUserInboundEventTriggered(Completed(connectionID: connectionID))
+        context.fireUserInboundEventTriggered(completed)
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 

@@ -3,6 +3,9 @@ import NIOCore
 
 /// The plaintext inside a sealed frame:
 /// `kind (1) | id (8, big endian) | type length (1) | type (UTF-8) | body`.
+///
+/// The kind byte's high bit (0x80) marks a CBOR body; it is allowed on messages, requests and
+/// responses only (0x82, 0x83, 0x84), and sent only to a peer whose ready listed CBOR.
 package struct ChannelEnvelope: Sendable, Equatable {
     package enum Kind: UInt8, Sendable {
         /// First sealed frame each way. From the server, `id` is the client's connection id.
@@ -24,9 +27,11 @@ package struct ChannelEnvelope: Sendable, Equatable {
     static let capacity = ChannelFrame.maximumBodyLength - ChannelSealer.overhead - headerLength
 
     package var kind: Kind
+    /// How the body is written (JSON unless the kind byte's high bit is set).
+    package var bodyFormat: ChannelBodyFormat
     package var id: UInt64
     package var type: String
-    /// The body as the JSON coders take and give it: a near-limit message is 64 KB, and keeping
+    /// The body as the coders take and give it: a near-limit message is 64 KB, and keeping
     /// it as `Data` spares a copy on each side of the coder.
     package var bodyData: Data
 
@@ -40,7 +45,7 @@ package struct ChannelEnvelope: Sendable, Equatable {
     /// body is copied once, into the buffer that is sent. Returns the bytes written.
     @discardableResult
     package func write(to buffer: inout ByteBuffer) -> Int {
-        var written = buffer.writeInteger(kind.rawValue)
+        var written = buffer.writeInteger(kind.rawValue | (bodyFormat == .cbor ? ChannelBodyFormat.cborKindBit : 0))
         written += buffer.writeInteger(id, endianness: .big)
         written += buffer.writeInteger(UInt8(type.utf8.count))
         written += buffer.writeString(type)
@@ -57,12 +62,13 @@ package struct ChannelEnvelope: Sendable, Equatable {
         return Array(buffer.readableBytesView)
     }
 
-    package init(kind: Kind, id: UInt64 = 0, type: String = "", body: [UInt8] = []) {
-        self.init(kind: kind, id: id, type: type, bodyData: Data(body))
+    package init(kind: Kind, id: UInt64 = 0, type: String = "", body: [UInt8] = [], bodyFormat: ChannelBodyFormat = .json) {
+        self.init(kind: kind, id: id, type: type, bodyData: Data(body), bodyFormat: bodyFormat)
     }
 
-    package init(kind: Kind, id: UInt64, type: String, bodyData: Data) {
+    package init(kind: Kind, id: UInt64, type: String, bodyData: Data, bodyFormat: ChannelBodyFormat = .json) {
         self.kind = kind
+        self.bodyFormat = bodyFormat
         self.id = id
         self.type = type
         self.bodyData = bodyData
@@ -78,8 +84,12 @@ package struct ChannelEnvelope: Sendable, Equatable {
         else {
             throw ChannelProtocolError(.malformedMessage, "a message is at least \(Self.headerLength) bytes, this one \(plaintext.readableBytes)")
         }
-        guard let kind = Kind(rawValue: kindByte) else {
+        guard let kind = Kind(rawValue: kindByte & ~ChannelBodyFormat.cborKindBit) else {
             throw ChannelProtocolError(.malformedMessage, "unknown message kind \(kindByte)")
+        }
+        let bodyFormat: ChannelBodyFormat = kindByte & ChannelBodyFormat.cborKindBit == 0 ? .json : .cbor
+        guard bodyFormat == .json || [.message, .request, .response].contains(kind) else {
+            throw ChannelProtocolError(.malformedMessage, "a \(kind) envelope marked as carrying a CBOR body, which only messages, requests and responses carry")
         }
         guard let typeBytes = buffer.readSlice(length: Int(typeLength)) else {
             throw ChannelProtocolError(.malformedMessage, "the type name runs past the end of the message")
@@ -88,9 +98,10 @@ package struct ChannelEnvelope: Sendable, Equatable {
             throw ChannelProtocolError(.malformedMessage, "the type name is not UTF-8")
         }
         self.kind = kind
+        self.bodyFormat = bodyFormat
         self.id = id
         self.type = type
-        // JSONDecoder takes Data: the one copy of a received body.
+        // Both decoders take Data: the one copy of a received body.
         self.bodyData = buffer.withUnsafeReadableBytes { Data($0) }
     }
 
@@ -99,8 +110,8 @@ package struct ChannelEnvelope: Sendable, Equatable {
         try self.init(parsing: ByteBuffer(bytes: bytes))
     }
 
-    /// The envelope of `message`, refusing one too large for a frame.
-    package static func encoding(_ message: any GroupMessage, kind: Kind, id: UInt64) throws(GroupMessagingError) -> ChannelEnvelope {
+    /// The envelope of `message` with its body in `format`, refusing one too large for a frame.
+    package static func encoding(_ message: any GroupMessage, kind: Kind, id: UInt64, format: ChannelBodyFormat = .json) throws(GroupMessagingError) -> ChannelEnvelope {
         let type = Swift.type(of: message).messageType
         let typeLength = type.utf8.count
         guard (1...255).contains(typeLength) else {
@@ -108,13 +119,16 @@ package struct ChannelEnvelope: Sendable, Equatable {
         }
         let body: Data
         do {
-            body = Data(try MessageJSONEncoder.encode(message))
+            switch format {
+            case .json: body = Data(try MessageJSONEncoder.encode(message))
+            case .cbor: body = Data(try MessageCBOREncoder.encode(message))
+            }
         } catch {
             throw GroupMessagingError(.invalidMessage, "a \(type) message does not encode: \(error)", underlyingError: error)
         }
         guard typeLength + body.count <= capacity else {
             throw GroupMessagingError(.invalidMessage, "a \(type) message encodes to \(body.count) bytes; with its type name a frame carries at most \(capacity); split it or send a reference to shared storage instead")
         }
-        return ChannelEnvelope(kind: kind, id: id, type: type, bodyData: body)
+        return ChannelEnvelope(kind: kind, id: id, type: type, bodyData: body, bodyFormat: format)
     }
 }
