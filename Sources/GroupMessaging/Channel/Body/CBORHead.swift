@@ -1,3 +1,5 @@
+import SealedStorage
+
 /// The first bytes of every CBOR data item (RFC 8949, section 3): a major type in the top three
 /// bits and, in the low five, either a small argument (0...23) or how many big-endian bytes of
 /// argument follow (24: 1, 25: 2, 26: 4, 27: 8).
@@ -36,19 +38,14 @@ enum CBORHead {
             output.append(UInt8(argument))
         case 0x100...0xFFFF:
             output.append(top | 25)
-            appendBigEndian(UInt16(argument), to: &output)
+            output.appendBigEndian(UInt16(argument))
         case 0x1_0000...0xFFFF_FFFF:
             output.append(top | 26)
-            appendBigEndian(UInt32(argument), to: &output)
+            output.appendBigEndian(UInt32(argument))
         default:
             output.append(top | 27)
-            appendBigEndian(argument, to: &output)
+            output.appendBigEndian(argument)
         }
-    }
-
-    /// Appends `value`'s bytes, most significant first.
-    static func appendBigEndian<Value: FixedWidthInteger>(_ value: Value, to output: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { output.append(contentsOf: $0) }
     }
 
     /// Bytes a head with `argument` takes.

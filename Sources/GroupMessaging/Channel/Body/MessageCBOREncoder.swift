@@ -1,4 +1,5 @@
 import Foundation
+import SealedStorage
 
 /// Encodes a message's body as CBOR (RFC 8949) in the subset docs/MESSAGING.md ("Body formats")
 /// defines, for peers whose ready listed CBOR.
@@ -82,10 +83,10 @@ private enum CBORNode {
             CBORHead.write(.negative, value, to: &output)
         case .float32(let value):
             output.append(CBORHead.float32Byte)
-            CBORHead.appendBigEndian(value.bitPattern, to: &output)
+            output.appendBigEndian(value.bitPattern)
         case .float64(let value):
             output.append(CBORHead.float64Byte)
-            CBORHead.appendBigEndian(value.bitPattern, to: &output)
+            output.appendBigEndian(value.bitPattern)
         case .bool(let value):
             output.append(value ? CBORHead.trueByte : CBORHead.falseByte)
         case .null:
