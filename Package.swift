@@ -460,6 +460,8 @@ let package = Package(
             dependencies: [
                 "GroupSync", "Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupSyncTestKit",
                 "GroupSyncFixture", "vaultcli",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

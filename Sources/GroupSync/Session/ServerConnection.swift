@@ -14,11 +14,13 @@ final class ServerConnection: Sendable {
     let connection: PostgresConnection
     private let url: SyncServerURL
     private let logger: Logger
+    private let requests: InFlightRequests
 
     private init(connection: PostgresConnection, url: SyncServerURL, logger: Logger) {
         self.connection = connection
         self.url = url
         self.logger = logger
+        requests = InFlightRequests(closingWith: connection.closeFuture)
     }
 
     /// Connects, then creates or migrates the schema.
@@ -187,7 +189,7 @@ final class ServerConnection: Sendable {
     // MARK: Errors
 
     /// Runs `body` on the connection, and fails it with the server's code if the connection
-    /// closes first (``PostgresNIO/PostgresConnection/untilClosed(_:)``).
+    /// closes first (``InFlightRequests``).
     private func run<Result: Sendable>(
         _ what: String,
         _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> Result
@@ -195,7 +197,7 @@ final class ServerConnection: Sendable {
         let connection = self.connection
         let logger = self.logger
         do {
-            return try await connection.untilClosed { try await body(connection, logger) }
+            return try await requests.run { try await body(connection, logger) }
         } catch let error as SchemaTooNew {
             throw SyncError(.schema, "the sync server \(url.redacted) has GroupSync schema version \(error.found); this GroupSync knows version \(SyncSchema.currentVersion) at most: update it before syncing")
         } catch let error as SyncError {
