@@ -109,14 +109,14 @@ final class MultiMachineSyncTests: SyncServerTestCase {
         }
     }
 
-    func testAMachineKilledMidPushLosesNothingItAcknowledged() throws {
+    func testAMachineKilledMidPushLosesNothingItAcknowledged() async throws {
         var generator = SeededGenerator()
         let delay = Int.random(in: 0...1300, using: &generator)
         let writer = try machine(0, "write", ["machine": "m0", "count": "100000", "keys": "20"])
         // The delay counts from the first acknowledged write, not from the start: a loaded
         // machine may take longer than any fixed delay to start the writer and open its home.
-        let wrote = writer.waitForOutput { $0.contains("set ") }
-        Thread.sleep(forTimeInterval: Double(delay) / 1000)
+        let wrote = await writer.waitForOutput { $0.contains("set ") }
+        try await Task.sleep(for: .milliseconds(delay))
         writer.kill(SIGKILL)
         _ = writer.wait()
         let acknowledged = Self.lastSets(writer.standardOutput)

@@ -67,11 +67,12 @@ public final class FixtureProcess: @unchecked Sendable {
 
     /// Waits until the child's standard output so far satisfies `condition`, or the child has
     /// exited, and returns whether it does. `limit` only keeps a child that hangs silently from
-    /// hanging the test; nothing asserted depends on how long the wait took.
-    public func waitForOutput(limit: Duration = .seconds(60), until condition: (String) -> Bool) -> Bool {
+    /// hanging the test (a liveness bound, not a performance claim); nothing asserted depends on
+    /// how long the wait took.
+    public func waitForOutput(limit: Duration = .seconds(30), until condition: (String) -> Bool) async -> Bool {
         let end = ContinuousClock.now + limit
         while !condition(standardOutput), process.isRunning, ContinuousClock.now < end {
-            usleep(2_000)
+            try? await Task.sleep(for: .milliseconds(2))
         }
         return condition(standardOutput)
     }

@@ -146,7 +146,7 @@ final class CrashTests: XCTestCase {
     /// reported written.
     private func killWriterAtRandomMoment(start: Int, using rng: inout SeededGenerator, round: Int) async throws -> (lastWritten: Int, status: Int32) {
         let writer = try testbed.start("vault-write-forever", ["--writer", "killed", "--start", "\(start)"])
-        let started = await VaultTestbed.waitForOutput(of: writer) { $0.contains("wrote") }
+        let started = await writer.waitForOutput { $0.contains("wrote") }
         let delay = Int.random(in: 0...60, using: &rng)
         try await Task.sleep(for: .milliseconds(delay))
         writer.kill(SIGKILL)

@@ -187,17 +187,4 @@ struct VaultTestbed {
         }
         return fields
     }
-
-    /// Waits (at most `timeout`: a liveness bound for a child process, not a performance
-    /// claim) until `child`'s standard output satisfies `condition`; returns whether it did.
-    static func waitForOutput(
-        of child: FixtureProcess, timeout: Duration = .seconds(30), until condition: (String) -> Bool
-    ) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition(child.standardOutput) { return true }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return condition(child.standardOutput)
-    }
 }

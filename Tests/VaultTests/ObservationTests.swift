@@ -137,14 +137,14 @@ final class ObservationTests: XCTestCase {
         let writes = 5
         let observer = try testbed.start("vault-observe", ["--until", "marker", "--seconds", "60"])
         defer { observer.kill(SIGKILL) }
-        let ready = await VaultTestbed.waitForOutput(of: observer) { $0.hasPrefix("ready\n") }
+        let ready = await observer.waitForOutput { $0.hasPrefix("ready\n") }
         XCTAssertTrue(ready, "the observer never subscribed: \(observer.standardError)")
 
         for counter in 1...writes {
             try vault.write(CounterRecord(writer: "test", counter: counter), to: "state")
             // One write at a time: the next is made only after the observer printed this one,
             // so the count below is exact without any assumption about timing.
-            let seen = await VaultTestbed.waitForOutput(of: observer) { Self.changeLines(in: $0).count >= counter }
+            let seen = await observer.waitForOutput { Self.changeLines(in: $0).count >= counter }
             XCTAssertTrue(seen, "write \(counter) not observed: \(observer.standardOutput)")
         }
         try vault.write(CounterRecord(writer: "test", counter: 0), to: "marker")
