@@ -83,53 +83,14 @@ final class ServerConnection: Sendable {
 
     // MARK: Reading
 
-    /// A catch-up page (docs/SYNC.md, section 6, steps 1 and 2), `$1` the space, `$2` the change
-    /// it starts after, `$3` and `$4` its row and byte bounds. The inner query takes at most
-    /// `$3` rows; the window keeps those that start before `$4` bytes of blobs, so the first row
-    /// always comes. `octet_length` of a stored blob reads its size, not the blob.
-    private static let pageSQL = """
-        SELECT name, sequence, change, blob FROM (
-            SELECT name, sequence, change, blob, sum(octet_length(blob)) OVER (ORDER BY change) - octet_length(blob) AS before
-            FROM (SELECT name, sequence, change, blob FROM groupsync_entry
-                  WHERE space = $1 AND change > $2 ORDER BY change LIMIT $3) AS page
-        ) AS counted
-        WHERE before < $4
-        """
-
-    private static func pageBindings(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 4)
-        try bindings.append(Data(space))
-        bindings.append(change)
-        bindings.append(limit.rows)
-        bindings.append(limit.bytes)
-        return bindings
-    }
-
     /// The rows of `space` changed after `change`, in change order, within `limit`.
     func rows(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) async throws(SyncError) -> [ServerRow] {
         try await run("read changes") { connection, logger in
             var rows: [ServerRow] = []
-            let result = try await connection.query(
-                PostgresQuery(unsafeSQL: Self.pageSQL + " ORDER BY change", binds: try Self.pageBindings(space: space, after: change, within: limit)),
-                logger: logger)
-            for try await (name, sequence, change, blob) in result.decode((Data, Int64, Int64, Data).self) {
-                rows.append(ServerRow(name: Array(name), sequence: sequence, change: change, blob: Array(blob)))
+            for try await row in try await connection.execute(PageStatement(space: space, after: change, limit: limit), logger: logger) {
+                rows.append(row)
             }
             return rows
-        }
-    }
-
-    /// The current row of one entry, or `nil`.
-    func row(space: [UInt8], name: [UInt8]) async throws(SyncError) -> ServerRow? {
-        try await run("read an entry") { connection, logger in
-            let result = try await connection.query(
-                "SELECT name, sequence, change, blob FROM groupsync_entry WHERE space = \(Data(space)) AND name = \(Data(name))",
-                logger: logger)
-            var found: ServerRow?
-            for try await (name, sequence, change, blob) in result.decode((Data, Int64, Int64, Data).self) {
-                found = ServerRow(name: Array(name), sequence: sequence, change: change, blob: Array(blob))
-            }
-            return found
         }
     }
 
@@ -138,21 +99,11 @@ final class ServerConnection: Sendable {
     /// what a machine has already read means the server went back in time.
     func changes(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) async throws(SyncError) -> (lastChange: Int64, rows: [ServerRow]) {
         try await run("read changes") { connection, logger in
-            // One row for the counter even when no entry changed: the LEFT JOIN keeps it, its
-            // entry columns NULL.
-            let result = try await connection.query(PostgresQuery(unsafeSQL: """
-                SELECT c.last, e.name, e.sequence, e.change, e.blob
-                FROM (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last FROM groupsync_change) AS c
-                LEFT JOIN LATERAL (\(Self.pageSQL)) AS e ON true
-                ORDER BY e.change
-                """, binds: try Self.pageBindings(space: space, after: change, within: limit)), logger: logger)
             var last: Int64 = 0
             var rows: [ServerRow] = []
-            for try await (counter, name, sequence, change, blob) in result.decode((Int64, Data?, Int64?, Int64?, Data?).self) {
-                last = counter
-                if let name, let sequence, let change, let blob {
-                    rows.append(ServerRow(name: Array(name), sequence: sequence, change: change, blob: Array(blob)))
-                }
+            for try await found in try await connection.execute(ChangesStatement(space: space, after: change, limit: limit), logger: logger) {
+                last = found.lastChange
+                if let row = found.row { rows.append(row) }
             }
             return (last, rows)
         }
@@ -160,28 +111,18 @@ final class ServerConnection: Sendable {
 
     // MARK: Writing
 
-    /// Compare-and-swap: stores `blob` at `sequence` for the entry if the server's sequence for
-    /// it is still `base` (0: no row), and notifies the space's channel in the same
-    /// transaction, with the stored row when it fits (``ChangeNotification``). Returns the
-    /// change number, or `nil` when another write got there first.
+    /// Compare-and-swap (``CompareAndSwapStatement``): stores `blob` at `sequence` for the entry
+    /// if the server's sequence for it is still `base` (0: no row), and notifies the space's
+    /// channel in the same transaction. Returns the change number, or `nil` when another write
+    /// got there first.
     func compareAndSwap(space: [UInt8], name: [UInt8], base: UInt64, sequence: UInt64, blob: [UInt8], channel: String) async throws(SyncError) -> Int64? {
         guard let sequence = Int64(exactly: sequence), let base = Int64(exactly: base) else {
             throw SyncError(.invalidArgument, "sequence \(sequence) does not fit the server's bigint column")
         }
+        let statement = CompareAndSwapStatement(space: space, entry: name, sequence: sequence, blob: blob, base: base, channel: channel)
         return try await run("push a write") { connection, logger in
-            let result = try await connection.query("""
-                WITH written AS (
-                    INSERT INTO groupsync_entry AS e (space, name, sequence, change, blob)
-                    VALUES (\(Data(space)), \(Data(name)), \(sequence), nextval('groupsync_change'), \(Data(blob)))
-                    ON CONFLICT (space, name) DO UPDATE
-                        SET sequence = EXCLUDED.sequence, change = EXCLUDED.change, blob = EXCLUDED.blob, written_at = now()
-                        WHERE e.sequence = \(base)
-                    RETURNING change, sequence, name, blob
-                )
-                SELECT change, pg_notify(\(channel), \(unescaped: ChangeNotification.payloadExpression)) FROM written
-                """, logger: logger)
             var change: Int64?
-            for try await (value, _) in result.decode((Int64, String).self) { change = value }
+            for try await stored in try await connection.execute(statement, logger: logger) { change = stored }
             return change
         }
     }
