@@ -100,6 +100,25 @@ final class ReplicaStateStoreTests: XCTestCase {
         XCTAssertEqual(try reopen().state, second)
     }
 
+    func testAChangeLeftToTheNextFlushIsAppendedWithoutAnFdatasyncAndReadBack() throws {
+        let first = state(entries: 2, seen: 1)
+        var store = try reopen().store
+        try store.save(first, replacing: ReplicaState())
+        let second = state(entries: 2, seen: 2, from: first)
+        guard case .record(let record) = ReplicaJournal.change(from: first, to: second, among: nil) else {
+            return XCTFail("a change of two entries must be a journal record")
+        }
+
+        // Any fdatasync of the journal fails here: this append makes none.
+        try FaultInjection.withFault(.fail(.ioError), at: .step(.syncAppended)) { () throws -> Void in
+            try store.append(record, flush: .withNextFlush) { second }
+        }
+        XCTAssertEqual(try reopen().state, second)
+        XCTAssertThrowsError(try FaultInjection.withFault(.fail(.ioError), at: .step(.syncAppended)) { () throws -> Void in
+            try store.append(record, flush: .beforeReturning) { second }
+        }, "a record flushed before returning must reach its fdatasync")
+    }
+
     func testAStoreWithNoFilesOpensEmpty() throws {
         XCTAssertEqual(try reopen().state, ReplicaState())
     }

@@ -83,14 +83,17 @@ struct ReplicaStateStore: Sendable {
     /// Makes the record `change` (``ReplicaJournal/change(from:to:among:)``) durable: appended to
     /// the journal, or, when the journal must be compacted, `whole()` (the state the record leads
     /// to) written as the new snapshot. The caller need not build the whole state unless asked.
-    mutating func append(_ change: ReplicaState, orCompact whole: () -> ReplicaState) throws(SyncError) {
+    /// With `flush` `.withNextFlush` the record is appended without its `fdatasync`
+    /// (``AppendOnlyFile/Flush``): for a change whose loss in a power failure the next round
+    /// repairs from the server (``SyncReplica``); a compaction is flushed all the same.
+    mutating func append(_ change: ReplicaState, flush: AppendOnlyFile.Flush = .beforeReturning, orCompact whole: () -> ReplicaState) throws(SyncError) {
         guard let journal else { return try compact(whole()) }
         let record = try ReplicaJournal.record(change, after: lastTag, in: snapshotFile)
         if journalSize + record.bytes.count > Self.journalLimit(snapshotSize: snapshotSize, floor: compactionLimit, firstSync: !change.initialSyncDone) {
             return try compact(whole())
         }
         do {
-            try journal.append(record.bytes)
+            try journal.append(record.bytes, flush: flush)
         } catch {
             self.journal = nil
             throw SyncError(.storage, "the sync journal \(journalName) cannot be appended to: \(error); the change is not known to be durable and was not applied", underlyingError: error)

@@ -201,9 +201,16 @@ final class SyncReplica: Sendable {
     }
 
     /// Records that the server stored `push`.
+    ///
+    /// Not flushed on its own (``ReplicaStateStore/append(_:flush:orCompact:)``): the server
+    /// already holds the write, and if a power failure loses this record the write is still
+    /// pending here at its old base. The next round's compare-and-swap then fails, its catch-up
+    /// reads the row, and ``apply(_:notified:)`` recognises this machine's own write, as it does
+    /// when a connection is lost before the acknowledgement arrives. Its `fdatasync` was on the
+    /// disk at the moment another machine flushed the same write (docs/SYNC.md, section 7).
     func acknowledge(_ push: Push) throws(SyncError) {
         let hex = Hex.lowercase(push.name)
-        try update(touching: [hex]) { state, _ in
+        try update(touching: [hex], flush: { .withNextFlush }) { state, _ in
             guard var entry = state.entries[hex] else { return [] }
             if push.sequence > entry.seen {
                 entry.seen = push.sequence
@@ -249,9 +256,12 @@ final class SyncReplica: Sendable {
         // Only the rows' entries change: the journal record is found without comparing the
         // whole state (which, page after page, made a first sync quadratic).
         let touched = Array(Set(rows.map { Hex.lowercase($0.name) }))
-        try update(touching: touched) { state, values in
+        // A page that accepted nothing (the rows were duplicates or refused) moves the cursor
+        // and counts refusals only: not flushed on its own, since a power failure that loses it
+        // puts the cursor back, and the next catch-up reads and judges the same rows again.
+        var accepted = false
+        try update(touching: touched, flush: { accepted ? .beforeReturning : .withNextFlush }) { state, values in
             var changed: [String] = []
-            var accepted = false
             for (row, opened) in zip(rows, opened) {
                 if !notified { state.cursor = max(state.cursor, row.change) }
                 let hex = Hex.lowercase(row.name)
@@ -408,10 +418,15 @@ final class SyncReplica: Sendable {
     /// Applies `body` to a copy of the state and values, makes the new state durable (one journal
     /// record, or a compaction) and only then shows it; a failure leaves both as they were.
     /// `touching`, when given, names the only entries `body` may change (see
-    /// ``ReplicaStateStore/save(_:replacing:changing:)``).
-    private func update(touching names: [String]? = nil, _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]) throws(SyncError) {
+    /// ``ReplicaStateStore/save(_:replacing:changing:)``). `flush`, asked after `body` ran, may
+    /// leave the record to the next flush (``ReplicaStateStore/append(_:flush:orCompact:)``)
+    /// when `body` showed nothing and its loss is repaired from the server.
+    private func update(
+        touching names: [String]? = nil, flush: () -> AppendOnlyFile.Flush = { .beforeReturning },
+        _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]
+    ) throws(SyncError) {
         let changed = try memory.withLock { (memory: inout Memory) throws(SyncError) -> [String] in
-            if let names { return try Self.commit(&memory, touching: names, body) }
+            if let names { return try Self.commit(&memory, touching: names, flush: flush, body) }
             var state = memory.state
             var values = memory.values
             let changed = try body(&state, &values)
@@ -428,7 +443,7 @@ final class SyncReplica: Sendable {
     /// the state in place. Copying the whole state per change (a write, a page of rows) cost the
     /// store's size every time: a tenth of a first sync's time once the journal made writes cheap.
     private static func commit(
-        _ memory: inout Memory, touching names: [String],
+        _ memory: inout Memory, touching names: [String], flush: () -> AppendOnlyFile.Flush = { .beforeReturning },
         _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]
     ) throws(SyncError) -> [String] {
         var before = memory.state
@@ -458,7 +473,7 @@ final class SyncReplica: Sendable {
             do {
                 // Released before the merge below, which then changes the entries in place.
                 let current = memory.state
-                try memory.store.append(record) { whole(current) }
+                try memory.store.append(record, flush: flush()) { whole(current) }
             }
             ReplicaJournal.apply(record, to: &memory.state)
         }

@@ -10,7 +10,7 @@ extension FaultPoint {
 }
 
 /// An existing file held open for appending records, each made durable (`fdatasync`) before
-/// ``append(_:)`` returns: the journal of a state kept as a snapshot plus the changes since it.
+/// ``append(_:flush:)`` returns unless its writer says it can wait: the journal of a state kept as a snapshot plus the changes since it.
 ///
 /// Why a file of its own rather than ``DirectoryHandle/replace(_:with:durability:)``: a
 /// replace writes the whole content and costs two flushes and a rename, so a state rewritten
@@ -36,17 +36,30 @@ package final class AppendOnlyFile: Sendable {
         Syscall.close(descriptor)
     }
 
-    /// Writes `bytes` at the end of the file, then `fdatasync`s it.
+    /// When an appended record reaches the disk.
+    package enum Flush: Sendable {
+        /// `fdatasync`ed before ``AppendOnlyFile/append(_:flush:)`` returns.
+        case beforeReturning
+        /// Written, not flushed: durable with the next append that flushes (an `fdatasync`
+        /// makes every write before it durable) or whatever replaces the file. A power failure
+        /// before then can lose it or leave it torn at the end of the file, never with a flushed
+        /// record after it. For a record whose loss its writer can repair; a killed process
+        /// loses nothing it wrote.
+        case withNextFlush
+    }
+
+    /// Writes `bytes` at the end of the file, then, as `flush` says, `fdatasync`s it.
     /// - Throws: ``StorageError``: the system error of the write, or
     ///   ``StorageError/Kind/notDurable`` when the sync failed. Either way the bytes may be in the
     ///   file in part or whole; the caller must not append after them before it has replaced the
     ///   file (its reader would take the next record for the rest of this one).
-    package func append(_ bytes: [UInt8]) throws(StorageError) {
+    package func append(_ bytes: [UInt8], flush: Flush = .beforeReturning) throws(StorageError) {
         do {
             try Syscall.writeAll(descriptor, bytes, step: .appendRecord)
         } catch {
             throw StorageError(.system(error), operation: "append", path: path)
         }
+        guard flush == .beforeReturning else { return }
         do {
             try Syscall.syncData(descriptor, step: .syncAppended)
         } catch {
