@@ -39,14 +39,7 @@ package struct SyncEnvelope: Sendable, Equatable {
         } catch {
             throw SyncError(.invalidArgument, "entry name cannot be a record name: \(error)", underlyingError: error)
         }
-        let plaintext: [UInt8]
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            plaintext = Array(try encoder.encode(SyncPayload(key: key, value: value.map { Data($0) })))
-        } catch {
-            throw SyncError(.invalidArgument, "the value for key \(UntrustedText.printable(key)) cannot be encoded: \(error)", underlyingError: error)
-        }
+        let plaintext = SyncPayload(key: key, value: value.map { Data($0) }).encoded()
         guard plaintext.count <= BlobFormat.maximumPayloadSize else {
             throw SyncError(.quota, "the value for key \(UntrustedText.printable(key)) is \(plaintext.count) bytes sealed; at most \(BlobFormat.maximumPayloadSize) fit in one entry")
         }

@@ -9,8 +9,8 @@ import SealedStorage
 /// `{"key": <the entry's key>, "value": <base64 of the value's bytes>}`, without `"value"` for a
 /// removal.
 ///
-/// Read by ``decode(_:)``, which takes the bytes GroupSync's own writer produces (`JSONEncoder`
-/// with sorted keys: `{"key":"…","value":"…"}`, `/` escaped as `\/` and nothing else escaped in
+/// Written by ``encoded()`` as `JSONEncoder` with sorted keys writes it. Read by
+/// ``decode(_:)``, which takes the bytes GroupSync's own writer produces (`{"key":"…","value":"…"}`, `/` escaped as `\/` and nothing else escaped in
 /// the value) without `JSONDecoder`, and hands anything else (another writer's spacing or member
 /// order, any other escape in the key) to `JSONDecoder`. A first sync opens every entry: the
 /// decoder was about a tenth of its time.
@@ -25,6 +25,25 @@ package struct SyncPayload: Codable, Equatable {
         self.key = key
         self.value = value
     }
+
+    /// The payload's bytes as GroupSync seals them: byte for byte what `JSONEncoder` with sorted
+    /// keys writes (`SyncPayloadTests` compare the two), without its machinery, which cost more
+    /// than the rest of sealing a `set`'s value on the path to another machine.
+    package func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(key.utf8.count + (value.map { $0.count / 3 * 4 + 4 } ?? 0) + 24)
+        bytes.append(contentsOf: Self.keyMember)
+        JSONStringWriter.write(key, slashes: .escaped, to: &bytes)
+        if let value {
+            bytes.append(contentsOf: Self.valueMemberName)
+            JSONStringWriter.write(value.base64EncodedString(), slashes: .escaped, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    private static let keyMember = Array(#"{"key":"#.utf8)
+    private static let valueMemberName = Array(#","value":"#.utf8)
 
     /// The payload `plaintext` holds.
     /// - Throws: what `JSONDecoder` throws for bytes that are not a payload.

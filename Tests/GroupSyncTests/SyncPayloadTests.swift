@@ -1,13 +1,17 @@
 import Foundation
 import GroupSyncCore
+import GroupVaultTestKit
 import XCTest
 
 /// A synced entry's payload (docs/SYNC.md, section 5): GroupSync's own bytes are read without
 /// `JSONDecoder`, and every payload, GroupSync's or another writer's, reads as `JSONDecoder`
 /// reads it.
 final class SyncPayloadTests: XCTestCase {
-    /// What GroupSync seals: `JSONEncoder` with sorted keys.
-    private func written(_ payload: SyncPayload) throws -> [UInt8] {
+    /// What GroupSync seals.
+    private func written(_ payload: SyncPayload) throws -> [UInt8] { payload.encoded() }
+
+    /// What `JSONEncoder` with sorted keys writes, which GroupSync's writer must match.
+    private func jsonEncoderBytes(_ payload: SyncPayload) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return Array(try encoder.encode(payload))
@@ -27,6 +31,24 @@ final class SyncPayloadTests: XCTestCase {
         SyncPayload(key: "removed", value: nil),
         SyncPayload(key: "", value: Data([1])),
     ]
+
+    func testGroupSyncsWriterWritesWhatJSONEncoderWrites() throws {
+        for payload in payloads {
+            XCTAssertEqual(payload.encoded(), try jsonEncoderBytes(payload), payload.key)
+        }
+    }
+
+    func testSeededRandomPayloadsAreWrittenAsJSONEncoderWritesThem() throws {
+        var random = SeededGenerator()
+        let alphabet: [Unicode.Scalar] = ["\"", "\\", "/", "\n", "\u{1}", "\u{1F}", "a", " ", "\u{7F}", "é", "€", "😀"]
+        for round in 0..<500 {
+            var key = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...24, using: &random) { key.append(alphabet.randomElement(using: &random)!) }
+            let value = Bool.random(using: &random) ? nil : Data(random.bytes(count: Int.random(in: 0...200, using: &random)))
+            let payload = SyncPayload(key: String(key), value: value)
+            XCTAssertEqual(payload.encoded(), try jsonEncoderBytes(payload), "round \(round), \(random.describe)")
+        }
+    }
 
     func testGroupSyncsOwnPayloadsAreReadWithoutJSONDecoder() throws {
         for payload in payloads {

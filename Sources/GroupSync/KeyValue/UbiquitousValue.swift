@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import GroupSyncCore
+import SealedStorage
 
 /// A value of the ubiquitous key-value store: the property-list types
 /// `NSUbiquitousKeyValueStore` accepts.
@@ -72,6 +73,7 @@ public indirect enum UbiquitousValue: Sendable, Hashable, Codable {
 
     /// The encoded bytes (sorted keys), as sealed; their count is what the store's size quota counts.
     func encoded() throws(SyncError) -> [UInt8] {
+        if let bytes = scalarEncoding() { return bytes }
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -80,6 +82,37 @@ public indirect enum UbiquitousValue: Sendable, Hashable, Codable {
             throw SyncError(.invalidArgument, "the value cannot be encoded: \(error)", underlyingError: error)
         }
     }
+
+    /// A string, integer, Boolean or data value as `JSONEncoder` with sorted keys writes it
+    /// (`UbiquitousValueEncodingTests` compare the two), without its machinery: the common values
+    /// of a `set`, on the path to another machine. `nil` for the others (a double's and a date's
+    /// digits, and containers, are left to `JSONEncoder`).
+    private func scalarEncoding() -> [UInt8]? {
+        var bytes: [UInt8] = []
+        switch self {
+        case .string(let text):
+            bytes.append(contentsOf: Self.stringMember)
+            JSONStringWriter.write(text, slashes: .escaped, to: &bytes)
+        case .int(let number):
+            bytes.append(contentsOf: Self.intMember)
+            bytes.append(contentsOf: String(number).utf8)
+        case .bool(let flag):
+            bytes.append(contentsOf: Self.boolMember)
+            bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .data(let data):
+            bytes.append(contentsOf: Self.dataMember)
+            JSONStringWriter.write(data.base64EncodedString(), slashes: .escaped, to: &bytes)
+        case .double, .date, .array, .dictionary:
+            return nil
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    private static let stringMember = Array(#"{"string":"#.utf8)
+    private static let intMember = Array(#"{"int":"#.utf8)
+    private static let boolMember = Array(#"{"bool":"#.utf8)
+    private static let dataMember = Array(#"{"data":"#.utf8)
 
     static func decoded(_ bytes: [UInt8]) -> UbiquitousValue? {
         try? JSONDecoder().decode(UbiquitousValue.self, from: Data(bytes))
