@@ -60,7 +60,10 @@ final class InFlightRequests: Sendable {
                 finish(.failure(ConnectionClosed()))
                 return
             }
-            Task { [waiting] in
+            // Started at once on this thread, up to its first suspension (the query's write to
+            // the event loop), rather than enqueued for a pool thread to pick up: on the path from
+            // a `set` to the server, that hop cost about 35 µs (a trace of the write benchmark).
+            Task.immediate { [waiting] in
                 let result: Result<Value, any Error>
                 do {
                     result = .success(try await request())
