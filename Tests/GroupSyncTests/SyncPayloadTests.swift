@@ -3,9 +3,9 @@ import GroupSyncCore
 import GroupVaultTestKit
 import XCTest
 
-/// A synced entry's payload (docs/SYNC.md, section 5): GroupSync's own bytes are read without
-/// `JSONDecoder`, and every payload, GroupSync's or another writer's, reads as `JSONDecoder`
-/// reads it.
+/// A synced entry's payload (docs/SYNC.md, section 5): GroupSync writes it as `JSONEncoder`
+/// would and reads its own bytes without `JSONDecoder`, and every payload, GroupSync's or
+/// another writer's, reads as `JSONDecoder` reads it.
 final class SyncPayloadTests: XCTestCase {
     /// What GroupSync seals.
     private func written(_ payload: SyncPayload) throws -> [UInt8] { payload.encoded() }

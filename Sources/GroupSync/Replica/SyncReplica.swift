@@ -206,8 +206,9 @@ final class SyncReplica: Sendable {
     /// already holds the write, and if a power failure loses this record the write is still
     /// pending here at its old base. The next round's compare-and-swap then fails, its catch-up
     /// reads the row, and ``apply(_:notified:)`` recognises this machine's own write, as it does
-    /// when a connection is lost before the acknowledgement arrives. Its `fdatasync` was on the
-    /// disk at the moment another machine flushed the same write (docs/SYNC.md, section 7).
+    /// when a connection is lost before the acknowledgement arrives. Why: its `fdatasync` ran
+    /// while the other machines flushed the same write on its way to their observers
+    /// (docs/SYNC.md, section 7, "What is not flushed").
     func acknowledge(_ push: Push) throws(SyncError) {
         let hex = Hex.lowercase(push.name)
         try update(touching: [hex], flush: { .withNextFlush }) { state, _ in

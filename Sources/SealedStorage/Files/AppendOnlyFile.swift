@@ -10,7 +10,8 @@ extension FaultPoint {
 }
 
 /// An existing file held open for appending records, each made durable (`fdatasync`) before
-/// ``append(_:flush:)`` returns unless its writer says it can wait: the journal of a state kept as a snapshot plus the changes since it.
+/// ``append(_:flush:)`` returns unless its writer says it can wait: the journal of a state kept
+/// as a snapshot plus the changes since it.
 ///
 /// Why a file of its own rather than ``DirectoryHandle/replace(_:with:durability:)``: a
 /// replace writes the whole content and costs two flushes and a rename, so a state rewritten
