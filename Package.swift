@@ -460,6 +460,7 @@ let package = Package(
             dependencies: [
                 "GroupSync", "Vault", "Keyring", "SealedStorage", "GroupVaultTestKit", "GroupSyncTestKit",
                 "GroupSyncFixture", "vaultcli",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
