@@ -421,7 +421,8 @@ final class SyncReplica: Sendable {
     /// `touching`, when given, names the only entries `body` may change (see
     /// ``ReplicaStateStore/save(_:replacing:changing:)``). `flush`, asked after `body` ran, may
     /// leave the record to the next flush (``ReplicaStateStore/append(_:flush:orCompact:)``)
-    /// when `body` showed nothing and its loss is repaired from the server.
+    /// when `body` showed nothing and its loss is repaired from the server; it is asked only
+    /// with `touching`: a change of the whole state (no `touching`) is always flushed.
     private func update(
         touching names: [String]? = nil, flush: () -> AppendOnlyFile.Flush = { .beforeReturning },
         _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]
