@@ -48,6 +48,8 @@ final class SyncReplica: Sendable {
     private let conflictObservers = Locked<[UInt64: AsyncStream<SyncConflict>.Continuation]>([:])
     private let nextObserver = Locked<UInt64>(0)
     private let wake = Locked<AsyncStream<Void>.Continuation?>(nil)
+    /// Lets one ``SyncRound`` of this space run at a time, whichever connection it runs on.
+    let rounds = RoundGate()
 
     /// Opens the space `store` of `group`: reads key #1 for the names, and the local state.
     init(group: GroupIdentifier, store: String, keyring: Keyring, policy: SyncPolicy) throws(SyncError) {

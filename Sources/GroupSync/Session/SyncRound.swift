@@ -24,8 +24,17 @@ enum SyncRound {
     /// `notified` are rows that notifications carried since the last round: the accepted ones
     /// are applied (durably, and shown) before the catch-up query, which then finds them as
     /// duplicates, so that a write reaches this machine's observers one round trip sooner.
+    ///
+    /// Rounds of one replica run one at a time (``RoundGate``): a round started while another
+    /// runs, on any connection, waits for it.
     @discardableResult
     static func run(_ replica: SyncReplica, on server: ServerConnection, catchingUpFirst: Bool = true, notified: [ServerRow] = []) async throws(SyncError) -> Outcome {
+        try await replica.rounds.run { () async throws(SyncError) -> Outcome in
+            try await runAlone(replica, on: server, catchingUpFirst: catchingUpFirst, notified: notified)
+        }
+    }
+
+    private static func runAlone(_ replica: SyncReplica, on server: ServerConnection, catchingUpFirst: Bool, notified: [ServerRow]) async throws(SyncError) -> Outcome {
         var outcome = Outcome()
         if !notified.isEmpty { try replica.apply(notified, notified: true) }
         if catchingUpFirst { try await catchUp(replica, on: server, into: &outcome) }
