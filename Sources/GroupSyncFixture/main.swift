@@ -7,10 +7,11 @@ import Keyring
 // separate computer would have), apart from the other fixtures so that they never link
 // postgres-nio. The test imports the group's key #1 into the home first.
 // Usage: GroupSyncFixture <write|sync|dump> --home DIR --url URL [--option value]...
-//   write --machine M --count N --keys K [--prefix P]
+//   write --machine M --count N --keys K [--prefix P] [--offline yes]
 //                                          sets key "<P><i mod K>" (P: k) to "M:<i>" for i < N while
 //                                          syncing, printing "set <key> <value>" once each
-//                                          set has returned (is durable); then pushes everything
+//                                          set has returned (is durable); then pushes everything;
+//                                          offline: only sets, neither syncing nor pushing
 //   sync                                   pushes and pulls until nothing is pending
 //   dump                                   sync, then prints "value <key> <value>" lines and
 //                                          "status <json>"
@@ -72,13 +73,15 @@ exit(await runFixture(Array(commandLine.dropFirst())) { options in
         let count = try options.integer("count")
         let keys = try options.integer("keys")
         let prefix = try options.string("prefix", default: "k")
-        store.start()
+        let offline = try options.string("offline", default: "no") == "yes"
+        if !offline { store.start() }
         for index in 0..<count {
             let key = "\(prefix)\(index % keys)"
             let value = "\(machine):\(index)"
             try store.setValue(.string(value), forKey: key)
             printLine("set \(key) \(value)")
         }
+        guard !offline else { break }
         await store.stop()
         try await pushEverything(store)
         printLine(try statusLine(store))

@@ -65,6 +65,22 @@ final class MultiMachineSyncTests: SyncServerTestCase {
 
     // MARK: Tests
 
+    func testTwoProcessesOfOneHomeWritingAtOnceLoseNoWrite() throws {
+        // Offline: nothing reaches the server before the dump, so every value it shows was
+        // read from the home's one journal that both processes appended to.
+        let writers = try ["a", "b"].map { try machine(0, "write", ["machine": "m0\($0)", "prefix": $0, "count": "400", "keys": "20", "offline": "yes"]) }
+        for writer in writers { _ = finish(writer) }
+        let written = writers.map { Self.lastSets($0.standardOutput) }.reduce(into: [String: String]()) { $0.merge($1) { first, _ in first } }
+
+        let home = try dump(0)
+        let elsewhere = try dump(1)
+        XCTAssertEqual(written.count, 40)
+        XCTAssertEqual(home.values, written)
+        XCTAssertEqual(elsewhere.values, written)
+        XCTAssertEqual(home.status?.pendingWrites, 0)
+        XCTAssertEqual(home.status?.refusedCount, 0, String(describing: home.status))
+    }
+
     func testThreeMachinesConvergeAfterThousandsOfWrites() throws {
         let writers = try (0..<3).map { try machine($0, "write", ["machine": "m\($0)", "count": "1000", "keys": "50"]) }
         for writer in writers { _ = finish(writer) }

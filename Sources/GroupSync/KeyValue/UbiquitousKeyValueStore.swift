@@ -116,7 +116,9 @@ public final class UbiquitousKeyValueStore: Sendable {
     }
 
     /// Changes that came from elsewhere (`NSUbiquitousKeyValueStoreDidChangeExternallyNotification`),
-    /// with Apple's reasons and the changed keys. Each call returns a new stream.
+    /// with Apple's reasons and the changed keys: other machines' writes, and the writes of
+    /// other processes of this home to the same store (as `serverChange`). Each call returns a
+    /// new stream.
     public func externalChanges() -> AsyncStream<UbiquitousChange> { replica.changes() }
 
     // MARK: Reading

@@ -66,7 +66,7 @@ public final class SyncedRecords: Sendable {
     /// Where the records stand.
     public var status: SyncStatus { SyncStatus(replica: replica, session: session, server: configuration?.url.redacted) }
 
-    /// Records changed by other machines.
+    /// Records changed by other machines, and by other processes of this home.
     public func changes() -> AsyncStream<UbiquitousChange> { replica.changes() }
 
     /// This machine's writes that lost to another machine's write of the same record.

@@ -30,7 +30,7 @@ struct ReplicaState: Codable, Sendable, Equatable {
     }
 
     /// A synced record's write that lost to another machine's (``SyncPolicy/reportToWriter``).
-    struct Conflict: Codable, Sendable, Equatable {
+    struct Conflict: Codable, Sendable, Hashable {
         var key: String
         var winningSequence: UInt64
         var atMilliseconds: Int64

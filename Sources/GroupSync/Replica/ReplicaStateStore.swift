@@ -14,13 +14,24 @@ import GroupSyncCore
 /// had a torn tail when opened, a change removes entries, or an append failed (the failed
 /// record may be in the file in part, and nothing may follow it).
 ///
-/// A value type with a file: ``SyncReplica`` keeps the one copy, under its lock.
+/// Several processes of one home may keep the same store (a daemon, its widget, a CLI): each
+/// change is made under the store's lock (``lockName``, held by ``SyncReplica``), after reading
+/// again whatever another process wrote since this one last read or wrote the files
+/// (``changedElsewhere()``, ``reopened()``). The journal is opened for each append and closed
+/// after it, so that the close is what the other processes' watches see (docs/SYNC.md,
+/// section 7, "Processes of one home").
+///
+/// A value type with files: ``SyncReplica`` keeps the one copy, under its lock.
 struct ReplicaStateStore: Sendable {
     /// The least journal size at which a compaction is considered.
     static let compactionFloor = 1 << 20
 
     let snapshotFile: ReplicaStateFile
-    private var journal: AppendOnlyFile?
+    /// Whether the next record may be appended to the journal on disk: it follows the snapshot,
+    /// is whole and of this version. Otherwise the next save compacts.
+    private var appendable = false
+    /// The versions of the snapshot and the journal as this store last read or wrote them.
+    private var seenFiles: [FileVersion?] = []
     /// The tag the next record chains from.
     private var lastTag: [UInt8] = []
     private var journalSize = 0
@@ -31,14 +42,24 @@ struct ReplicaStateStore: Sendable {
     /// The state's journal: `<label>.journal`, beside the snapshot.
     var journalName: String { snapshotFile.label + ".journal" }
 
+    /// The lock file every process of the home holds while it reads or changes this store:
+    /// `<label>.lock`, beside the snapshot.
+    var lockName: String { snapshotFile.label + ".lock" }
+
+    /// The lock file a process of the home holds while it runs a round of this store:
+    /// `<label>.round.lock` (``SyncReplica/withRoundLock(_:)``).
+    var roundLockName: String { snapshotFile.label + ".round.lock" }
+
     /// Whether the next save writes a whole snapshot rather than a record (for tests).
-    var compactsNext: Bool { journal == nil }
+    var compactsNext: Bool { !appendable }
 
     /// Opens the state of `snapshotFile`: the snapshot, with its journal's authentic records applied.
     /// A home written before the journal existed holds a snapshot alone, read as it is; its first
     /// save compacts, which creates the journal.
     static func open(_ snapshotFile: ReplicaStateFile, compactionFloor: Int = Self.compactionFloor) throws(SyncError) -> (store: ReplicaStateStore, state: ReplicaState) {
         var store = ReplicaStateStore(snapshotFile: snapshotFile, compactionLimit: compactionFloor)
+        // Before reading: what is read is then at least as new as the versions kept.
+        store.seenFiles = try store.fileVersions()
         guard let snapshot = try snapshotFile.load() else { return (store, ReplicaState()) }
         store.snapshotSize = snapshot.size
         let bytes: [UInt8]?
@@ -53,19 +74,42 @@ struct ReplicaStateStore: Sendable {
         // a journal (and a stale one) is replaced by the first save's compaction instead; so is
         // one of an earlier version, whose records are read in that version's body.
         if replay.followsSnapshot, replay.isWhole, replay.version == ReplicaJournal.version {
-            let file: AppendOnlyFile?
-            do {
-                file = try snapshotFile.directory.openForAppending(store.journalName, maximumSize: ReplicaJournal.maximumSize)
-            } catch {
-                throw SyncError(.storage, "the sync journal \(store.journalName) cannot be opened: \(error)", underlyingError: error)
-            }
-            if let file, file.sizeWhenOpened == bytes.count {
-                store.journal = file
-                store.lastTag = replay.lastTag
-                store.journalSize = bytes.count
-            }
+            store.appendable = true
+            store.lastTag = replay.lastTag
+            store.journalSize = bytes.count
         }
         return (store, replay.state)
+    }
+
+    /// The store as the files hold it now, read again (after ``changedElsewhere()``).
+    func reopened() throws(SyncError) -> (store: ReplicaStateStore, state: ReplicaState) {
+        try Self.open(snapshotFile, compactionFloor: compactionLimit)
+    }
+
+    /// Whether the snapshot or the journal changed since this store last read or wrote them:
+    /// another process of the home wrote the store. Two `fstatat`s.
+    func changedElsewhere() throws(SyncError) -> Bool {
+        try fileVersions() != seenFiles
+    }
+
+    /// The versions of the snapshot and the journal now (`nil` for a missing file).
+    private func fileVersions() throws(SyncError) -> [FileVersion?] {
+        var versions: [FileVersion?] = []
+        for name in [snapshotFile.fileName, journalName] {
+            do {
+                versions.append(try snapshotFile.directory.status(of: name).map(FileVersion.init))
+            } catch {
+                throw SyncError(.storage, "the sync state \(name) cannot be looked up: \(error)", underlyingError: error)
+            }
+        }
+        return versions
+    }
+
+    /// Keeps the files' versions after this store wrote them (under the lock, so nobody else
+    /// wrote since). Should they not be readable, none are kept, so the next change reads the
+    /// store again rather than trust a state that may not be the files'.
+    private mutating func noteWritten() {
+        seenFiles = (try? fileVersions()) ?? []
     }
 
     /// Makes `new` durable, given that `old` is what is durable now; `names`, when given, are
@@ -87,19 +131,32 @@ struct ReplicaStateStore: Sendable {
     /// (``AppendOnlyFile/Flush``): for a change whose loss in a power failure the next round
     /// repairs from the server (``SyncReplica``); a compaction is flushed all the same.
     mutating func append(_ change: ReplicaState, flush: AppendOnlyFile.Flush = .beforeReturning, orCompact whole: () -> ReplicaState) throws(SyncError) {
-        guard let journal else { return try compact(whole()) }
+        guard appendable else { return try compact(whole()) }
         let record = try ReplicaJournal.record(change, after: lastTag, in: snapshotFile)
         if journalSize + record.bytes.count > Self.journalLimit(snapshotSize: snapshotSize, floor: compactionLimit, firstSync: !change.initialSyncDone) {
             return try compact(whole())
         }
+        let journal: AppendOnlyFile?
+        do {
+            journal = try snapshotFile.directory.openForAppending(journalName, maximumSize: ReplicaJournal.maximumSize)
+        } catch {
+            throw SyncError(.storage, "the sync journal \(journalName) cannot be opened: \(error)", underlyingError: error)
+        }
+        // Not the journal this store read or wrote last: the caller checked under the lock that
+        // nobody changed it, so something outside GroupSync did. Replaced whole instead.
+        guard let journal, journal.sizeWhenOpened == journalSize else { return try compact(whole()) }
         do {
             try journal.append(record.bytes, flush: flush)
         } catch {
-            self.journal = nil
+            appendable = false
+            noteWritten()
             throw SyncError(.storage, "the sync journal \(journalName) cannot be appended to: \(error); the change is not known to be durable and was not applied", underlyingError: error)
         }
         journalSize += record.bytes.count
         lastTag = record.tag
+        noteWritten()
+        // The journal closes here, after the record was written (and flushed, if asked): the
+        // close is what the watches of the home's other processes see.
     }
 
     /// The size past which the journal is compacted: its snapshot's (and at least `floor`);
@@ -116,22 +173,26 @@ struct ReplicaStateStore: Sendable {
     /// of the old one. Crash-safe in that order: until the new snapshot is durable the old
     /// snapshot and journal stand; after it, the old journal names the old snapshot and is ignored.
     mutating func compact(_ state: ReplicaState) throws(SyncError) {
-        journal = nil
-        let snapshot = try snapshotFile.save(state)
-        let header = ReplicaJournal.header(following: snapshot.tag)
-        let file: AppendOnlyFile?
-        do {
-            try snapshotFile.directory.replace(journalName, with: header, durability: .full)
-            file = try snapshotFile.directory.openForAppending(journalName, maximumSize: ReplicaJournal.maximumSize)
+        appendable = false
+        // A failure here was this process's own: the files are noted as written, so the next
+        // change does not read back a state it reported as not kept, and compacts again.
+        let snapshot: ReplicaStateFile.Snapshot
+        do throws(SyncError) {
+            snapshot = try snapshotFile.save(state)
+            let header = ReplicaJournal.header(following: snapshot.tag)
+            do {
+                try snapshotFile.directory.replace(journalName, with: header, durability: .full)
+            } catch {
+                throw SyncError(.storage, "the sync journal \(journalName) cannot be started: \(error)", underlyingError: error)
+            }
         } catch {
-            throw SyncError(.storage, "the sync journal \(journalName) cannot be started: \(error)", underlyingError: error)
+            noteWritten()
+            throw error
         }
-        guard let file else {
-            throw SyncError(.storage, "the sync journal \(journalName) vanished as it was started; something else is writing the GroupSync directory")
-        }
-        journal = file
+        appendable = true
         lastTag = snapshot.tag
-        journalSize = header.count
+        journalSize = ReplicaJournal.headerSize
         snapshotSize = snapshot.size
+        noteWritten()
     }
 }

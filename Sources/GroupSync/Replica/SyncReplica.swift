@@ -42,14 +42,21 @@ final class SyncReplica: Sendable {
         var state: ReplicaState
         var values: [String: Value]
         var store: ReplicaStateStore
+        /// What another process changed, read again, not yet told to this process's observers.
+        var untold = OtherProcessesChanges()
     }
     private let memory: Locked<Memory>
     private let observers = Locked<[UInt64: AsyncStream<UbiquitousChange>.Continuation]>([:])
     private let conflictObservers = Locked<[UInt64: AsyncStream<SyncConflict>.Continuation]>([:])
     private let nextObserver = Locked<UInt64>(0)
     private let wake = Locked<AsyncStream<Void>.Continuation?>(nil)
-    /// Lets one ``SyncRound`` of this space run at a time, whichever connection it runs on.
+    /// Lets one ``SyncRound`` of this space run at a time in this process, whichever connection
+    /// it runs on; ``withRoundLock(_:)`` does the same between the home's processes.
     let rounds = RoundGate()
+    /// The GroupSync directory of the group container: the store's files and locks.
+    private let directory: DirectoryHandle
+    /// The watch that reads the store again when another process of the home changes it.
+    private let watch = Locked<Task<Void, Never>?>(nil)
 
     /// Opens the space `store` of `group`: reads key #1 for the names, and the local state.
     init(group: GroupIdentifier, store: String, keyring: Keyring, policy: SyncPolicy) throws(SyncError) {
@@ -74,20 +81,170 @@ final class SyncReplica: Sendable {
         } catch {
             throw SyncError(.storage, "the GroupSync directory of \(group) cannot be opened: \(error)", underlyingError: error)
         }
+        self.directory = directory
         let file = ReplicaStateFile(directory: directory, label: "s-" + Hex.lowercase(Array(space.prefix(16))), key: naming.stateKey)
-        let (store, state) = try ReplicaStateStore.open(file)
+        // In place before the store is read, so that no change another process makes after the
+        // read is missed: the journal's writes closed, and its replacement by a compaction.
+        let changes: AsyncStream<DirectoryWatcher.Event>
+        do {
+            changes = try DirectoryWatcher(directory: directory.path, entry: file.label + ".journal").events()
+        } catch {
+            throw SyncError(.storage, "the sync state of \(group) cannot be watched for other processes' changes: \(error)", underlyingError: error)
+        }
+        let (store, state) = try Self.withStoreLock(exclusive: false, in: directory, name: file.label + ".lock") { () throws(SyncError) in
+            try ReplicaStateStore.open(file)
+        }
         var values: [String: Value] = [:]
         let key = Self.keyLookup(group: group, keyring: keyring)
         for (name, entry) in state.entries {
-            guard let blob = entry.pending ?? entry.accepted, let nameBytes = Hex.bytes(lowercase: name) else { continue }
-            do {
-                let envelope = try SyncEnvelope.open(Array(blob), name: nameBytes, naming: naming, space: space, key: key)
-                if let bytes = envelope.value { values[name] = Value(key: envelope.key, bytes: bytes) }
-            } catch {
-                throw SyncError(.storage, "a value in the sync state of \(group) cannot be opened: \(error)", refusal: error.code, underlyingError: error)
-            }
+            guard let blob = entry.pending ?? entry.accepted else { continue }
+            values[name] = try Self.shownValue(of: blob, name: name, group: group, naming: naming, space: space, key: key)
         }
         memory = Locked(Memory(state: state, values: values, store: store))
+        watch.withLock { watch in
+            watch = Task { [weak self] in
+                for await _ in changes {
+                    // A failure to read the store again is left to the next change this
+                    // process makes, which reads it under the lock and reports the error.
+                    try? self?.readChangesOfOtherProcesses()
+                }
+            }
+        }
+    }
+
+    deinit {
+        watch.withLock { $0?.cancel() }
+    }
+
+    /// The value a sealed entry shows, `nil` for a removal.
+    private static func shownValue(
+        of blob: Data, name: String, group: GroupIdentifier, naming: SyncNaming, space: [UInt8], key: (UInt32) throws(VaultError) -> GroupKey
+    ) throws(SyncError) -> Value? {
+        guard let nameBytes = Hex.bytes(lowercase: name) else { return nil }
+        do {
+            let envelope = try SyncEnvelope.open(Array(blob), name: nameBytes, naming: naming, space: space, key: key)
+            return envelope.value.map { Value(key: envelope.key, bytes: $0) }
+        } catch {
+            throw SyncError(.storage, "a value in the sync state of \(group) cannot be opened: \(error)", refusal: error.code, underlyingError: error)
+        }
+    }
+
+    // MARK: Processes of one home
+
+    /// What another process of the home changed, read under the store's lock and told to this
+    /// process's observers once the lock is released.
+    private struct OtherProcessesChanges {
+        var changedKeys: [String] = []
+        var conflicts: [SyncConflict] = []
+        /// A write another process made, for this process's session to push.
+        var pendingWrites = false
+    }
+
+    /// Runs `body` holding the store's lock file, exclusively to change the store and shared
+    /// to read it, so that no process reads a change half written or writes after a record it
+    /// has not read.
+    private static func withStoreLock<Result>(
+        exclusive: Bool, in directory: DirectoryHandle, name: String, _ body: () throws(SyncError) -> Result
+    ) throws(SyncError) -> Result {
+        let lock: FileLock
+        do {
+            lock = exclusive ? try FileLock(exclusiveIn: directory, name: name) : try FileLock(sharedIn: directory, name: name)
+        } catch {
+            throw SyncError(.storage, "the lock of the sync state \(name) cannot be taken: \(error)", underlyingError: error)
+        }
+        let result = try body()
+        _ = consume lock  // released here, after the body
+        return result
+    }
+
+    /// `body` on the memory, under the store's lock, after reading again what another process
+    /// of the home changed since this one last read or wrote the store.
+    ///
+    /// What was read again is kept in ``Memory/untold`` for ``tellOtherProcessesChanges()``,
+    /// which the caller runs once the memory's lock is released, whether `body` succeeded or not.
+    private func withCurrentStore<Result>(
+        exclusive: Bool, _ memory: inout Memory, _ body: (inout Memory) throws(SyncError) -> Result
+    ) throws(SyncError) -> Result {
+        try Self.withStoreLock(exclusive: exclusive, in: directory, name: memory.store.lockName) { () throws(SyncError) -> Result in
+            try readAgainIfChanged(&memory)
+            return try body(&memory)
+        }
+    }
+
+    /// Reads the store again when its files changed since this process last read or wrote them
+    /// (two `fstatat`s when they did not), and shows the values that changed.
+    private func readAgainIfChanged(_ memory: inout Memory) throws(SyncError) {
+        guard try memory.store.changedElsewhere() else { return }
+        var changes = memory.untold
+        let (store, state) = try memory.store.reopened()
+        var values = memory.values
+        let key = keyLookup()
+        for name in Set(memory.state.entries.keys).union(state.entries.keys) {
+            let before = memory.state.entries[name]
+            let now = state.entries[name]
+            if now?.pending != nil, now?.pendingNumber != before?.pendingNumber { changes.pendingWrites = true }
+            let blob = now.flatMap { $0.pending ?? $0.accepted }
+            guard before.flatMap({ $0.pending ?? $0.accepted }) != blob else { continue }
+            let shown = values[name]
+            values[name] = try blob.flatMap { blob throws(SyncError) in
+                try Self.shownValue(of: blob, name: name, group: group, naming: naming, space: space, key: key)
+            }
+            if shown != values[name], let changedKey = (values[name] ?? shown)?.key { changes.changedKeys.append(changedKey) }
+        }
+        let known = Set(memory.state.conflicts)
+        changes.conflicts = state.conflicts.filter { !known.contains($0) }.map { SyncConflict(key: $0.key, winningSequence: $0.winningSequence) }
+        memory = Memory(state: state, values: values, store: store, untold: changes)
+    }
+
+    /// Tells this process's observers what another process changed (``Memory/untold``), and
+    /// its session of a write to push.
+    private func tellOtherProcessesChanges() {
+        let changes = memory.withLock { memory in
+            defer { memory.untold = OtherProcessesChanges() }
+            return memory.untold
+        }
+        if !changes.changedKeys.isEmpty { publish(UbiquitousChange(reason: .serverChange, changedKeys: changes.changedKeys.sorted())) }
+        for conflict in changes.conflicts { publishConflict(conflict) }
+        if changes.pendingWrites { wakeSession() }
+    }
+
+    /// Reads again what another process of the home changed, if anything (the watch, and the
+    /// start of every round), and tells this process's observers.
+    func readChangesOfOtherProcesses() throws(SyncError) {
+        defer { tellOtherProcessesChanges() }
+        try memory.withLock { (memory: inout Memory) throws(SyncError) in
+            // Without the lock first: this process's own writes wake its watch too.
+            guard try memory.store.changedElsewhere() else { return }
+            try withCurrentStore(exclusive: false, &memory) { _ throws(SyncError) in }
+        }
+    }
+
+    /// Runs `round` holding the store's round lock (`<label>.round.lock`), which one process of
+    /// the home holds at a time: the home's processes share one state, so a round in one would
+    /// make another's stale page read as a rollback, as two rounds in one process would
+    /// (``RoundGate``). A process that finds it held tries again after a pause that doubles from
+    /// 1 ms to 50 ms, until it gets it or its task is cancelled.
+    func withRoundLock<Result>(_ round: () async throws(SyncError) -> Result) async throws(SyncError) -> Result {
+        let name = memory.withLock { $0.store.roundLockName }
+        var pause = Duration.milliseconds(1)
+        var taken: FileLock?
+        while taken == nil {
+            do {
+                taken = try FileLock(exclusiveIn: directory, name: name, waitLimit: .zero)
+            } catch where error.kind == .system(.wouldBlock) {
+                do {
+                    try await Task.sleep(for: pause)
+                } catch {
+                    throw SyncError(.server, "the sync round was cancelled while another process of this home ran a round of the same store; pending writes stay pending", underlyingError: error)
+                }
+                pause = min(pause * 2, .milliseconds(50))
+            } catch {
+                throw SyncError(.storage, "the round lock \(name) of the sync state cannot be taken: \(error)", underlyingError: error)
+            }
+        }
+        let result = try await round()
+        _ = consume taken  // released here, after the round
+        return result
     }
 
     // MARK: Reads (never the network)
@@ -118,30 +275,33 @@ final class SyncReplica: Sendable {
         } catch {
             throw SyncError(.keyring, "group \(group)'s key cannot be read: \(error.reason)", underlyingError: error)
         }
+        defer { tellOtherProcessesChanges() }
         try memory.withLock { (memory: inout Memory) throws(SyncError) in
-            let shown = value.map { Value(key: key, bytes: $0) }
-            // The quota check sees every value as it would be: changed in place (not copied, a
-            // copy per write cost the store's size), and put back if the write does not happen.
-            let before = memory.values[hex]
-            memory.values[hex] = shown
-            do throws(SyncError) {
-                try check(memory.values)
-                // Durable before the write returns: an acknowledged write survives a crash.
-                _ = try Self.commit(&memory, touching: [hex]) { (state: inout ReplicaState, values: inout [String: Value]) throws(SyncError) -> [String] in
-                    var entry = state.entries[hex] ?? ReplicaState.Entry()
-                    if entry.pending != nil { state.coalescedWrites += 1 }
-                    let blob = try SyncEnvelope.seal(
-                        key: key, value: value, sequence: entry.seen + 1, issuedAtMilliseconds: Self.now(), groupKey: groupKey, name: name)
-                    entry.pending = Data(blob)
-                    entry.pendingNumber = state.nextPendingNumber
-                    state.nextPendingNumber += 1
-                    state.entries[hex] = entry
-                    values[hex] = shown
-                    return []
+            try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) in
+                let shown = value.map { Value(key: key, bytes: $0) }
+                // The quota check sees every value as it would be: changed in place (not copied, a
+                // copy per write cost the store's size), and put back if the write does not happen.
+                let before = memory.values[hex]
+                memory.values[hex] = shown
+                do throws(SyncError) {
+                    try check(memory.values)
+                    // Durable before the write returns: an acknowledged write survives a crash.
+                    _ = try Self.commit(&memory, touching: [hex]) { (state: inout ReplicaState, values: inout [String: Value]) throws(SyncError) -> [String] in
+                        var entry = state.entries[hex] ?? ReplicaState.Entry()
+                        if entry.pending != nil { state.coalescedWrites += 1 }
+                        let blob = try SyncEnvelope.seal(
+                            key: key, value: value, sequence: entry.seen + 1, issuedAtMilliseconds: Self.now(), groupKey: groupKey, name: name)
+                        entry.pending = Data(blob)
+                        entry.pendingNumber = state.nextPendingNumber
+                        state.nextPendingNumber += 1
+                        state.entries[hex] = entry
+                        values[hex] = shown
+                        return []
+                    }
+                } catch {
+                    memory.values[hex] = before
+                    throw error
                 }
-            } catch {
-                memory.values[hex] = before
-                throw error
             }
         }
         wakeSession()
@@ -429,15 +589,18 @@ final class SyncReplica: Sendable {
         touching names: [String]? = nil, flush: () -> AppendOnlyFile.Flush = { .beforeReturning },
         _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]
     ) throws(SyncError) {
+        defer { tellOtherProcessesChanges() }
         let changed = try memory.withLock { (memory: inout Memory) throws(SyncError) -> [String] in
-            if let names { return try Self.commit(&memory, touching: names, flush: flush, body) }
-            var state = memory.state
-            var values = memory.values
-            let changed = try body(&state, &values)
-            try memory.store.save(state, replacing: memory.state, changing: nil)
-            memory.state = state
-            memory.values = values
-            return changed
+            try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) -> [String] in
+                if let names { return try Self.commit(&memory, touching: names, flush: flush, body) }
+                var state = memory.state
+                var values = memory.values
+                let changed = try body(&state, &values)
+                try memory.store.save(state, replacing: memory.state, changing: nil)
+                memory.state = state
+                memory.values = values
+                return changed
+            }
         }
         if !changed.isEmpty { publish(UbiquitousChange(reason: .serverChange, changedKeys: changed)) }
     }

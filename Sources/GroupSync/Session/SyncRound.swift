@@ -25,12 +25,17 @@ enum SyncRound {
     /// are applied (durably, and shown) before the catch-up query, which then finds them as
     /// duplicates, so that a write reaches this machine's observers one round trip sooner.
     ///
-    /// Rounds of one replica run one at a time (``RoundGate``): a round started while another
-    /// runs, on any connection, waits for it.
+    /// Rounds of one store run one at a time: a round started while another runs, on any
+    /// connection (``RoundGate``) or in another process of the home
+    /// (``SyncReplica/withRoundLock(_:)``), waits for it. It then reads what the home's other
+    /// processes changed, so that it pushes their writes too.
     @discardableResult
     static func run(_ replica: SyncReplica, on server: ServerConnection, catchingUpFirst: Bool = true, notified: [ServerRow] = []) async throws(SyncError) -> Outcome {
         try await replica.rounds.run { () async throws(SyncError) -> Outcome in
-            try await runAlone(replica, on: server, catchingUpFirst: catchingUpFirst, notified: notified)
+            try await replica.withRoundLock { () async throws(SyncError) -> Outcome in
+                try replica.readChangesOfOtherProcesses()
+                return try await runAlone(replica, on: server, catchingUpFirst: catchingUpFirst, notified: notified)
+            }
         }
     }
 

@@ -1,28 +1,6 @@
 import SealedStorage
 import SystemPackage
 
-/// What identifies one version of a file without reading it: device, inode, size, and the
-/// modification and status-change times to the nanosecond.
-///
-/// Every keyring file is replaced by rename (a new inode) or changed in place (a new ctime,
-/// which the kernel sets and no one can set back), and `chmod`/`chown` change the ctime too; so
-/// an equal version means the bytes, owner and mode are those seen when it was cached.
-struct FileVersion: Hashable, Sendable {
-    private let device: UInt64
-    private let inode: UInt64
-    private let size: Int64
-    private let modified: Int64
-    private let changed: Int64
-
-    init(_ status: Stat) {
-        device = UInt64(truncatingIfNeeded: status.deviceID.rawValue)
-        inode = UInt64(truncatingIfNeeded: status.inode.rawValue)
-        size = status.size
-        modified = Int64(status.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(status.st_mtim.tv_nsec)
-        changed = Int64(status.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(status.st_ctim.tv_nsec)
-    }
-}
-
 /// Decoded keyring files kept per process, each valid for one ``FileVersion`` of its file, so a
 /// warm read costs one `lstat` instead of a read, an AEAD open, a JSON decode and the guarded
 /// allocations of the keys it holds.

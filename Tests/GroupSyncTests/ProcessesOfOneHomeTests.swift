@@ -1,0 +1,153 @@
+import Foundation
+import GroupSync
+import GroupSyncTestKit
+import Keyring
+import XCTest
+
+/// Two stores of one home, as a daemon and its widget or CLI keep them: each is a process of
+/// its own as far as the store's files and locks go (a lock is held by an open file, not by a
+/// process). `MultiMachineSyncTests.testTwoProcessesOfOneHomeWritingAtOnceLoseNoWrite` runs
+/// the same with real processes.
+final class ProcessesOfOneHomeTests: XCTestCase {
+    private var sandbox: SyncSandbox!
+
+    override func setUpWithError() throws {
+        sandbox = try SyncSandbox(machines: 1)
+    }
+
+    override func tearDown() {
+        sandbox?.remove()
+    }
+
+    private func store() throws -> UbiquitousKeyValueStore { try sandbox.store(0, url: nil) }
+
+    /// The first change `changes` yields, or `nil` when none comes: the bound only ends a test
+    /// that would otherwise hang, the assertion on the change decides.
+    private func firstChange(_ changes: AsyncStream<UbiquitousChange>) async -> UbiquitousChange? {
+        await withTaskGroup(of: UbiquitousChange?.self) { group in
+            group.addTask {
+                var iterator = changes.makeAsyncIterator()
+                return await iterator.next()
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    func testWritesOfTwoStoresOfOneHomeInTurnAreAllReadBackByAThird() throws {
+        let daemon = try store()
+        let widget = try store()
+        for index in 0..<50 {
+            daemon.set("daemon \(index)", forKey: "d\(index % 10)")
+            widget.set("widget \(index)", forKey: "w\(index % 10)")
+        }
+
+        let reopened = try store()
+        for key in 0..<10 {
+            XCTAssertEqual(reopened.string(forKey: "d\(key)"), "daemon \(40 + key)")
+            XCTAssertEqual(reopened.string(forKey: "w\(key)"), "widget \(40 + key)")
+        }
+        XCTAssertEqual(reopened.status.pendingWrites, 20)
+    }
+
+    func testAStoreReadsTheWritesOfAnotherStoreOfItsHomeBeforeItWrites() throws {
+        let daemon = try store()
+        let widget = try store()
+        widget.set("light", forKey: "theme")
+        daemon.set("en", forKey: "language")
+
+        XCTAssertEqual(daemon.string(forKey: "theme"), "light")
+        XCTAssertEqual(daemon.dictionaryRepresentation.count, 2)
+    }
+
+    func testAStoreIsToldOfAWriteOfAnotherStoreOfItsHomeWithoutActing() async throws {
+        let daemon = try store()
+        let widget = try store()
+        let changes = daemon.externalChanges()
+
+        widget.set("dark", forKey: "theme")
+        let told = await waitForChange(changes) { daemon.string(forKey: "theme") == "dark" }
+        XCTAssertTrue(told)
+        XCTAssertEqual(daemon.string(forKey: "theme"), "dark")
+    }
+
+    func testTheChangeAnotherStoreOfTheHomeMadeIsToldAsAServerChangeNamingItsKeys() async throws {
+        let daemon = try store()
+        let widget = try store()
+        let changes = daemon.externalChanges()
+
+        widget.set("dark", forKey: "theme")
+        let change = await firstChange(changes)
+        XCTAssertEqual(change, UbiquitousChange(reason: .serverChange, changedKeys: ["theme"]))
+    }
+
+    func testAStoreDoesNotTellItsOwnWritesAsExternalChanges() async throws {
+        let daemon = try store()
+        let widget = try store()
+        let changes = daemon.externalChanges()
+
+        daemon.set("mine", forKey: "own")
+        widget.set("theirs", forKey: "other")
+        let change = await firstChange(changes)
+        XCTAssertEqual(change, UbiquitousChange(reason: .serverChange, changedKeys: ["other"]), "the daemon's own write came first and was not told")
+    }
+}
+
+/// Two stores of one home with a server: the session of one pushes what the other wrote, and
+/// a one-shot round of one waits for the other's round.
+final class ProcessesOfOneHomeSyncTests: SyncServerTestCase {
+    func testAWriteOfAStoreWithoutASessionIsPushedByTheSessionOfAnotherStoreOfItsHome() async throws {
+        let daemon = try sandbox.store(0, url: server.url)
+        let widget = try sandbox.store(0, url: nil)
+        let elsewhere = try sandbox.store(1, url: server.url)
+        let changes = elsewhere.externalChanges()
+        daemon.start()
+        elsewhere.start()
+
+        widget.set("dark", forKey: "theme")
+        let arrived = await waitForChange(changes) { elsewhere.string(forKey: "theme") == "dark" }
+        await daemon.stop()
+        await elsewhere.stop()
+        XCTAssertTrue(arrived, "daemon: \(daemon.status)")
+        XCTAssertEqual(widget.status.pendingWrites, 0, "the widget reads the daemon's push back")
+    }
+
+    func testASyncNowOfOneStoreBesideTheSessionOfAnotherStoreOfItsHomeCountsNoRollback() async throws {
+        let writer = try sandbox.store(0, url: server.url)
+        let daemon = try sandbox.store(1, url: server.url)
+        let command = try sandbox.store(1, url: server.url)
+        let changes = daemon.externalChanges()
+        writer.start()
+        daemon.start()
+        let writes = 1000
+        let racing = Task {
+            var failures: [String] = []
+            while !Task.isCancelled {
+                do { try await command.synchronizeWithServer() } catch {
+                    // The round that the test's own cancellation interrupts may fail.
+                    if !Task.isCancelled { failures.append("\(error)") }
+                }
+            }
+            return failures
+        }
+        for index in 1...writes {
+            writer.set(Int64(index), forKey: "counter")
+            if index % 4 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        let arrived = await waitForChange(changes) { daemon.longLong(forKey: "counter") == Int64(writes) }
+        racing.cancel()
+        let failures = await racing.value
+        await writer.stop()
+        await daemon.stop()
+
+        XCTAssertTrue(arrived)
+        XCTAssertEqual(daemon.status.refusals, [:], "an honest server was refused")
+        XCTAssertEqual(command.status.refusals, [:], "an honest server was refused")
+        XCTAssertEqual(failures, [])
+    }
+}
