@@ -98,8 +98,8 @@ final class ProcessesOfOneHomeTests: XCTestCase {
     }
 }
 
-/// Two stores of one home with a server: the session of one pushes what the other wrote, and
-/// a one-shot round of one waits for the other's round.
+/// Two stores of one home with a server: the session of one pushes what the other wrote
+/// (`OneRoundAtATimeTests` has their rounds).
 final class ProcessesOfOneHomeSyncTests: SyncServerTestCase {
     func testAWriteOfAStoreWithoutASessionIsPushedByTheSessionOfAnotherStoreOfItsHome() async throws {
         let daemon = try sandbox.store(0, url: server.url)
@@ -115,39 +115,5 @@ final class ProcessesOfOneHomeSyncTests: SyncServerTestCase {
         await elsewhere.stop()
         XCTAssertTrue(arrived, "daemon: \(daemon.status)")
         XCTAssertEqual(widget.status.pendingWrites, 0, "the widget reads the daemon's push back")
-    }
-
-    func testASyncNowOfOneStoreBesideTheSessionOfAnotherStoreOfItsHomeCountsNoRollback() async throws {
-        let writer = try sandbox.store(0, url: server.url)
-        let daemon = try sandbox.store(1, url: server.url)
-        let command = try sandbox.store(1, url: server.url)
-        let changes = daemon.externalChanges()
-        writer.start()
-        daemon.start()
-        let writes = 1000
-        let racing = Task {
-            var failures: [String] = []
-            while !Task.isCancelled {
-                do { try await command.synchronizeWithServer() } catch {
-                    // The round that the test's own cancellation interrupts may fail.
-                    if !Task.isCancelled { failures.append("\(error)") }
-                }
-            }
-            return failures
-        }
-        for index in 1...writes {
-            writer.set(Int64(index), forKey: "counter")
-            if index % 4 == 0 { try await Task.sleep(for: .milliseconds(1)) }
-        }
-        let arrived = await waitForChange(changes) { daemon.longLong(forKey: "counter") == Int64(writes) }
-        racing.cancel()
-        let failures = await racing.value
-        await writer.stop()
-        await daemon.stop()
-
-        XCTAssertTrue(arrived)
-        XCTAssertEqual(daemon.status.refusals, [:], "an honest server was refused")
-        XCTAssertEqual(command.status.refusals, [:], "an honest server was refused")
-        XCTAssertEqual(failures, [])
     }
 }
