@@ -15,7 +15,7 @@ import GroupSyncCore
 /// record may be in the file in part, and nothing may follow it).
 ///
 /// Several processes of one home may keep the same store (a daemon, its widget, a CLI): each
-/// change is made under the store's lock (``lockName``, held by ``SyncReplica``), after reading
+/// change is made under the store's lock (`<label>.lock`, held by ``SyncReplica``), after reading
 /// again whatever another process wrote since this one last read or wrote the files
 /// (``changedElsewhere()``, ``reopened()``). The journal is opened for each append and closed
 /// after it, so that the close is what the other processes' watches see (docs/SYNC.md,
@@ -31,7 +31,7 @@ struct ReplicaStateStore: Sendable {
     /// is whole and of this version. Otherwise the next save compacts.
     private var appendable = false
     /// The versions of the snapshot and the journal as this store last read or wrote them.
-    private var seenFiles: [FileVersion?] = []
+    private(set) var seenFiles: [FileVersion?] = []
     /// The tag the next record chains from.
     private var lastTag: [UInt8] = []
     private var journalSize = 0
@@ -41,14 +41,6 @@ struct ReplicaStateStore: Sendable {
 
     /// The state's journal: `<label>.journal`, beside the snapshot.
     var journalName: String { snapshotFile.label + ".journal" }
-
-    /// The lock file every process of the home holds while it reads or changes this store:
-    /// `<label>.lock`, beside the snapshot.
-    var lockName: String { snapshotFile.label + ".lock" }
-
-    /// The lock file a process of the home holds while it runs a round of this store:
-    /// `<label>.round.lock` (``SyncReplica/withRoundLock(_:)``).
-    var roundLockName: String { snapshotFile.label + ".round.lock" }
 
     /// Whether the next save writes a whole snapshot rather than a record (for tests).
     var compactsNext: Bool { !appendable }
@@ -94,8 +86,13 @@ struct ReplicaStateStore: Sendable {
 
     /// The versions of the snapshot and the journal now (`nil` for a missing file).
     private func fileVersions() throws(SyncError) -> [FileVersion?] {
+        try Self.fileVersions(of: snapshotFile)
+    }
+
+    /// The versions of `snapshotFile` and its journal now, as ``seenFiles`` holds them.
+    static func fileVersions(of snapshotFile: ReplicaStateFile) throws(SyncError) -> [FileVersion?] {
         var versions: [FileVersion?] = []
-        for name in [snapshotFile.fileName, journalName] {
+        for name in [snapshotFile.fileName, snapshotFile.label + ".journal"] {
             do {
                 versions.append(try snapshotFile.directory.status(of: name).map(FileVersion.init))
             } catch {

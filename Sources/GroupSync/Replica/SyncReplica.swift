@@ -53,10 +53,20 @@ final class SyncReplica: Sendable {
     /// Lets one ``SyncRound`` of this space run at a time in this process, whichever connection
     /// it runs on; ``withRoundLock(_:)`` does the same between the home's processes.
     let rounds = RoundGate()
-    /// The GroupSync directory of the group container: the store's files and locks.
-    private let directory: DirectoryHandle
-    /// The watch that reads the store again when another process of the home changes it.
-    private let watch = Locked<Task<Void, Never>?>(nil)
+    /// The store's snapshot, for its files' versions.
+    private let file: ReplicaStateFile
+    /// `<label>.lock`, held while this process reads the store again or changes it; the
+    /// memory's lock serialises this process's own users of it.
+    private let storeLock: HeldLockFile
+    /// `<label>.round.lock`, held for a round (``withRoundLock(_:)``); ``rounds`` serialises
+    /// this process's own rounds.
+    private let roundLock: HeldLockFile
+    /// The versions of the store's files as this process last read or wrote them, copied out of
+    /// the memory so that the watch compares them without waiting for the memory's lock.
+    private let filesSeen = Locked<[FileVersion?]>([])
+    /// The watch that reads the store again when another process of the home changes it;
+    /// released with the replica, which cancels it.
+    private let watch = Locked<DirectoryWatch?>(nil)
 
     /// Opens the space `store` of `group`: reads key #1 for the names, and the local state.
     init(group: GroupIdentifier, store: String, keyring: Keyring, policy: SyncPolicy) throws(SyncError) {
@@ -81,17 +91,15 @@ final class SyncReplica: Sendable {
         } catch {
             throw SyncError(.storage, "the GroupSync directory of \(group) cannot be opened: \(error)", underlyingError: error)
         }
-        self.directory = directory
         let file = ReplicaStateFile(directory: directory, label: "s-" + Hex.lowercase(Array(space.prefix(16))), key: naming.stateKey)
-        // In place before the store is read, so that no change another process makes after the
-        // read is missed: the journal's writes closed, and its replacement by a compaction.
-        let changes: AsyncStream<DirectoryWatcher.Event>
+        self.file = file
         do {
-            changes = try DirectoryWatcher(directory: directory.path, entry: file.label + ".journal").events()
+            storeLock = try HeldLockFile(in: directory, name: file.label + ".lock")
+            roundLock = try HeldLockFile(in: directory, name: file.label + ".round.lock")
         } catch {
-            throw SyncError(.storage, "the sync state of \(group) cannot be watched for other processes' changes: \(error)", underlyingError: error)
+            throw SyncError(.storage, "the lock files of the sync state of \(group) cannot be opened: \(error)", underlyingError: error)
         }
-        let (store, state) = try Self.withStoreLock(exclusive: false, in: directory, name: file.label + ".lock") { () throws(SyncError) in
+        let (store, state) = try Self.holding(storeLock, exclusive: false) { () throws(SyncError) in
             try ReplicaStateStore.open(file)
         }
         var values: [String: Value] = [:]
@@ -101,19 +109,33 @@ final class SyncReplica: Sendable {
             values[name] = try Self.shownValue(of: blob, name: name, group: group, naming: naming, space: space, key: key)
         }
         memory = Locked(Memory(state: state, values: values, store: store))
-        watch.withLock { watch in
-            watch = Task { [weak self] in
-                for await _ in changes {
-                    // A failure to read the store again is left to the next change this
-                    // process makes, which reads it under the lock and reports the error.
-                    try? self?.readChangesOfOtherProcesses()
-                }
+        filesSeen.withLock { $0 = store.seenFiles }
+        // The journal's writes closed and its replacement by a compaction; a change made between
+        // the read above and the watch's start is found by the look that follows it.
+        let started: DirectoryWatch
+        do {
+            started = try DirectoryWatcher(directory: directory.path, entry: file.label + ".journal").watch { [weak self] _ in
+                self?.journalChanged()
             }
+        } catch {
+            throw SyncError(.storage, "the sync state of \(group) cannot be watched for other processes' changes: \(error)", underlyingError: error)
         }
+        watch.withLock { $0 = started }
+        journalChanged()
     }
 
-    deinit {
-        watch.withLock { $0?.cancel() }
+    /// The journal's name was written, closed or replaced. Called by the watch on the thread
+    /// that reads every watch of the process, which must not wait: the files' versions are
+    /// compared with ``filesSeen`` (two `fstatat`s), and only a change this process did not make
+    /// starts a task to read it, so that the process's own writes cost no thread wake-up more.
+    private func journalChanged() {
+        let now = try? ReplicaStateStore.fileVersions(of: file)
+        guard now != filesSeen.withLock({ $0 }) else { return }
+        Task { [weak self] in
+            // A failure to read the store again is left to the next change this process makes,
+            // which reads it under the lock and reports the error.
+            try? self?.readChangesOfOtherProcesses()
+        }
     }
 
     /// The value a sealed entry shows, `nil` for a removal.
@@ -143,18 +165,14 @@ final class SyncReplica: Sendable {
     /// Runs `body` holding the store's lock file, exclusively to change the store and shared
     /// to read it, so that no process reads a change half written or writes after a record it
     /// has not read.
-    private static func withStoreLock<Result>(
-        exclusive: Bool, in directory: DirectoryHandle, name: String, _ body: () throws(SyncError) -> Result
-    ) throws(SyncError) -> Result {
-        let lock: FileLock
+    private static func holding<Result>(_ lock: HeldLockFile, exclusive: Bool, _ body: () throws(SyncError) -> Result) throws(SyncError) -> Result {
         do {
-            lock = exclusive ? try FileLock(exclusiveIn: directory, name: name) : try FileLock(sharedIn: directory, name: name)
+            try lock.lock(exclusive: exclusive)
         } catch {
-            throw SyncError(.storage, "the lock of the sync state \(name) cannot be taken: \(error)", underlyingError: error)
+            throw SyncError(.storage, "the lock of the sync state cannot be taken: \(error)", underlyingError: error)
         }
-        let result = try body()
-        _ = consume lock  // released here, after the body
-        return result
+        defer { lock.unlock() }
+        return try body()
     }
 
     /// `body` on the memory, under the store's lock, after reading again what another process
@@ -165,7 +183,8 @@ final class SyncReplica: Sendable {
     private func withCurrentStore<Result>(
         exclusive: Bool, _ memory: inout Memory, _ body: (inout Memory) throws(SyncError) -> Result
     ) throws(SyncError) -> Result {
-        try Self.withStoreLock(exclusive: exclusive, in: directory, name: memory.store.lockName) { () throws(SyncError) -> Result in
+        try Self.holding(storeLock, exclusive: exclusive) { () throws(SyncError) -> Result in
+            defer { filesSeen.withLock { [seen = memory.store.seenFiles] in $0 = seen } }
             try readAgainIfChanged(&memory)
             return try body(&memory)
         }
@@ -225,26 +244,24 @@ final class SyncReplica: Sendable {
     /// (``RoundGate``). A process that finds it held tries again after a pause that doubles from
     /// 1 ms to 50 ms, until it gets it or its task is cancelled.
     func withRoundLock<Result>(_ round: () async throws(SyncError) -> Result) async throws(SyncError) -> Result {
-        let name = memory.withLock { $0.store.roundLockName }
         var pause = Duration.milliseconds(1)
-        var taken: FileLock?
-        while taken == nil {
+        while true {
+            let taken: Bool
             do {
-                taken = try FileLock(exclusiveIn: directory, name: name, waitLimit: .zero)
-            } catch where error.kind == .system(.wouldBlock) {
-                do {
-                    try await Task.sleep(for: pause)
-                } catch {
-                    throw SyncError(.server, "the sync round was cancelled while another process of this home ran a round of the same store; pending writes stay pending", underlyingError: error)
-                }
-                pause = min(pause * 2, .milliseconds(50))
+                taken = try roundLock.tryLock(exclusive: true)
             } catch {
-                throw SyncError(.storage, "the round lock \(name) of the sync state cannot be taken: \(error)", underlyingError: error)
+                throw SyncError(.storage, "the round lock of the sync state cannot be taken: \(error)", underlyingError: error)
             }
+            if taken { break }
+            do {
+                try await Task.sleep(for: pause)
+            } catch {
+                throw SyncError(.server, "the sync round was cancelled while another process of this home ran a round of the same store; pending writes stay pending", underlyingError: error)
+            }
+            pause = min(pause * 2, .milliseconds(50))
         }
-        let result = try await round()
-        _ = consume taken  // released here, after the round
-        return result
+        defer { roundLock.unlock() }
+        return try await round()
     }
 
     // MARK: Reads (never the network)

@@ -106,7 +106,7 @@ package struct FileLock: ~Copyable {
     /// it is opened (one link, owned by a member, and empty: a lock file is never written, so a
     /// database renamed here is refused by its content), and a missing one is created with
     /// `O_EXCL`: a new inode, on which nobody holds locks.
-    private static func open(_ name: String, in directory: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) -> FileDescriptor {
+    fileprivate static func open(_ name: String, in directory: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) -> FileDescriptor {
         // The creator sets the exact mode in checkAndSetMode, whatever its umask, or another
         // member could not open the file at all.
         let permissions = FilePermissions(rawValue: CModeT(sharing.fileMode))
@@ -154,7 +154,7 @@ package struct FileLock: ~Copyable {
     }
 
     /// Refuses what is not a lock file this process may use, then gives one it owns the exact mode.
-    private static func checkAndSetMode(_ descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) {
+    fileprivate static func checkAndSetMode(_ descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) {
         let status: Stat
         do {
             status = try Syscall.status(descriptor)
@@ -187,7 +187,7 @@ package struct FileLock: ~Copyable {
     }
 
     /// Takes the lock without blocking, retrying with a growing pause until `waitLimit` has passed.
-    private static func acquire(_ descriptor: FileDescriptor, path: FilePath, exclusive: Bool, waitLimit: Duration) throws(StorageError) {
+    fileprivate static func acquire(_ descriptor: FileDescriptor, path: FilePath, exclusive: Bool, waitLimit: Duration) throws(StorageError) {
         let clock = ContinuousClock()
         let start = clock.now
         var pause = Duration.milliseconds(1)
@@ -216,6 +216,64 @@ package struct FileLock: ~Copyable {
     deinit {
         // Closing the only descriptor of this open file description releases the flock.
         try? descriptor.close()
+    }
+}
+
+/// A lock file held open by a long-lived owner, locked and unlocked for each of its operations:
+/// where ``FileLock`` opens and vets the file for every lock (five system calls besides the
+/// `flock`), this does it once, and a lock costs two `flock`s.
+///
+/// The file is opened and vetted as ``FileLock`` does it. The lock belongs to this object's open
+/// file description: two objects exclude each other, in one process or several; two threads
+/// sharing one object do not, so its owner serialises its own callers (as ``FileLock`` users
+/// do not need to). A lock file removed while it is held open would leave this object locking
+/// a file nobody else opens; GroupVault never removes one, and whoever can remove it can
+/// equally write the files it guards.
+package final class HeldLockFile: Sendable {
+    private let descriptor: FileDescriptor
+    /// The lock file.
+    package let path: FilePath
+
+    /// Opens (creating it if needed) and vets the lock file `name` in `directory`, relative to
+    /// the directory's descriptor. Takes no lock.
+    package init(in directory: DirectoryHandle, name: String) throws(StorageError) {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
+            throw StorageError(.wrongFileType, operation: "open lock file", path: directory.path.string + "/" + UntrustedText.printable(name),
+                               hint: "a lock file name must be one path component")
+        }
+        let path = directory.path.appending(name)
+        let descriptor = try FileLock.open(name, in: directory.descriptor, path: path, sharing: directory.sharing)
+        do {
+            try FileLock.checkAndSetMode(descriptor, path: path, sharing: directory.sharing)
+        } catch {
+            try? descriptor.close()
+            throw error
+        }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit {
+        try? descriptor.close()
+    }
+
+    /// Waits (at most `waitLimit`) until this object holds the lock, exclusive or shared.
+    package func lock(exclusive: Bool, waitLimit: Duration = FileLock.defaultWaitLimit) throws(StorageError) {
+        try FileLock.acquire(descriptor, path: path, exclusive: exclusive, waitLimit: waitLimit)
+    }
+
+    /// Takes the lock if nobody else holds it: `true` when taken.
+    package func tryLock(exclusive: Bool) throws(StorageError) -> Bool {
+        do {
+            return try Syscall.tryLock(descriptor, exclusive: exclusive)
+        } catch {
+            throw StorageError(.system(error), operation: "lock", path: path)
+        }
+    }
+
+    /// Releases the lock this object holds.
+    package func unlock() {
+        Syscall.unlock(descriptor)
     }
 }
 

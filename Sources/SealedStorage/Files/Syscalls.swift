@@ -152,6 +152,12 @@ package enum Syscall {
         }
     }
 
+    /// `flock(fd, LOCK_UN)`: releases what ``tryLock(_:exclusive:)`` took on this open file
+    /// description. Closing the description's last descriptor does the same.
+    package static func unlock(_ descriptor: FileDescriptor) {
+        _ = flock(descriptor.rawValue, LOCK_UN)
+    }
+
     /// `fchmod(2)`: sets the mode regardless of the process umask.
     package static func changeMode(_ descriptor: FileDescriptor, to mode: UInt16) throws(Errno) {
         try checkFaults(.changeMode, step: nil, descriptor: descriptor.rawValue)
