@@ -5,17 +5,7 @@ import SealedStorage
 import XCTest
 
 /// The ubiquitous key-value store without a server: Apple's shape, limits and entitlement.
-final class KeyValueStoreLocalTests: XCTestCase {
-    private var sandbox: SyncSandbox!
-
-    override func setUpWithError() throws {
-        sandbox = try SyncSandbox(machines: 1)
-    }
-
-    override func tearDown() {
-        sandbox?.remove()
-    }
-
+final class KeyValueStoreLocalTests: SyncSandboxTestCase {
     private func store() throws -> UbiquitousKeyValueStore { try sandbox.store(0, url: nil) }
 
     func testTypedValuesReadBackWithoutAServer() throws {

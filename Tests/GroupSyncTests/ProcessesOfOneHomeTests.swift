@@ -8,17 +8,7 @@ import XCTest
 /// its own as far as the store's files and locks go (a lock is held by an open file, not by a
 /// process). `MultiMachineSyncTests.testTwoProcessesOfOneHomeWritingAtOnceLoseNoWrite` runs
 /// the same with real processes.
-final class ProcessesOfOneHomeTests: XCTestCase {
-    private var sandbox: SyncSandbox!
-
-    override func setUpWithError() throws {
-        sandbox = try SyncSandbox(machines: 1)
-    }
-
-    override func tearDown() {
-        sandbox?.remove()
-    }
-
+final class ProcessesOfOneHomeTests: SyncSandboxTestCase {
     private func store() throws -> UbiquitousKeyValueStore { try sandbox.store(0, url: nil) }
 
     /// The first change `changes` yields, or `nil` when none comes: the bound only ends a test
