@@ -88,7 +88,7 @@ enum ReplicaJournal {
     /// - Throws: `storage` when the file is not a journal, is of another version, or holds an
     ///   authentic record that does not decode: each is something a crash cannot produce.
     static func replay(_ bytes: [UInt8], onto snapshot: ReplicaStateFile.Snapshot, in file: ReplicaStateFile) throws(SyncError) -> Replay {
-        let name = file.label + ".journal"
+        let name = file.journalName
         guard bytes.count >= magic.count + 1, Array(bytes.prefix(4)) == magic else {
             throw SyncError(.storage, "the sync journal \(name) is not a GroupSync journal; move it and \(file.fileName) away to sync this store again from the server")
         }

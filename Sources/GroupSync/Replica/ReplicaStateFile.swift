@@ -40,6 +40,15 @@ struct ReplicaStateFile: Sendable {
 
     var fileName: String { label + ".state" }
 
+    // The names of the store's other files, beside the snapshot (docs/SYNC.md, section 7).
+
+    /// The journal of the changes since the snapshot (``ReplicaJournal``).
+    var journalName: String { label + ".journal" }
+    /// The lock file held to read the store again or change it.
+    var lockName: String { label + ".lock" }
+    /// The lock file held for a round.
+    var roundLockName: String { label + ".round.lock" }
+
     /// The snapshot, or `nil` when there is none yet.
     func load() throws(SyncError) -> Snapshot? {
         let bytes: [UInt8]?

@@ -40,7 +40,7 @@ struct ReplicaStateStore: Sendable {
     private var compactionLimit: Int
 
     /// The state's journal: `<label>.journal`, beside the snapshot.
-    var journalName: String { snapshotFile.label + ".journal" }
+    var journalName: String { snapshotFile.journalName }
 
     /// Whether the next save writes a whole snapshot rather than a record (for tests).
     var compactsNext: Bool { !appendable }
@@ -92,7 +92,7 @@ struct ReplicaStateStore: Sendable {
     /// The versions of `snapshotFile` and its journal now, as ``seenFiles`` holds them.
     static func fileVersions(of snapshotFile: ReplicaStateFile) throws(SyncError) -> [FileVersion?] {
         var versions: [FileVersion?] = []
-        for name in [snapshotFile.fileName, snapshotFile.label + ".journal"] {
+        for name in [snapshotFile.fileName, snapshotFile.journalName] {
             do {
                 versions.append(try snapshotFile.directory.status(of: name).map(FileVersion.init))
             } catch {

@@ -94,8 +94,8 @@ final class SyncReplica: Sendable {
         let file = ReplicaStateFile(directory: directory, label: "s-" + Hex.lowercase(Array(space.prefix(16))), key: naming.stateKey)
         self.file = file
         do {
-            storeLock = try HeldLockFile(in: directory, name: file.label + ".lock")
-            roundLock = try HeldLockFile(in: directory, name: file.label + ".round.lock")
+            storeLock = try HeldLockFile(in: directory, name: file.lockName)
+            roundLock = try HeldLockFile(in: directory, name: file.roundLockName)
         } catch {
             throw SyncError(.storage, "the lock files of the sync state of \(group) cannot be opened: \(error)", underlyingError: error)
         }
@@ -114,7 +114,7 @@ final class SyncReplica: Sendable {
         // the read above and the watch's start is found by the look that follows it.
         let started: DirectoryWatch
         do {
-            started = try DirectoryWatcher(directory: directory.path, entry: file.label + ".journal").watch { [weak self] _ in
+            started = try DirectoryWatcher(directory: directory.path, entry: file.journalName).watch { [weak self] _ in
                 self?.journalChanged()
             }
         } catch {
