@@ -54,12 +54,18 @@ package struct FileLock: ~Copyable {
     }
 
     private init(in directory: DirectoryHandle, name: String, exclusive: Bool, waitLimit: Duration) throws(StorageError) {
+        try self.init(name, in: directory.descriptor, path: try Self.path(of: name, in: directory), sharing: directory.sharing,
+                      exclusive: exclusive, waitLimit: waitLimit)
+    }
+
+    /// The path of the lock file `name` in `directory`, for messages, once `name` is checked to
+    /// be one path component.
+    fileprivate static func path(of name: String, in directory: DirectoryHandle) throws(StorageError) -> FilePath {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
             throw StorageError(.wrongFileType, operation: "open lock file", path: directory.path.string + "/" + UntrustedText.printable(name),
                                hint: "a lock file name must be one path component")
         }
-        try self.init(name, in: directory.descriptor, path: directory.path.appending(name), sharing: directory.sharing,
-                      exclusive: exclusive, waitLimit: waitLimit)
+        return directory.path.appending(name)
     }
 
     /// By path, the lock file is still opened relative to its directory, opened once with
@@ -76,9 +82,8 @@ package struct FileLock: ~Copyable {
     private init(
         _ name: String, in directory: FileDescriptor, path: FilePath, sharing: FileSharing, exclusive: Bool, waitLimit: Duration
     ) throws(StorageError) {
-        let descriptor = try Self.open(name, in: directory, path: path, sharing: sharing)
-        do throws(StorageError) {
-            try Self.checkAndSetMode(descriptor, path: path, sharing: sharing)
+        let descriptor = try Self.openChecked(name, in: directory, path: path, sharing: sharing)
+        do {
             try Self.acquire(descriptor, path: path, exclusive: exclusive, waitLimit: waitLimit)
         } catch {
             try? descriptor.close()
@@ -86,6 +91,19 @@ package struct FileLock: ~Copyable {
         }
         self.descriptor = descriptor
         self.path = path
+    }
+
+    /// Opens the lock file `name` in `directory` and vets it (``open(_:in:path:sharing:)``, then
+    /// ``checkAndSetMode(_:path:sharing:)``), closing it again if it is refused. Takes no lock.
+    fileprivate static func openChecked(_ name: String, in directory: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) -> FileDescriptor {
+        let descriptor = try open(name, in: directory, path: path, sharing: sharing)
+        do {
+            try checkAndSetMode(descriptor, path: path, sharing: sharing)
+        } catch {
+            try? descriptor.close()
+            throw error
+        }
+        return descriptor
     }
 
     /// The flags every lock file is opened with. Read-only is enough for flock, and lets a group
@@ -106,7 +124,7 @@ package struct FileLock: ~Copyable {
     /// it is opened (one link, owned by a member, and empty: a lock file is never written, so a
     /// database renamed here is refused by its content), and a missing one is created with
     /// `O_EXCL`: a new inode, on which nobody holds locks.
-    fileprivate static func open(_ name: String, in directory: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) -> FileDescriptor {
+    private static func open(_ name: String, in directory: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) -> FileDescriptor {
         // The creator sets the exact mode in checkAndSetMode, whatever its umask, or another
         // member could not open the file at all.
         let permissions = FilePermissions(rawValue: CModeT(sharing.fileMode))
@@ -154,7 +172,7 @@ package struct FileLock: ~Copyable {
     }
 
     /// Refuses what is not a lock file this process may use, then gives one it owns the exact mode.
-    fileprivate static func checkAndSetMode(_ descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) {
+    private static func checkAndSetMode(_ descriptor: FileDescriptor, path: FilePath, sharing: FileSharing) throws(StorageError) {
         let status: Stat
         do {
             status = try Syscall.status(descriptor)
@@ -237,19 +255,8 @@ package final class HeldLockFile: Sendable {
     /// Opens (creating it if needed) and vets the lock file `name` in `directory`, relative to
     /// the directory's descriptor. Takes no lock.
     package init(in directory: DirectoryHandle, name: String) throws(StorageError) {
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
-            throw StorageError(.wrongFileType, operation: "open lock file", path: directory.path.string + "/" + UntrustedText.printable(name),
-                               hint: "a lock file name must be one path component")
-        }
-        let path = directory.path.appending(name)
-        let descriptor = try FileLock.open(name, in: directory.descriptor, path: path, sharing: directory.sharing)
-        do {
-            try FileLock.checkAndSetMode(descriptor, path: path, sharing: directory.sharing)
-        } catch {
-            try? descriptor.close()
-            throw error
-        }
-        self.descriptor = descriptor
+        let path = try FileLock.path(of: name, in: directory)
+        descriptor = try FileLock.openChecked(name, in: directory.descriptor, path: path, sharing: directory.sharing)
         self.path = path
     }
 
