@@ -32,12 +32,24 @@ final class RoundGateTests: XCTestCase {
         XCTAssertTrue(log.withLock { $0.contains(entry) })
     }
 
-    func testARoundStartedWhileAnotherRunsBeginsOnlyAfterItEnds() async throws {
+    /// A round named "first" that has begun and holds its turn until `releasing` yields.
+    private func firstRoundHoldingItsTurn() async -> (round: Task<Void, any Error>, releasing: AsyncStream<Void>.Continuation) {
         let (release, releasing) = AsyncStream<Void>.makeStream()
         let first = round("first", holdingUntil: release)
         await waitUntilLogged("first begins")
-        let second = round("second")
-        await waitUntil(waiting: 1)
+        return (first, releasing)
+    }
+
+    /// Starts the round `name` and waits until it is the `position`th waiting for its turn.
+    private func waitingRound(_ name: String, position: Int) async -> Task<Void, any Error> {
+        let waiting = round(name)
+        await waitUntil(waiting: position)
+        return waiting
+    }
+
+    func testARoundStartedWhileAnotherRunsBeginsOnlyAfterItEnds() async throws {
+        let (first, releasing) = await firstRoundHoldingItsTurn()
+        let second = await waitingRound("second", position: 1)
         XCTAssertEqual(log.withLock { $0 }, ["first begins"])
 
         releasing.yield()
@@ -47,13 +59,9 @@ final class RoundGateTests: XCTestCase {
     }
 
     func testWaitingRoundsTakeTheirTurnsInArrivalOrder() async throws {
-        let (release, releasing) = AsyncStream<Void>.makeStream()
-        let first = round("first", holdingUntil: release)
-        await waitUntilLogged("first begins")
-        let second = round("second")
-        await waitUntil(waiting: 1)
-        let third = round("third")
-        await waitUntil(waiting: 2)
+        let (first, releasing) = await firstRoundHoldingItsTurn()
+        let second = await waitingRound("second", position: 1)
+        let third = await waitingRound("third", position: 2)
 
         releasing.yield()
         for task in [first, second, third] { try await task.value }
@@ -61,11 +69,8 @@ final class RoundGateTests: XCTestCase {
     }
 
     func testACancelledWaiterLeavesTheLineAtOnceAndThrowsWithCancellationAsItsCause() async throws {
-        let (release, releasing) = AsyncStream<Void>.makeStream()
-        let first = round("first", holdingUntil: release)
-        await waitUntilLogged("first begins")
-        let cancelled = round("cancelled")
-        await waitUntil(waiting: 1)
+        let (first, releasing) = await firstRoundHoldingItsTurn()
+        let cancelled = await waitingRound("cancelled", position: 1)
 
         cancelled.cancel()
         do {
