@@ -53,6 +53,25 @@ final class ReplicaStateStoreTests: XCTestCase {
         return store
     }
 
+    /// A first sync's catch-up: twenty pages that each add ten entries, appended as the
+    /// catch-up appends them; (journal, snapshot) sizes after each.
+    private func firstSyncPages(_ store: inout ReplicaStateStore) throws -> (state: ReplicaState, sizes: [(journal: Int, snapshot: Int)]) {
+        var current = ReplicaState()
+        var sizes: [(journal: Int, snapshot: Int)] = []
+        for page in 1...20 {
+            var next = current
+            for index in 0..<10 {
+                next.entries[String(format: "%064x", page * 10 + index)] = ReplicaState.Entry(
+                    seen: 1, seenDigest: Data(repeating: 1, count: 32), accepted: Data(repeating: 7, count: 100))
+            }
+            next.cursor = Int64(page)
+            try store.save(next, replacing: current, compaction: .afterTheCatchUp)
+            current = next
+            sizes.append((try journalBytes().count, try Data(contentsOf: snapshotURL).count))
+        }
+        return (current, sizes)
+    }
+
     /// Starts again from no state, for a test that tries each step in turn.
     private func removeStateFiles() {
         try? FileManager.default.removeItem(at: journalURL)
@@ -216,6 +235,42 @@ final class ReplicaStateStoreTests: XCTestCase {
         XCTAssertTrue(sizes.contains { $0.journal > $0.snapshot }, "the journal must outgrow its snapshot: \(sizes)")
         XCTAssertTrue(sizes.allSatisfy { $0.journal <= 2 * $0.snapshot }, "the journal must stay within twice its snapshot: \(sizes)")
         XCTAssertTrue(sizes.contains { $0.journal == ReplicaJournal.headerSize }, "some save must have started a new journal: \(sizes)")
+        XCTAssertEqual(try reopen().state, current)
+    }
+
+    func testTheCatchUpOfAFirstSyncAppendsEveryPageWithoutCompactingTheJournal() throws {
+        var store = try reopen(compactionFloor: 1).store
+
+        let (current, sizes) = try firstSyncPages(&store)
+
+        // The first page creates the journal (there is none yet); every later one is appended.
+        XCTAssertTrue(sizes.dropFirst().allSatisfy { $0.snapshot == sizes[0].snapshot }, "no page after the first may rewrite the snapshot: \(sizes)")
+        XCTAssertEqual(sizes.map(\.journal), sizes.map(\.journal).sorted(), "the journal must only grow: \(sizes)")
+        XCTAssertGreaterThan(sizes.last?.journal ?? 0, 2 * (sizes.last?.snapshot ?? 0), "the journal must outgrow the limit a save when due keeps")
+        XCTAssertEqual(try reopen().state, current)
+    }
+
+    func testAJournalLeftToGrowByAFirstSyncIsCompactedOnceItsCatchUpIsComplete() throws {
+        var store = try reopen(compactionFloor: 1).store
+        var (current, _) = try firstSyncPages(&store)
+        var done = current
+        done.initialSyncDone = true
+        try store.save(done, replacing: current, compaction: .afterTheCatchUp)
+        current = done
+
+        try store.compactIfDue(current)
+
+        XCTAssertEqual(try journalBytes().count, ReplicaJournal.headerSize, "the journal must start again from the new snapshot")
+        XCTAssertEqual(try reopen().state, current)
+    }
+
+    func testAJournalWithinItsLimitIsNotCompactedWhenACatchUpCompletes() throws {
+        var store = try reopen().store
+        let (current, sizes) = try firstSyncPages(&store)
+
+        try store.compactIfDue(current)
+
+        XCTAssertEqual(try journalBytes().count, sizes.last?.journal, "a journal within 1 MiB must be left as it is")
         XCTAssertEqual(try reopen().state, current)
     }
 

@@ -111,14 +111,28 @@ struct ReplicaStateStore: Sendable {
 
     /// Makes `new` durable, given that `old` is what is durable now; `names`, when given, are
     /// the only entries that may differ between them. Writes nothing when nothing changed.
-    mutating func save(_ new: ReplicaState, replacing old: ReplicaState, changing names: [String]? = nil) throws(SyncError) {
+    mutating func save(
+        _ new: ReplicaState, replacing old: ReplicaState, changing names: [String]? = nil, compaction: Compaction = .whenDue
+    ) throws(SyncError) {
         let change: ReplicaState
         switch ReplicaJournal.change(from: old, to: new, among: names) {
         case .unchanged: return
         case .removesEntries: return try compact(new)
         case .record(let record): change = record
         }
-        try append(change) { new }
+        try append(change, compaction: compaction) { new }
+    }
+
+    /// When an append compacts a journal that grew past its limit.
+    enum Compaction: Sendable {
+        /// As soon as the record would take the journal past ``journalLimit(snapshotSize:floor:firstSync:)``.
+        case whenDue
+        /// Only past ``ReplicaStateFile/maximumSize``, the largest state a snapshot holds: for
+        /// the pages of a first sync's catch-up, each of which adds entries the snapshot lacks.
+        /// The catch-up compacts once when it is complete and its observers were told
+        /// (``compactIfDue(_:)``), so that a fresh machine writes its state whole once, not at
+        /// every doubling, and not before it shows the values it read.
+        case afterTheCatchUp
     }
 
     /// Makes the record `change` (``ReplicaJournal/change(from:to:among:)``) durable: appended to
@@ -127,12 +141,17 @@ struct ReplicaStateStore: Sendable {
     /// With `flush` `.withNextFlush` the record is appended without its `fdatasync`
     /// (``AppendOnlyFile/Flush``): for a change whose loss in a power failure the next round
     /// repairs from the server (``SyncReplica``); a compaction is flushed all the same.
-    mutating func append(_ change: ReplicaState, flush: AppendOnlyFile.Flush = .beforeReturning, orCompact whole: () -> ReplicaState) throws(SyncError) {
+    mutating func append(
+        _ change: ReplicaState, flush: AppendOnlyFile.Flush = .beforeReturning, compaction: Compaction = .whenDue,
+        orCompact whole: () -> ReplicaState
+    ) throws(SyncError) {
         guard appendable else { return try compact(whole()) }
         let record = try ReplicaJournal.record(change, after: lastTag, in: snapshotFile)
-        if journalSize + record.bytes.count > Self.journalLimit(snapshotSize: snapshotSize, floor: compactionLimit, firstSync: !change.initialSyncDone) {
-            return try compact(whole())
+        let limit = switch compaction {
+        case .whenDue: Self.journalLimit(snapshotSize: snapshotSize, floor: compactionLimit, firstSync: !change.initialSyncDone)
+        case .afterTheCatchUp: ReplicaStateFile.maximumSize
         }
+        if journalSize + record.bytes.count > limit { return try compact(whole()) }
         let journal: AppendOnlyFile?
         do {
             journal = try snapshotFile.directory.openForAppending(journalName, maximumSize: ReplicaJournal.maximumSize)
@@ -154,6 +173,15 @@ struct ReplicaStateStore: Sendable {
         noteWritten()
         // The journal closes here, after the record was written (and flushed, if asked): the
         // close is what the watches of the home's other processes see.
+    }
+
+    /// Compacts the journal into `state` (the state it leads to) if it grew past its limit
+    /// (``journalLimit(snapshotSize:floor:firstSync:)``) under appends that left it to grow
+    /// (``Compaction/afterTheCatchUp``). A journal that cannot be appended to is left to the
+    /// next save, which compacts it anyway.
+    mutating func compactIfDue(_ state: ReplicaState) throws(SyncError) {
+        guard appendable, journalSize > Self.journalLimit(snapshotSize: snapshotSize, floor: compactionLimit, firstSync: !state.initialSyncDone) else { return }
+        try compact(state)
     }
 
     /// The size past which the journal is compacted: its snapshot's (and at least `floor`);

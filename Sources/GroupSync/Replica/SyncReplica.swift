@@ -440,7 +440,9 @@ final class SyncReplica: Sendable {
         // and counts refusals only: not flushed on its own, since a power failure that loses it
         // puts the cursor back, and the next catch-up reads and judges the same rows again.
         var accepted = false
-        try update(touching: touched, flush: { accepted ? .beforeReturning : .withNextFlush }) { state, values in
+        // A first sync's catch-up writes its state whole once, at its end (``finishCatchUp()``).
+        let compaction: ReplicaStateStore.Compaction = notified || state.initialSyncDone ? .whenDue : .afterTheCatchUp
+        try update(touching: touched, flush: { accepted ? .beforeReturning : .withNextFlush }, compaction: compaction) { state, values in
             var changed: [String] = []
             for (row, opened) in zip(rows, opened) {
                 if !notified { state.cursor = max(state.cursor, row.change) }
@@ -536,15 +538,24 @@ final class SyncReplica: Sendable {
         }
     }
 
-    /// Marks the first complete catch-up and says so to observers, once per server.
+    /// Marks the first complete catch-up and says so to observers, once per server; then
+    /// compacts the journal that the first sync's pages left to grow
+    /// (``ReplicaStateStore/Compaction/afterTheCatchUp``). The values are durable in the journal
+    /// before they are shown; the compaction only makes the files smaller to open.
     func finishCatchUp() throws(SyncError) {
         var first = false
-        try update(touching: []) { state, _ in
+        try update(touching: [], compaction: .afterTheCatchUp) { state, _ in
             if !state.initialSyncDone { state.initialSyncDone = true; first = true }
             return []
         }
         // The keys alone: ``values()`` would build a dictionary of every value first.
         if first { publish(UbiquitousChange(reason: .initialSyncChange, changedKeys: memory.withLock { $0.values.values.map(\.key) }.sorted())) }
+        defer { tellOtherProcessesChanges() }
+        try memory.withLock { (memory: inout Memory) throws(SyncError) in
+            try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) in
+                try memory.store.compactIfDue(memory.state)
+            }
+        }
     }
 
     /// Forgets everything synced from another server: an account change (docs/SYNC.md).
@@ -604,12 +615,13 @@ final class SyncReplica: Sendable {
     /// with `touching`: a change of the whole state (no `touching`) is always flushed.
     private func update(
         touching names: [String]? = nil, flush: () -> AppendOnlyFile.Flush = { .beforeReturning },
+        compaction: ReplicaStateStore.Compaction = .whenDue,
         _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]
     ) throws(SyncError) {
         defer { tellOtherProcessesChanges() }
         let changed = try memory.withLock { (memory: inout Memory) throws(SyncError) -> [String] in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) -> [String] in
-                if let names { return try Self.commit(&memory, touching: names, flush: flush, body) }
+                if let names { return try Self.commit(&memory, touching: names, flush: flush, compaction: compaction, body) }
                 var state = memory.state
                 var values = memory.values
                 let changed = try body(&state, &values)
@@ -628,6 +640,7 @@ final class SyncReplica: Sendable {
     /// store's size every time: a tenth of a first sync's time once the journal made writes cheap.
     private static func commit(
         _ memory: inout Memory, touching names: [String], flush: () -> AppendOnlyFile.Flush = { .beforeReturning },
+        compaction: ReplicaStateStore.Compaction = .whenDue,
         _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]
     ) throws(SyncError) -> [String] {
         var before = memory.state
@@ -657,7 +670,7 @@ final class SyncReplica: Sendable {
             do {
                 // Released before the merge below, which then changes the entries in place.
                 let current = memory.state
-                try memory.store.append(record, flush: flush()) { whole(current) }
+                try memory.store.append(record, flush: flush(), compaction: compaction) { whole(current) }
             }
             ReplicaJournal.apply(record, to: &memory.state)
         }
