@@ -2,6 +2,7 @@ import Foundation
 import GroupSync
 import GroupSyncTestKit
 import Keyring
+import SealedStorage
 import Vault
 import XCTest
 
@@ -14,6 +15,24 @@ final class SyncedRecordsTests: SyncServerTestCase {
 
     private func records(_ index: Int) throws -> SyncedRecords {
         try SyncedRecords(group: SyncSandbox.group, keyring: sandbox.keyrings[index], configuration: .some(SyncConfiguration(url: try SyncServerURL(server.url))))
+    }
+
+    /// The first change for `reason` that `stream` yields; `nil` when none comes within a
+    /// minute (a bound on a hung test, not a timing assertion).
+    private func firstChange(_ stream: AsyncStream<UbiquitousChange>, _ reason: UbiquitousChangeReason) async -> UbiquitousChange? {
+        await withTaskGroup(of: UbiquitousChange?.self) { group in
+            group.addTask {
+                for await change in stream where change.reason == reason { return change }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
     }
 
     func testAWriteOnOneMachineBecomesAReadOnAnother() async throws {
@@ -59,6 +78,39 @@ final class SyncedRecordsTests: SyncServerTestCase {
         for (index, name) in names.enumerated() {
             XCTAssertEqual(try two.read(Profile.self, from: name)?.displayName.count, 600_000, name)
             XCTAssertEqual(try two.read(Profile.self, from: name)?.displayName.first, Character(UnicodeScalar(UInt8(0x61 + index))), name)
+        }
+    }
+
+    /// A first sync's pages go to the journal, each durable before it is shown, and its state
+    /// is written whole once, after observers were told (docs/SYNC.md, section 7, "Writing"):
+    /// so a compaction that fails takes nothing from them.
+    func testAFirstSyncTellsItsObserversBeforeItCompactsItsState() async throws {
+        let one = try records(0)
+        // Three records of 600,000 characters: a state past 1 MiB, which a first sync's
+        // journal outgrows.
+        let names = (0..<3).map { "large-\($0)" }
+        for name in names { try one.write(Profile(displayName: String(repeating: "a", count: 600_000)), to: name) }
+        try await one.synchronizeWithServer()
+        let two = try records(1)
+        // A local write first, so that the store's files exist and the sync appends to them.
+        try two.write(Profile(displayName: "local"), to: "local")
+        let changes = two.changes()
+
+        // Creating any temporary file fails once: the compaction, the only one the sync makes.
+        do {
+            try await FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.createTemporary)) {
+                try await two.synchronizeWithServer()
+            }
+            XCTFail("the sync's compaction must have failed")
+        } catch {
+            XCTAssertEqual((error as? SyncError)?.code, .storage, "\(error)")
+        }
+
+        let initialSync = await firstChange(changes, .initialSyncChange)
+        XCTAssertEqual(initialSync?.changedKeys, (names + ["local"]).sorted())
+        let reopened = try records(1)
+        for name in names {
+            XCTAssertEqual(try reopened.read(Profile.self, from: name)?.displayName.count, 600_000, "\(name) must be durable without the compaction")
         }
     }
 
