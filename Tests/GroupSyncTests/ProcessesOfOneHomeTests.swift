@@ -11,24 +11,6 @@ import XCTest
 final class ProcessesOfOneHomeTests: SyncSandboxTestCase {
     private func store() throws -> UbiquitousKeyValueStore { try sandbox.store(0, url: nil) }
 
-    /// The first change `changes` yields, or `nil` when none comes: the bound only ends a test
-    /// that would otherwise hang, the assertion on the change decides.
-    private func firstChange(_ changes: AsyncStream<UbiquitousChange>) async -> UbiquitousChange? {
-        await withTaskGroup(of: UbiquitousChange?.self) { group in
-            group.addTask {
-                var iterator = changes.makeAsyncIterator()
-                return await iterator.next()
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(30))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-    }
-
     func testWritesOfTwoStoresOfOneHomeInTurnAreAllReadBackByAThird() throws {
         let daemon = try store()
         let widget = try store()

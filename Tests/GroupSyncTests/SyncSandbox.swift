@@ -58,6 +58,26 @@ final class SyncSandbox: @unchecked Sendable {
     func remove() { directory.remove() }
 }
 
+/// The first change `changes` yields (for `reason`, when given); `nil` when none comes within
+/// `timeout`, a bound on a test that would otherwise hang: the assertion on the change decides.
+func firstChange(
+    _ changes: AsyncStream<UbiquitousChange>, reason: UbiquitousChangeReason? = nil, timeout: Duration = .seconds(60)
+) async -> UbiquitousChange? {
+    await withTaskGroup(of: UbiquitousChange?.self) { group in
+        group.addTask {
+            for await change in changes where reason == nil || change.reason == reason { return change }
+            return nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
 /// Waits, without polling, until `stream` yields an element for which `done` is true.
 func waitForChange(
     _ stream: AsyncStream<UbiquitousChange>,

@@ -17,24 +17,6 @@ final class SyncedRecordsTests: SyncServerTestCase {
         try SyncedRecords(group: SyncSandbox.group, keyring: sandbox.keyrings[index], configuration: .some(SyncConfiguration(url: try SyncServerURL(server.url))))
     }
 
-    /// The first change for `reason` that `stream` yields; `nil` when none comes within a
-    /// minute (a bound on a hung test, not a timing assertion).
-    private func firstChange(_ stream: AsyncStream<UbiquitousChange>, _ reason: UbiquitousChangeReason) async -> UbiquitousChange? {
-        await withTaskGroup(of: UbiquitousChange?.self) { group in
-            group.addTask {
-                for await change in stream where change.reason == reason { return change }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(60))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-    }
-
     func testAWriteOnOneMachineBecomesAReadOnAnother() async throws {
         let one = try records(0)
         let two = try records(1)
@@ -106,7 +88,7 @@ final class SyncedRecordsTests: SyncServerTestCase {
             XCTAssertEqual((error as? SyncError)?.code, .storage, "\(error)")
         }
 
-        let initialSync = await firstChange(changes, .initialSyncChange)
+        let initialSync = await firstChange(changes, reason: .initialSyncChange)
         XCTAssertEqual(initialSync?.changedKeys, (names + ["local"]).sorted())
         let reopened = try records(1)
         for name in names {
