@@ -541,15 +541,18 @@ final class SyncReplica: Sendable {
     /// Marks the first complete catch-up and says so to observers, once per server; then
     /// compacts the journal that the first sync's pages left to grow
     /// (``ReplicaStateStore/Compaction/afterTheCatchUp``). The values are durable in the journal
-    /// before they are shown; the compaction only makes the files smaller to open.
+    /// before they are shown; the compaction only makes the files smaller to open. Later
+    /// catch-ups append as every change does, compacting when due, so they have nothing left
+    /// to compact here.
     func finishCatchUp() throws(SyncError) {
         var first = false
         try update(touching: [], compaction: .afterTheCatchUp) { state, _ in
             if !state.initialSyncDone { state.initialSyncDone = true; first = true }
             return []
         }
+        guard first else { return }
         // The keys alone: ``values()`` would build a dictionary of every value first.
-        if first { publish(UbiquitousChange(reason: .initialSyncChange, changedKeys: memory.withLock { $0.values.values.map(\.key) }.sorted())) }
+        publish(UbiquitousChange(reason: .initialSyncChange, changedKeys: memory.withLock { $0.values.values.map(\.key) }.sorted()))
         defer { tellOtherProcessesChanges() }
         try memory.withLock { (memory: inout Memory) throws(SyncError) in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) in
