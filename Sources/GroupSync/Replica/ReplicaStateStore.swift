@@ -9,7 +9,9 @@ import GroupSyncCore
 /// written as a new snapshot, then a new empty journal put in place of the old) when it would
 /// outgrow its snapshot (and at least ``compactionFloor``; twice its snapshot during a first
 /// sync, ``journalLimit(snapshotSize:floor:firstSync:)``), so the bytes written stay
-/// proportional to the bytes changed, and opening reads at most about twice the state. It is
+/// proportional to the bytes changed, and opening reads at most about twice the state. The
+/// pages of a first sync's catch-up are left to grow it, and it is compacted once the catch-up
+/// is complete (``Compaction/afterTheCatchUp``, ``compactIfDue(_:)``). It is
 /// compacted too when its file cannot be appended to safely: there is none yet, it was stale or
 /// had a torn tail when opened, a change removes entries, or an append failed (the failed
 /// record may be in the file in part, and nothing may follow it).
