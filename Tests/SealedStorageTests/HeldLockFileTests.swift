@@ -62,6 +62,34 @@ final class HeldLockFileTests: XCTestCase {
         }
     }
 
+    func testAnAsyncWaiterGetsTheLockOnceItsHolderUnlocks() async throws {
+        let holder = try lockFile()
+        try holder.lock(exclusive: true)
+        let waiter = try lockFile()
+
+        let waiting = Task { try await waiter.lockUnlessCancelled(exclusive: true) }
+        await Task.yield()
+        holder.unlock()
+
+        let taken = try await waiting.value
+        XCTAssertTrue(taken)
+        XCTAssertFalse(try lockFile().tryLock(exclusive: false), "the waiter must hold the lock it was given")
+    }
+
+    func testAnAsyncWaiterWhoseTaskIsCancelledGivesUpWithoutTheLock() async throws {
+        let holder = try lockFile()
+        try holder.lock(exclusive: true)
+        let waiter = try lockFile()
+
+        let waiting = Task { try await waiter.lockUnlessCancelled(exclusive: true) }
+        waiting.cancel()
+
+        let taken = try await waiting.value
+        XCTAssertFalse(taken)
+        holder.unlock()
+        XCTAssertTrue(try lockFile().tryLock(exclusive: true), "a waiter that gave up must not hold the lock")
+    }
+
     func testASymbolicLinkInThePlaceOfTheLockFileIsRefused() throws {
         try FileInspection.write([], to: FilePath(directory.path).appending("real.lock"))
         try FileManager.default.createSymbolicLink(atPath: directory.path + "/state.lock", withDestinationPath: directory.path + "/real.lock")

@@ -244,21 +244,14 @@ final class SyncReplica: Sendable {
     /// (``RoundGate``). A process that finds it held tries again after a pause that doubles from
     /// 1 ms to 50 ms, until it gets it or its task is cancelled.
     func withRoundLock<Result>(_ round: () async throws(SyncError) -> Result) async throws(SyncError) -> Result {
-        var pause = Duration.milliseconds(1)
-        while true {
-            let taken: Bool
-            do {
-                taken = try roundLock.tryLock(exclusive: true)
-            } catch {
-                throw SyncError(.storage, "the round lock of the sync state cannot be taken: \(error)", underlyingError: error)
-            }
-            if taken { break }
-            do {
-                try await Task.sleep(for: pause)
-            } catch {
-                throw SyncError(.server, "the sync round was cancelled while another process of this home ran a round of the same store; pending writes stay pending", underlyingError: error)
-            }
-            pause = min(pause * 2, .milliseconds(50))
+        let taken: Bool
+        do {
+            taken = try await roundLock.lockUnlessCancelled(exclusive: true)
+        } catch {
+            throw SyncError(.storage, "the round lock of the sync state cannot be taken: \(error)", underlyingError: error)
+        }
+        guard taken else {
+            throw SyncError(.server, "the sync round was cancelled while another process of this home ran a round of the same store; pending writes stay pending", underlyingError: CancellationError())
         }
         defer { roundLock.unlock() }
         return try await round()

@@ -208,7 +208,7 @@ package struct FileLock: ~Copyable {
     fileprivate static func acquire(_ descriptor: FileDescriptor, path: FilePath, exclusive: Bool, waitLimit: Duration) throws(StorageError) {
         let clock = ContinuousClock()
         let start = clock.now
-        var pause = Duration.milliseconds(1)
+        var pause = firstPause
         while true {
             do {
                 if try Syscall.tryLock(descriptor, exclusive: exclusive) { return }
@@ -222,8 +222,17 @@ package struct FileLock: ~Copyable {
                                    hint: "locked by another process for \(Self.rounded(seconds)) s; a writer holds it for milliseconds, so its holder is stuck or the file was planted: find the holder with `fuser` or `lsof`, or remove the file")
             }
             Syscall.pause(min(pause, waitLimit - waited))
-            pause = min(pause * 2, .milliseconds(50))
+            pause = self.pause(after: pause)
         }
+    }
+
+    /// The first pause between two tries of a held lock: a writer holds it for milliseconds.
+    fileprivate static let firstPause = Duration.milliseconds(1)
+
+    /// The pause after `pause`: doubled, up to 50 ms, so a long wait costs few tries and a short
+    /// one little latency.
+    fileprivate static func pause(after pause: Duration) -> Duration {
+        min(pause * 2, .milliseconds(50))
     }
 
     private static func rounded(_ seconds: Double) -> String {
@@ -267,6 +276,23 @@ package final class HeldLockFile: Sendable {
     /// Waits (at most `waitLimit`) until this object holds the lock, exclusive or shared.
     package func lock(exclusive: Bool, waitLimit: Duration = FileLock.defaultWaitLimit) throws(StorageError) {
         try FileLock.acquire(descriptor, path: path, exclusive: exclusive, waitLimit: waitLimit)
+    }
+
+    /// Waits, without a limit and without holding a thread, until this object holds the lock,
+    /// trying again after the pauses ``lock(exclusive:waitLimit:)`` makes: for a lock held across
+    /// a long piece of async work (a network round), which a waiter must be able to give up on.
+    /// - Returns: `true` once the lock is held; `false` when the task was cancelled first.
+    package func lockUnlessCancelled(exclusive: Bool) async throws(StorageError) -> Bool {
+        var pause = FileLock.firstPause
+        while try !tryLock(exclusive: exclusive) {
+            do {
+                try await Task.sleep(for: pause)
+            } catch {
+                return false
+            }
+            pause = FileLock.pause(after: pause)
+        }
+        return true
     }
 
     /// Takes the lock if nobody else holds it: `true` when taken.
