@@ -45,8 +45,17 @@ package struct SyncNaming: Sendable {
 
     /// An entry's name within a space: `BLAKE2b-256(namingKey, u64 4 ‖ "name" ‖ u64 32 ‖ space ‖ u64 len ‖ key)`.
     package func name(space: [UInt8], key: String) -> [UInt8] {
-        Digest.keyedBLAKE2b256(Self.framedBytes([Array("name".utf8), space, Array(key.utf8)]), key: namingKey)
+        // Written into one buffer: every entry opened is named again, to check its key.
+        let key = key.utf8
+        var message: [UInt8] = []
+        message.reserveCapacity(3 * 8 + Self.nameLabel.count + space.count + key.count)
+        Self.appendFramed(Self.nameLabel, to: &message)
+        Self.appendFramed(space, to: &message)
+        Self.appendFramed(key, to: &message)
+        return Digest.keyedBLAKE2b256(message, key: namingKey)
     }
+
+    private static let nameLabel = Array("name".utf8)
 
     /// The Vault record name an entry's blob is sealed under (its AAD), so that a blob moved to
     /// another entry, space or group fails authentication: `gs-` + 64 hex digits of the name.
@@ -60,10 +69,13 @@ package struct SyncNaming: Sendable {
 
     private static func framedBytes(_ parts: [[UInt8]]) -> [UInt8] {
         var bytes: [UInt8] = []
-        for part in parts {
-            withUnsafeBytes(of: UInt64(part.count).bigEndian) { bytes += $0 }
-            bytes += part
-        }
+        for part in parts { appendFramed(part, to: &bytes) }
         return bytes
+    }
+
+    /// `part`'s byte count as a big-endian `UInt64`, then `part`.
+    private static func appendFramed(_ part: some Collection<UInt8>, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: UInt64(part.count).bigEndian) { bytes += $0 }
+        bytes += part
     }
 }

@@ -43,6 +43,17 @@ final class XChaCha20Poly1305Tests: XCTestCase {
         XCTAssertEqual(sample.sealed.count, sample.plaintext.count + XChaCha20Poly1305.tagByteCount, rng.describe)
     }
 
+    func testSealedDataWithinALargerArrayOpensWhereItLies() throws {
+        var rng = SeededGenerator()
+        let sample = try Sample(using: &rng)
+        let surrounded = rng.bytes(count: 72) + sample.sealed + rng.bytes(count: 5)
+
+        let opened = try XChaCha20Poly1305.open(
+            surrounded[72..<(72 + sample.sealed.count)], using: sample.key, nonce: sample.nonce, authenticating: sample.additionalData)
+
+        XCTAssertEqual(opened, sample.plaintext, rng.describe)
+    }
+
     func testEmptyPlaintextRoundTrips() throws {
         var rng = SeededGenerator()
         let sample = try Sample(using: &rng, plaintextCount: 0)

@@ -9,6 +9,16 @@ final class RecordNameTests: VaultTestCase {
         "é", "emoji🙂", "semi;colon", "star*", String(repeating: "n", count: 129),
     ]
 
+    func testEveryASCIICharacterIsAllowedExactlyWhenTheRulesAllowIt() {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-".unicodeScalars)
+        for value in UInt8(0)...UInt8(127) {
+            let scalar = Unicode.Scalar(value)
+            let name = "a\(Character(scalar))b"
+            let accepted = (try? RecordName(validating: name)) != nil
+            XCTAssertEqual(accepted, allowed.contains(scalar), name.debugDescription)
+        }
+    }
+
     func testValidNamesAreWrittenAndRead() throws {
         let vault = try sandbox.vault()
 

@@ -426,9 +426,11 @@ final class SyncReplica: Sendable {
         // Opening is the largest cost of a row and does not depend on the state: done first, on
         // every core, outside the lock; each row is then judged in turn against the state.
         let opened = opening(rows, key: key)
+        // The entries' names as the state keys them, made once per row.
+        let names = rows.map { Hex.lowercase($0.name) }
         // Only the rows' entries change: the journal record is found without comparing the
         // whole state (which, page after page, made a first sync quadratic).
-        let touched = Array(Set(rows.map { Hex.lowercase($0.name) }))
+        let touched = Array(Set(names))
         // A page that accepted nothing (the rows were duplicates or refused) moves the cursor
         // and counts refusals only: not flushed on its own, since a power failure that loses it
         // puts the cursor back, and the next catch-up reads and judges the same rows again.
@@ -437,9 +439,8 @@ final class SyncReplica: Sendable {
         let compaction: ReplicaStateStore.Compaction = notified || state.initialSyncDone ? .whenDue : .afterTheCatchUp
         try update(touching: touched, flush: { accepted ? .beforeReturning : .withNextFlush }, compaction: compaction) { state, values in
             var changed: [String] = []
-            for (row, opened) in zip(rows, opened) {
+            for ((row, opened), hex) in zip(zip(rows, opened), names) {
                 if !notified { state.cursor = max(state.cursor, row.change) }
-                let hex = Hex.lowercase(row.name)
                 var entry = state.entries[hex] ?? ReplicaState.Entry()
                 let verdict = row.judge(opened, seen: entry.seen, seenDigest: entry.seenDigest.map(Array.init))
                 switch verdict {
@@ -483,9 +484,9 @@ final class SyncReplica: Sendable {
                     }
                     state.entries[hex] = entry
                     if showsServer {
-                        let before = values[hex]
-                        values[hex] = envelope.value.map { Value(key: envelope.key, bytes: $0) }
-                        if before != values[hex] { changed.append(envelope.key) }
+                        let shown = envelope.value.map { Value(key: envelope.key, bytes: $0) }
+                        let previous = if let shown { values.updateValue(shown, forKey: hex) } else { values.removeValue(forKey: hex) }
+                        if previous != shown { changed.append(envelope.key) }
                     }
                 }
             }
@@ -641,10 +642,12 @@ final class SyncReplica: Sendable {
     ) throws(SyncError) -> [String] {
         var before = memory.state
         before.entries = [:]
+        before.entries.reserveCapacity(names.count)
         var values: [String: Value] = [:]
+        values.reserveCapacity(names.count)
         for name in names {
-            before.entries[name] = memory.state.entries[name]
-            values[name] = memory.values[name]
+            if let entry = memory.state.entries[name] { before.entries[name] = entry }
+            if let value = memory.values[name] { values[name] = value }
         }
         var after = before
         let changed = try body(&after, &values)

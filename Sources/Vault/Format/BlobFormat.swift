@@ -32,10 +32,23 @@ package enum BlobFormat {
     /// name, each preceded by its byte count as a big-endian `UInt16`. The lengths make the
     /// concatenation unambiguous, so no (group, name) pair can impersonate another.
     package static func additionalData(header: [UInt8], group: GroupIdentifier, name: RecordName) -> [UInt8] {
-        let groupBytes = Array(group.rawValue.utf8)
-        let nameBytes = name.bytes
+        additionalData(header: header[...], group: group, name: name)
+    }
+
+    /// ``additionalData(header:group:name:)`` of a header read where it is (a blob's first
+    /// bytes), written into one buffer: every record opened builds it.
+    package static func additionalData(header: ArraySlice<UInt8>, group: GroupIdentifier, name: RecordName) -> [UInt8] {
+        let groupBytes = group.rawValue.utf8
+        let nameBytes = name.rawValue.utf8
+        var data: [UInt8] = []
+        data.reserveCapacity(header.count + 2 + groupBytes.count + 2 + nameBytes.count)
+        data += header
         // Both are at most 128 bytes by their own validation, far inside UInt16.
-        return header + lengthPrefix(groupBytes.count) + groupBytes + lengthPrefix(nameBytes.count) + nameBytes
+        appendLengthPrefix(groupBytes.count, to: &data)
+        data += groupBytes
+        appendLengthPrefix(nameBytes.count, to: &data)
+        data += nameBytes
+        return data
     }
 
     /// Seals `plaintext` into a complete blob. Sets `header.sealedLength` from the plaintext.
@@ -65,11 +78,10 @@ package enum BlobFormat {
         name: RecordName,
         subject: @autoclosure () -> String
     ) throws(VaultError) -> [UInt8] {
-        let headerBytes = Array(blob[0..<BlobHeader.byteCount])
         do {
             return try XChaCha20Poly1305.open(
-                Array(blob[BlobHeader.byteCount...]), using: key, nonce: header.nonce,
-                authenticating: additionalData(header: headerBytes, group: group, name: name))
+                blob[BlobHeader.byteCount...], using: key, nonce: header.nonce,
+                authenticating: additionalData(header: blob[0..<BlobHeader.byteCount], group: group, name: name))
         } catch {
             throw VaultError(.authenticationFailed, "\(subject()) failed authentication under key #\(header.keyID): it was altered, truncated, or copied from another record name or group; it was not used")
         }
@@ -94,7 +106,8 @@ package enum BlobFormat {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
-    private static func lengthPrefix(_ count: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count)]
+    private static func appendLengthPrefix(_ count: Int, to data: inout [UInt8]) {
+        data.append(UInt8(truncatingIfNeeded: count >> 8))
+        data.append(UInt8(truncatingIfNeeded: count))
     }
 }

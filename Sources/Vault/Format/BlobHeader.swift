@@ -173,7 +173,7 @@ package struct BlobHeader: Sendable, Equatable {
             schemaVersion: readUInt32(blob, at: 36),
             payloadEncoding: payloadEncoding,
             sealedLength: sealedLength,
-            nonce: try! XChaCha20Poly1305.Nonce(bytes: blob[48..<72]))  // 24 bytes by the bounds above
+            nonce: XChaCha20Poly1305.Nonce(validated: blob[48..<72]))  // 24 bytes by the bounds above
     }
 
     // MARK: Big-endian fields
