@@ -142,6 +142,9 @@ enum ReplicaJournal {
             }
         }
         if let names {
+            // Sized once: a first sync's page adds an entry per name, and growing the record's
+            // dictionary to that size hashed each name again at every doubling.
+            change.entries.reserveCapacity(names.count)
             for name in names { if let entry = new.entries[name] { compare(name, entry) } }
         } else {
             for (name, entry) in new.entries { compare(name, entry) }
