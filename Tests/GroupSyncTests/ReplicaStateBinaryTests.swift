@@ -13,10 +13,10 @@ final class ReplicaStateBinaryTests: XCTestCase {
         state.server = Data((0..<32).map { UInt8($0 * 8 + 3) })
         state.cursor = -9_000_000_000
         state.initialSyncDone = true
-        state.entries[String(repeating: "ab", count: 32)] = ReplicaState.Entry(
+        state.entries[EntryName(hex: String(repeating: "ab", count: 32))!] = ReplicaState.Entry(
             seen: UInt64.max, seenDigest: Data(repeating: 0xfb, count: 32), accepted: Data(repeating: 0xff, count: 217),
             pending: Data([0xfe, 0xef, 0x3f]), pendingNumber: 12, republishOver: 3)
-        state.entries[String(repeating: "01", count: 32)] = ReplicaState.Entry(seen: 1)
+        state.entries[EntryName(hex: String(repeating: "01", count: 32))!] = ReplicaState.Entry(seen: 1)
         state.refusals = ["rollback": 2, "authenticationFailed": 1]
         state.superseded = 4
         state.pushedWrites = 5
@@ -61,7 +61,7 @@ final class ReplicaStateBinaryTests: XCTestCase {
             let empty = Mirror(reflecting: ReplicaState()).children.first { $0.label == member }!.value
             XCTAssertNotEqual(String(describing: value), String(describing: empty), "populated() leaves \(member!) at its default")
         }
-        let entry = state.entries[String(repeating: "ab", count: 32)]!
+        let entry = state.entries[EntryName(hex: String(repeating: "ab", count: 32))!]!
         for (member, value) in Mirror(reflecting: entry).children {
             let empty = Mirror(reflecting: ReplicaState.Entry()).children.first { $0.label == member }!.value
             XCTAssertNotEqual(String(describing: value), String(describing: empty), "populated()'s entry leaves \(member!) at its default")
@@ -71,7 +71,7 @@ final class ReplicaStateBinaryTests: XCTestCase {
     func testTenThousandEntriesReadBackAsWritten() throws {
         var state = ReplicaState()
         for index in 0..<10_000 {
-            state.entries[String(format: "%064x", index)] = ReplicaState.Entry(
+            state.entries[EntryName(hex: String(format: "%064x", index))!] = ReplicaState.Entry(
                 seen: UInt64(index), seenDigest: Data(repeating: UInt8(index & 0xff), count: 32), accepted: Data(count: index % 300))
         }
         XCTAssertEqual(try decode(ReplicaStateBinary.encode(state)), state)
@@ -98,7 +98,7 @@ final class ReplicaStateBinaryTests: XCTestCase {
 
     func testAnEntryFlagThisVersionDoesNotDefineIsRefused() {
         var state = ReplicaState()
-        state.entries[String(repeating: "cd", count: 32)] = ReplicaState.Entry(seen: 1)
+        state.entries[EntryName(hex: String(repeating: "cd", count: 32))!] = ReplicaState.Entry(seen: 1)
         var bytes = ReplicaStateBinary.encode(state)
         XCTAssertEqual(bytes[Self.firstEntryFlags], 0, "the arrangement must find the entry's flags")
         bytes[Self.firstEntryFlags] = 0x80
@@ -107,7 +107,7 @@ final class ReplicaStateBinaryTests: XCTestCase {
 
     func testAnEntryNameGivenTwiceIsRefused() {
         var state = ReplicaState()
-        state.entries[String(repeating: "cd", count: 32)] = ReplicaState.Entry(seen: 1)
+        state.entries[EntryName(hex: String(repeating: "cd", count: 32))!] = ReplicaState.Entry(seen: 1)
         var bytes = ReplicaStateBinary.encode(state)
         let entry = Array(bytes[Self.firstEntry...])
         bytes[Self.entriesCount + 3] = 2
@@ -117,9 +117,18 @@ final class ReplicaStateBinaryTests: XCTestCase {
 
     func testANameThatIsNotUTF8IsRefused() {
         var state = ReplicaState()
-        state.entries[String(repeating: "cd", count: 32)] = ReplicaState.Entry(seen: 1)
+        state.entries[EntryName(hex: String(repeating: "cd", count: 32))!] = ReplicaState.Entry(seen: 1)
         var bytes = ReplicaStateBinary.encode(state)
         bytes[Self.firstEntry + 4] = 0xff
+        XCTAssertThrowsError(try decode(bytes))
+    }
+
+    func testANameThatIsNotLowercaseHexadecimalIsRefused() {
+        var state = ReplicaState()
+        state.entries[EntryName(hex: String(repeating: "cd", count: 32))!] = ReplicaState.Entry(seen: 1)
+        var bytes = ReplicaStateBinary.encode(state)
+        XCTAssertEqual(bytes[Self.firstEntry + 4], UInt8(ascii: "c"), "the arrangement must find the entry's name")
+        bytes[Self.firstEntry + 4] = UInt8(ascii: "C")
         XCTAssertThrowsError(try decode(bytes))
     }
 

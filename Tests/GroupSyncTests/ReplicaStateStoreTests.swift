@@ -32,7 +32,7 @@ final class ReplicaStateStoreTests: XCTestCase {
     private func state(entries count: Int, seen: UInt64, from base: ReplicaState = ReplicaState()) -> ReplicaState {
         var state = base
         for index in 0..<count {
-            state.entries[String(format: "%064x", index)] = ReplicaState.Entry(
+            state.entries[EntryName(hex: String(format: "%064x", index))!] = ReplicaState.Entry(
                 seen: seen, seenDigest: Data(repeating: UInt8(seen & 0xff), count: 32), accepted: Data(repeating: 7, count: 100))
         }
         state.cursor = Int64(seen)
@@ -61,7 +61,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         for page in 1...20 {
             var next = current
             for index in 0..<10 {
-                next.entries[String(format: "%064x", page * 10 + index)] = ReplicaState.Entry(
+                next.entries[EntryName(hex: String(format: "%064x", page * 10 + index))!] = ReplicaState.Entry(
                     seen: 1, seenDigest: Data(repeating: 1, count: 32), accepted: Data(repeating: 7, count: 100))
             }
             next.cursor = Int64(page)
@@ -94,7 +94,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         let first = state(entries: 3, seen: 1)
         let second = state(entries: 5, seen: 2, from: first)
         var third = second
-        third.entries[String(format: "%064x", 1)]?.pending = Data([1, 2, 3])
+        third.entries[EntryName(hex: String(format: "%064x", 1))!]?.pending = Data([1, 2, 3])
         third.superseded = 4
         var store = try storeHoldingTwoStates(first, second)
         try store.save(third, replacing: second)
@@ -110,7 +110,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         let journalSize = try journalBytes().count
 
         var second = first
-        second.entries[String(format: "%064x", 7)]?.seen = 2
+        second.entries[EntryName(hex: String(format: "%064x", 7))!]?.seen = 2
         try store.save(second, replacing: first)
 
         XCTAssertEqual(try Data(contentsOf: snapshotURL), snapshot, "a change must not rewrite the whole state")
@@ -225,7 +225,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         var sizes: [(journal: Int, snapshot: Int)] = []
         for seen in 2...80 {
             var next = current
-            next.entries[String(format: "%064x", seen % 20)]?.seen = UInt64(seen)
+            next.entries[EntryName(hex: String(format: "%064x", seen % 20))!]?.seen = UInt64(seen)
             try store.save(next, replacing: current)
             current = next
             sizes.append((try journalBytes().count, try Data(contentsOf: snapshotURL).count))
@@ -397,7 +397,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         next.cursor += 1
         try store.save(next, replacing: state)
         state = next
-        next.entries[String(format: "%064x", 0)]?.seen = 99
+        next.entries[EntryName(hex: String(format: "%064x", 0))!]?.seen = 99
         try store.save(next, replacing: state)
 
         XCTAssertEqual(try Data(contentsOf: version1JournalURL)[4], ReplicaJournal.version)

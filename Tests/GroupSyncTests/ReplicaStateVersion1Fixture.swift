@@ -15,7 +15,7 @@ enum ReplicaStateVersion1Fixture {
         first.server = Data((0..<32).map { UInt8(255 - $0) })
         first.cursor = 3
         for index in 0..<3 {
-            first.entries[String(format: "%064x", index)] = ReplicaState.Entry(
+            first.entries[EntryName(hex: String(format: "%064x", index))!] = ReplicaState.Entry(
                 seen: UInt64(index + 1), seenDigest: Data(repeating: UInt8(index), count: 32),
                 accepted: Data((0..<150).map { UInt8(($0 * 7 + index) & 0xff) }))
         }
@@ -23,16 +23,16 @@ enum ReplicaStateVersion1Fixture {
         first.lastPullMilliseconds = 1_764_300_000_000
         var second = first
         second.cursor = 5
-        second.entries[String(format: "%064x", 3)] = ReplicaState.Entry(
+        second.entries[EntryName(hex: String(format: "%064x", 3))!] = ReplicaState.Entry(
             seen: 1, seenDigest: Data(repeating: 0xfb, count: 32), accepted: Data(repeating: 0xff, count: 63),
             republishOver: 0)
-        second.entries[String(format: "%064x", 1)]?.pending = Data([0xfe, 0xef, 0x3f, 0x00])
-        second.entries[String(format: "%064x", 1)]?.pendingNumber = 1
+        second.entries[EntryName(hex: String(format: "%064x", 1))!]?.pending = Data([0xfe, 0xef, 0x3f, 0x00])
+        second.entries[EntryName(hex: String(format: "%064x", 1))!]?.pendingNumber = 1
         second.nextPendingNumber = 2
         second.coalescedWrites = 1
         var third = second
         third.initialSyncDone = true
-        third.entries[String(format: "%064x", 2)]?.seen = 9
+        third.entries[EntryName(hex: String(format: "%064x", 2))!]?.seen = 9
         third.conflicts = [ReplicaState.Conflict(key: "a/record \"name\" é 🔑", winningSequence: 9, atMilliseconds: -1)]
         third.superseded = 2
         third.pushedWrites = 7

@@ -10,7 +10,7 @@ public enum UbiquitousStoreLimits {
     public static let maximumKeyBytes = 64
 
     /// Refuses `values` (the store as it would be after a write) that break a limit, naming it.
-    static func check(_ values: [String: SyncReplica.Value], writing key: String) throws(SyncError) {
+    static func check(_ values: [EntryName: SyncReplica.Value], writing key: String) throws(SyncError) {
         let keyBytes = key.utf8.count
         guard keyBytes > 0, keyBytes <= maximumKeyBytes else {
             throw SyncError(.quota, "the key is \(keyBytes) bytes of UTF-8; keys of the ubiquitous key-value store are 1 to \(maximumKeyBytes) bytes")

@@ -129,11 +129,11 @@ enum ReplicaJournal {
     /// given, are the only entries that may differ: the others are not compared (a write or an
     /// acknowledgement touches one entry, and comparing all of them per write would cost the
     /// square of the store's size over a run).
-    static func change(from old: ReplicaState, to new: ReplicaState, among names: [String]? = nil) -> Change {
+    static func change(from old: ReplicaState, to new: ReplicaState, among names: [EntryName]? = nil) -> Change {
         var change = new
         change.entries = [:]
         var added = 0
-        func compare(_ name: String, _ entry: ReplicaState.Entry) {
+        func compare(_ name: EntryName, _ entry: ReplicaState.Entry) {
             if let before = old.entries[name] {
                 if before != entry { change.entries[name] = entry }
             } else {

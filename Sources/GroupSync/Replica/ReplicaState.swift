@@ -43,7 +43,7 @@ struct ReplicaState: Codable, Sendable, Equatable {
     var cursor: Int64 = 0
     /// Whether the first catch-up from this server completed.
     var initialSyncDone = false
-    var entries: [String: Entry] = [:]
+    var entries: [EntryName: Entry] = [:]
     /// Rows refused, by the Vault's code.
     var refusals: [String: Int] = [:]
     /// Local writes that lost to a more recent write of another machine.

@@ -69,7 +69,7 @@ enum ReplicaStateBinary {
         }
         integer(UInt32(state.entries.count), &out)
         for (name, entry) in state.entries {
-            string(name, &out)
+            name.appendLengthPrefixedHex(to: &out)
             var flags: UInt8 = 0
             if entry.seenDigest != nil { flags |= EntryFlag.seenDigest }
             if entry.accepted != nil { flags |= EntryFlag.accepted }
@@ -133,7 +133,8 @@ enum ReplicaStateBinary {
         let entries = try reader.count(least: 4 + 1 + 8 + 8)
         state.entries.reserveCapacity(entries)
         for _ in 0..<entries {
-            let name = try reader.string()
+            let spelt = try reader.string()
+            guard let name = EntryName(hex: spelt) else { throw Malformed(description: "an entry name is not 64 lowercase hexadecimal digits") }
             let flags = try reader.byte()
             guard flags & ~EntryFlag.all == 0 else { throw Malformed(description: "an entry has flags \(flags) this version does not define") }
             var entry = ReplicaState.Entry()

@@ -114,7 +114,7 @@ struct ReplicaStateStore: Sendable {
     /// Makes `new` durable, given that `old` is what is durable now; `names`, when given, are
     /// the only entries that may differ between them. Writes nothing when nothing changed.
     mutating func save(
-        _ new: ReplicaState, replacing old: ReplicaState, changing names: [String]? = nil, compaction: Compaction = .whenDue
+        _ new: ReplicaState, replacing old: ReplicaState, changing names: [EntryName]? = nil, compaction: Compaction = .whenDue
     ) throws(SyncError) {
         let change: ReplicaState
         switch ReplicaJournal.change(from: old, to: new, among: names) {

@@ -40,7 +40,7 @@ final class SyncReplica: Sendable {
 
     private struct Memory {
         var state: ReplicaState
-        var values: [String: Value]
+        var values: [EntryName: Value]
         var store: ReplicaStateStore
         /// What another process changed, read again, not yet told to this process's observers.
         var untold = OtherProcessesChanges()
@@ -102,7 +102,7 @@ final class SyncReplica: Sendable {
         let (store, state) = try Self.holding(storeLock, exclusive: false) { () throws(SyncError) in
             try ReplicaStateStore.open(file)
         }
-        var values: [String: Value] = [:]
+        var values: [EntryName: Value] = [:]
         let key = Self.keyLookup(group: group, keyring: keyring)
         for (name, entry) in state.entries {
             guard let blob = entry.pending ?? entry.accepted else { continue }
@@ -140,11 +140,10 @@ final class SyncReplica: Sendable {
 
     /// The value a sealed entry shows, `nil` for a removal.
     private static func shownValue(
-        of blob: Data, name: String, group: GroupIdentifier, naming: SyncNaming, space: [UInt8], key: (UInt32) throws(VaultError) -> GroupKey
+        of blob: Data, name: EntryName, group: GroupIdentifier, naming: SyncNaming, space: [UInt8], key: (UInt32) throws(VaultError) -> GroupKey
     ) throws(SyncError) -> Value? {
-        guard let nameBytes = Hex.bytes(lowercase: name) else { return nil }
         do {
-            let envelope = try SyncEnvelope.open(Array(blob), name: nameBytes, naming: naming, space: space, key: key)
+            let envelope = try SyncEnvelope.open(Array(blob), name: name.bytes, naming: naming, space: space, key: key)
             return envelope.value.map { Value(key: envelope.key, bytes: $0) }
         } catch {
             throw SyncError(.storage, "a value in the sync state of \(group) cannot be opened: \(error)", refusal: error.code, underlyingError: error)
@@ -260,7 +259,7 @@ final class SyncReplica: Sendable {
     // MARK: Reads (never the network)
 
     func value(forKey key: String) -> [UInt8]? {
-        let name = Hex.lowercase(naming.name(space: space, key: key))
+        let name = EntryName(naming.name(space: space, key: key))!  // 32 bytes, a BLAKE2b-256
         return memory.withLock { $0.values[name]?.bytes }
     }
 
@@ -276,9 +275,9 @@ final class SyncReplica: Sendable {
 
     /// Stores `value` (or the removal of `key`) durably as a pending write; `check` sees the
     /// values as they would be after the write and may refuse it (the store's quotas).
-    func write(key: String, value: [UInt8]?, check: ([String: Value]) throws(SyncError) -> Void = { _ throws(SyncError) in }) throws(SyncError) {
+    func write(key: String, value: [UInt8]?, check: ([EntryName: Value]) throws(SyncError) -> Void = { _ throws(SyncError) in }) throws(SyncError) {
         let name = naming.name(space: space, key: key)
-        let hex = Hex.lowercase(name)
+        let entryName = EntryName(name)!  // 32 bytes, a BLAKE2b-256
         let groupKey: GroupKey
         do {
             groupKey = try keyring.groupKey(for: group)
@@ -291,25 +290,25 @@ final class SyncReplica: Sendable {
                 let shown = value.map { Value(key: key, bytes: $0) }
                 // The quota check sees every value as it would be: changed in place (not copied, a
                 // copy per write cost the store's size), and put back if the write does not happen.
-                let before = memory.values[hex]
-                memory.values[hex] = shown
+                let before = memory.values[entryName]
+                memory.values[entryName] = shown
                 do throws(SyncError) {
                     try check(memory.values)
                     // Durable before the write returns: an acknowledged write survives a crash.
-                    _ = try Self.commit(&memory, touching: [hex]) { (state: inout ReplicaState, values: inout [String: Value]) throws(SyncError) -> [String] in
-                        var entry = state.entries[hex] ?? ReplicaState.Entry()
+                    _ = try Self.commit(&memory, touching: [entryName]) { (state: inout ReplicaState, values: inout [EntryName: Value]) throws(SyncError) -> [String] in
+                        var entry = state.entries[entryName] ?? ReplicaState.Entry()
                         if entry.pending != nil { state.coalescedWrites += 1 }
                         let blob = try SyncEnvelope.seal(
                             key: key, value: value, sequence: entry.seen + 1, issuedAtMilliseconds: Self.now(), groupKey: groupKey, name: name)
                         entry.pending = Data(blob)
                         entry.pendingNumber = state.nextPendingNumber
                         state.nextPendingNumber += 1
-                        state.entries[hex] = entry
-                        values[hex] = shown
+                        state.entries[entryName] = entry
+                        values[entryName] = shown
                         return []
                     }
                 } catch {
-                    memory.values[hex] = before
+                    memory.values[entryName] = before
                     throw error
                 }
             }
@@ -338,8 +337,8 @@ final class SyncReplica: Sendable {
         // Only entries with something to send are sorted and named: a round after a first sync
         // of 10,000 values sorted them all, and a store's every round did, for nothing.
         let sending = snapshot.entries.filter { $0.value.pending != nil || $0.value.republishOver != nil }
-        for (hex, entry) in sending.sorted(by: { $0.key < $1.key }) {
-            guard let name = Hex.bytes(lowercase: hex) else { continue }
+        for (entryName, entry) in sending.sorted(by: { $0.key < $1.key }) {
+            let name = entryName.bytes
             if let pending = entry.pending {
                 var blob = Array(pending)
                 let sealedAt: UInt64
@@ -382,9 +381,9 @@ final class SyncReplica: Sendable {
     /// while the other machines flushed the same write on its way to their observers
     /// (docs/SYNC.md, section 7, "What is not flushed").
     func acknowledge(_ push: Push) throws(SyncError) {
-        let hex = Hex.lowercase(push.name)
-        try update(touching: [hex], flush: { .withNextFlush }) { state, _ in
-            guard var entry = state.entries[hex] else { return [] }
+        guard let entryName = EntryName(push.name) else { return }
+        try update(touching: [entryName], flush: { .withNextFlush }) { state, _ in
+            guard var entry = state.entries[entryName] else { return [] }
             if push.sequence > entry.seen {
                 entry.seen = push.sequence
                 entry.seenDigest = Data(Digest.blake2b256(push.blob))
@@ -395,7 +394,7 @@ final class SyncReplica: Sendable {
                 state.pushedWrites += 1
             }
             if push.pendingNumber == nil { entry.republishOver = nil }
-            state.entries[hex] = entry
+            state.entries[entryName] = entry
             state.lastPushMilliseconds = Self.now()
             return []
         }
@@ -403,9 +402,9 @@ final class SyncReplica: Sendable {
 
     /// A republication the server refused (another write came first): nothing to heal anymore.
     func dropRepublication(_ push: Push) throws(SyncError) {
-        let hex = Hex.lowercase(push.name)
-        try update(touching: [hex]) { state, _ in
-            state.entries[hex]?.republishOver = nil
+        guard let entryName = EntryName(push.name) else { return }
+        try update(touching: [entryName]) { state, _ in
+            state.entries[entryName]?.republishOver = nil
             return []
         }
     }
@@ -426,11 +425,12 @@ final class SyncReplica: Sendable {
         // Opening is the largest cost of a row and does not depend on the state: done first, on
         // every core, outside the lock; each row is then judged in turn against the state.
         let opened = opening(rows, key: key)
-        // The entries' names as the state keys them, made once per row.
-        let names = rows.map { Hex.lowercase($0.name) }
+        // The entries' names as the state keys them, made once per row (`nil` for a row whose
+        // name is not 32 bytes, which opening refused).
+        let names = rows.map { EntryName($0.name) }
         // Only the rows' entries change: the journal record is found without comparing the
         // whole state (which, page after page, made a first sync quadratic).
-        let touched = Array(Set(names))
+        let touched = Array(Set(names.compactMap { $0 }))
         // A page that accepted nothing (the rows were duplicates or refused) moves the cursor
         // and counts refusals only: not flushed on its own, since a power failure that loses it
         // puts the cursor back, and the next catch-up reads and judges the same rows again.
@@ -439,9 +439,9 @@ final class SyncReplica: Sendable {
         let compaction: ReplicaStateStore.Compaction = notified || state.initialSyncDone ? .whenDue : .afterTheCatchUp
         try update(touching: touched, flush: { accepted ? .beforeReturning : .withNextFlush }, compaction: compaction) { state, values in
             var changed: [String] = []
-            for ((row, opened), hex) in zip(zip(rows, opened), names) {
+            for ((row, opened), entryName) in zip(zip(rows, opened), names) {
                 if !notified { state.cursor = max(state.cursor, row.change) }
-                var entry = state.entries[hex] ?? ReplicaState.Entry()
+                var entry = entryName.flatMap { state.entries[$0] } ?? ReplicaState.Entry()
                 let verdict = row.judge(opened, seen: entry.seen, seenDigest: entry.seenDigest.map(Array.init))
                 switch verdict {
                 case .duplicate:
@@ -451,11 +451,12 @@ final class SyncReplica: Sendable {
                 case .refuse(let error):
                     refused.append(error)
                     state.refusals[error.code.rawValue, default: 0] += 1
-                    if error.code == .rollback, entry.accepted != nil, row.name.count == 32 {
+                    if error.code == .rollback, entry.accepted != nil, let entryName {
                         entry.republishOver = UInt64(row.sequence)
-                        state.entries[hex] = entry
+                        state.entries[entryName] = entry
                     }
                 case .accept(let envelope, let digest):
+                    guard let entryName else { preconditionFailure("an accepted row has a 32-byte name: opening refuses any other") }
                     accepted = true
                     entry.seen = envelope.sequence
                     entry.seenDigest = Data(digest)
@@ -482,10 +483,10 @@ final class SyncReplica: Sendable {
                             }
                         }
                     }
-                    state.entries[hex] = entry
+                    state.entries[entryName] = entry
                     if showsServer {
                         let shown = envelope.value.map { Value(key: envelope.key, bytes: $0) }
-                        let previous = if let shown { values.updateValue(shown, forKey: hex) } else { values.removeValue(forKey: hex) }
+                        let previous = if let shown { values.updateValue(shown, forKey: entryName) } else { values.removeValue(forKey: entryName) }
                         if previous != shown { changed.append(envelope.key) }
                     }
                 }
@@ -611,9 +612,9 @@ final class SyncReplica: Sendable {
     /// when `body` showed nothing and its loss is repaired from the server; it is asked only
     /// with `touching`: a change of the whole state (no `touching`) is always flushed.
     private func update(
-        touching names: [String]? = nil, flush: () -> AppendOnlyFile.Flush = { .beforeReturning },
+        touching names: [EntryName]? = nil, flush: () -> AppendOnlyFile.Flush = { .beforeReturning },
         compaction: ReplicaStateStore.Compaction = .whenDue,
-        _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]
+        _ body: (inout ReplicaState, inout [EntryName: Value]) throws(SyncError) -> [String]
     ) throws(SyncError) {
         defer { tellOtherProcessesChanges() }
         let changed = try memory.withLock { (memory: inout Memory) throws(SyncError) -> [String] in
@@ -636,14 +637,14 @@ final class SyncReplica: Sendable {
     /// the state in place. Copying the whole state per change (a write, a page of rows) cost the
     /// store's size every time: a tenth of a first sync's time once the journal made writes cheap.
     private static func commit(
-        _ memory: inout Memory, touching names: [String], flush: () -> AppendOnlyFile.Flush = { .beforeReturning },
+        _ memory: inout Memory, touching names: [EntryName], flush: () -> AppendOnlyFile.Flush = { .beforeReturning },
         compaction: ReplicaStateStore.Compaction = .whenDue,
-        _ body: (inout ReplicaState, inout [String: Value]) throws(SyncError) -> [String]
+        _ body: (inout ReplicaState, inout [EntryName: Value]) throws(SyncError) -> [String]
     ) throws(SyncError) -> [String] {
         var before = memory.state
         before.entries = [:]
         before.entries.reserveCapacity(names.count)
-        var values: [String: Value] = [:]
+        var values: [EntryName: Value] = [:]
         values.reserveCapacity(names.count)
         for name in names {
             if let entry = memory.state.entries[name] { before.entries[name] = entry }
