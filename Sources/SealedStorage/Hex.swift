@@ -6,11 +6,17 @@ package enum Hex {
     package static func lowercase<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
         var characters: [UInt8] = []
         characters.reserveCapacity(bytes.underestimatedCount * 2)
+        appendLowercase(bytes, to: &characters)
+        return String(decoding: characters, as: UTF8.self)
+    }
+
+    /// Appends ``lowercase(_:)``'s characters of `bytes` to `characters`, for a writer that
+    /// would otherwise make the `String` only to copy it out again.
+    package static func appendLowercase(_ bytes: some Sequence<UInt8>, to characters: inout [UInt8]) {
         for byte in bytes {
             characters.append(digits[Int(byte >> 4)])
             characters.append(digits[Int(byte & 0x0f)])
         }
-        return String(decoding: characters, as: UTF8.self)
     }
 
     /// ``lowercase(_:)`` of a byte array, written straight into the string's storage: every

@@ -79,13 +79,8 @@ final class SyncedRecordsTests: SyncServerTestCase {
         let changes = two.changes()
 
         // Creating any temporary file fails once: the compaction, the only one the sync makes.
-        do {
-            try await FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.createTemporary)) {
-                try await two.synchronizeWithServer()
-            }
-            XCTFail("the sync's compaction must have failed")
-        } catch {
-            XCTAssertEqual((error as? SyncError)?.code, .storage, "\(error)")
+        await assertSyncFailsAsStorage(at: .createTemporary, "the sync's compaction must have failed") {
+            try await two.synchronizeWithServer()
         }
 
         let initialSync = await firstChange(changes, reason: .initialSyncChange)

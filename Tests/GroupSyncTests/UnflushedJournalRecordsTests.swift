@@ -64,13 +64,8 @@ final class UnflushedJournalRecordsTests: SyncServerTestCase {
         try await writer.synchronizeWithServer()
         let reader = try sandbox.store(0, url: server.url)
 
-        do {
-            try await FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.syncAppended)) {
-                try await reader.synchronizeWithServer()
-            }
-            XCTFail("a pulled value was applied without its fdatasync")
-        } catch {
-            XCTAssertEqual((error as? SyncError)?.code, .storage, "\(error)")
+        await assertSyncFailsAsStorage(at: .syncAppended, "a pulled value was applied without its fdatasync") {
+            try await reader.synchronizeWithServer()
         }
         XCTAssertNil(reader.string(forKey: "token"), "a value not known to be durable was shown")
         try await reader.synchronizeWithServer()

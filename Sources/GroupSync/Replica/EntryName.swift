@@ -50,14 +50,8 @@ struct EntryName: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// is written so.
     func appendLengthPrefixedHex(to out: inout [UInt8]) {
         out.appendBigEndian(UInt32(64))
-        for word in [words.0, words.1, words.2, words.3] {
-            for shift in stride(from: 60, through: 0, by: -4) {
-                out.append(Self.digits[Int(word >> UInt64(shift) & 0xf)])
-            }
-        }
+        Hex.appendLowercase(bytes, to: &out)
     }
-
-    private static let digits = Array("0123456789abcdef".utf8)
 
     var description: String { hex }
 

@@ -24,9 +24,6 @@ package struct RecordName: Sendable, Hashable, CustomStringConvertible {
         rawValue = string
     }
 
-    /// The UTF-8 bytes (ASCII by construction).
-    package var bytes: [UInt8] { Array(rawValue.utf8) }
-
     package var description: String { rawValue }
 
     /// Why `string` is not a valid record name, or `nil` if it is.
