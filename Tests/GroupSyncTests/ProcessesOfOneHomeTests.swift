@@ -1,5 +1,5 @@
 import Foundation
-import GroupSync
+@testable import GroupSync
 import GroupSyncTestKit
 import Keyring
 import XCTest
@@ -67,6 +67,36 @@ final class ProcessesOfOneHomeTests: SyncSandboxTestCase {
         widget.set("theirs", forKey: "other")
         let change = await firstChange(changes)
         XCTAssertEqual(change, UbiquitousChange(reason: .serverChange, changedKeys: ["other"]), "the daemon's own write came first and was not told")
+    }
+
+    func testAStoresOwnWritesDoNotMakeItReadTheStoreAgain() async throws {
+        let daemon = try store()
+        let widget = try store()
+        let changes = daemon.externalChanges()
+
+        let rounds = 20
+        for round in 0..<rounds {
+            for index in 0..<5 { daemon.set("mine \(round).\(index)", forKey: "own") }
+            widget.set("theirs \(round)", forKey: "other")
+            // The watch hears of the journal's closes in order: once the widget's write is told,
+            // every close of the daemon's own writes before it was heard.
+            let told = await waitForChange(changes) { daemon.string(forKey: "other") == "theirs \(round)" }
+            XCTAssertTrue(told)
+        }
+        XCTAssertEqual(daemon.replica.readsStartedByTheWatch.withLock { $0 }, rounds, "only the widget's writes, one append each, made the daemon read the store again")
+    }
+
+    func testEveryWriteOfABurstOfAnotherStoreOfTheHomeIsTold() async throws {
+        let daemon = try store()
+        let widget = try store()
+        let changes = daemon.externalChanges()
+
+        // The daemon's watch hears of these while a read it started is still pending, and
+        // leaves them to that read.
+        for index in 0..<100 { widget.set("value \(index)", forKey: "k\(index)") }
+        let told = await waitForChange(changes) { daemon.dictionaryRepresentation.count == 100 }
+        XCTAssertTrue(told)
+        XCTAssertEqual(daemon.string(forKey: "k99"), "value 99")
     }
 }
 

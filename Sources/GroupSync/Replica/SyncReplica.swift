@@ -61,9 +61,12 @@ final class SyncReplica: Sendable {
     /// `<label>.round.lock`, held for a round (``withRoundLock(_:)``); ``rounds`` serialises
     /// this process's own rounds.
     private let roundLock: HeldLockFile
-    /// The versions of the store's files as this process last read or wrote them, copied out of
-    /// the memory so that the watch compares them without waiting for the memory's lock.
-    private let filesSeen = Locked<[FileVersion?]>([])
+    /// What the watch compares a change of the store's files with, copied out of the memory so
+    /// that the watch never waits for the memory's lock.
+    private let filesSeen = Locked(FilesSeen())
+    /// How many times the watch started a task to read the store again (for tests: a process's
+    /// own writes must start none).
+    let readsStartedByTheWatch = Locked(0)
     /// The watch that reads the store again when another process of the home changes it;
     /// released with the replica, which cancels it.
     private let watch = Locked<DirectoryWatch?>(nil)
@@ -109,7 +112,7 @@ final class SyncReplica: Sendable {
             values[name] = try Self.shownValue(of: blob, name: name, group: group, naming: naming, space: space, key: key)
         }
         memory = Locked(Memory(state: state, values: values, store: store))
-        filesSeen.withLock { $0 = store.seenFiles }
+        filesSeen.withLock { $0.versions = store.seenFiles }
         // The journal's writes closed and its replacement by a compaction; a change made between
         // the read above and the watch's start is found by the look that follows it.
         let started: DirectoryWatch
@@ -124,13 +127,43 @@ final class SyncReplica: Sendable {
         journalChanged()
     }
 
+    /// What the watch knows of the store's files (``journalChanged()``).
+    private struct FilesSeen {
+        /// The versions of the store's files as this process last read or wrote them.
+        var versions: [FileVersion?] = []
+        /// This process holds the store's lock: a change the watch hears of now is this
+        /// process's own, or was made before it took the lock, and reading the store again
+        /// under the lock found it (``withCurrentStore(exclusive:_:)``).
+        var lockHeld = false
+        /// How many times this process took the store's lock: one taken while the watch looked
+        /// at the files read them again under it, as above.
+        var timesLocked: UInt64 = 0
+        /// A task the watch started has not yet read the store under its lock: it reads
+        /// whatever changed until then, so a change heard of meanwhile needs no task of its own
+        /// (a burst of another process's writes wakes one task, not one each).
+        var readPending = false
+    }
+
     /// The journal's name was written, closed or replaced. Called by the watch on the thread
     /// that reads every watch of the process, which must not wait: the files' versions are
     /// compared with ``filesSeen`` (two `fstatat`s), and only a change this process did not make
     /// starts a task to read it, so that the process's own writes cost no thread wake-up more.
+    /// Nor does a change heard of while this process holds the store's lock, or took it while
+    /// the files were looked at: the versions it keeps are updated only as it lets go, and a
+    /// journal's close comes before that, so comparing then took writes of its own for another
+    /// process's (a task woken, and the writer kept waiting for the memory's lock, on the path
+    /// of every write seen elsewhere).
     private func journalChanged() {
+        let before = filesSeen.withLock { $0 }
+        guard !before.lockHeld, !before.readPending else { return }
         let now = try? ReplicaStateStore.fileVersions(of: file)
-        guard now != filesSeen.withLock({ $0 }) else { return }
+        let changedElsewhere = filesSeen.withLock { seen in
+            guard !seen.lockHeld, !seen.readPending, seen.timesLocked == before.timesLocked, seen.versions != now else { return false }
+            seen.readPending = true
+            return true
+        }
+        guard changedElsewhere else { return }
+        readsStartedByTheWatch.withLock { $0 += 1 }
         Task { [weak self] in
             // A failure to read the store again is left to the next change this process makes,
             // which reads it under the lock and reports the error.
@@ -183,7 +216,17 @@ final class SyncReplica: Sendable {
         exclusive: Bool, _ memory: inout Memory, _ body: (inout Memory) throws(SyncError) -> Result
     ) throws(SyncError) -> Result {
         try Self.holding(storeLock, exclusive: exclusive) { () throws(SyncError) -> Result in
-            defer { filesSeen.withLock { [seen = memory.store.seenFiles] in $0 = seen } }
+            filesSeen.withLock { seen in
+                seen.lockHeld = true
+                seen.timesLocked &+= 1
+                seen.readPending = false
+            }
+            defer {
+                filesSeen.withLock { [versions = memory.store.seenFiles] seen in
+                    seen.versions = versions
+                    seen.lockHeld = false
+                }
+            }
             try readAgainIfChanged(&memory)
             return try body(&memory)
         }
@@ -230,9 +273,19 @@ final class SyncReplica: Sendable {
     /// start of every round), and tells this process's observers.
     func readChangesOfOtherProcesses() throws(SyncError) {
         defer { tellOtherProcessesChanges() }
+        // A read the watch left pending ends here, even in failure: the next change heard of
+        // then starts another (taking the lock ends it sooner, ``withCurrentStore(exclusive:_:)``).
+        defer { filesSeen.withLock { $0.readPending = false } }
         try memory.withLock { (memory: inout Memory) throws(SyncError) in
             // Without the lock first: this process's own writes wake its watch too.
-            guard try memory.store.changedElsewhere() else { return }
+            var changed = try memory.store.changedElsewhere()
+            if !changed {
+                // A change heard of while the read was pending was left to it: one made before
+                // the flag is cleared shows in a second look, one made after starts a task.
+                filesSeen.withLock { $0.readPending = false }
+                changed = try memory.store.changedElsewhere()
+            }
+            guard changed else { return }
             try withCurrentStore(exclusive: false, &memory) { _ throws(SyncError) in }
         }
     }
