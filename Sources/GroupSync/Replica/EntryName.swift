@@ -50,7 +50,10 @@ struct EntryName: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// is written so.
     func appendLengthPrefixedHex(to out: inout [UInt8]) {
         out.appendBigEndian(UInt32(64))
-        Hex.appendLowercase(bytes, to: &out)
+        // A homogeneous tuple is laid out as its elements in order: the 32 bytes, with no array.
+        withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)) { bytes in
+            Hex.appendLowercase(bytes, to: &out)
+        }
     }
 
     var description: String { hex }
