@@ -14,8 +14,8 @@ final class ReplicaStateBinaryTests: XCTestCase {
         state.cursor = -9_000_000_000
         state.initialSyncDone = true
         state.entries[EntryName(hex: String(repeating: "ab", count: 32))!] = ReplicaState.Entry(
-            seen: UInt64.max, seenDigest: Data(repeating: 0xfb, count: 32), accepted: Data(repeating: 0xff, count: 217),
-            pending: Data([0xfe, 0xef, 0x3f]), pendingNumber: 12, republishOver: 3)
+            seen: UInt64.max, seenDigest: [UInt8](repeating: 0xfb, count: 32), accepted: [UInt8](repeating: 0xff, count: 217),
+            pending: [0xfe, 0xef, 0x3f], pendingNumber: 12, republishOver: 3)
         state.entries[EntryName(hex: String(repeating: "01", count: 32))!] = ReplicaState.Entry(seen: 1)
         state.refusals = ["rollback": 2, "authenticationFailed": 1]
         state.superseded = 4
@@ -72,7 +72,7 @@ final class ReplicaStateBinaryTests: XCTestCase {
         var state = ReplicaState()
         for index in 0..<10_000 {
             state.entries[EntryName(hex: String(format: "%064x", index))!] = ReplicaState.Entry(
-                seen: UInt64(index), seenDigest: Data(repeating: UInt8(index & 0xff), count: 32), accepted: Data(count: index % 300))
+                seen: UInt64(index), seenDigest: [UInt8](repeating: UInt8(index & 0xff), count: 32), accepted: [UInt8](repeating: 0, count: index % 300))
         }
         XCTAssertEqual(try decode(ReplicaStateBinary.encode(state)), state)
     }

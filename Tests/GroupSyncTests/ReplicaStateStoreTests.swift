@@ -33,7 +33,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         var state = base
         for index in 0..<count {
             state.entries[EntryName(hex: String(format: "%064x", index))!] = ReplicaState.Entry(
-                seen: seen, seenDigest: Data(repeating: UInt8(seen & 0xff), count: 32), accepted: Data(repeating: 7, count: 100))
+                seen: seen, seenDigest: [UInt8](repeating: UInt8(seen & 0xff), count: 32), accepted: [UInt8](repeating: 7, count: 100))
         }
         state.cursor = Int64(seen)
         return state
@@ -62,7 +62,7 @@ final class ReplicaStateStoreTests: XCTestCase {
             var next = current
             for index in 0..<10 {
                 next.entries[EntryName(hex: String(format: "%064x", page * 10 + index))!] = ReplicaState.Entry(
-                    seen: 1, seenDigest: Data(repeating: 1, count: 32), accepted: Data(repeating: 7, count: 100))
+                    seen: 1, seenDigest: [UInt8](repeating: 1, count: 32), accepted: [UInt8](repeating: 7, count: 100))
             }
             next.cursor = Int64(page)
             try store.save(next, replacing: current, compaction: .afterTheCatchUp)
@@ -94,7 +94,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         let first = state(entries: 3, seen: 1)
         let second = state(entries: 5, seen: 2, from: first)
         var third = second
-        third.entries[EntryName(hex: String(format: "%064x", 1))!]?.pending = Data([1, 2, 3])
+        third.entries[EntryName(hex: String(format: "%064x", 1))!]?.pending = [1, 2, 3]
         third.superseded = 4
         var store = try storeHoldingTwoStates(first, second)
         try store.save(third, replacing: second)

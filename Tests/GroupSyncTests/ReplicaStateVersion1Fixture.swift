@@ -16,17 +16,17 @@ enum ReplicaStateVersion1Fixture {
         first.cursor = 3
         for index in 0..<3 {
             first.entries[EntryName(hex: String(format: "%064x", index))!] = ReplicaState.Entry(
-                seen: UInt64(index + 1), seenDigest: Data(repeating: UInt8(index), count: 32),
-                accepted: Data((0..<150).map { UInt8(($0 * 7 + index) & 0xff) }))
+                seen: UInt64(index + 1), seenDigest: [UInt8](repeating: UInt8(index), count: 32),
+                accepted: (0..<150).map { UInt8(($0 * 7 + index) & 0xff) })
         }
         first.refusals = ["rollback": 1]
         first.lastPullMilliseconds = 1_764_300_000_000
         var second = first
         second.cursor = 5
         second.entries[EntryName(hex: String(format: "%064x", 3))!] = ReplicaState.Entry(
-            seen: 1, seenDigest: Data(repeating: 0xfb, count: 32), accepted: Data(repeating: 0xff, count: 63),
+            seen: 1, seenDigest: [UInt8](repeating: 0xfb, count: 32), accepted: [UInt8](repeating: 0xff, count: 63),
             republishOver: 0)
-        second.entries[EntryName(hex: String(format: "%064x", 1))!]?.pending = Data([0xfe, 0xef, 0x3f, 0x00])
+        second.entries[EntryName(hex: String(format: "%064x", 1))!]?.pending = [0xfe, 0xef, 0x3f, 0x00]
         second.entries[EntryName(hex: String(format: "%064x", 1))!]?.pendingNumber = 1
         second.nextPendingNumber = 2
         second.coalescedWrites = 1

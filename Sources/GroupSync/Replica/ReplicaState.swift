@@ -10,17 +10,21 @@ import GroupSyncCore
 /// Values rest only as sealed entries (the blobs the server stores), never in the clear.
 struct ReplicaState: Codable, Sendable, Equatable {
     /// One entry, by its keyed name.
-    struct Entry: Codable, Sendable, Equatable {
+    ///
+    /// Its bytes are arrays, not `Data`: a row's blob and digest arrive as arrays and are kept
+    /// without a copy, and an entry is copied and destroyed several times per row of a first
+    /// sync, which `Data`'s representations made dearer (Benchmarks/ANALYSIS.md).
+    struct Entry: Sendable, Equatable {
         /// The highest sequence accepted from the server (or acknowledged by it) for the entry;
         /// anything the server serves below it is a rollback.
         var seen: UInt64 = 0
         /// BLAKE2b-256 of the blob accepted at ``seen``.
-        var seenDigest: Data?
+        var seenDigest: [UInt8]?
         /// That blob: the entry's value as the server last agreed on it.
-        var accepted: Data?
+        var accepted: [UInt8]?
         /// A local write not yet acknowledged by the server, sealed (its sequence is set again
         /// at push time, above whatever the server holds then).
-        var pending: Data?
+        var pending: [UInt8]?
         /// Tells a pending write from a later one of the same entry, so that an acknowledgement
         /// clears only the write that was pushed.
         var pendingNumber: UInt64 = 0
@@ -58,4 +62,32 @@ struct ReplicaState: Codable, Sendable, Equatable {
     var lastPushMilliseconds: Int64?
     var lastPullMilliseconds: Int64?
     var nextPendingNumber: UInt64 = 1
+}
+
+/// Version 1 of the state (JSON, still read) spells an entry's bytes in base64, as `Data`
+/// encodes them: read and written so, member for member as the synthesised coding did.
+extension ReplicaState.Entry: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case seen, seenDigest, accepted, pending, pendingNumber, republishOver
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        seen = try container.decode(UInt64.self, forKey: .seen)
+        seenDigest = try container.decodeIfPresent(Data.self, forKey: .seenDigest).map(Array.init)
+        accepted = try container.decodeIfPresent(Data.self, forKey: .accepted).map(Array.init)
+        pending = try container.decodeIfPresent(Data.self, forKey: .pending).map(Array.init)
+        pendingNumber = try container.decode(UInt64.self, forKey: .pendingNumber)
+        republishOver = try container.decodeIfPresent(UInt64.self, forKey: .republishOver)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(seen, forKey: .seen)
+        try container.encodeIfPresent(seenDigest.map { Data($0) }, forKey: .seenDigest)
+        try container.encodeIfPresent(accepted.map { Data($0) }, forKey: .accepted)
+        try container.encodeIfPresent(pending.map { Data($0) }, forKey: .pending)
+        try container.encode(pendingNumber, forKey: .pendingNumber)
+        try container.encodeIfPresent(republishOver, forKey: .republishOver)
+    }
 }

@@ -78,9 +78,9 @@ enum ReplicaStateBinary {
             out.append(flags)
             integer(entry.seen, &out)
             integer(entry.pendingNumber, &out)
-            if let digest = entry.seenDigest { bytes(digest, &out) }
-            if let accepted = entry.accepted { bytes(accepted, &out) }
-            if let pending = entry.pending { bytes(pending, &out) }
+            if let digest = entry.seenDigest { out.appendLengthPrefixed(digest) }
+            if let accepted = entry.accepted { out.appendLengthPrefixed(accepted) }
+            if let pending = entry.pending { out.appendLengthPrefixed(pending) }
             if let over = entry.republishOver { integer(over, &out) }
         }
         return out
@@ -140,9 +140,9 @@ enum ReplicaStateBinary {
             var entry = ReplicaState.Entry()
             entry.seen = try reader.integer(UInt64.self)
             entry.pendingNumber = try reader.integer(UInt64.self)
-            if flags & EntryFlag.seenDigest != 0 { entry.seenDigest = try reader.data() }
-            if flags & EntryFlag.accepted != 0 { entry.accepted = try reader.data() }
-            if flags & EntryFlag.pending != 0 { entry.pending = try reader.data() }
+            if flags & EntryFlag.seenDigest != 0 { entry.seenDigest = try reader.byteArray() }
+            if flags & EntryFlag.accepted != 0 { entry.accepted = try reader.byteArray() }
+            if flags & EntryFlag.pending != 0 { entry.pending = try reader.byteArray() }
             if flags & EntryFlag.republishOver != 0 { entry.republishOver = try reader.integer(UInt64.self) }
             guard state.entries.updateValue(entry, forKey: name) == nil else { throw Malformed(description: "an entry name is given twice") }
         }
@@ -176,6 +176,10 @@ enum ReplicaStateBinary {
 
         mutating func data() throws(Malformed) -> Data {
             Data(try take(Int(try integer(UInt32.self))))
+        }
+
+        mutating func byteArray() throws(Malformed) -> [UInt8] {
+            Array(try take(Int(try integer(UInt32.self))))
         }
 
         mutating func string() throws(Malformed) -> String {

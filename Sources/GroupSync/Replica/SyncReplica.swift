@@ -173,10 +173,10 @@ final class SyncReplica: Sendable {
 
     /// The value a sealed entry shows, `nil` for a removal.
     private static func shownValue(
-        of blob: Data, name: EntryName, group: GroupIdentifier, naming: SyncNaming, space: [UInt8], key: (UInt32) throws(VaultError) -> GroupKey
+        of blob: [UInt8], name: EntryName, group: GroupIdentifier, naming: SyncNaming, space: [UInt8], key: (UInt32) throws(VaultError) -> GroupKey
     ) throws(SyncError) -> Value? {
         do {
-            let envelope = try SyncEnvelope.open(Array(blob), name: name.bytes, naming: naming, space: space, key: key)
+            let envelope = try SyncEnvelope.open(blob, name: name.bytes, naming: naming, space: space, key: key)
             return envelope.value.map { Value(key: envelope.key, bytes: $0) }
         } catch {
             throw SyncError(.storage, "a value in the sync state of \(group) cannot be opened: \(error)", refusal: error.code, underlyingError: error)
@@ -353,7 +353,7 @@ final class SyncReplica: Sendable {
                         if entry.pending != nil { state.coalescedWrites += 1 }
                         let blob = try SyncEnvelope.seal(
                             key: key, value: value, sequence: entry.seen + 1, issuedAtMilliseconds: Self.now(), groupKey: groupKey, name: name)
-                        entry.pending = Data(blob)
+                        entry.pending = blob
                         entry.pendingNumber = state.nextPendingNumber
                         state.nextPendingNumber += 1
                         state.entries[entryName] = entry
@@ -393,7 +393,7 @@ final class SyncReplica: Sendable {
         for (entryName, entry) in sending.sorted(by: { $0.key < $1.key }) {
             let name = entryName.bytes
             if let pending = entry.pending {
-                var blob = Array(pending)
+                var blob = pending
                 let sealedAt: UInt64
                 do {
                     sealedAt = try BlobHeader.parse(blob, subject: "a pending write of \(group)").sequence
@@ -418,7 +418,7 @@ final class SyncReplica: Sendable {
                 }
                 pushes.append(Push(name: name, base: entry.seen, sequence: entry.seen + 1, blob: blob, pendingNumber: entry.pendingNumber))
             } else if let over = entry.republishOver, let accepted = entry.accepted {
-                pushes.append(Push(name: name, base: over, sequence: entry.seen, blob: Array(accepted), pendingNumber: nil))
+                pushes.append(Push(name: name, base: over, sequence: entry.seen, blob: accepted, pendingNumber: nil))
             }
         }
         return pushes
@@ -439,8 +439,8 @@ final class SyncReplica: Sendable {
             guard var entry = state.entries[entryName] else { return [] }
             if push.sequence > entry.seen {
                 entry.seen = push.sequence
-                entry.seenDigest = Data(Digest.blake2b256(push.blob))
-                entry.accepted = Data(push.blob)
+                entry.seenDigest = Digest.blake2b256(push.blob)
+                entry.accepted = push.blob
             }
             if let number = push.pendingNumber, entry.pendingNumber == number, entry.pending != nil {
                 entry.pending = nil
@@ -495,7 +495,7 @@ final class SyncReplica: Sendable {
             for ((row, opened), entryName) in zip(zip(rows, opened), names) {
                 if !notified { state.cursor = max(state.cursor, row.change) }
                 var entry = entryName.flatMap { state.entries[$0] } ?? ReplicaState.Entry()
-                let verdict = row.judge(opened, seen: entry.seen, seenDigest: entry.seenDigest.map(Array.init))
+                let verdict = row.judge(opened, seen: entry.seen, seenDigest: entry.seenDigest)
                 switch verdict {
                 case .duplicate:
                     continue
@@ -512,17 +512,17 @@ final class SyncReplica: Sendable {
                     guard let entryName else { preconditionFailure("an accepted row has a 32-byte name: opening refuses any other") }
                     accepted = true
                     entry.seen = envelope.sequence
-                    entry.seenDigest = Data(digest)
-                    entry.accepted = Data(row.blob)
+                    entry.seenDigest = digest
+                    entry.accepted = row.blob
                     entry.republishOver = nil
                     var showsServer = true
                     if let pending = entry.pending {
-                        let mine = try? SyncEnvelope.open(Array(pending), name: row.name, naming: naming, space: space, key: key)
+                        let mine = try? SyncEnvelope.open(pending, name: row.name, naming: naming, space: space, key: key)
                         if let mine, mine.value == envelope.value, mine.issuedAtMilliseconds == envelope.issuedAtMilliseconds {
                             // Our own write, stored by a push whose acknowledgement was lost.
                             entry.pending = nil
                             state.pushedWrites += 1
-                        } else if policy == .lastWriterWins, let mine, Self.isMoreRecent(mine, pending: Array(pending), than: envelope, digest: digest) {
+                        } else if policy == .lastWriterWins, let mine, Self.isMoreRecent(mine, pending: pending, than: envelope, digest: digest) {
                             showsServer = false
                         } else {
                             entry.pending = nil
