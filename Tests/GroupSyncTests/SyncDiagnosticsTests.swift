@@ -41,6 +41,10 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         (try? metrics.expectCounter(SyncMetricLabel.reconnects).totalValue) ?? 0
     }
 
+    private var catchUps: Int64 {
+        (try? metrics.expectCounter(SyncMetricLabel.catchUps).totalValue) ?? 0
+    }
+
     /// Waits for `condition`; the bound only guards against a hang.
     private func wait(until condition: () -> Bool) async throws {
         let deadline = Date().addingTimeInterval(60)
@@ -98,5 +102,31 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
 
         XCTAssertTrue(lines("sync server unreachable; reconnecting after a backoff").isEmpty, "\(logs.entries)")
         XCTAssertEqual(reconnects, 0)
+    }
+
+    func testAMachinesOwnWritesEchoedByItsNotificationsStartNoCatchUp() async throws {
+        let store = try store(url: server.url)
+        let elsewhere = try sandbox.store(1, url: server.url)
+        let changes = store.externalChanges()
+        store.start()
+        elsewhere.start()
+        let synced = await firstChange(changes, reason: .initialSyncChange)
+        XCTAssertNotNil(synced)
+        let afterFirstSync = catchUps
+
+        for index in 0..<10 {
+            store.set("mine \(index)", forKey: "own")
+            try await wait { store.status.pendingWrites == 0 }
+        }
+        // Notifications reach a connection in order: once this machine caught up after the other
+        // machine's write, every echo of its own writes before it was handled.
+        elsewhere.set("theirs", forKey: "other")
+        try await wait { store.string(forKey: "other") == "theirs" && catchUps > afterFirstSync }
+        await store.stop()
+        await elsewhere.stop()
+
+        XCTAssertEqual(afterFirstSync, 1, "the first round catches up")
+        XCTAssertEqual(store.string(forKey: "other"), "theirs")
+        XCTAssertEqual(catchUps, afterFirstSync + 1, "one catch-up, for the other machine's write; none for the ten echoes")
     }
 }

@@ -470,7 +470,7 @@ final class SyncReplica: Sendable {
     /// `notified`: the rows came in notifications (``ChangeNotification``), not from a catch-up
     /// query. Only accepted ones are applied; the cursor stays (rows between it and theirs are
     /// still unread), and a refused one is neither counted nor acted on: the catch-up that
-    /// follows every notification reads the same row and judges it then, once.
+    /// follows such rows (``SyncRound``) reads the same row and judges it then, once.
     @discardableResult
     func apply(_ rows: [ServerRow], notified: Bool = false) throws(SyncError) -> [VaultError] {
         var refused: [VaultError] = []
@@ -574,6 +574,20 @@ final class SyncReplica: Sendable {
 
     /// The fewest rows worth a thread of their own (a notification brings one).
     private static let rowsPerWorker = 32
+
+    /// Whether this machine holds every row of `rows` already: for each, the sequence it has
+    /// seen for the entry and, byte for byte, the blob it accepted there. Such a row is the
+    /// server's echo of what it stored for this machine (or showed it before): judging it
+    /// would find a duplicate.
+    func holds(_ rows: [ServerRow]) -> Bool {
+        memory.withLock { memory in
+            rows.allSatisfy { row in
+                guard let name = EntryName(row.name), let sequence = UInt64(exactly: row.sequence),
+                      let entry = memory.state.entries[name] else { return false }
+                return entry.seen == sequence && entry.accepted == row.blob
+            }
+        }
+    }
 
     /// The server's change counter is below what this machine read from it: it went back in
     /// time (a restored dump). Counted as a rollback, and catch-up restarts from the beginning,

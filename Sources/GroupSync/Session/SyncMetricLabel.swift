@@ -4,4 +4,9 @@ public enum SyncMetricLabel {
     /// Counter: connections to the sync server that failed or were lost, each followed by a
     /// reconnect after the backoff. Stopping the store is not counted.
     public static let reconnects = "groupvault_sync_reconnects_total"
+    /// Counter: catch-ups run (each reads the server's changes after the machine's cursor, in
+    /// one query or more): at the first round of every connection, after every notification
+    /// that brings something this machine does not hold, and whenever a push was overtaken.
+    /// A machine's own writes echoed back by their notifications cost none.
+    public static let catchUps = "groupvault_sync_catch_ups_total"
 }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import GroupSyncCore
 
 /// One exchange between a machine and the server for one space (docs/SYNC.md, "Protocol"):
@@ -19,11 +20,14 @@ enum SyncRound {
         var refused = 0
     }
 
-    /// Runs a round; `catchingUpFirst` is `false` only when nothing but local writes happened
-    /// since the last complete catch-up on this connection (no notification, no reconnect).
-    /// `notified` are rows that notifications carried since the last round: the accepted ones
-    /// are applied (durably, and shown) before the catch-up query, which then finds them as
-    /// duplicates, so that a write reaches this machine's observers one round trip sooner.
+    /// Runs a round; `catchingUpFirst` is `false` when nothing but local writes and the rows in
+    /// `notified` happened since the last complete catch-up on this connection (no reconnect,
+    /// no notification without its row). `notified` are rows that notifications carried since
+    /// the last round: the accepted ones are applied (durably, and shown) before the catch-up
+    /// query, which then finds them as duplicates, so that a write reaches this machine's
+    /// observers one round trip sooner. When this machine holds every one of them already
+    /// (its own pushes, whose `NOTIFY` reaches its own `LISTEN`), they say nothing new and the
+    /// round does not catch up for them (docs/SYNC.md, section 6).
     ///
     /// Rounds of one store run one at a time: a round started while another runs, on any
     /// connection (``RoundGate``) or in another process of the home
@@ -41,8 +45,11 @@ enum SyncRound {
 
     private static func runAlone(_ replica: SyncReplica, on server: ServerConnection, catchingUpFirst: Bool, notified: [ServerRow]) async throws(SyncError) -> Outcome {
         var outcome = Outcome()
-        if !notified.isEmpty { try replica.apply(notified, notified: true) }
-        if catchingUpFirst { try await catchUp(replica, on: server, into: &outcome) }
+        // Only the echoes of what this machine holds: one catch-up query per write of its own
+        // was a round trip to the server, and work beside the other machines', for nothing.
+        let news = !notified.isEmpty && !replica.holds(notified)
+        if news { try replica.apply(notified, notified: true) }
+        if catchingUpFirst || news { try await catchUp(replica, on: server, into: &outcome) }
         var pass = 0
         while pass < maximumPasses {
             pass += 1
@@ -71,6 +78,7 @@ enum SyncRound {
     }
 
     private static func catchUp(_ replica: SyncReplica, on server: ServerConnection, into outcome: inout Outcome) async throws(SyncError) {
+        Counter(label: SyncMetricLabel.catchUps, factory: replica.keyring.currentMetricsFactory).increment()
         let first = try await server.changes(space: replica.space, after: replica.state.cursor, within: page)
         var rows = first.rows
         if first.lastChange < replica.state.cursor {

@@ -113,11 +113,12 @@ final class SyncSession: Sendable {
         replica.setWake(wake)
         defer { replica.setWake(nil) }
         let replica = self.replica
-        // Set by what the server may have changed (LISTEN starting, a notification), cleared by
-        // the round that reads it before catching up; a local write's wake leaves it alone.
+        // Set by what may have changed the server beyond the rows notifications carried (LISTEN
+        // starting, a notification without its row, a row left out below), cleared by the round
+        // that reads it before catching up; a local write's wake leaves it alone.
         let serverChanged = Locked(false)
-        // Rows that notifications carried (``ChangeNotification``), taken by the next round
-        // before it catches up.
+        // Rows that notifications carried (``ChangeNotification``), taken by the next round,
+        // which catches up unless it holds every one of them already (``SyncRound``).
         let notifiedRows = Locked<[ServerRow]>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -127,10 +128,17 @@ final class SyncSession: Sendable {
                     wake.yield()
                     for try await notification in notifications {
                         if let row = ChangeNotification(payload: notification.payload).row {
-                            // Bounded while a round runs long: the catch-up reads the rest anyway.
-                            notifiedRows.withLock { rows in if rows.count < SyncRound.page.rows { rows.append(row) } }
+                            // Bounded while a round runs long: a row left out is read by the
+                            // catch-up it asks for.
+                            let kept = notifiedRows.withLock { rows in
+                                guard rows.count < SyncRound.page.rows else { return false }
+                                rows.append(row)
+                                return true
+                            }
+                            if !kept { serverChanged.withLock { $0 = true } }
+                        } else {
+                            serverChanged.withLock { $0 = true }
                         }
-                        serverChanged.withLock { $0 = true }
                         wake.yield()
                     }
                 }
