@@ -4,44 +4,38 @@ package enum Hex {
 
     /// `bytes` as lowercase hexadecimal, two digits a byte.
     package static func lowercase<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
-        var characters: [UInt8] = []
-        characters.reserveCapacity(bytes.underestimatedCount * 2)
-        appendLowercase(bytes, to: &characters)
-        return String(decoding: characters, as: UTF8.self)
-    }
-
-    /// Appends ``lowercase(_:)``'s characters of `bytes` to `characters`, for a writer that
-    /// would otherwise make the `String` only to copy it out again.
-    package static func appendLowercase(_ bytes: some Sequence<UInt8>, to characters: inout [UInt8]) {
-        for byte in bytes {
-            characters.append(digits[Int(byte >> 4)])
-            characters.append(digits[Int(byte & 0x0f)])
-        }
-    }
-
-    /// ``appendLowercase(_:to:)`` of bytes in memory, spelt on the stack and appended in one
-    /// copy: the generic version, called from another module, went through a sequence iterator
-    /// and two appends a byte, a tenth of the time a first sync spends applying a row (every
-    /// entry name in every journal record is written so; Benchmarks/ANALYSIS.md).
-    package static func appendLowercase(_ bytes: UnsafeRawBufferPointer, to characters: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * bytes.count) { spelt in
-            for (index, byte) in bytes.enumerated() {
-                spelt[2 * index] = digits[Int(byte >> 4)]
-                spelt[2 * index + 1] = digits[Int(byte & 0x0f)]
-            }
-            characters.append(contentsOf: spelt)
-        }
+        lowercase(Array(bytes))
     }
 
     /// ``lowercase(_:)`` of a byte array, written straight into the string's storage: every
     /// Vault read turns a blob digest into hexadecimal.
     package static func lowercase(_ bytes: [UInt8]) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            for (index, byte) in bytes.enumerated() {
-                buffer[2 * index] = digits[Int(byte >> 4)]
-                buffer[2 * index + 1] = digits[Int(byte & 0x0f)]
+        bytes.withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: 2 * bytes.count) { buffer in
+                spell(bytes, into: buffer)
+                return 2 * bytes.count
             }
-            return bytes.count * 2
+        }
+    }
+
+    /// Appends ``lowercase(_:)``'s characters of `bytes` to `characters`, spelt on the stack
+    /// and appended in one copy, for a writer that would otherwise make the `String` only to
+    /// copy it out again. (A generic version, called from another module, went through a
+    /// sequence iterator and two appends a byte: a tenth of the time a first sync spent
+    /// applying a row, every entry name of every journal record being written so;
+    /// Benchmarks/ANALYSIS.md.)
+    package static func appendLowercase(_ bytes: UnsafeRawBufferPointer, to characters: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * bytes.count) { spelt in
+            spell(bytes, into: spelt)
+            characters.append(contentsOf: spelt)
+        }
+    }
+
+    /// Writes the two digits of each byte of `bytes` into `spelt`, which holds twice as many.
+    private static func spell(_ bytes: UnsafeRawBufferPointer, into spelt: UnsafeMutableBufferPointer<UInt8>) {
+        for (index, byte) in bytes.enumerated() {
+            spelt[2 * index] = digits[Int(byte >> 4)]
+            spelt[2 * index + 1] = digits[Int(byte & 0x0f)]
         }
     }
 
