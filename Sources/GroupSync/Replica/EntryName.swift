@@ -32,14 +32,12 @@ struct EntryName: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The name's 32 bytes.
-    var bytes: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        withUnsafeBytes(of: words.0.bigEndian) { bytes += $0 }
-        withUnsafeBytes(of: words.1.bigEndian) { bytes += $0 }
-        withUnsafeBytes(of: words.2.bigEndian) { bytes += $0 }
-        withUnsafeBytes(of: words.3.bigEndian) { bytes += $0 }
-        return bytes
+    var bytes: [UInt8] { withBytes(Array.init) }
+
+    /// `body` with the name's 32 bytes in memory, without an array: a homogeneous tuple is
+    /// laid out as its elements in order.
+    private func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian), body)
     }
 
     /// The name in lowercase hexadecimal, as the state's files spell it.
@@ -50,10 +48,7 @@ struct EntryName: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// is written so.
     func appendLengthPrefixedHex(to out: inout [UInt8]) {
         out.appendBigEndian(UInt32(64))
-        // A homogeneous tuple is laid out as its elements in order: the 32 bytes, with no array.
-        withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)) { bytes in
-            Hex.appendLowercase(bytes, to: &out)
-        }
+        withBytes { Hex.appendLowercase($0, to: &out) }
     }
 
     var description: String { hex }
