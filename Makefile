@@ -50,8 +50,8 @@ fuzz: dependencies
 
 # Measures GroupVault's operations, each interleaved with its C floor (libsodium, SQLite) and the
 # peers a Linux user would pick (SQLCipher, the kernel keyring, D-Bus), against the performance
-# targets, and rewrites BENCHMARKS.md (Benchmarks/README.md). Every product is built first: the
-# benchmark starts the package's other executables (the peers' C children among them) as child processes.
+# targets, and rewrites BENCHMARKS.md (Benchmarks/README.md). Every product is built first, and the C
+# programs (the peers' C processes, ProcessMeter) compiled beside them: the benchmark starts them as child processes.
 # Benchmarks/ANALYSIS.md (why a missed target is missed, from a profile) goes into the report.
 # BENCH_FLAGS passes options, e.g. BENCH_FLAGS=--quick (not for committing) or --note "...".
 BENCH_FLAGS ?=
@@ -59,4 +59,4 @@ bench:
 	@scripts/install-dependencies --bench
 	@pkg-config --exists sqlite3 || { echo "make bench needs SQLite's headers for its floors: sudo apt-get install libsqlite3-dev" >&2; exit 1; }
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { echo "make bench needs PostgreSQL's server programs for the sync figures (it starts a throw-away server): sudo apt-get install postgresql" >&2; exit 1; }
-	cd Benchmarks && $(SWIFT) build -c release && .build/release/GroupVaultBenchmarks --output ../BENCHMARKS.md --analysis ANALYSIS.md $(BENCH_FLAGS)
+	cd Benchmarks && $(SWIFT) build -c release && ./build-c-programs .build/release && .build/release/GroupVaultBenchmarks --output ../BENCHMARKS.md --analysis ANALYSIS.md $(BENCH_FLAGS)

@@ -27,15 +27,9 @@ let package = Package(
         // The floors: each GroupVault figure's least possible cost, in plain C.
         // The floors, and the kernel keyring peer (keyutils: plain system calls, nothing to clash with).
         .target(name: "Floors", dependencies: ["CLibsodium", "BenchSQLite"], linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("keyutils")]),
-        // The peers a Linux user would pick instead, each in a C process of its own.
-        // SQLCipher exports the same sqlite3_* symbols as libsqlite3: SQLCipherChild depends on it
-        // alone, so neither the benchmark nor GroupVault ever links both.
-        .systemLibrary(name: "BenchSQLCipher", pkgConfig: "sqlcipher", providers: [.apt(["libsqlcipher-dev"])]),
-        .executableTarget(name: "SQLCipherChild", dependencies: ["BenchSQLCipher"]),
-        .systemLibrary(name: "BenchDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        // The notification figure's peer (a D-Bus signal ping-pong) and floor (the same inotify
-        // ping-pong GroupNotificationCenter does, in C).
-        .executableTarget(name: "NotificationPeers", dependencies: ["BenchDBus"]),
+        // The peers' C processes (SQLCipherChild, NotificationPeers) and ProcessMeter are not
+        // targets here: SwiftPM links every executable with the Swift runtime, which a C user's
+        // process never loads. build-c-programs compiles them with the C compiler (C/).
         // What the benchmark and its child processes share: the record type and the home.
         .target(
             name: "BenchModel",
@@ -88,7 +82,6 @@ let package = Package(
         ),
         .executableTarget(name: "HelloSwift"),
         .executableTarget(name: "HelloFoundation"),
-        .executableTarget(name: "ProcessMeter"),
     ],
     swiftLanguageModes: [.v6]
 )

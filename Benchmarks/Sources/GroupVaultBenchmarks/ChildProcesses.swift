@@ -1,20 +1,28 @@
 import Foundation
 
-/// The package's other executables, found beside this one (`swift build` puts every product
-/// of a configuration in one directory).
+/// The programs the benchmark starts, found beside this one: the package's other products
+/// (`swift build` puts every product of a configuration in one directory) and the C programs
+/// `build-c-programs` compiles into that directory.
 struct Executables {
     /// The directory holding them.
     let directory: URL
 
-    /// This executable's directory; fails if a helper is missing (built with `swift run`
-    /// alone, say, which builds only this product).
+    /// The package's Swift products the benchmark starts.
+    static let swiftProducts = ["GroupVaultChild", "NotificationEcho", "SyncObserver", "HelloSwift", "HelloFoundation"]
+    /// The C programs (Benchmarks/C), compiled by the C compiler rather than SwiftPM so that
+    /// they load no Swift runtime, as a C user's programs would not.
+    static let cPrograms = ["ProcessMeter", "SQLCipherChild", "NotificationPeers"]
+
+    /// This executable's directory; fails if a program is missing (built with `swift run`
+    /// alone, say, which builds only this product, or without `build-c-programs`).
     static func beside() throws -> Executables {
         let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let executables = Executables(directory: directory)
-        for name in ["ProcessMeter", "GroupVaultChild", "NotificationEcho", "SyncObserver", "HelloSwift", "HelloFoundation", "SQLCipherChild", "NotificationPeers"] {
-            guard FileManager.default.isExecutableFile(atPath: executables.path(name)) else {
-                throw BenchmarkFailure("\(name) is not built in \(directory.path); build every product first: `cd Benchmarks && swift build -c release` (or `make bench`)")
-            }
+        for name in swiftProducts where !FileManager.default.isExecutableFile(atPath: executables.path(name)) {
+            throw BenchmarkFailure("\(name) is not built in \(directory.path); build every product first: `cd Benchmarks && swift build -c release` (or `make bench`)")
+        }
+        for name in cPrograms where !FileManager.default.isExecutableFile(atPath: executables.path(name)) {
+            throw BenchmarkFailure("\(name) is not built in \(directory.path); compile the C programs into it: `cd Benchmarks && ./build-c-programs \(directory.path)` (or `make bench`)")
         }
         return executables
     }
