@@ -47,6 +47,13 @@ extension Vault {
     /// raises the trust ledger, even if a later check refuses it, so the older one can never
     /// be accepted again. Takes no lock on the record file.
     public func read<Value: VaultRecord>(_ type: Value.Type, from name: String) throws(VaultError) -> Value {
+        try readWithHeader(type, from: name).value
+    }
+
+    /// ``read(_:from:)``, with the authenticated header of the very blob whose payload was
+    /// decoded: for a tool that shows both (`vaultcli records show`), in one read rather than a
+    /// read and a listing, which would parse another read of the file, unauthenticated.
+    package func readWithHeader<Value: VaultRecord>(_ type: Value.Type, from name: String) throws(VaultError) -> (value: Value, header: RecordHeader) {
         do {
             return try readChecked(type, name: name)
         } catch where error.code == .notFound || error.code == .deleted {
@@ -57,8 +64,8 @@ extension Vault {
         }
     }
 
-    /// ``read(_:from:)`` without the reporting of refusals.
-    private func readChecked<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> Value {
+    /// ``readWithHeader(_:from:)`` without the reporting of refusals.
+    private func readChecked<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> (value: Value, header: RecordHeader) {
         let name = try RecordName(validating: name)
         let record = try openTrustedRecordRefusingMissing(name)
         let header = record.header
@@ -85,7 +92,7 @@ extension Vault {
             // The validation error's own text is not quoted: it may describe the plaintext.
             throw VaultError(.invalidRecord, "\(subject()) decodes but \(Value.self).validate() refused it (\(Swift.type(of: error)))")
         }
-        return value
+        return (value, header.recordHeader)
     }
 
     /// The value of record `name`, or `nil` when there is none or it is refused for any reason:

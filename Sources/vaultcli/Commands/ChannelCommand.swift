@@ -76,6 +76,7 @@ struct ChannelCommand: AsyncParsableCommand {
     /// `vaultcli channel serve`.
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Answer pings on the channel and print every connection, refusal and disconnection.",
             discussion: "Prints 'listening <path>' when bound; runs until killed.")
 
@@ -106,6 +107,7 @@ struct ChannelCommand: AsyncParsableCommand {
     /// `vaultcli channel ping`.
     struct Ping: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "ping",
             abstract: "Connect (retrying until a server is up), send pings and print each round trip.")
 
         @OptionGroup var target: Target

@@ -41,7 +41,7 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the keys with their types (values with --reveal) and any refused entries; exit 1 if any is refused.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keys with their types (values with --reveal) and any refused entries; exit 1 if any is refused.")
         @OptionGroup var options: SuiteOptions
         @Flag(help: "Show values.") var reveal = false
 
@@ -94,7 +94,7 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     struct Read: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a key's type (its value with --reveal); exit 4 if absent, 5 if refused.")
+        static let configuration = CommandConfiguration(commandName: "read", abstract: "Show a key's type (its value with --reveal); exit 4 if absent, 5 if refused.")
         @OptionGroup var options: SuiteOptions
         @Argument(help: "The key.") var key: String
         @Flag(help: "Show the value.") var reveal = false
@@ -127,7 +127,7 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     struct Write: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Store a value for a key.")
+        static let configuration = CommandConfiguration(commandName: "write", abstract: "Store a value for a key.")
         @OptionGroup var options: SuiteOptions
         @Argument(help: "The key.") var key: String
         @Argument(help: "The value, read as --type says.") var value: String
@@ -169,7 +169,7 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a key (a sealed tombstone takes its place).")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Remove a key (a sealed tombstone takes its place).")
         @OptionGroup var options: SuiteOptions
         @Argument(help: "The key.") var key: String
 
@@ -185,6 +185,7 @@ struct DefaultsCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Import an Apple-style preferences plist (XML or binary) into the suite, then remove it.",
             discussion: "Keys the suite already holds keep their values. The file is removed only when every key was imported or kept. Exit 1 when a key was skipped.")
         @OptionGroup var options: SuiteOptions

@@ -207,7 +207,7 @@ struct ItemsCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the items this identity can reach, without secrets.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the items this identity can reach, without secrets.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var selection: Selection
@@ -238,7 +238,7 @@ struct ItemsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one item's attributes; its secret only with --reveal.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one item's attributes; its secret only with --reveal.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var selection: Selection
@@ -271,6 +271,7 @@ struct ItemsCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add an item; the secret is read from standard input or --secret-file, never an argument.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
@@ -302,6 +303,7 @@ struct ItemsCommand: ParsableCommand {
 
     struct Update: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Change the attributes (and with --new-secret, the secret) of the matching items.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
@@ -340,7 +342,7 @@ struct ItemsCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete the matching items.")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete the matching items.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var selection: Selection

@@ -27,7 +27,7 @@ struct KeysCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the keys of a group's keyset.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keys of a group's keyset.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "The access group.") var group: String
@@ -50,6 +50,7 @@ struct KeysCommand: ParsableCommand {
 
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Make a new group's first key, key #1 (the first record written would make it too).",
             discussion: "Refused (exit 5) when the keyset already has a key: add one with `vaultcli keys rotate`.")
         @OptionGroup var process: ProcessOptions
@@ -74,6 +75,7 @@ struct KeysCommand: ParsableCommand {
 
     struct Rotate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rotate",
             abstract: "Make a new primary key; older keys still open existing records.",
             discussion: "Follow with `vaultcli records reseal` before retiring the old key.")
         @OptionGroup var process: ProcessOptions
@@ -99,6 +101,7 @@ struct KeysCommand: ParsableCommand {
 
     struct Retire: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retire",
             abstract: "Erase a non-primary key. Refused while records are sealed with it, unless --force.",
             discussion: "Reseal first (vaultcli records reseal --group GROUP), or export the key (keys export) so it can be imported again.")
         @OptionGroup var process: ProcessOptions
@@ -198,6 +201,7 @@ struct KeysCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Print a key's 32 bytes (for a backup, or an independent reader of docs/FORMAT.md).",
             discussion: "Refused without --reveal: the output is the key itself; keep it out of logs and shell history.")
         @OptionGroup var process: ProcessOptions
@@ -236,6 +240,7 @@ struct KeysCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Put an exported key back under its id; the key is read from standard input or --key-file.",
             discussion: "Refused without --reveal, since the key passes through this terminal. A new id joins as active (primary if the keyset is empty); a retired id becomes active again.")
         @OptionGroup var process: ProcessOptions

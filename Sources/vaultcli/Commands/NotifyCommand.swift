@@ -38,7 +38,7 @@ struct NotifyCommand: AsyncParsableCommand {
 
     /// `vaultcli notify post <name>`.
     struct Post: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Wake every process of the group observing <name>.")
+        static let configuration = CommandConfiguration(commandName: "post", abstract: "Wake every process of the group observing <name>.")
 
         @OptionGroup var target: Target
         @Argument(help: "The notification name (ASCII letters, digits, '-', '.', '_').")
@@ -54,6 +54,7 @@ struct NotifyCommand: AsyncParsableCommand {
     /// `vaultcli notify watch <name>`.
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Print a line for each wake-up for <name> (bursts may coalesce into one).",
             discussion: "Prints 'watching' once the watch is in place; runs until killed or --count wake-ups.")
 

@@ -15,6 +15,7 @@ struct PassphraseCommand: ParsableCommand {
     /// Puts the home in passphrase mode; it stays unlocked.
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Protect the home with a new passphrase; it is then in passphrase mode, unlocked.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var passphrase: PassphraseInput
@@ -52,6 +53,7 @@ struct PassphraseCommand: ParsableCommand {
     /// Rewraps the unlock key under a new passphrase.
     struct Change: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "change",
             abstract: "Rewrap under a new passphrase (items, keys and records are unchanged).")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var passphrase: PassphraseInput

@@ -33,6 +33,7 @@ struct RecordsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List records with their headers, without decrypting.",
             discussion: "SharedDefaults' entries (records named sd-<hex>-<hex>) are left out unless --include-internal: vaultcli defaults list shows them by their key.")
         @OptionGroup var process: ProcessOptions
@@ -87,6 +88,7 @@ struct RecordsCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Authenticate one record and print its header; its payload (JSON) only with --reveal.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
@@ -97,30 +99,29 @@ struct RecordsCommand: ParsableCommand {
         /// The `--json` shape.
         struct Report: Encodable {
             var name: String
-            var header: HeaderReport?
+            var header: HeaderReport
             var payloadBytes: Int
             var payload: JSONValue?
         }
 
         func run() throws {
             let vault = try openVault(process, group)
-            let payload = try vault.read(OpaquePayload.self, from: name).bytes
-            let header = try vault.list().first { $0.name == name }.flatMap { try? $0.header.get() }
+            // One read: the header shown is the authenticated header of the payload shown.
+            let (record, header) = try vault.readWithHeader(OpaquePayload.self, from: name)
+            let payload = record.bytes
             let decoded = reveal ? try? JSONDecoder().decode(JSONValue.self, from: payload) : nil
             if reveal && decoded == nil {
                 throw CLIError(.failed, "record \(Terminal.escaped(name)) authenticated, but its payload is not JSON (\(payload.count) bytes)")
             }
-            let report = Report(name: name, header: header.map(HeaderReport.init), payloadBytes: payload.count, payload: decoded)
+            let report = Report(name: name, header: HeaderReport(header), payloadBytes: payload.count, payload: decoded)
             try output.emit(report) {
                 var table = Table("FIELD", "VALUE")
                 table.add("name", report.name)
-                if let header = report.header {
-                    table.add("sequence", String(header.sequence))
-                    table.add("key", String(header.keyID))
-                    table.add("schema", String(header.schemaVersion))
-                    table.add("issued", header.issued.formatted(.iso8601))
-                    table.add("expires", header.expires?.formatted(.iso8601) ?? "-")
-                }
+                table.add("sequence", String(report.header.sequence))
+                table.add("key", String(report.header.keyID))
+                table.add("schema", String(report.header.schemaVersion))
+                table.add("issued", report.header.issued.formatted(.iso8601))
+                table.add("expires", report.header.expires?.formatted(.iso8601) ?? "-")
                 table.add("payload", reveal ? "\(report.payloadBytes) bytes:" : "\(report.payloadBytes) bytes (hidden; --reveal prints it)")
                 table.print()
                 if let decoded, let text = try? JSONOutput.encodeIndented(decoded) { print(text) }
@@ -130,6 +131,7 @@ struct RecordsCommand: ParsableCommand {
 
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Authenticate every record and check its freshness; exit 1 if any is refused or missing.",
             discussion: """
                 Checks what any reader checks of a record's integrity (key, tag, sequence, tombstone), without \
@@ -217,6 +219,7 @@ struct RecordsCommand: ParsableCommand {
 
     struct Reseal: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reseal",
             abstract: "Rewrite records under the current primary key, so older keys can be retired.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
@@ -251,6 +254,7 @@ struct RecordsCommand: ParsableCommand {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a record: a sealed tombstone replaces it, so readers see an authentic deletion.")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
@@ -264,7 +268,7 @@ struct RecordsCommand: ParsableCommand {
     }
 
     struct Watch: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print each change to the group's records as it happens (inotify, no polling).")
+        static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print each change to the group's records as it happens (inotify, no polling).")
         @OptionGroup var process: ProcessOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "The application group.") var group: String

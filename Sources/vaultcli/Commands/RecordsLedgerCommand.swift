@@ -10,6 +10,7 @@ extension RecordsCommand {
     /// (docs/FORMAT.md, "Trust ledger"; docs/CLI.md).
     struct Ledger: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "ledger",
             abstract: "Print the group's trust ledger, one row per record, with each row's tag; exit 1 if a row fails authentication.",
             discussion: """
                 Shows what readers check a record's sequence against: the confirmed sequence and the BLAKE2b-256 of its blob, \

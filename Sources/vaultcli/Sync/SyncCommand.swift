@@ -51,7 +51,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the server, last push and pull, pending writes, conflicts and refusals.")
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the server, last push and pull, pending writes, conflicts and refusals.")
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
@@ -71,7 +71,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     struct Now: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Exchange with the server once: pull, then push every pending write.")
+        static let configuration = CommandConfiguration(commandName: "now", abstract: "Exchange with the server once: pull, then push every pending write.")
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
@@ -91,7 +91,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     struct Get: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the value of a key (exit 4 when absent).")
+        static let configuration = CommandConfiguration(commandName: "get", abstract: "Print the value of a key (exit 4 when absent).")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The key.") var key: String
 
@@ -104,7 +104,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     struct Set: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Set a key to a value given as the store's JSON, e.g. '{\"string\":\"dark\"}'.")
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Set a key to a value given as the store's JSON, e.g. '{\"string\":\"dark\"}'.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The key.") var key: String
         @Argument(help: "The value as JSON: {\"string\":…}, {\"int\":…}, {\"double\":…}, {\"bool\":…}, {\"data\":base64}, {\"array\":[…]}, {\"dict\":{…}}.") var value: String
@@ -127,7 +127,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the keys (values with --reveal).")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keys (values with --reveal).")
         @OptionGroup var options: StoreOptions
         @Flag(help: "Show values.") var reveal = false
 
