@@ -1,5 +1,6 @@
 // SQLCipherChild serve DATABASE HEXKEY
 // SQLCipherChild cold DATABASE HEXKEY SERVICE ACCOUNT
+// SQLCipherChild puts DATABASE HEXKEY COUNT new|same
 //
 // The SQLCipher peer: what a Linux user sharing secrets between processes would otherwise
 // write, an encrypted SQLite database (Debian's libsqlcipher) holding one table of items keyed by
@@ -20,6 +21,10 @@
 //                               prepared statements and the first page read that checks the key
 //
 // `cold` is the cold process: keyed open, one point select, exit 0 if the row was there.
+//
+// `puts` is the durable write alone, for the system-call counts (run under strace): keyed open,
+// COUNT upserts of a 1 KiB secret, each its own fsynced WAL commit, into new rows (`new`, as an
+// item add) or one row (`same`, as a record rewritten), then close. No pipe, no timing.
 #include <sqlcipher/sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +142,28 @@ static int serve(const char *path, const char *hex) {
     return 0;
 }
 
+static int put_many(const char *path, const char *hex, long count, const char *rows) {
+    int same = strcmp(rows, "same") == 0;
+    if (count <= 0 || (!same && strcmp(rows, "new") != 0)) {
+        fprintf(stderr, "SQLCipherChild: puts needs a positive COUNT and new or same\n");
+        return 2;
+    }
+    if (keyed_open(path, hex, 1) != 0) {
+        fprintf(stderr, "SQLCipherChild: cannot open %s: %s\n", path, database ? sqlite3_errmsg(database) : "?");
+        return 1;
+    }
+    char account[32];
+    for (long i = 0; i < count; i++) {
+        snprintf(account, sizeof account, "account-%ld", same ? 0L : i);
+        if (step(put_statement, "bench", account, 1024) < 0) {
+            fprintf(stderr, "SQLCipherChild: put: %s\n", sqlite3_errmsg(database));
+            return 1;
+        }
+    }
+    keyed_close();
+    return 0;
+}
+
 int main(int argc, char **argv) {
     // Never outlive the benchmark that started it.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -148,6 +175,8 @@ int main(int argc, char **argv) {
         keyed_close();
         return length > 0 ? 0 : 1;
     }
-    fprintf(stderr, "usage: SQLCipherChild serve DATABASE HEXKEY | cold DATABASE HEXKEY SERVICE ACCOUNT\n");
+    if (argc == 6 && strcmp(argv[1], "puts") == 0) return put_many(argv[2], argv[3], atol(argv[4]), argv[5]);
+    fprintf(stderr, "usage: SQLCipherChild serve DATABASE HEXKEY | cold DATABASE HEXKEY SERVICE ACCOUNT"
+                    " | puts DATABASE HEXKEY COUNT new|same\n");
     return 2;
 }

@@ -93,6 +93,7 @@ func measureStorage(root: URL, _ options: Options, executables: Executables) thr
         outcome.append(try measureFlushBound(flushBound, runs: options.flushRuns, options.flushSchedule))
     }
     for keyring in keyrings { outcome.checks += keyring.growthChecks(required: options.sizes.last ?? 0) }
+    outcome.append(try SyscallCountFigure(executables: executables, root: root, writes: options.quick ? 20 : 100).measure())
 
     progress("vault: filling the group to \(count(options.records)) records for verify and reseal...")
     let records = try vault.grow(to: options.records)
