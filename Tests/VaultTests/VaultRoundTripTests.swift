@@ -34,6 +34,17 @@ final class VaultRoundTripTests: VaultTestCase {
         XCTAssertFalse(header.isTombstone)
     }
 
+    func testReadWithHeaderReturnsTheValueReadWithTheHeaderItsWriteSealed() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, to: "auth-state")
+        let latest = try vault.write(AuthState.signedOut, to: "auth-state")
+
+        let (value, header) = try vault.readWithHeader(AuthState.self, from: "auth-state")
+
+        XCTAssertEqual(value, AuthState.signedOut)
+        XCTAssertEqual(header, latest)
+    }
+
     func testEachWriteTakesTheNextSequence() throws {
         let vault = try sandbox.vault()
 
