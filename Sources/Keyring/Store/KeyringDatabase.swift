@@ -106,7 +106,9 @@ package final class KeyringDatabase: Sendable {
     /// file; every write transaction compares, and checks the schema again when it moved.
     nonisolated(unsafe) private var checkedSchemaVersion: Int64
 
-    private static let opened = Locked<[FilePath: KeyringDatabase]>([:])
+    /// By the path's text, as ``FileVersionCache``: a table keyed by `FilePath` made each new
+    /// process look `FilePath`'s `Hashable` conformance up among every loaded library's.
+    private static let opened = Locked<[String: KeyringDatabase]>([:])
 
     /// The database of `home`, opened (and created, with the home's file mode) on first use in
     /// this process and kept for the process's lifetime.
@@ -126,12 +128,13 @@ package final class KeyringDatabase: Sendable {
     /// (``KeyringHome/masterKey()``).
     package static func shared(for home: KeyringHome, master: SymmetricKey) throws(KeyringError) -> KeyringDatabase {
         let path = home.databasePath
-        if let database = opened.withLock({ $0[path] }), database.master.constantTimeEquals(master) { return database }
+        let key = path.string
+        if let database = opened.withLock({ $0[key] }), database.master.constantTimeEquals(master) { return database }
         let database = try KeyringDatabase(home: home, path: path, master: master)
         return opened.withLock { table in
             // Two threads may have opened it at once: keep the first, so every caller shares one.
-            if let existing = table[path], existing.master.constantTimeEquals(master) { return existing }
-            table[path] = database
+            if let existing = table[key], existing.master.constantTimeEquals(master) { return existing }
+            table[key] = database
             return database
         }
     }
