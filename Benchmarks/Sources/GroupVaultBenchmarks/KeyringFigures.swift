@@ -232,7 +232,7 @@ final class KeyringFigures {
             for _ in 0..<Self.growthBlock {
                 times.append(try Measurement.timing { _ = try keyring.item(matching: query) }.microseconds)
             }
-            return Measurement(microseconds: times.sorted()[times.count / 2])
+            return Measurement(microseconds: Samples(times).median)
         }
         let results = try interleave([
             Contender(label: largeLabel, role: .groupVault) { try block(self.keyring, query) },
@@ -287,12 +287,10 @@ final class KeyringFigures {
         for limit in [2.0, 1.3] {
             if let growth = medians.lookupGrowth {
                 let ratio = growth.median / growth.baseMedian
-                checks.append(sizedCheck(
-                    "`Keyring.item(matching:)` growth, \(count(growth.baseSize)) → \(count(required)) items, \(shape.rawValue)",
-                    ratio: ratio, limit: limit, reached: growth.size, required: required, unit: "items",
+                checks.append(growthCheck(
+                    "`Keyring.item(matching:)`", from: growth.baseSize, reached: growth.size, required: required, ratio: ratio, limit: limit,
                     measured: "\(microseconds(growth.median)) µs at \(count(growth.size)) items against \(microseconds(growth.baseMedian)) µs "
-                        + "at \(count(growth.baseSize)), in alternating blocks = \(times(ratio))",
-                    target: "≤ \(limit == 2 ? "2" : "1.3")× growth"))
+                        + "at \(count(growth.baseSize)), in alternating blocks = \(times(ratio))"))
             } else if let check = stageGrowthCheck("`Keyring.item(matching:)`", medians.lookup, limit: limit, required: required) {
                 checks.append(check)
             }
@@ -307,10 +305,18 @@ final class KeyringFigures {
     private func stageGrowthCheck(_ name: String, _ medians: [(size: Int, median: Double)], limit: Double, required: Int) -> TargetCheck? {
         guard let first = medians.first, let last = medians.last, medians.count > 1 else { return nil }
         let growth = last.median / first.median
-        return sizedCheck(
-            "\(name) growth, \(count(first.size)) → \(count(required)) items, \(shape.rawValue)",
-            ratio: growth, limit: limit, reached: last.size, required: required, unit: "items",
-            measured: "\(microseconds(first.median)) µs → \(microseconds(last.median)) µs at \(count(last.size)) items = \(times(growth))",
-            target: "≤ \(limit == 2 ? "2" : "1.3")× growth")
+        return growthCheck(
+            name, from: first.size, reached: last.size, required: required, ratio: growth, limit: limit,
+            measured: "\(microseconds(first.median)) µs → \(microseconds(last.median)) µs at \(count(last.size)) items = \(times(growth))")
+    }
+
+    /// The growth target of `name` from `base` items to `required`, measured at `reached`.
+    private func growthCheck(
+        _ name: String, from base: Int, reached: Int, required: Int, ratio: Double, limit: Double, measured: String
+    ) -> TargetCheck {
+        sizedCheck(
+            "\(name) growth, \(count(base)) → \(count(required)) items, \(shape.rawValue)",
+            ratio: ratio, limit: limit, reached: reached, required: required, unit: "items",
+            measured: measured, target: "≤ \(limit == 2 ? "2" : "1.3")× growth")
     }
 }
