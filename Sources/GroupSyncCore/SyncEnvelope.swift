@@ -82,7 +82,7 @@ package struct SyncEnvelope: Sendable, Equatable {
         } catch {
             throw VaultError(.invalidRecord, "\(subject()) is authentic but its payload is not a synced entry")
         }
-        guard naming.name(space: space, key: payload.key) == name else {
+        guard naming.isName(name, space: space, key: payload.key) else {
             throw VaultError(.invalidRecord, "\(subject()) is authentic but holds another key's value (sealed under the wrong name by a key holder); it was not used")
         }
         return SyncEnvelope(

@@ -45,14 +45,36 @@ package struct SyncNaming: Sendable {
 
     /// An entry's name within a space: `BLAKE2b-256(namingKey, u64 4 ‖ "name" ‖ u64 32 ‖ space ‖ u64 len ‖ key)`.
     package func name(space: [UInt8], key: String) -> [UInt8] {
-        // Written into one buffer: every entry opened is named again, to check its key.
-        let key = key.utf8
-        var message: [UInt8] = []
-        message.reserveCapacity(3 * 8 + Self.nameLabel.count + space.count + key.count)
-        Self.appendFramed(Self.nameLabel, to: &message)
-        Self.appendFramed(space, to: &message)
-        Self.appendFramed(key, to: &message)
-        return Digest.keyedBLAKE2b256(message, key: namingKey)
+        withName(space: space, key: key) { Array($0) }
+    }
+
+    /// Whether `name` is ``name(space:key:)``: the check of every entry opened (a first sync
+    /// opens every entry of the space), so no array is made for it.
+    package func isName(_ name: [UInt8], space: [UInt8], key: String) -> Bool {
+        name.count == 32 && withName(space: space, key: key) { digest in name.withUnsafeBytes { $0.elementsEqual(digest) } }
+    }
+
+    /// `body` with ``name(space:key:)``, its message and digest written on the stack.
+    private func withName<Result>(space: [UInt8], key: String, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        var key = key
+        return key.withUTF8 { key in
+            let length = 3 * 8 + Self.nameLabel.count + space.count + key.count
+            return withUnsafeTemporaryAllocation(byteCount: length + 32, alignment: 8) { buffer in
+                var offset = 0
+                func appendFramed(_ part: UnsafeRawBufferPointer) {
+                    buffer.storeBytes(of: UInt64(part.count).bigEndian, toByteOffset: offset, as: UInt64.self)
+                    offset += 8
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + part.count]).copyMemory(from: part)
+                    offset += part.count
+                }
+                Self.nameLabel.withUnsafeBytes(appendFramed)
+                space.withUnsafeBytes(appendFramed)
+                appendFramed(UnsafeRawBufferPointer(key))
+                let digest = UnsafeMutableRawBufferPointer(rebasing: buffer[length...])
+                Digest.keyedBLAKE2b256(UnsafeRawBufferPointer(rebasing: buffer[..<length]), key: namingKey, into: digest)
+                return body(UnsafeRawBufferPointer(digest))
+            }
+        }
     }
 
     private static let nameLabel = Array("name".utf8)

@@ -60,21 +60,34 @@ package struct SyncPayload: Codable, Equatable {
     /// byte is accounted for, so what this returns is what `JSONDecoder` would.
     package static func canonical(_ bytes: [UInt8]) -> SyncPayload? {
         guard bytes.starts(with: keyPrefix) else { return nil }
-        var index = keyPrefix.count
+        let keyStart = keyPrefix.count
+        var index = keyStart
         // The key: any byte but `"`, `\` and the control characters JSON escapes, and `/`
-        // written `\/`; any other escape is left to `JSONDecoder`.
-        var keyBytes: [UInt8] = []
+        // written `\/`; any other escape is left to `JSONDecoder`. Read in place: a key with no
+        // escape and no byte above ASCII (the common one) becomes a `String` without a copy of
+        // its own or a UTF-8 check, which cost a first sync about as much as the rest of
+        // reading the payload.
+        var escapedSlashes = false
+        var ascii = true
         while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] >= 0x20 {
             if bytes[index] == UInt8(ascii: "\\") {
                 guard index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") else { return nil }
+                escapedSlashes = true
                 index += 1
             }
-            keyBytes.append(bytes[index])
+            ascii = ascii && bytes[index] < 0x80
             index += 1
         }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
-              let key = String(validating: keyBytes, as: UTF8.self)
-        else { return nil }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        let spelt = bytes[keyStart..<index]
+        let key: String
+        if escapedSlashes || !ascii {
+            // Every backslash here escapes the `/` after it (checked above).
+            guard let valid = String(validating: spelt.filter { $0 != UInt8(ascii: "\\") }, as: UTF8.self) else { return nil }
+            key = valid
+        } else {
+            key = String(decoding: spelt, as: UTF8.self)
+        }
         let rest = bytes[index...]
         if rest.elementsEqual(end) { return SyncPayload(key: key, value: nil) }
         guard rest.starts(with: valueMember), rest.count >= valueMember.count + end.count, rest.suffix(end.count).elementsEqual(end) else { return nil }

@@ -50,6 +50,21 @@ final class SyncPayloadTests: XCTestCase {
         }
     }
 
+    func testSeededRandomPayloadsReadBackAsJSONDecoderReadsThem() throws {
+        var random = SeededGenerator()
+        // ASCII keys take the reader's path without a UTF-8 check; `/` and the rest take the other.
+        let alphabet: [Unicode.Scalar] = ["/", "a", "Z", "0", " ", "~", "\u{7F}", "é", "€", "😀"]
+        for round in 0..<500 {
+            var key = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...24, using: &random) { key.append(alphabet.randomElement(using: &random)!) }
+            let value = Bool.random(using: &random) ? nil : Data(random.bytes(count: Int.random(in: 0...200, using: &random)))
+            let payload = SyncPayload(key: String(key), value: value)
+            let bytes = try written(payload)
+            XCTAssertEqual(SyncPayload.canonical(bytes), payload, "round \(round), \(random.describe)")
+            XCTAssertEqual(try SyncPayload.decode(bytes), try JSONDecoder().decode(SyncPayload.self, from: Data(bytes)), "round \(round), \(random.describe)")
+        }
+    }
+
     func testGroupSyncsOwnPayloadsAreReadWithoutJSONDecoder() throws {
         for payload in payloads {
             XCTAssertEqual(SyncPayload.canonical(try written(payload)), payload)

@@ -55,8 +55,10 @@ struct PageStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> ServerRow {
-        let (name, sequence, change, blob) = try row.decode((Data, Int64, Int64, Data).self)
-        return ServerRow(name: Array(name), sequence: sequence, change: change, blob: Array(blob))
+        // As buffers, copied once into the row's arrays: through `Data` each column was copied
+        // twice, for every row of a catch-up.
+        let (name, sequence, change, blob) = try row.decode((ByteBuffer, Int64, Int64, ByteBuffer).self)
+        return ServerRow(name: Array(name.readableBytesView), sequence: sequence, change: change, blob: Array(blob.readableBytesView))
     }
 }
 
@@ -81,9 +83,9 @@ struct ChangesStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> (lastChange: Int64, row: ServerRow?) {
-        let (counter, name, sequence, change, blob) = try row.decode((Int64, Data?, Int64?, Int64?, Data?).self)
+        let (counter, name, sequence, change, blob) = try row.decode((Int64, ByteBuffer?, Int64?, Int64?, ByteBuffer?).self)
         guard let name, let sequence, let change, let blob else { return (counter, nil) }
-        return (counter, ServerRow(name: Array(name), sequence: sequence, change: change, blob: Array(blob)))
+        return (counter, ServerRow(name: Array(name.readableBytesView), sequence: sequence, change: change, blob: Array(blob.readableBytesView)))
     }
 }
 

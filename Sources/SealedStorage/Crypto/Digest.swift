@@ -25,4 +25,18 @@ extension Digest {
         }
         return output
     }
+
+    /// ``keyedBLAKE2b256(_:key:)`` of bytes in memory, written into `output` (32 bytes): for a
+    /// hash computed and compared per row, where the two arrays were a measurable part of a
+    /// first sync.
+    package static func keyedBLAKE2b256(_ bytes: UnsafeRawBufferPointer, key: SymmetricKey, into output: UnsafeMutableRawBufferPointer) {
+        precondition(output.count == 32, "a BLAKE2b-256 digest is 32 bytes")
+        Sodium.ensureInitialized()
+        key.withUnsafeBytes { keyBytes in
+            _ = crypto_generichash(
+                output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count,
+                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count),
+                keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes.count)
+        }
+    }
 }
