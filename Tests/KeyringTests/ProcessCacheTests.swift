@@ -61,6 +61,17 @@ final class ProcessCacheTests: XCTestCase {
         XCTAssertEqual(try scenario.home.lockState(), .beforeFirstUnlock)
     }
 
+    func testALockStateSetByAnotherKeyringValueStopsTheNextWarmGroupKeyRead() throws {
+        _ = try scenario.app.groupKey(for: scenario.group)
+        _ = try scenario.app.groupKey(for: scenario.group)
+
+        try KeyringHome(root: scenario.home.root).setLockState(.beforeFirstUnlock)
+
+        XCTAssertThrowsError(try scenario.app.groupKey(for: scenario.group)) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .interactionNotAllowed, "\(error)")
+        }
+    }
+
     func testAReplacedMasterKeyIsNotServedFromTheCache() throws {
         _ = try scenario.app.groupKey(for: scenario.group)
         let masterKey = scenario.home.root.appendingPathComponent("Keychains").appendingPathComponent("master.key")

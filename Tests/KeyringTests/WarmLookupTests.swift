@@ -1,12 +1,15 @@
 import Foundation
 import GroupVaultTestKit
 import Keyring
+import SealedStorage
 import XCTest
 
 /// A warm lookup keeps the keyring database, its keys and its prepared statements, and checks
-/// in four `lstat`s that they are still this home's (KeyringHome.masterKey); every item
-/// it returns is read from the database as it is now. Each test warms the process first, then
-/// changes something behind it, and shows the next lookup sees the change.
+/// that they are still this home's: one look at the home's watched directories, and the
+/// checks themselves only when it finds that something happened to them
+/// (HomeDirectories.Look); every item it returns is read from the database as it is now. Each
+/// test warms the process first, then changes something behind it, and shows the next lookup
+/// sees the change.
 final class WarmLookupTests: ItemTestCase {
     private let group = ItemTestHome.shared
 
@@ -54,5 +57,43 @@ final class WarmLookupTests: ItemTestCase {
         XCTAssertThrowsError(try keyring.item(matching: query)) { error in
             XCTAssertEqual((error as? KeyringError)?.status, .notAvailable, "\(error)")
         }
+    }
+
+    func testAWarmLookupOfAnUnchangedHomeLooksUpNoFileAndVetsNoDirectory() throws {
+        let keyring = try warmUp()
+
+        let calls = try FileLayerDriver.with { driver in
+            XCTAssertEqual(try keyring.item(matching: query).secret, Data("one".utf8))
+            return driver.trace
+        }
+
+        XCTAssertEqual(calls.filter { $0.call == .status }, [], "every check answered from the last look's")
+        XCTAssertEqual(calls.filter { $0.call == .inotifyRead }.count, 1, "one look at the home's directories")
+    }
+
+    func testALockSetByAnotherHomeValueIsSeenByTheNextWarmLookup() throws {
+        let keyring = try warmUp()
+
+        try KeyringHome(root: home.home.root).setLockState(.locked)
+
+        XCTAssertThrowsError(try keyring.item(matching: query)) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .interactionNotAllowed, "\(error)")
+        }
+    }
+
+    func testAFileAppearingInKeychainsMakesTheNextWarmLookupLookAgain() throws {
+        let keyring = try warmUp()
+
+        // A wrapped unlock key appearing is what passphrase mode is (Keychains/passphrase.wrapped):
+        // the next lookup must look for it again rather than answer from the last look's.
+        let wrapped = home.home.root.appendingPathComponent("Keychains").appendingPathComponent("passphrase.wrapped")
+        try Data(repeating: 1, count: 64).write(to: wrapped)
+        defer { try? FileManager.default.removeItem(at: wrapped) }
+
+        let calls = FileLayerDriver.with { driver in
+            _ = try? keyring.item(matching: query)
+            return driver.trace
+        }
+        XCTAssertTrue(calls.contains { $0.call == .status && $0.name == "passphrase.wrapped" }, "\(calls)")
     }
 }

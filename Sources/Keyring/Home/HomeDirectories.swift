@@ -33,6 +33,86 @@ package final class HomeDirectories: Sendable {
         var root: DirectoryHandle?
         var keychains: DirectoryHandle?
         var containers: DirectoryHandle?
+        /// The watches of the held root and `Keychains/` (``DirectoryChanges``), made as each is
+        /// held; `nil` where none could be made.
+        var rootWatch: DirectoryChanges.Registration?
+        var keychainsWatch: DirectoryChanges.Registration?
+    }
+
+    /// What the checks of operations found while both directories were watched, for the next
+    /// operation whose ``Look`` shows that nothing happened to them since: the held
+    /// directories vetted, and the entries of `Keychains/` looked up.
+    private struct Quiet {
+        var look: Look
+        /// Held directories whose owner, mode and link count passed their check.
+        var vetted: [ObjectIdentifier] = []
+        /// Entries of the held `Keychains/`, by name: `.some(nil)` for one that was absent.
+        var statuses: [String: Stat?] = [:]
+    }
+
+    private let quiet = Locked<Quiet?>(nil)
+
+    /// The home's directories as one operation first finds them: whether anything happened to
+    /// them since an earlier look (their watches' count of changes) and whose the process is
+    /// (its effective user, whom the checks compare owners with).
+    ///
+    /// An operation takes one look before its first check and hands it to every check it makes
+    /// (``root(as:)``, ``existingKeychains(as:)``, ``status(of:in:as:)``): while a look finds
+    /// what an earlier one found, each check answers as it did then, without a system call. So
+    /// a change another process finished before the look (a lock, a new master secret, a
+    /// directory opened to others, a directory removed) is seen by this operation, as when
+    /// every check looked itself; one made during the operation is seen by the next, as before.
+    package struct Look: Sendable, Equatable {
+        fileprivate let watches: [UInt64]
+        fileprivate let changes: DirectoryChanges.Count
+        fileprivate let userID: UInt32
+    }
+
+    /// A look at the home's directories, or `nil` when they are not both held and watched yet
+    /// (the first operation of a home, or no inotify): then every check looks for itself. One
+    /// `read` of the process's inotify descriptor and one `geteuid`.
+    package func look() -> Look? {
+        guard let changes = DirectoryChanges.shared,
+              let watches = held.withLock({ held -> [DirectoryChanges.Registration]? in
+                  guard let root = held.rootWatch, let keychains = held.keychainsWatch else { return nil }
+                  return [root, keychains]
+              })
+        else { return nil }
+        return Look(watches: watches.map(\.serial), changes: changes.changes(of: watches), userID: Syscall.effectiveUserID)
+    }
+
+    /// Whether `look` finds what the remembered checks were made after.
+    private func remembered<Answer>(_ look: Look?, _ answer: (Quiet) -> Answer?) -> Answer? {
+        guard let look else { return nil }
+        return quiet.withLock { quiet in
+            guard let quiet, quiet.look == look else { return nil }
+            return answer(quiet)
+        }
+    }
+
+    /// Remembers what a check made after `look` found. A look older than the remembered one
+    /// (another thread's operation saw a later change) leaves it alone.
+    private func remember(_ look: Look?, _ finding: (inout Quiet) -> Void) {
+        guard let look else { return }
+        quiet.withLock { quiet in
+            if quiet?.look != look {
+                if let current = quiet?.look, current.watches == look.watches, current.userID == look.userID, current.changes > look.changes { return }
+                quiet = Quiet(look: look)
+            }
+            finding(&quiet!)
+        }
+    }
+
+    /// The entry `name` of `keychains` (``DirectoryHandle/status(of:)``), answered from an
+    /// earlier lookup when `look` shows that nothing happened to the home's directories since.
+    /// `keychains` must be the held `Keychains/` (``existingKeychains(as:)``); another handle
+    /// is always looked up.
+    package func status(of name: String, in keychains: DirectoryHandle, as look: Look?) throws(StorageError) -> Stat? {
+        let held = self.held.withLock { $0.keychains } === keychains
+        if held, let known = remembered(look, { $0.statuses[name] }) { return known }
+        let status = try keychains.status(of: name)
+        if held { remember(look) { $0.statuses[name] = .some(status) } }
+        return status
     }
 
     /// The directories of the home rooted at `rootPath`; nothing is opened yet.
@@ -51,6 +131,7 @@ package final class HomeDirectories: Sendable {
     /// kept for a whole test run), and its descriptors with it.
     package func release() {
         held.withLock { $0 = Held() }
+        quiet.withLock { $0 = nil }
     }
 
     /// ``release()`` for every home of this process. A directory in use stays open until its
@@ -78,7 +159,12 @@ package final class HomeDirectories: Sendable {
     /// directory and file reached from it: each must belong to that group, not merely to some
     /// group this process is in.
     package func root() throws(StorageError) -> DirectoryHandle {
-        if let handle = try current(\.root) { return handle }
+        try root(as: nil)
+    }
+
+    /// ``root()`` checked as of `look` (``Look``).
+    package func root(as look: Look?) throws(StorageError) -> DirectoryHandle {
+        if let handle = try current(\.root, as: look) { return handle }
         return hold(\.root, try DirectoryHandle.ensure(rootPath, sharing: sharing).boundToItsGroup())
     }
 
@@ -104,7 +190,12 @@ package final class HomeDirectories: Sendable {
     /// `Keychains/` when the home has one, without creating anything: `nil` when the root or
     /// `Keychains/` does not exist. For reads, which must not create a home.
     package func existingKeychains() throws(StorageError) -> DirectoryHandle? {
-        if let handle = try current(\.keychains) { return handle }
+        try existingKeychains(as: nil)
+    }
+
+    /// ``existingKeychains()`` checked as of `look` (``Look``).
+    package func existingKeychains(as look: Look?) throws(StorageError) -> DirectoryHandle? {
+        if let handle = try current(\.keychains, as: look) { return handle }
         guard let root = try existingRoot(), let keychains = try Self.keychains(in: root, creating: false) else { return nil }
         try keychains.checkNoAccessControlList()
         return hold(\.keychains, keychains)
@@ -141,9 +232,15 @@ package final class HomeDirectories: Sendable {
 
     /// The held handle, vetted again through its descriptor; `nil` when none is held yet or
     /// the held directory was removed (the caller opens it anew).
-    private func current(_ which: WritableKeyPath<Held, DirectoryHandle?>) throws(StorageError) -> DirectoryHandle? {
+    /// With `look`, a directory vetted since a look that found what `look` finds is not vetted
+    /// again: its owner, mode and links cannot have changed without its watch counting it.
+    private func current(_ which: WritableKeyPath<Held, DirectoryHandle?>, as look: Look? = nil) throws(StorageError) -> DirectoryHandle? {
         guard let handle = held.withLock({ $0[keyPath: which] }) else { return nil }
-        return try handle.isStillLinked() ? handle : nil
+        let id = ObjectIdentifier(handle)
+        if remembered(look, { $0.vetted.contains(id) ? true : nil }) == true { return handle }
+        guard try handle.isStillLinked() else { return nil }
+        remember(look) { $0.vetted.append(id) }
+        return handle
     }
 
     /// Holds `handle` as `which`, unless another thread held one first: then that one, so all
@@ -154,6 +251,10 @@ package final class HomeDirectories: Sendable {
                 return existing
             }
             held[keyPath: which] = handle
+            // Watched from now on: a directory held anew has a watch of its own, and looks at
+            // the old one's no longer match what was remembered of it.
+            if which == \Held.root { held.rootWatch = DirectoryChanges.shared?.register(handle) }
+            if which == \Held.keychains { held.keychainsWatch = DirectoryChanges.shared?.register(handle) }
             return handle
         }
         return winner

@@ -211,7 +211,7 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
         let keychains: DirectoryHandle
         do throws(StorageError) {
             // The root's held descriptor is vetted too: `existingKeychains` checks only its own.
-            _ = try directories.root()
+            _ = try directories.root(as: checked?.look)
             let found = if let checked { checked.handle } else { try directories.existingKeychains() }
             guard let existing = found else { return nil }
             keychains = existing
@@ -225,13 +225,13 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
             passphraseMode = knownMode
         } else {
             do {
-                passphraseMode = try keychains.status(of: Self.wrappedUnlockKeyName) != nil
+                passphraseMode = try directories.status(of: Self.wrappedUnlockKeyName, in: keychains, as: checked?.look) != nil
             } catch {
                 return nil
             }
         }
         if passphraseMode { return heldRuntimeMasterKey() }
-        guard let status = try? keychains.status(of: "master.key"), status.type == .regular else { return nil }
+        guard let status = try? directories.status(of: "master.key", in: keychains, as: checked?.look), status.type == .regular else { return nil }
         return Self.secrets.value(at: masterKeyPath, version: FileVersion(status))?.master
     }
 
@@ -287,8 +287,11 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
             try mapStorage("read device lock state", { () throws(StorageError) in try directories.existingKeychains() })
         }
         guard let keychains = found else { return .unlocked }
-        // One fstatat when the file did not change since this process last read it.
-        let status = try mapStorage("read device lock state") { () throws(StorageError) in try keychains.status(of: "device-lock-state") }
+        // One fstatat when the file did not change since this process last read it, none when
+        // the operation's look shows that nothing happened to the home's directories since.
+        let status = try mapStorage("read device lock state") { () throws(StorageError) in
+            try directories.status(of: "device-lock-state", in: keychains, as: checked?.look)
+        }
         guard let status else { return .unlocked }
         let version = FileVersion(status)
         if status.type == .regular, let cached = Self.lockStates.value(at: lockStatePath, version: version) { return cached }

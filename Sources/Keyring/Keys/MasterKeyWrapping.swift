@@ -77,7 +77,8 @@ extension KeyringHome {
     package func isPassphraseProtected(_ checked: CheckedKeychains) throws(KeyringError) -> Bool {
         let status = try mapStorage("look for the wrapped unlock key") { () throws(StorageError) -> Stat? in
             // Looked up in the held keychains directory; a home without one has no passphrase.
-            try checked.handle?.status(of: Self.wrappedUnlockKeyName)
+            guard let keychains = checked.handle else { return nil }
+            return try directories.status(of: Self.wrappedUnlockKeyName, in: keychains, as: checked.look)
         }
         return status != nil
     }
@@ -88,11 +89,18 @@ extension KeyringHome {
     package struct CheckedKeychains: Sendable {
         /// The directory, or `nil` when the home has none yet.
         package let handle: DirectoryHandle?
+        /// The operation's look at the home's directories, taken before its first check
+        /// (``HomeDirectories/Look``): each step's check answers from an earlier operation's
+        /// while nothing happened to them since.
+        package let look: HomeDirectories.Look?
     }
 
     /// `Keychains/` for one operation's steps (``CheckedKeychains``); nothing is created.
     package func checkedKeychains() throws(KeyringError) -> CheckedKeychains {
-        try CheckedKeychains(handle: mapStorage("open the keychains directory") { () throws(StorageError) in try directories.existingKeychains() })
+        let look = directories.look()
+        return try CheckedKeychains(
+            handle: mapStorage("open the keychains directory") { () throws(StorageError) in try directories.existingKeychains(as: look) },
+            look: look)
     }
 
     // MARK: Runtime directory

@@ -75,19 +75,23 @@ struct ItemTable: Sendable {
     /// Whether the home was in passphrase mode when this operation began.
     let passphraseMode: Bool
 
+    /// `Keychains/` as this operation checked it, with its look at the home's directories.
+    private let keychains: KeyringHome.CheckedKeychains
+
     init(home: KeyringHome) throws(KeyringError) {
         let keychains = try home.checkedKeychains()
         let passphraseMode = try home.isPassphraseProtected(keychains)
         self.database = try KeyringDatabase.shared(for: home, master: home.masterKey(inPassphraseMode: passphraseMode, keychains))
         self.home = home
         self.passphraseMode = passphraseMode
+        self.keychains = keychains
         // Without a passphrase there is no unlock key to look for: one lstat fewer per operation.
         whenUnlocked = passphraseMode ? try home.whenUnlockedSealing() : .masterSecret
     }
 
     /// The home's lock state now, knowing already whether it is in passphrase mode.
     func lockState() throws(KeyringError) -> DeviceLockState {
-        try home.lockState(inPassphraseMode: passphraseMode)
+        try home.lockState(inPassphraseMode: passphraseMode, keychains)
     }
 
     // MARK: Import of the sealed-JSON layout

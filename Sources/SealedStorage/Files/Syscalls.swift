@@ -437,6 +437,12 @@ extension Syscall {
         return watch
     }
 
+    /// `inotify_rm_watch(2)`. The kernel then queues `IN_IGNORED` for `watch`; an error (the
+    /// watch already gone with its directory) is of no use to a caller done with it.
+    package static func inotifyRemoveWatch(_ descriptor: Int32, _ watch: Int32) {
+        _ = inotify_rm_watch(descriptor, watch)
+    }
+
     /// `read(2)` of a non-blocking inotify descriptor: the bytes read, or `nil` when nothing is
     /// queued (EAGAIN).
     package static func inotifyRead(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
