@@ -71,6 +71,19 @@ final class WarmLookupTests: ItemTestCase {
         XCTAssertEqual(calls.filter { $0.call == .inotifyRead }.count, 1, "one look at the home's directories")
     }
 
+    func testAWarmLookupAfterThisProcessesOwnAddLooksUpNoFile() throws {
+        let keyring = try warmUp()
+        try keyring.add(KeychainItem(service: "api", account: "other", accessGroup: group, secret: Data("two".utf8)))
+
+        // The add wrote only the database, whose files the look does not count.
+        let calls = try FileLayerDriver.with { driver in
+            XCTAssertEqual(try keyring.item(matching: query).secret, Data("one".utf8))
+            return driver.trace
+        }
+
+        XCTAssertEqual(calls.filter { $0.call == .status }, [], "every check answered from the last look's")
+    }
+
     func testALockSetByAnotherHomeValueIsSeenByTheNextWarmLookup() throws {
         let keyring = try warmUp()
 

@@ -29,6 +29,15 @@ final class DirectoryChangesTests: XCTestCase {
 
     private func file(_ name: String) -> URL { temporary.url.appendingPathComponent(name) }
 
+    /// Creates or extends `name` of `directory` itself, as SQLite writes its files (`Data.write`
+    /// goes through a temporary file of another name).
+    private func append(_ text: String, to name: String, in directory: TemporaryDirectory) {
+        let descriptor = open(directory.url.appendingPathComponent(name).path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        XCTAssertEqual(text.utf8CString.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count - 1) }, text.utf8.count)
+        close(descriptor)
+    }
+
     /// Whether `change` made the next look count anything, looking once before it.
     private func counts(_ change: () throws -> Void) rethrows -> Bool {
         let before = changes.changes(of: [registration])
@@ -125,5 +134,46 @@ final class DirectoryChangesTests: XCTestCase {
         second = nil
         XCTAssertTrue(try counts { try Data("new".utf8).write(to: file("created")) })
         XCTAssertFalse(counts {})
+    }
+
+    /// A directory of its own, watched ignoring `ignored`: the setUp's watch of the shared one
+    /// ignores nothing, and one directory's watches ignore only what all of them ignore.
+    private func ignoringWatch(_ ignored: Set<String>) throws -> (directory: TemporaryDirectory, handle: DirectoryHandle, registration: DirectoryChanges.Registration) {
+        let directory = try TemporaryDirectory(prefix: "changes-ignoring")
+        let handle = try DirectoryHandle(opening: FilePath(directory.path), sharing: .ownerOnly)
+        return (directory, handle, try XCTUnwrap(changes.register(handle, ignoringEntriesNamed: ignored)))
+    }
+
+    func testWritesOfAnIgnoredEntryCountNothing() throws {
+        let watched = try ignoringWatch(["database", "database-wal"])
+        defer { watched.directory.remove() }
+        let before = changes.changes(of: [watched.registration])
+        append("rows", to: "database-wal", in: watched.directory)
+        append("rows", to: "database", in: watched.directory)
+        append("more", to: "database-wal", in: watched.directory)
+        XCTAssertEqual(changes.changes(of: [watched.registration]), before)
+    }
+
+    func testOtherEntriesOfAWatchThatIgnoresSomeStillCount() throws {
+        let watched = try ignoringWatch(["database"])
+        defer { watched.directory.remove() }
+        let before = changes.changes(of: [watched.registration])
+        append("locked", to: "device-lock-state", in: watched.directory)
+        XCTAssertNotEqual(changes.changes(of: [watched.registration]), before)
+    }
+
+    func testTheDirectoryItselfCountsForAWatchThatIgnoresEntries() throws {
+        let watched = try ignoringWatch(["database"])
+        defer { watched.directory.remove() }
+        let before = changes.changes(of: [watched.registration])
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: watched.directory.path)
+        XCTAssertNotEqual(changes.changes(of: [watched.registration]), before)
+    }
+
+    func testADirectoryAlsoWatchedIgnoringNothingCountsEveryEntry() throws {
+        let ignoring = try XCTUnwrap(changes.register(handle, ignoringEntriesNamed: ["database"]))
+        let before = changes.changes(of: [ignoring])
+        append("rows", to: "database", in: temporary)
+        XCTAssertNotEqual(changes.changes(of: [ignoring]), before, "the setUp's watch of the same directory ignores nothing")
     }
 }

@@ -52,6 +52,11 @@ package final class HomeDirectories: Sendable {
 
     private let quiet = Locked<Quiet?>(nil)
 
+    /// The keyring database's files in `Keychains/`: no check a look stands in for reads them
+    /// (the database vets itself as it opens), and counting their writes would make every
+    /// operation after a write, this process's own included, check everything again.
+    private static let databaseFiles: Set<String> = Set(["", "-wal", "-shm", "-journal"].map { KeyringDatabase.fileName + $0 })
+
     /// The home's directories as one operation first finds them: whether anything happened to
     /// them since an earlier look (their watches' count of changes) and whose the process is
     /// (its effective user, whom the checks compare owners with).
@@ -254,7 +259,9 @@ package final class HomeDirectories: Sendable {
             // Watched from now on: a directory held anew has a watch of its own, and looks at
             // the old one's no longer match what was remembered of it.
             if which == \Held.root { held.rootWatch = DirectoryChanges.shared?.register(handle) }
-            if which == \Held.keychains { held.keychainsWatch = DirectoryChanges.shared?.register(handle) }
+            if which == \Held.keychains {
+                held.keychainsWatch = DirectoryChanges.shared?.register(handle, ignoringEntriesNamed: Self.databaseFiles)
+            }
             return handle
         }
         return winner

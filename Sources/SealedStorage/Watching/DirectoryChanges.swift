@@ -62,6 +62,8 @@ package final class DirectoryChanges: Sendable {
         var users = 0
         /// The kernel dropped the watch (IN_IGNORED): every look counts as a change.
         var dropped = false
+        /// Entries whose events are not counted (``register(_:ignoringEntriesNamed:)``).
+        var ignored: Set<String> = []
     }
 
     private struct State {
@@ -91,14 +93,22 @@ package final class DirectoryChanges: Sendable {
     }
 
     /// Watches `directory` (by its descriptor, so a path swapped since it was opened is not
-    /// followed); `nil` when the watch cannot be made or ``maximumWatches`` are in use.
-    package func register(_ directory: DirectoryHandle) -> Registration? {
+    /// followed), not counting events of the entries named `ignored` (files whose every write
+    /// would otherwise count, when what the caller checks is elsewhere in the directory); `nil`
+    /// when the watch cannot be made or ``maximumWatches`` are in use.
+    package func register(_ directory: DirectoryHandle, ignoringEntriesNamed ignored: Set<String> = []) -> Registration? {
         state.withLock { state in
             guard !state.broken, state.watches.count < Self.maximumWatches,
                   let watch = try? Syscall.inotifyAddWatch(state.descriptor, opened: directory.descriptor, mask: Self.mask)
             else { return nil }
-            // The same directory registered twice shares the kernel's one watch of it.
-            state.watches[watch, default: Watch()].users += 1
+            // The same directory registered twice shares the kernel's one watch of it, which
+            // then ignores only what every registration ignores.
+            if let existing = state.watches[watch] {
+                state.watches[watch]!.ignored = existing.ignored.intersection(ignored)
+            } else {
+                state.watches[watch] = Watch(ignored: ignored)
+            }
+            state.watches[watch]!.users += 1
             state.registrations += 1
             return Registration(serial: state.registrations, watch: watch, changes: self)
         }
@@ -141,13 +151,24 @@ package final class DirectoryChanges: Sendable {
                     offset += InotifyDirectoryWatch.headerSize + nameLength
                     if mask & UInt32(IN_Q_OVERFLOW) != 0 {
                         state.overflows &+= 1
-                    } else if state.watches[watch] != nil {
+                    } else if let entry = state.watches[watch] {
+                        if !entry.ignored.isEmpty, nameLength > 0,
+                           entry.ignored.contains(Self.name(in: buffer, at: offset - nameLength, length: nameLength)) {
+                            continue
+                        }
                         state.watches[watch]!.events &+= 1
                         if mask & UInt32(IN_IGNORED | IN_UNMOUNT) != 0 { state.watches[watch]!.dropped = true }
                     }
                 }
             }
         }
+    }
+
+    /// An event's name: `length` bytes from `start`, NUL-padded.
+    private static func name(in buffer: UnsafeMutableRawBufferPointer, at start: Int, length: Int) -> String {
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[start..<start + length])
+        let end = bytes.firstIndex(of: 0) ?? bytes.endIndex
+        return String(decoding: bytes[..<end], as: UTF8.self)
     }
 
     fileprivate func release(_ watch: Int32) {
@@ -169,7 +190,7 @@ package final class DirectoryChanges: Sendable {
     #else
     private init?() { return nil }
 
-    package func register(_ directory: DirectoryHandle) -> Registration? { nil }
+    package func register(_ directory: DirectoryHandle, ignoringEntriesNamed ignored: Set<String> = []) -> Registration? { nil }
 
     package func changes(of registrations: [Registration]) -> Count { 0 }
 
