@@ -68,6 +68,9 @@ package final class DirectoryChanges: Sendable {
 
     private struct State {
         let descriptor: Int32
+        /// The process that made the descriptor. A child forked without `exec` shares its
+        /// queue: were the child to read it, the parent would never see the events it took.
+        let process: pid_t
         var watches: [Int32: Watch] = [:]
         /// Looks so far: what a dropped watch, and everything once broken, adds at each look.
         var looks: Count = 0
@@ -89,7 +92,7 @@ package final class DirectoryChanges: Sendable {
 
     private init?() {
         guard let descriptor = try? Syscall.inotifyInit(flags: Int32(IN_NONBLOCK | IN_CLOEXEC)) else { return nil }
-        state = Locked(State(descriptor: descriptor))
+        state = Locked(State(descriptor: descriptor, process: getpid()))
     }
 
     /// Watches `directory` (by its descriptor, so a path swapped since it was opened is not
@@ -119,6 +122,9 @@ package final class DirectoryChanges: Sendable {
     /// earlier answer for the same registrations only if nothing happened to them in between.
     package func changes(of registrations: [Registration]) -> Count {
         state.withLock { state in
+            // A forked child never reads the queue it shares with its parent: every look of
+            // its counts as a change, and it checks as it would without a watch.
+            if getpid() != state.process { state.broken = true }
             Self.drain(&state)
             state.looks += 1
             var count = state.overflows &+ (state.broken ? state.looks : 0)
