@@ -22,9 +22,10 @@ import SystemPackage
 ///
 /// Anything the watch cannot vouch for counts as a change at every look: a queue overflow, a
 /// watch the kernel dropped (its directory removed, its file system unmounted), a read that
-/// fails. At most ``maximumWatches`` directories are watched per process, so that a process
-/// with many homes (a test run) cannot use up the inotify watches its other watchers need;
-/// beyond that ``register(_:)`` returns `nil` and the caller checks as it did without.
+/// fails, a look from a child forked without `exec`. At most ``maximumWatches`` directories
+/// are watched per process, so that a process with many homes (a test run) cannot use up the
+/// inotify watches its other watchers need; beyond that ``register(_:ignoringEntriesNamed:)``
+/// returns `nil` and the caller checks as it did without.
 package final class DirectoryChanges: Sendable {
     /// The process's instance, or `nil` where inotify is missing (another system, or the
     /// per-user instance limit reached at first use).
