@@ -150,32 +150,18 @@ package final class DirectoryChanges: Sendable {
                     return
                 }
                 guard let count, count > 0 else { return }
-                var offset = 0
-                while offset + InotifyDirectoryWatch.headerSize <= count {
-                    let watch = buffer.load(fromByteOffset: offset, as: Int32.self)
-                    let mask = buffer.load(fromByteOffset: offset + 4, as: UInt32.self)
-                    let nameLength = Int(buffer.load(fromByteOffset: offset + 12, as: UInt32.self))
-                    offset += InotifyDirectoryWatch.headerSize + nameLength
+                InotifyDirectoryWatch.forEachRecord(in: UnsafeRawBufferPointer(rebasing: buffer[..<count])) { watch, mask, name in
                     if mask & UInt32(IN_Q_OVERFLOW) != 0 {
                         state.overflows &+= 1
-                    } else if let entry = state.watches[watch] {
-                        if !entry.ignored.isEmpty, nameLength > 0,
-                           entry.ignored.contains(Self.name(in: buffer, at: offset - nameLength, length: nameLength)) {
-                            continue
-                        }
-                        state.watches[watch]!.events &+= 1
-                        if mask & UInt32(IN_IGNORED | IN_UNMOUNT) != 0 { state.watches[watch]!.dropped = true }
+                        return
                     }
+                    guard let entry = state.watches[watch] else { return }
+                    if !entry.ignored.isEmpty, !name.isEmpty, entry.ignored.contains(String(decoding: name, as: UTF8.self)) { return }
+                    state.watches[watch]!.events &+= 1
+                    if mask & UInt32(IN_IGNORED | IN_UNMOUNT) != 0 { state.watches[watch]!.dropped = true }
                 }
             }
         }
-    }
-
-    /// An event's name: `length` bytes from `start`, NUL-padded.
-    private static func name(in buffer: UnsafeMutableRawBufferPointer, at start: Int, length: Int) -> String {
-        let bytes = UnsafeRawBufferPointer(rebasing: buffer[start..<start + length])
-        let end = bytes.firstIndex(of: 0) ?? bytes.endIndex
-        return String(decoding: bytes[..<end], as: UTF8.self)
     }
 
     fileprivate func release(_ watch: Int32) {

@@ -326,11 +326,29 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         package var entryReappeared = false
     }
 
-    /// Parses the variable-length `struct inotify_event` records in `bytes`.
+    /// Calls `body` with each variable-length `struct inotify_event` record in `bytes`: its
+    /// watch descriptor, its mask and its name's bytes, without the NULs the kernel pads it with.
     ///
     /// Every field is read with `loadUnaligned` at an offset checked against the buffer, and a
-    /// record whose name would run past the end stops the parse, so a short or malformed buffer
-    /// yields fewer events, never an out-of-bounds read.
+    /// record whose name would run past the end stops the walk, so a short or malformed buffer
+    /// yields fewer records, never an out-of-bounds read.
+    static func forEachRecord(
+        in bytes: UnsafeRawBufferPointer, _ body: (_ watch: Int32, _ mask: UInt32, _ name: UnsafeRawBufferPointer) -> Void
+    ) {
+        var offset = 0
+        while bytes.count - offset >= headerSize {
+            let watch = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+            let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+            let nameLength = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+            guard nameLength <= bytes.count - offset - headerSize else { return }
+            let padded = UnsafeRawBufferPointer(rebasing: bytes[(offset + headerSize)..<(offset + headerSize + nameLength)])
+            offset += headerSize + nameLength
+            body(watch, mask, UnsafeRawBufferPointer(rebasing: padded.prefix { $0 != 0 }))
+        }
+    }
+
+    /// Parses the `struct inotify_event` records in `bytes` (``forEachRecord(in:_:)``).
+    ///
     /// Events of `parentWatch` say only whether the watched directory's name went away; those
     /// of `entryWatch`'s own watch (which carry no name) are the entry's writes, and with an
     /// `entryWatch` other entries' events are left out.
@@ -338,20 +356,11 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         _ bytes: UnsafeRawBufferPointer, parentWatch: ParentWatch? = nil, entryWatch: EntryWatch? = nil
     ) -> ParsedEvents {
         var result = ParsedEvents()
-        var offset = 0
-        while bytes.count - offset >= headerSize {
-            let watch = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-            let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-            let nameLength = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-            guard nameLength <= bytes.count - offset - headerSize else { break }
-            let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[(offset + headerSize)..<(offset + headerSize + nameLength)])
-            offset += headerSize + nameLength
-            // The kernel pads the name with NULs up to an aligned length.
-            let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-
+        forEachRecord(in: bytes) { watch, mask, nameBytes in
+            let name = String(decoding: nameBytes, as: UTF8.self)
             if mask & UInt32(IN_Q_OVERFLOW) != 0 {
                 result.events.append(.overflow)
-                continue
+                return
             }
             if let entryWatch, let entry = entryWatch.watch, watch == entry {
                 // The entry's own watch; its IN_IGNORED (the entry deleted) is about the entry,
@@ -359,31 +368,31 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
                 if mask & UInt32(IN_CLOSE_WRITE) != 0 {
                     result.events.append(DirectoryWatcher.Event(name: entryWatch.name, kind: .written))
                 }
-                continue
+                return
             }
             if let entryWatch, watch != entryWatch.directoryWatch, watch != parentWatch?.watch {
                 // The watch of an entry replaced since: its IN_IGNORED, once that file is gone,
                 // says nothing about the directory.
-                continue
+                return
             }
             if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED) != 0 {
                 result.directoryGone = true
-                continue
+                return
             }
             if let parentWatch, watch == parentWatch.watch {
                 if mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0, name == parentWatch.name {
                     result.directoryGone = true
                 }
-                continue
+                return
             }
             // Subdirectories are not records of anything this watcher serves.
-            if mask & UInt32(IN_ISDIR) != 0 || name.isEmpty { continue }
+            if mask & UInt32(IN_ISDIR) != 0 || name.isEmpty { return }
             if let entryWatch {
-                guard name == entryWatch.name else { continue }
+                guard name == entryWatch.name else { return }
                 if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                     result.entryReappeared = true
                     result.events.append(DirectoryWatcher.Event(name: name, kind: .written))
-                    continue
+                    return
                 }
             }
             if mask & UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) != 0 {
