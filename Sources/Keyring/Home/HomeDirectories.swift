@@ -86,13 +86,10 @@ package final class HomeDirectories: Sendable {
         return Look(watches: watches.map(\.serial), changes: changes.changes(of: watches), userID: Syscall.effectiveUserID)
     }
 
-    /// Whether `look` finds what the remembered checks were made after.
-    private func remembered<Answer>(_ look: Look?, _ answer: (Quiet) -> Answer?) -> Answer? {
+    /// What the checks found after an earlier look that found what `look` finds, if any.
+    private func remembered(_ look: Look?) -> Quiet? {
         guard let look else { return nil }
-        return quiet.withLock { quiet in
-            guard let quiet, quiet.look == look else { return nil }
-            return answer(quiet)
-        }
+        return quiet.withLock { $0?.look == look ? $0 : nil }
     }
 
     /// Remembers what a check made after `look` found. A look older than the remembered one
@@ -114,7 +111,7 @@ package final class HomeDirectories: Sendable {
     /// is always looked up.
     package func status(of name: String, in keychains: DirectoryHandle, as look: Look?) throws(StorageError) -> Stat? {
         let held = self.held.withLock { $0.keychains } === keychains
-        if held, let known = remembered(look, { $0.statuses[name] }) { return known }
+        if held, let known = remembered(look)?.statuses[name] { return known }
         let status = try keychains.status(of: name)
         if held { remember(look) { $0.statuses[name] = .some(status) } }
         return status
@@ -242,7 +239,7 @@ package final class HomeDirectories: Sendable {
     private func current(_ which: WritableKeyPath<Held, DirectoryHandle?>, as look: Look? = nil) throws(StorageError) -> DirectoryHandle? {
         guard let handle = held.withLock({ $0[keyPath: which] }) else { return nil }
         let id = ObjectIdentifier(handle)
-        if remembered(look, { $0.vetted.contains(id) ? true : nil }) == true { return handle }
+        if remembered(look)?.vetted.contains(id) == true { return handle }
         guard try handle.isStillLinked() else { return nil }
         remember(look) { $0.vetted.append(id) }
         return handle
