@@ -95,8 +95,13 @@ struct DiskSpaceFigure {
         if status.st_mode & S_IFMT == S_IFDIR { return .directories }
         let components = path.split(separator: "/")
         let name = components.last.map(String.init) ?? path
-        if components.count >= 2, components[components.count - 2] == "records", components.dropLast().contains("GroupVault") { return .recordFiles }
-        if components.count >= 2, components[components.count - 2] == "locks", components.dropLast().contains("GroupVault") { return .lockFiles }
+        if components.count >= 2, components.dropLast().contains("GroupVault") {
+            switch components[components.count - 2] {
+            case "records": return .recordFiles
+            case "locks": return .lockFiles
+            default: break
+            }
+        }
         if name == "keyring.db" { return .keyringDatabase }
         if name == "keyring.db-wal" || name == "keyring.db-shm" { return .keyringLog }
         return .other
