@@ -75,4 +75,31 @@ final class ItemLookupIndexTests: ItemTestCase {
 
         XCTAssertEqual(found.secret, Data("found".utf8))
     }
+
+    /// Statements are remembered by the shape of their conditions: queries of every shape, one
+    /// after another in one process, each get a statement whose placeholders are their values,
+    /// and each finds its item.
+    func testQueriesOfEveryShapeInOneProcessEachFindTheirItem() throws {
+        let keyring = home.keyring()
+        let added = try keyring.add(KeychainItem(service: "api", account: "me", accessGroup: group, secret: Data("found".utf8), server: "example.com"))
+        let reference = try XCTUnwrap(added.persistentReference)
+        let queries = [
+            ItemQuery(service: "api", account: "me", accessGroup: group),
+            ItemQuery(service: "api", account: "me", accessGroup: group, synchronizable: .any),
+            ItemQuery(service: "api", accessGroup: group),
+            ItemQuery(account: "me", accessGroup: group),
+            ItemQuery(accessGroup: group, server: "example.com"),
+            ItemQuery(accessGroup: group, persistentReference: reference),
+            ItemQuery(accessGroup: group),
+            ItemQuery(service: "API", account: "ME", accessGroup: group, caseInsensitive: true),
+        ]
+        let table = try ItemTable(home: keyring.home)
+        for _ in 0..<2 {
+            for query in queries {
+                let (sql, values) = table.selection(matching: query, in: group, hasher: ItemTable.Hashes.hasher(for: group, key: table.database.itemLookupKey))
+                XCTAssertEqual(sql.filter { $0 == "?" }.count, values.count, sql)
+                XCTAssertEqual(try keyring.item(matching: query).secret, Data("found".utf8), sql)
+            }
+        }
+    }
 }

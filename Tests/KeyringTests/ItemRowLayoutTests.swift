@@ -55,4 +55,23 @@ final class ItemRowLayoutTests: XCTestCase {
             XCTAssertEqual(ItemTable.Hashes.primaryKey(of: item, in: group, key: key), ItemTable.Hashes.attribute("primary key", value, in: group, key: key), fields[0])
         }
     }
+
+    /// An opened row's check: its five stored hashes must each be its item's.
+    func testStoredHashesMatchTheirItemOnlyWhenAllFiveAreItsOwn() throws {
+        let group = GroupIdentifier(rawValue: "group.com.example")!
+        let key = try SymmetricKey(bytes: [UInt8](repeating: 9, count: 32))
+        var item = KeychainItem(service: "api", account: "me", accessGroup: group, secret: Data(), server: "example.com")
+        item.persistentReference = Data([7, 7])
+        let hasher = ItemTable.Hashes.hasher(for: group, key: key)
+        let hashes = ItemTable.Hashes(item, in: group, key: key)
+
+        XCTAssertTrue(hashes.match(item, hasher: hasher))
+        for field in 0..<5 {
+            var fields = [hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference]
+            fields[field][0] ^= 1
+            let altered = ItemTable.Hashes(key: fields[0], service: fields[1], account: fields[2], server: fields[3], reference: fields[4])
+            XCTAssertFalse(altered.match(item, hasher: hasher), "hash \(field) altered")
+        }
+        XCTAssertTrue(hashes.match(item, hasher: hasher), "the hasher goes on from its start after a mismatch")
+    }
 }

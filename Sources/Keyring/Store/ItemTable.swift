@@ -238,7 +238,8 @@ struct ItemTable: Sendable {
                 guard let group = GroupIdentifier(rawValue: row.group) else {
                     throw KeyringError(.decode, "item row \(row.id) in keyring database \(database.path) names an invalid access group; restore the database from a backup")
                 }
-                let item = try open(row.sealed, id: row.id, itemClass: row.itemClass, hashes: row.hashes, in: group)
+                let item = try open(row.sealed, id: row.id, itemClass: row.itemClass, hashes: row.hashes, in: group,
+                                    hasher: Hashes.hasher(for: group, key: database.itemLookupKey))
                 guard Self.needsUnlockKey(item.accessibility) else { continue }
                 try transaction.apply("UPDATE items SET sealed = ? WHERE id = ?", [.blob(try seal(item, hashes: row.hashes, in: group)), .integer(row.id)], expecting: .exactly(1))
             }
@@ -317,7 +318,10 @@ struct ItemTable: Sendable {
     /// every attribute the query compares byte for byte, then opened and matched in full.
     /// A `nil` query matches every row of the group.
     private func rows(matching query: ItemQuery?, in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [Row] {
-        let (sql, values) = selection(matching: query, in: group)
+        // One hasher for the query's hashes and every opened row's: the key and the group are
+        // absorbed once.
+        let hasher = Hashes.hasher(for: group, key: database.itemLookupKey)
+        let (sql, values) = selection(matching: query, in: group, hasher: hasher)
         let stored = try transaction.query(sql, values) { reader in
             (id: reader.integer(0), itemClass: reader.text(1),
              hashes: Hashes(key: reader.blob(2), service: reader.blob(3), account: reader.blob(4), server: reader.blob(5), reference: reader.blob(6)),
@@ -332,7 +336,7 @@ struct ItemTable: Sendable {
                let wanted = query?.accessibility, !Self.needsUnlockKey(wanted) {
                 continue
             }
-            let item = try open(row.sealed, id: row.id, itemClass: row.itemClass, hashes: row.hashes, in: group)
+            let item = try open(row.sealed, id: row.id, itemClass: row.itemClass, hashes: row.hashes, in: group, hasher: hasher)
             if query?.matches(item) ?? true { matched.append(Row(id: row.id, item: item)) }
         }
         return matched
@@ -346,42 +350,39 @@ struct ItemTable: Sendable {
     /// given only the separate service and account hashes, SQLite has no statistics to choose
     /// between their two indexes and may walk every row of the account (issue 19's "one account
     /// across many services" shape).
-    func selection(matching query: ItemQuery?, in group: GroupIdentifier) -> (sql: String, values: [SQLiteConnection.Value]) {
-        var sql = "SELECT id, item_class, key_hash, service_hash, account_hash, server_hash, reference_hash, sealed FROM items WHERE access_group = ?"
+    ///
+    /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`.
+    func selection(matching query: ItemQuery?, in group: GroupIdentifier, hasher: borrowing KeyedBLAKE2bHasher) -> (sql: String, values: [SQLiteConnection.Value]) {
+        var shape: SelectionShape = []
         var values: [SQLiteConnection.Value] = [.text(group.rawValue)]
-        let key = database.itemLookupKey
         if let query {
-            sql += " AND item_class = ?"
+            shape.insert(.itemClass)
             values.append(.text(query.itemClass.rawValue))
         }
         if let query, let reference = query.persistentReference {
-            sql += " AND reference_hash = ?"
-            values.append(.blob(Hashes.attribute("reference", Array(reference), in: group, key: key)))
+            shape.insert(.reference)
+            values.append(.blob(reference.withUnsafeBytes { Hashes.attribute("reference", $0, hasher: hasher) }))
         }
-        if let query, let primaryKeys = Self.primaryKeyHashes(determinedBy: query, in: group, key: key) {
-            // The primary key's hash implies the service's and the account's: comparing those
-            // too would only offer SQLite their indexes as rival plans (it picks one of them
-            // over a two-key IN on the unique index).
-            sql += " AND key_hash IN (" + Array(repeating: "?", count: primaryKeys.count).joined(separator: ", ") + ")"
+        if let query, let primaryKeys = Self.primaryKeyHashes(determinedBy: query, in: group, hasher: hasher) {
+            shape.insert(primaryKeys.count == 1 ? .oneKey : .twoKeys)
             values += primaryKeys.map { .blob($0) }
         } else if let query, !query.caseInsensitive {
             // Absent in the item and "" in the query are the same value (ItemMatching), and
             // both hash the same.
             if let service = query.service {
-                sql += " AND service_hash = ?"
-                values.append(.blob(Hashes.attribute("service", Array(service.utf8), in: group, key: key)))
+                shape.insert(.service)
+                values.append(.blob(Hashes.attribute("service", service, hasher: hasher)))
             }
             if let account = query.account {
-                sql += " AND account_hash = ?"
-                values.append(.blob(Hashes.attribute("account", Array(account.utf8), in: group, key: key)))
+                shape.insert(.account)
+                values.append(.blob(Hashes.attribute("account", account, hasher: hasher)))
             }
             if let server = query.server {
-                sql += " AND server_hash = ?"
-                values.append(.blob(Hashes.attribute("server", Array(server.utf8), in: group, key: key)))
+                shape.insert(.server)
+                values.append(.blob(Hashes.attribute("server", server, hasher: hasher)))
             }
         }
-        sql += " ORDER BY id"
-        return (sql, values)
+        return (shape.sql, values)
     }
 
     /// The hashes of every primary key an item matching `query` in `group` can have, or `nil`
@@ -390,7 +391,8 @@ struct ItemTable: Sendable {
     /// byte for byte and the third as one value or "any" (two keys). An internet password's key
     /// has six more attributes, which queries rarely give all of; keys and certificates are
     /// found by their own attributes.
-    static func primaryKeyHashes(determinedBy query: ItemQuery, in group: GroupIdentifier, key: SymmetricKey) -> [[UInt8]]? {
+    /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`.
+    static func primaryKeyHashes(determinedBy query: ItemQuery, in group: GroupIdentifier, hasher: borrowing KeyedBLAKE2bHasher) -> [[UInt8]]? {
         guard query.itemClass == .genericPassword, !query.caseInsensitive,
               let service = query.service, let account = query.account else { return nil }
         let synchronizable: [Bool] = switch query.synchronizable {
@@ -398,17 +400,14 @@ struct ItemTable: Sendable {
         case .yes: [true]
         case .any: [false, true]
         }
-        return synchronizable.map { isSynchronizable in
-            Hashes.primaryKey(
-                of: KeychainItem(.genericPassword, service: service, account: account, accessGroup: group, secret: Data(), isSynchronizable: isSynchronizable),
-                in: group, key: key)
-        }
+        let primary = KeychainItem(.genericPassword, service: service, account: account, accessGroup: group, secret: Data()).primaryKey
+        return synchronizable.map { Hashes.primaryKey(primary, isSynchronizable: $0, hasher: hasher) }
     }
 
     /// SQLite's plan for finding `query`'s candidate rows in `group` (`EXPLAIN QUERY PLAN`, one
     /// line per step): how tests show which index a lookup uses, without timing it.
     func queryPlan(matching query: ItemQuery?, in group: GroupIdentifier) throws(KeyringError) -> [String] {
-        let (sql, values) = selection(matching: query, in: group)
+        let (sql, values) = selection(matching: query, in: group, hasher: Hashes.hasher(for: group, key: database.itemLookupKey))
         return try database.read("explain a lookup") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [String] in
             try transaction.query("EXPLAIN QUERY PLAN " + sql, values) { $0.text(3) }
         }
@@ -459,7 +458,8 @@ struct ItemTable: Sendable {
         !accessibility.permitsAccess(in: .locked)
     }
 
-    private func open(_ sealed: [UInt8], id: Int64, itemClass: String, hashes: Hashes, in group: GroupIdentifier) throws(KeyringError) -> KeychainItem {
+    /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`, for the consistency check.
+    private func open(_ sealed: [UInt8], id: Int64, itemClass: String, hashes: Hashes, in group: GroupIdentifier, hasher: borrowing KeyedBLAKE2bHasher) throws(KeyringError) -> KeychainItem {
         let refuse = { (detail: String) in
             KeyringError(.decode, "item row \(id) of \(group) in keyring database \(database.path) \(detail); it was not used and will not be overwritten: restore the database from a backup, or delete the item to start over")
         }
@@ -510,7 +510,7 @@ struct ItemTable: Sendable {
         // cannot make an item claim another group or key than its row, nor hide it from
         // searches by its attributes: a disagreeing row is refused loudly, not skipped.
         guard item.accessGroup == group, item.itemClass.rawValue == itemClass,
-              Hashes(item, in: group, key: database.itemLookupKey) == hashes else {
+              hashes.match(item, hasher: hasher) else {
             throw refuse("holds an item that does not belong to its row")
         }
         // A row under the unlock key must be of a class that needs it: otherwise a row moved
@@ -552,83 +552,128 @@ struct Hashes: Sendable, Equatable {
     }
 
     init(_ item: KeychainItem, in group: GroupIdentifier, key lookupKey: SymmetricKey) {
-        // The domain and group start every hash of this item: built once for the five.
-        let prefix = Self.messagePrefix(for: group)
-        key = Self.primaryKey(of: item, prefix: prefix, key: lookupKey)
-        service = Self.attribute("service", item.service ?? "", prefix: prefix, key: lookupKey)
-        account = Self.attribute("account", item.account ?? "", prefix: prefix, key: lookupKey)
-        server = Self.attribute("server", item.server ?? "", prefix: prefix, key: lookupKey)
-        reference = Self.attribute("reference", item.persistentReference ?? Data(), prefix: prefix, key: lookupKey)
+        self.init(item, hasher: Self.hasher(for: group, key: lookupKey))
+    }
+
+    /// The five hashes of `item`, through `hasher` from ``hasher(for:key:)`` of its group.
+    init(_ item: KeychainItem, hasher: borrowing KeyedBLAKE2bHasher) {
+        var digests: [[UInt8]] = []
+        _ = Self.feedMessages(of: item, to: hasher) { hasher in
+            digests.append(hasher.finishMessage())
+            return true
+        }
+        (key, service, account, server, reference) = (digests[0], digests[1], digests[2], digests[3], digests[4])
+    }
+
+    /// Whether these are `item`'s hashes, computed through `hasher` from ``hasher(for:key:)``
+    /// of its group and compared as each is finished (an opened row's check, which needs no
+    /// array of its own per digest).
+    func match(_ item: KeychainItem, hasher: borrowing KeyedBLAKE2bHasher) -> Bool {
+        var remaining = [key, service, account, server, reference][...]
+        return Self.feedMessages(of: item, to: hasher) { hasher in
+            hasher.finishMessage(hasDigest: remaining.removeFirst())
+        }
+    }
+
+    /// Feeds `item`'s five messages to `hasher` in the order of the properties (primary key,
+    /// service, account, server, reference), calling `finish` to end each; stops at the first
+    /// `finish` that returns `false`, and returns whether none did.
+    private static func feedMessages(
+        of item: KeychainItem, to hasher: borrowing KeyedBLAKE2bHasher, finish: (borrowing KeyedBLAKE2bHasher) -> Bool
+    ) -> Bool {
+        let primary = item.primaryKey
+        feedPrimaryKey(primary, isSynchronizable: primary.isSynchronizable, to: hasher)
+        guard finish(hasher) else { return false }
+        feedAttribute("service", item.service ?? "", to: hasher)
+        guard finish(hasher) else { return false }
+        feedAttribute("account", item.account ?? "", to: hasher)
+        guard finish(hasher) else { return false }
+        feedAttribute("server", item.server ?? "", to: hasher)
+        guard finish(hasher) else { return false }
+        (item.persistentReference ?? Data()).withUnsafeBytes { feedAttribute("reference", $0, to: hasher) }
+        return finish(hasher)
+    }
+
+    /// The hasher of every attribute hash in `group`: keyed with `key`, every message starting
+    /// with the domain, then the group length-prefixed (absorbed once for all of them).
+    static func hasher(for group: GroupIdentifier, key: SymmetricKey) -> KeyedBLAKE2bHasher {
+        let hasher = KeyedBLAKE2bHasher(key: key)
+        var domain = "GroupVault item attribute 1"
+        domain.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        hasher.update(lengthPrefixed: group.rawValue)
+        hasher.markStart()
+        return hasher
     }
 
     /// The hash of `item`'s primary key in `group` alone (``key``): what a lookup by primary key
     /// needs, without the four other hashes.
     static func primaryKey(of item: KeychainItem, in group: GroupIdentifier, key lookupKey: SymmetricKey) -> [UInt8] {
-        primaryKey(of: item, prefix: messagePrefix(for: group), key: lookupKey)
+        let primary = item.primaryKey
+        return primaryKey(primary, isSynchronizable: primary.isSynchronizable, hasher: hasher(for: group, key: lookupKey))
     }
 
     /// The hash of the attribute "primary key" whose value is the key's fields: synchronizable
-    /// (one byte), the port (eight, big-endian), then eight strings length-prefixed (so ("ab",
-    /// "c") and ("a", "bc") differ), then the class attributes. Written into one buffer with the
-    /// value's length filled in afterwards, as ``attribute(_:_:prefix:key:)`` would frame it: a
-    /// lookup hashes a primary key twice (the query's and the opened row's item).
-    private static func primaryKey(of item: KeychainItem, prefix: [UInt8], key lookupKey: SymmetricKey) -> [UInt8] {
-        let primary = item.primaryKey
-        var message: [UInt8] = []
-        message.reserveCapacity(prefix.count + 256 + primary.classAttributes.count)
-        message.append(contentsOf: prefix)
-        message.appendLengthPrefixed("primary key")
-        let lengthOffset = message.count
-        message.append(contentsOf: [0, 0, 0, 0])
-        message.append(primary.isSynchronizable ? 1 : 0)
-        message.appendBigEndian(Int64(primary.port))
-        message.appendLengthPrefixed(primary.itemClass.rawValue)
-        message.appendLengthPrefixed(primary.service)
-        message.appendLengthPrefixed(primary.account)
-        message.appendLengthPrefixed(primary.server)
-        message.appendLengthPrefixed(primary.protocol)
-        message.appendLengthPrefixed(primary.path)
-        message.appendLengthPrefixed(primary.authenticationType)
-        message.appendLengthPrefixed(primary.securityDomain)
+    /// (one byte, `isSynchronizable` rather than the key's own, so one key serves a query for
+    /// either), the port (eight, big-endian), then eight strings length-prefixed (so ("ab", "c")
+    /// and ("a", "bc") differ), then the class attributes; framed as
+    /// ``attribute(_:_:in:key:)`` frames a value, its length computed first since nothing is
+    /// built.
+    static func primaryKey(_ primary: ItemPrimaryKey, isSynchronizable: Bool, hasher: borrowing KeyedBLAKE2bHasher) -> [UInt8] {
+        feedPrimaryKey(primary, isSynchronizable: isSynchronizable, to: hasher)
+        return hasher.finishMessage()
+    }
+
+    private static func feedPrimaryKey(_ primary: ItemPrimaryKey, isSynchronizable: Bool, to hasher: borrowing KeyedBLAKE2bHasher) {
+        let strings = (
+            primary.itemClass.rawValue, primary.service, primary.account, primary.server,
+            primary.protocol, primary.path, primary.authenticationType, primary.securityDomain)
+        var length = 1 + 8 + 8 * 4 + primary.classAttributes.count
+        length += strings.0.utf8.count + strings.1.utf8.count + strings.2.utf8.count + strings.3.utf8.count
+        length += strings.4.utf8.count + strings.5.utf8.count + strings.6.utf8.count + strings.7.utf8.count
+        hasher.update(lengthPrefixed: "primary key")
+        hasher.update(bigEndian: UInt32(length))
+        hasher.update(bigEndian: UInt8(isSynchronizable ? 1 : 0))
+        hasher.update(bigEndian: Int64(primary.port))
+        hasher.update(lengthPrefixed: strings.0)
+        hasher.update(lengthPrefixed: strings.1)
+        hasher.update(lengthPrefixed: strings.2)
+        hasher.update(lengthPrefixed: strings.3)
+        hasher.update(lengthPrefixed: strings.4)
+        hasher.update(lengthPrefixed: strings.5)
+        hasher.update(lengthPrefixed: strings.6)
+        hasher.update(lengthPrefixed: strings.7)
         // Keys' and certificates' own attributes; nothing for passwords, whose hashes (and so
         // every stored password row) are unchanged by their addition.
-        message.append(contentsOf: primary.classAttributes)
-        withUnsafeBytes(of: UInt32(message.count - lengthOffset - 4).bigEndian) { length in
-            message.replaceSubrange(lengthOffset..<(lengthOffset + 4), with: length)
-        }
-        return Digest.keyedBLAKE2b256(message, key: lookupKey)
+        primary.classAttributes.withUnsafeBytes { hasher.update($0) }
     }
 
-    /// Keyed BLAKE2b-256 of one attribute's value in one group.
+    /// Keyed BLAKE2b-256 of one attribute's value in one group: the domain
+    /// `"GroupVault item attribute 1"`, then the group, the name and the value, each
+    /// length-prefixed (docs/STORAGE.md, "Items").
     static func attribute(_ name: String, _ value: [UInt8], in group: GroupIdentifier, key: SymmetricKey) -> [UInt8] {
-        attribute(name, value, prefix: messagePrefix(for: group), key: key)
+        value.withUnsafeBytes { attribute(name, $0, hasher: hasher(for: group, key: key)) }
     }
 
-    /// The start of every attribute hash's message in `group`: the domain, then the group
-    /// length-prefixed.
-    private static func messagePrefix(for group: GroupIdentifier) -> [UInt8] {
-        var message: [UInt8] = []
-        message.reserveCapacity(32 + group.rawValue.utf8.count)
-        message.append(contentsOf: "GroupVault item attribute 1".utf8)
-        message.appendLengthPrefixed(group.rawValue)
-        return message
+    /// ``attribute(_:_:in:key:)`` through `hasher` from ``hasher(for:key:)``.
+    static func attribute(_ name: String, _ value: UnsafeRawBufferPointer, hasher: borrowing KeyedBLAKE2bHasher) -> [UInt8] {
+        feedAttribute(name, value, to: hasher)
+        return hasher.finishMessage()
     }
 
-    /// The hash of `prefix`, then the name and the value, each length-prefixed, built in one
-    /// buffer.
-    private static func attribute<Value: Collection<UInt8>>(_ name: String, _ value: Value, prefix: [UInt8], key: SymmetricKey) -> [UInt8] {
-        var message: [UInt8] = []
-        message.reserveCapacity(prefix.count + 8 + name.utf8.count + value.count)
-        message.append(contentsOf: prefix)
-        message.appendLengthPrefixed(name)
-        message.appendLengthPrefixed(value)
-        return Digest.keyedBLAKE2b256(message, key: key)
+    /// ``attribute(_:_:hasher:)`` of a text value, through its contiguous UTF-8.
+    static func attribute(_ name: String, _ value: String, hasher: borrowing KeyedBLAKE2bHasher) -> [UInt8] {
+        feedAttribute(name, value, to: hasher)
+        return hasher.finishMessage()
     }
 
-    /// ``attribute(_:_:prefix:key:)`` of a text value, through its contiguous UTF-8.
-    private static func attribute(_ name: String, _ value: String, prefix: [UInt8], key: SymmetricKey) -> [UInt8] {
-        var value = value
-        return value.withUTF8 { attribute(name, $0, prefix: prefix, key: key) }
+    private static func feedAttribute(_ name: String, _ value: UnsafeRawBufferPointer, to hasher: borrowing KeyedBLAKE2bHasher) {
+        hasher.update(lengthPrefixed: name)
+        hasher.update(lengthPrefixed: value)
+    }
+
+    private static func feedAttribute(_ name: String, _ value: String, to hasher: borrowing KeyedBLAKE2bHasher) {
+        hasher.update(lengthPrefixed: name)
+        hasher.update(lengthPrefixed: value)
     }
 }
 }
