@@ -48,6 +48,27 @@ package final class HomeDirectories: Sendable {
         var vetted: [ObjectIdentifier] = []
         /// Entries of the held `Keychains/`, by name: `.some(nil)` for one that was absent.
         var statuses: [String: Stat?] = [:]
+        /// What an operation outside passphrase mode concluded from those checks alone: the
+        /// keyring database of the home's master secret, and the lock state
+        /// (``rememberedConclusions(as:)``).
+        var conclusions = Conclusions()
+    }
+
+    /// What an operation concluded from its checks of the home, for the next operation whose
+    /// look finds what its look found (``Look``).
+    ///
+    /// Each is a function of what the checks read (the passphrase's absence, `master.key`'s
+    /// and `device-lock-state`'s versions, the held directories) and of this process's own
+    /// tables (the databases it opened, the files it read by version), so while no check could
+    /// answer differently, neither can they: remembered, a warm operation skips the checks
+    /// themselves, not only their system calls. Only for a home outside passphrase mode: there
+    /// the master secret and the lock state live in the runtime directory, which no watch
+    /// covers.
+    package struct Conclusions: Sendable {
+        /// The keyring database opened for the home's master secret.
+        package var database: KeyringDatabase?
+        /// The home's lock state.
+        package var lockState: DeviceLockState?
     }
 
     private let quiet = Locked<Quiet?>(nil)
@@ -103,6 +124,25 @@ package final class HomeDirectories: Sendable {
             }
             finding(&quiet!)
         }
+    }
+
+    /// What operations concluded after an earlier look that found what `look` finds.
+    package func rememberedConclusions(as look: Look?) -> Conclusions {
+        remembered(look)?.conclusions ?? Conclusions()
+    }
+
+    /// Remembers what an operation concluded from the checks it made after `look`; the caller
+    /// vouches that the home is not in passphrase mode (``Conclusions``).
+    package func remember(_ conclude: (inout Conclusions) -> Void, as look: Look?) {
+        remember(look) { conclude(&$0.conclusions) }
+    }
+
+    /// Forgets what every home's operations concluded, so the next operation of each checks
+    /// everything again (``KeyringDatabase/closeAll()``, which must not leave a forgotten
+    /// database remembered here).
+    package static func forgetEveryConclusion() {
+        let homes = everyHome.withLock { $0.compactMap(\.directories) }
+        for home in homes { home.quiet.withLock { $0?.conclusions = Conclusions() } }
     }
 
     /// The entry `name` of `keychains` (``DirectoryHandle/status(of:)``), answered from an

@@ -280,6 +280,14 @@ public struct KeyringHome: Sendable, Hashable, CustomStringConvertible {
     /// with `checked`, the `Keychains/` that operation already checked.
     package func lockState(inPassphraseMode: Bool, _ checked: CheckedKeychains? = nil) throws(KeyringError) -> DeviceLockState {
         if inPassphraseMode { return try machineLockState() }
+        // Concluded by an earlier operation after a look that found what this one's finds.
+        if let known = directories.rememberedConclusions(as: checked?.look).lockState { return known }
+        let state = try lockStateOutsidePassphraseMode(checked)
+        directories.remember({ $0.lockState = state }, as: checked?.look)
+        return state
+    }
+
+    private func lockStateOutsidePassphraseMode(_ checked: CheckedKeychains?) throws(KeyringError) -> DeviceLockState {
         // Read relative to the held keychains directory; a home without one was never locked.
         let found = if let checked {
             checked.handle

@@ -142,11 +142,12 @@ extension Keyring {
             throw identity.missingEntitlement(for: group, operation: operation)
         }
         // One look at whether the home is in passphrase mode serves the lock state and the
-        // master secret: a warm call makes five lstats (that one, the lock state's file, the
-        // home's two directories and the master secret's file), each seeing any process's change.
-        // `Keychains/` is checked once for the three steps below, not once by each.
+        // master secret, and `Keychains/` is checked once for the steps below, not once by
+        // each; while the look finds nothing new since an earlier operation, what that one
+        // concluded stands (HomeDirectories.Conclusions).
         let keychains = try home.checkedKeychains()
-        let passphraseMode = try home.isPassphraseProtected(keychains)
+        let remembered = home.directories.rememberedConclusions(as: keychains.look).database
+        let passphraseMode = remembered == nil ? try home.isPassphraseProtected(keychains) : false
         let state = try home.lockState(inPassphraseMode: passphraseMode, keychains)
         // Group keys behave as AfterFirstUnlock items: that is what lets widgets use them.
         guard Accessibility.afterFirstUnlock.permitsAccess(in: state) else {
@@ -155,8 +156,8 @@ extension Keyring {
                 "\(operation): group keys of \(group) are usable only after the first unlock, and the device of the home \(home.rootPath) is in state \(state); unlock it once",
                 underlyingError: nil, remedy: .unlock(home: home.root.path))
         }
-        let master = try home.masterKey(inPassphraseMode: passphraseMode, keychains)
-        return KeysetTable(database: try KeyringDatabase.shared(for: home, master: master), home: home)
+        let database = if let remembered { remembered } else { try home.database(inPassphraseMode: passphraseMode, keychains).database }
+        return KeysetTable(database: database, home: home)
     }
 
     /// The entry `id` if it exists and is not retired.

@@ -80,10 +80,8 @@ struct ItemTable: Sendable {
 
     init(home: KeyringHome) throws(KeyringError) {
         let keychains = try home.checkedKeychains()
-        let passphraseMode = try home.isPassphraseProtected(keychains)
-        self.database = try KeyringDatabase.shared(for: home, master: home.masterKey(inPassphraseMode: passphraseMode, keychains))
+        (database, passphraseMode) = try home.database(inPassphraseMode: nil, keychains)
         self.home = home
-        self.passphraseMode = passphraseMode
         self.keychains = keychains
         // Without a passphrase there is no unlock key to look for: one lstat fewer per operation.
         whenUnlocked = passphraseMode ? try home.whenUnlockedSealing() : .masterSecret

@@ -143,6 +143,7 @@ package final class KeyringDatabase: Sendable {
     /// tests that replace or damage the file behind an open connection.
     package static func closeAll() {
         opened.withLock { $0.removeAll() }
+        HomeDirectories.forgetEveryConclusion()
     }
 
     private init(home: KeyringHome, path: FilePath, master: SymmetricKey) throws(KeyringError) {
