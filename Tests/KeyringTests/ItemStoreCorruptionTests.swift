@@ -36,7 +36,13 @@ final class ItemStoreCorruptionTests: ItemTestCase {
 
     /// The first row's item replaced by `item`, sealed under the keyring's own item key with
     /// the row's own additional data: authentic, as a buggy writer could have written it.
+    /// Written as JSON, the body every row had before the binary one.
     private func replaceRow(withAuthentic item: KeychainItem) throws {
+        try replaceRow(withAuthenticBody: try ItemTable.encodedByJSONEncoder(item))
+    }
+
+    /// The first row's body replaced by `body`, sealed as ``replaceRow(withAuthentic:)`` seals.
+    private func replaceRow(withAuthenticBody body: [UInt8]) throws {
         let database = try KeyringDatabase.shared(for: home.home)
         let stored = try database.read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [ItemTable.Hashes] in
             try transaction.query(
@@ -46,7 +52,7 @@ final class ItemStoreCorruptionTests: ItemTestCase {
         }
         let hashes = try XCTUnwrap(stored.first)
         let sealed = SealedBox.seal(
-            try ItemTable.encodedByJSONEncoder(item), format: ItemTable.masterSecretFormat, using: database.itemSealingKey,
+            body, format: ItemTable.masterSecretFormat, using: database.itemSealingKey,
             authenticating: ItemTable.additionalData(format: ItemTable.masterSecretFormat.version, group: ItemTestHome.shared, itemClass: "genp", hashes: hashes))
         try replaceRow(with: sealed.combined)
     }
@@ -65,6 +71,42 @@ final class ItemStoreCorruptionTests: ItemTestCase {
         try replaceRow(withAuthentic: KeychainItem(service: "api", account: "a", accessGroup: other, secret: Data("planted".utf8)))
 
         assertReadIsDecode("an item of another group in a row of the shared group")
+    }
+
+    // MARK: Bodies
+
+    func testANewRowHoldsTheBinaryBody() throws {
+        let database = try KeyringDatabase.shared(for: home.home)
+        let box = try SealedBox(combined: try rowBytes(), formats: [ItemTable.masterSecretFormat])
+        let stored = try database.read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [ItemTable.Hashes] in
+            try transaction.query(
+                "SELECT key_hash, service_hash, account_hash, server_hash, reference_hash FROM items WHERE access_group = ? ORDER BY id LIMIT 1",
+                [.text(ItemTestHome.shared.rawValue)]
+            ) { ItemTable.Hashes(key: $0.blob(0), service: $0.blob(1), account: $0.blob(2), server: $0.blob(3), reference: $0.blob(4)) }
+        }
+        let body = try box.open(
+            using: database.itemSealingKey,
+            authenticating: ItemTable.additionalData(format: 1, group: ItemTestHome.shared, itemClass: "genp", hashes: try XCTUnwrap(stored.first)))
+
+        XCTAssertEqual(Array(body.prefix(2)), [ItemRowBinary.marker, ItemRowBinary.version])
+        XCTAssertEqual(ItemRowBinary.item(from: body)?.secret, Data("first".utf8))
+    }
+
+    func testARowWrittenAsJSONByAnEarlierVersionIsStillRead() throws {
+        let item = try keyring.item(matching: ItemQuery(service: "api", account: "a"))
+        try replaceRow(withAuthentic: item)
+
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "api", account: "a")), item)
+    }
+
+    func testAnAuthenticRowWhoseBinaryBodyDoesNotDecodeIsDecode() throws {
+        let item = try keyring.item(matching: ItemQuery(service: "api", account: "a"))
+        var body = try XCTUnwrap(ItemRowBinary.body(of: item))
+        body.append(0xFF)
+
+        try replaceRow(withAuthenticBody: body)
+
+        assertReadIsDecode("a binary body with a byte after its last field")
     }
 
     /// Reading must fail with errSecDecode: no items, wrong or right, come back.

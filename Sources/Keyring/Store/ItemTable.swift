@@ -19,7 +19,8 @@ import SealedStorage
 /// key_hash       keyed BLAKE2b of the primary key (unique per group)
 /// service_hash, account_hash, server_hash, reference_hash
 ///                keyed BLAKE2b of one attribute each, indexed
-/// sealed         format | nonce (24 bytes) | XChaCha20-Poly1305 of the item's JSON (attributes and secret)
+/// sealed         format | nonce (24 bytes) | XChaCha20-Poly1305 of the item's body (attributes and secret:
+///                ItemRowBinary, or JSON in rows written before it and for keys and certificates)
 /// additional data = "GVIT" | format | group | class | every hash above, each length-prefixed
 /// ```
 ///
@@ -415,7 +416,7 @@ struct ItemTable: Sendable {
 
     private func seal(_ item: KeychainItem, hashes: Hashes, in group: GroupIdentifier) throws(KeyringError) -> [UInt8] {
         let plaintext: [UInt8]
-        if let json = ItemRowJSON.json(of: item) { plaintext = json } else { plaintext = try Self.encodedByJSONEncoder(item) }
+        if let body = ItemRowBinary.body(of: item) { plaintext = body } else { plaintext = try Self.encodedByJSONEncoder(item) }
         let (format, key) = try sealingKey(for: item)
         return SealedBox.seal(
             plaintext, format: format, using: key,
@@ -424,8 +425,9 @@ struct ItemTable: Sendable {
     }
 
     /// `item` as `JSONEncoder` encodes it for a row (sorted keys; seconds since 1970, as
-    /// `Keyring.currentTime()` expects for an exact round trip): the reference format, and the
-    /// encoding of items with nested attributes (``ItemRowJSON/json(of:)``).
+    /// `Keyring.currentTime()` expects for an exact round trip): the body of every row before
+    /// the binary one, and still of items with key or certificate attributes
+    /// (``ItemRowBinary/body(of:)``).
     static func encodedByJSONEncoder(_ item: KeychainItem) throws(KeyringError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -492,7 +494,12 @@ struct ItemTable: Sendable {
             throw refuse("fails authentication (altered, or moved from another row or group)")
         }
         let item: KeychainItem
-        if let read = ItemRowJSON.item(from: plaintext) {
+        if plaintext.first == ItemRowBinary.marker {
+            guard let read = ItemRowBinary.item(from: plaintext) else {
+                throw refuse("authenticated but its binary body does not decode as an item")
+            }
+            item = read
+        } else if let read = ItemRowJSON.item(from: plaintext) {
             item = read
         } else {
             // Not the flat shape ItemRowJSON reads: JSONDecoder decides, as it always did.
