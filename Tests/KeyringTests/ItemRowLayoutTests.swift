@@ -56,6 +56,24 @@ final class ItemRowLayoutTests: XCTestCase {
         }
     }
 
+    /// A key's primary-key message appends its class attributes after the eight strings.
+    func testAKeysPrimaryKeyHashAppendsItsClassAttributes() throws {
+        let group = GroupIdentifier(rawValue: "group.com.example")!
+        let key = try SymmetricKey(bytes: [UInt8](repeating: 9, count: 32))
+        var item = KeychainItem(.key, accessGroup: group, secret: Data([1]))
+        item.key = KeyAttributes(keyClass: .private, keyType: "73", sizeInBits: 256, applicationLabel: Data([2, 3]))
+        let classAttributes = item.primaryKey.classAttributes
+        XCTAssertFalse(classAttributes.isEmpty)
+
+        var value: [UInt8] = [0] + [UInt8](repeating: 0, count: 8)
+        for field in ["keys", "", "", "", "", "", "", ""] {
+            value += [0, 0, 0, UInt8(field.utf8.count)] + Array(field.utf8)
+        }
+        value += classAttributes
+
+        XCTAssertEqual(ItemTable.Hashes.primaryKey(of: item, in: group, key: key), ItemTable.Hashes.attribute("primary key", value, in: group, key: key))
+    }
+
     /// An opened row's check: its five stored hashes must each be its item's.
     func testStoredHashesMatchTheirItemOnlyWhenAllFiveAreItsOwn() throws {
         let group = GroupIdentifier(rawValue: "group.com.example")!

@@ -390,6 +390,7 @@ struct ItemTable: Sendable {
     /// byte for byte and the third as one value or "any" (two keys). An internet password's key
     /// has six more attributes, which queries rarely give all of; keys and certificates are
     /// found by their own attributes.
+    ///
     /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`.
     static func primaryKeyHashes(determinedBy query: ItemQuery, in group: GroupIdentifier, hasher: borrowing KeyedBLAKE2bHasher) -> [[UInt8]]? {
         guard query.itemClass == .genericPassword, !query.caseInsensitive,
