@@ -10,12 +10,14 @@ import Darwin
 ///
 /// The keyring hashes five to seven messages per item it looks up (a primary key and the
 /// attributes searched by), each starting with the same domain and group. Built as arrays, those
-/// messages and their digests were about a sixth of a warm lookup's instructions, and each
-/// digest compressed the key's block again. Here the key and the shared start are absorbed once
-/// (``markStart()``), every message continues from a copy of that state, and a field is fed from
-/// where it lies (a `String`'s UTF-8, a length as four bytes on the stack). The digests are the
-/// one-shot function's, byte for byte: BLAKE2b fed in parts is BLAKE2b of the concatenation
-/// (`KeyedBLAKE2bHasherTests`).
+/// messages and their digests were about a sixth of a warm lookup's instructions. Here the key
+/// and the shared start are fed once (``markStart()``), every message continues from a copy of
+/// that state, and a field is fed from where it lies (a `String`'s UTF-8, a length as four bytes
+/// on the stack). libsodium buffers up to two blocks before compressing, so a digest whose key
+/// block and message fit in two (any short attribute's) still compresses the key's block
+/// at its end: what this saves is the building, not the hashing. The
+/// digests are the one-shot function's, byte for byte: BLAKE2b fed in parts is BLAKE2b of the
+/// concatenation (`KeyedBLAKE2bHasherTests`).
 ///
 /// The state is derived from the key, so it lives in memory of its own and is zeroed when the
 /// hasher ends. Not thread-safe: one hasher per operation.
