@@ -52,7 +52,7 @@ final class ItemRowLayoutTests: XCTestCase {
             for field in fields {
                 value += [0, 0, 0, UInt8(field.utf8.count)] + Array(field.utf8)
             }
-            XCTAssertEqual(ItemTable.Hashes.primaryKey(of: item, in: group, key: key), ItemTable.Hashes.attribute("primary key", value, in: group, key: key), fields[0])
+            XCTAssertEqual(ItemTable.Hashes(item, in: group, key: key).key, ItemTable.Hashes.attribute("primary key", value, in: group, key: key), fields[0])
         }
     }
 
@@ -71,7 +71,7 @@ final class ItemRowLayoutTests: XCTestCase {
         }
         value += classAttributes
 
-        XCTAssertEqual(ItemTable.Hashes.primaryKey(of: item, in: group, key: key), ItemTable.Hashes.attribute("primary key", value, in: group, key: key))
+        XCTAssertEqual(ItemTable.Hashes(item, in: group, key: key).key, ItemTable.Hashes.attribute("primary key", value, in: group, key: key))
     }
 
     /// An opened row's check: its five stored hashes must each be its item's.

@@ -54,7 +54,7 @@ final class KeyedBLAKE2bHasherTests: XCTestCase {
 
         let hasher = KeyedBLAKE2bHasher(key: key)
         hasher.update(lengthPrefixed: "café")
-        hasher.update(lengthPrefixed: [1, 2, 3])
+        [UInt8]([1, 2, 3]).withUnsafeBytes { hasher.update(lengthPrefixed: $0) }
         hasher.update(bigEndian: UInt64(0x0102_0304_0506_0708))
         hasher.update(lengthPrefixed: "")
 
@@ -78,7 +78,7 @@ final class KeyedBLAKE2bHasherTests: XCTestCase {
         var wrong = Digest.keyedBLAKE2b256(start + [1], key: key)
         wrong[31] ^= 1
 
-        hasher.update(lengthPrefixed: [1])
+        [UInt8]([1]).withUnsafeBytes { hasher.update(lengthPrefixed: $0) }
         XCTAssertTrue(hasher.finishMessage(hasDigest: Digest.keyedBLAKE2b256(start + [0, 0, 0, 1, 1], key: key)))
         hasher.update(bigEndian: UInt8(1))
         XCTAssertFalse(hasher.finishMessage(hasDigest: wrong))

@@ -611,13 +611,6 @@ struct Hashes: Sendable, Equatable {
         return hasher
     }
 
-    /// The hash of `item`'s primary key in `group` alone (``key``): what a lookup by primary key
-    /// needs, without the four other hashes.
-    static func primaryKey(of item: KeychainItem, in group: GroupIdentifier, key lookupKey: SymmetricKey) -> [UInt8] {
-        let primary = item.primaryKey
-        return primaryKey(primary, isSynchronizable: primary.isSynchronizable, hasher: hasher(for: group, key: lookupKey))
-    }
-
     /// The hash of the attribute "primary key" whose value is the key's fields: synchronizable
     /// (one byte, `isSynchronizable` rather than the key's own, so one key serves a query for
     /// either), the port (eight, big-endian), then eight strings length-prefixed (so ("ab", "c")

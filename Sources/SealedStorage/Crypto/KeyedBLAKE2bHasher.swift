@@ -67,11 +67,6 @@ package struct KeyedBLAKE2bHasher: ~Copyable {
         update(bytes)
     }
 
-    /// ``update(lengthPrefixed:)`` of `bytes`.
-    package func update(lengthPrefixed bytes: [UInt8]) {
-        bytes.withUnsafeBytes { update(lengthPrefixed: $0) }
-    }
-
     /// ``update(lengthPrefixed:)`` of `text`'s UTF-8, read where it lies when contiguous.
     package func update(lengthPrefixed text: String) {
         var text = text
