@@ -66,6 +66,19 @@ final class ItemStoreCorruptionTests: ItemTestCase {
         }
     }
 
+    /// A row found consistent is remembered by its bytes (ConsistentItemRows): an authentic row
+    /// written over it, with the same columns and additional data, is checked in full again.
+    func testARowFoundConsistentThenOverwrittenByAnAuthenticRowClaimingAnotherPrimaryKeyIsDecode() throws {
+        XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "api", account: "a")).secret, Data("first".utf8))
+        XCTAssertEqual(try KeyringDatabase.shared(for: home.home).consistentItemRows.withLock { $0.count }, 1, "the lookup remembered its row")
+
+        try replaceRow(withAuthentic: KeychainItem(service: "api", account: "z", accessGroup: ItemTestHome.shared, secret: Data("planted".utf8)))
+
+        XCTAssertThrowsError(try keyring.item(matching: ItemQuery(service: "api", account: "a"))) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode)
+        }
+    }
+
     func testAnAuthenticRowWhoseItemClaimsAnotherGroupIsDecode() throws {
         let other = try XCTUnwrap(GroupIdentifier(rawValue: "group.com.example.other"))
         try replaceRow(withAuthentic: KeychainItem(service: "api", account: "a", accessGroup: other, secret: Data("planted".utf8)))

@@ -61,6 +61,20 @@ final class PassphraseLockStateTests: ItemTestCase {
         XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "lock", account: "when-unlocked")).secret, Data("secret-when-unlocked".utf8))
     }
 
+    /// The unlock key is not fixed for the database's life, so a row sealed under it is hashed
+    /// again on every open, never remembered as consistent (ConsistentItemRows).
+    func testARowUnderTheUnlockKeyIsNeverRememberedAsConsistent() throws {
+        try home.home.setPassphrase(passphrase, parameters: .minimum)
+        try add("when-unlocked", .whenUnlocked)
+        try add("after-first-unlock", .afterFirstUnlock)
+        let remembered = { try KeyringDatabase.shared(for: self.home.home).consistentItemRows.withLock { $0.count } }
+
+        _ = try keyring.item(matching: ItemQuery(service: "lock", account: "when-unlocked"))
+        XCTAssertEqual(try remembered(), 0)
+        _ = try keyring.item(matching: ItemQuery(service: "lock", account: "after-first-unlock"))
+        XCTAssertEqual(try remembered(), 1, "a row under the master secret's key is remembered")
+    }
+
     func testWhileLockedAWhenUnlockedRowOpensWithNoKeyDerivedFromTheMasterSecret() throws {
         try home.home.setPassphrase(passphrase, parameters: .minimum)
         try add("when-unlocked", .whenUnlocked)

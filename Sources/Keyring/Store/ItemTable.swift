@@ -488,9 +488,10 @@ struct ItemTable: Sendable {
         } else {
             key = database.itemSealingKey
         }
+        let additionalData = Self.additionalData(format: format.version, group: group, itemClass: itemClass, hashes: hashes)
         let plaintext: [UInt8]
         do {
-            plaintext = try box.open(using: key, authenticating: Self.additionalData(format: format.version, group: group, itemClass: itemClass, hashes: hashes))
+            plaintext = try box.open(using: key, authenticating: additionalData)
         } catch {
             throw refuse("fails authentication (altered, or moved from another row or group)")
         }
@@ -515,9 +516,17 @@ struct ItemTable: Sendable {
         // Authenticated content is still checked for consistency, so a bug in an older writer
         // cannot make an item claim another group or key than its row, nor hide it from
         // searches by its attributes: a disagreeing row is refused loudly, not skipped.
+        // The hashes' part of that check is a function of the bytes just authenticated and of
+        // keys fixed for the database's life: bytes found consistent before need not be hashed
+        // again (ConsistentItemRows). Rows under the unlock key are always hashed.
+        let remembered = format == Self.masterSecretFormat
+            && database.consistentItemRows.withLock { $0.contain(id: id, additionalData: additionalData, sealed: sealed) }
         guard item.accessGroup == group, item.itemClass.rawValue == itemClass,
-              hashes.match(item, hasher: hasher) else {
+              remembered || hashes.match(item, hasher: hasher) else {
             throw refuse("holds an item that does not belong to its row")
+        }
+        if !remembered, format == Self.masterSecretFormat {
+            database.consistentItemRows.withLock { $0.insert(id: id, additionalData: additionalData, sealed: sealed) }
         }
         // A row under the unlock key must be of a class that needs it: otherwise a row moved
         // between formats could make a WhenUnlocked-only secret readable while locked.

@@ -92,6 +92,9 @@ package final class KeyringDatabase: Sendable {
     /// Keys derived from the master secret (``derivedKey(id:)``, and the keyring's own item
     /// keys), by id, each derived once.
     private let derivedKeys = Locked<[UInt64: SymmetricKey]>([:])
+    /// Item rows this process found consistent, by their exact bytes (``ConsistentItemRows``:
+    /// sound for this object's life because its keys are fixed).
+    let consistentItemRows = Locked(ConsistentItemRows())
     /// Keysets read by this process, each valid for one ``changeStamp``.
     let keysets = Locked<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The item rows this process has opened and found consistent with their own columns, each
+/// remembered by its exact bytes, so that opening the same bytes again can skip recomputing the
+/// row's five keyed hashes (about an eighth of a warm lookup's instructions).
+///
+/// Sound without any invalidation, because what it remembers is a pure function of what it
+/// compares: the consistency check (``ItemTable/Hashes/match(_:hasher:)``) depends only on the
+/// row's additional data (its format, group, class and stored hashes), its sealed bytes, the
+/// key that opened them and the lookup key, and a ``KeyringDatabase`` holds one master secret
+/// for its life, so both keys are fixed for the table that holds this. Bytes that differ in
+/// any way, a row rewritten, replaced or damaged, are checked in full. It holds no secret:
+/// only bytes that rest in the database already, sealed (docs/ARCHITECTURE.md, "An opened
+/// row's consistency, remembered by its bytes").
+///
+/// Only rows sealed under the item sealing key are remembered: the unlock key of a passphrase
+/// home is not fixed for the database's life.
+struct ConsistentItemRows: Sendable {
+    /// At most this many rows are remembered; the table starts over when it is full, so a
+    /// process that scans a large keychain keeps at most this many copies of sealed rows.
+    static let capacity = 128
+    /// Rows larger than this are not remembered: their AEAD and parsing dwarf the hashes.
+    static let largestRememberedRow = 4_096
+
+    /// Each row's additional data followed by its sealed bytes, and where the first ends (so
+    /// that the same bytes split elsewhere are another row), by row id.
+    private var rows: [Int64: (bytes: [UInt8], additionalDataCount: Int)] = [:]
+
+    /// Whether the row `id` was found consistent with exactly these bytes.
+    func contain(id: Int64, additionalData: [UInt8], sealed: [UInt8]) -> Bool {
+        guard let remembered = rows[id], remembered.additionalDataCount == additionalData.count,
+              remembered.bytes.count == additionalData.count + sealed.count else { return false }
+        return remembered.bytes.withUnsafeBytes { bytes in
+            additionalData.withUnsafeBytes { Self.equal(UnsafeRawBufferPointer(rebasing: bytes.prefix($0.count)), $0) }
+                && sealed.withUnsafeBytes { Self.equal(UnsafeRawBufferPointer(rebasing: bytes.dropFirst(additionalData.count)), $0) }
+        }
+    }
+
+    /// Remembers that the row `id` is consistent with these bytes (replacing what it held for
+    /// the row before).
+    mutating func insert(id: Int64, additionalData: [UInt8], sealed: [UInt8]) {
+        let count = additionalData.count + sealed.count
+        guard count <= Self.largestRememberedRow else { return }
+        if rows[id] == nil, rows.count >= Self.capacity { rows.removeAll(keepingCapacity: true) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        bytes += additionalData
+        bytes += sealed
+        rows[id] = (bytes, additionalData.count)
+    }
+
+    /// `memcmp`: a loop byte by byte over a 1.7 KB row would cost a tenth of what is saved.
+    private static func equal(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
+        guard first.count == second.count else { return false }
+        guard let firstBase = first.baseAddress, let secondBase = second.baseAddress else { return first.count == 0 }
+        return memcmp(firstBase, secondBase, first.count) == 0
+    }
+
+    /// How many rows are remembered (for tests).
+    var count: Int { rows.count }
+}
