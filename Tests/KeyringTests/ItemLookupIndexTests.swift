@@ -102,4 +102,32 @@ final class ItemLookupIndexTests: ItemTestCase {
             }
         }
     }
+
+    /// Services and accounts are compared byte for byte, as they are hashed, also once a
+    /// query's key hash is remembered (QueriedKeyDigests): Swift's `==` takes a decomposed "é"
+    /// for a precomposed one, the keychain does not.
+    func testAccountsSwiftTakesForEqualButWhoseBytesDifferEachFindTheirOwnItem() throws {
+        let keyring = home.keyring()
+        let (precomposed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        XCTAssertEqual(precomposed, decomposed, "one string to Swift's ==")
+        try keyring.add(KeychainItem(service: "api", account: precomposed, accessGroup: group, secret: Data("precomposed".utf8)))
+        try keyring.add(KeychainItem(service: "api", account: decomposed, accessGroup: group, secret: Data("decomposed".utf8)))
+
+        for _ in 0..<2 {
+            XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "api", account: precomposed, accessGroup: group)).secret, Data("precomposed".utf8))
+            XCTAssertEqual(try keyring.item(matching: ItemQuery(service: "api", account: decomposed, accessGroup: group)).secret, Data("decomposed".utf8))
+        }
+    }
+
+    func testServicesSwiftTakesForEqualButWhoseBytesDifferEachFindTheirOwnItem() throws {
+        let keyring = home.keyring()
+        let (precomposed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        try keyring.add(KeychainItem(service: precomposed, account: "me", accessGroup: group, secret: Data("precomposed".utf8)))
+        try keyring.add(KeychainItem(service: decomposed, account: "me", accessGroup: group, secret: Data("decomposed".utf8)))
+
+        for _ in 0..<2 {
+            XCTAssertEqual(try keyring.item(matching: ItemQuery(service: decomposed, account: "me", accessGroup: group)).secret, Data("decomposed".utf8))
+            XCTAssertEqual(try keyring.item(matching: ItemQuery(service: precomposed, account: "me", accessGroup: group)).secret, Data("precomposed".utf8))
+        }
+    }
 }

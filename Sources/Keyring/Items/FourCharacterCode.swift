@@ -51,7 +51,7 @@ public enum FourCharacterCode: Sendable, Hashable, Codable {
     func matches(_ other: FourCharacterCode) -> Bool {
         switch (self, other) {
         case (.number(let a), .number(let b)): a == b
-        case (.text(let a), .text(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.text(let a), .text(let b)): a.hasSameUTF8(as: b)
         default: false
         }
     }

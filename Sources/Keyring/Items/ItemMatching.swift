@@ -44,7 +44,7 @@ extension ItemQuery {
         if caseInsensitive {
             return wanted.equalsIgnoringCase(stored)
         }
-        return wanted.utf8.elementsEqual(stored.utf8)
+        return wanted.hasSameUTF8(as: stored)
     }
 
     /// What this query searches for, for "not found" messages: the attributes it gives

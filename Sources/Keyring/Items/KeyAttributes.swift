@@ -142,12 +142,12 @@ public struct KeyAttributeQuery: Sendable, Hashable {
     func matches(_ key: KeyAttributes?) -> Bool {
         guard let key else { return self == KeyAttributeQuery() }
         if let keyClass, key.keyClass != keyClass { return false }
-        if let keyType, !keyType.utf8.elementsEqual(key.keyType.utf8) { return false }
+        if let keyType, !keyType.hasSameUTF8(as: key.keyType) { return false }
         if let sizeInBits, key.sizeInBits != sizeInBits { return false }
         if let effectiveSize, key.effectiveSize != effectiveSize { return false }
         if let applicationLabel, key.applicationLabel != applicationLabel { return false }
         if let applicationTag, (key.applicationTag ?? Data()) != applicationTag { return false }
-        if let tokenID, !tokenID.utf8.elementsEqual((key.tokenID ?? "").utf8) { return false }
+        if let tokenID, !tokenID.hasSameUTF8(as: key.tokenID ?? "") { return false }
         if let isPermanent, key.isPermanent != isPermanent { return false }
         return key.usage.isSuperset(of: requiredUsage) && key.usage.isDisjoint(with: refusedUsage)
     }

@@ -109,7 +109,7 @@ struct ItemPrimaryKey: Hashable, Sendable, CustomStringConvertible {
     static func == (lhs: ItemPrimaryKey, rhs: ItemPrimaryKey) -> Bool {
         lhs.itemClass == rhs.itemClass && lhs.accessGroup == rhs.accessGroup
             && lhs.isSynchronizable == rhs.isSynchronizable && lhs.port == rhs.port
-            && zip(lhs.strings, rhs.strings).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+            && zip(lhs.strings, rhs.strings).allSatisfy { $0.hasSameUTF8(as: $1) }
             && lhs.classAttributes == rhs.classAttributes
     }
 

@@ -362,7 +362,7 @@ struct ItemTable: Sendable {
             shape.insert(.reference)
             values.append(.blob(reference.withUnsafeBytes { Hashes.attribute("reference", $0, hasher: hasher) }))
         }
-        if let query, let primaryKeys = Self.primaryKeyHashes(determinedBy: query, in: group, hasher: hasher) {
+        if let query, let primaryKeys = Self.primaryKeyHashes(determinedBy: query, in: group, hasher: hasher, remembered: database.queriedKeyDigests) {
             shape.insert(primaryKeys.count == 1 ? .oneKey : .twoKeys)
             values += primaryKeys.map { .blob($0) }
         } else if let query, !query.caseInsensitive {
@@ -391,8 +391,11 @@ struct ItemTable: Sendable {
     /// has six more attributes, which queries rarely give all of; keys and certificates are
     /// found by their own attributes.
     ///
-    /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`.
-    static func primaryKeyHashes(determinedBy query: ItemQuery, in group: GroupIdentifier, hasher: borrowing KeyedBLAKE2bHasher) -> [[UInt8]]? {
+    /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`, keyed with the lookup key of the
+    /// database that holds `remembered`, where each hash is looked for first and kept.
+    static func primaryKeyHashes(
+        determinedBy query: ItemQuery, in group: GroupIdentifier, hasher: borrowing KeyedBLAKE2bHasher, remembered: Locked<QueriedKeyDigests>
+    ) -> [[UInt8]]? {
         guard query.itemClass == .genericPassword, !query.caseInsensitive,
               let service = query.service, let account = query.account else { return nil }
         let synchronizable: [Bool] = switch query.synchronizable {
@@ -400,8 +403,18 @@ struct ItemTable: Sendable {
         case .yes: [true]
         case .any: [false, true]
         }
-        let primary = KeychainItem(.genericPassword, service: service, account: account, accessGroup: group, secret: Data()).primaryKey
-        return synchronizable.map { Hashes.primaryKey(primary, isSynchronizable: $0, hasher: hasher) }
+        var digests: [[UInt8]] = []
+        for isSynchronizable in synchronizable {
+            if let digest = remembered.withLock({ $0.digest(group: group.rawValue, service: service, account: account, isSynchronizable: isSynchronizable) }) {
+                digests.append(digest)
+                continue
+            }
+            let primary = KeychainItem(.genericPassword, service: service, account: account, accessGroup: group, secret: Data()).primaryKey
+            let digest = Hashes.primaryKey(primary, isSynchronizable: isSynchronizable, hasher: hasher)
+            remembered.withLock { $0.insert(digest, group: group.rawValue, service: service, account: account, isSynchronizable: isSynchronizable) }
+            digests.append(digest)
+        }
+        return digests
     }
 
     /// SQLite's plan for finding `query`'s candidate rows in `group` (`EXPLAIN QUERY PLAN`, one

@@ -95,6 +95,9 @@ package final class KeyringDatabase: Sendable {
     /// Item rows this process found consistent, by their exact bytes (``ConsistentItemRows``:
     /// sound for this object's life because its keys are fixed).
     let consistentItemRows = Locked(ConsistentItemRows())
+    /// The primary-key hashes of generic-password queries, by their key's fields
+    /// (``QueriedKeyDigests``: sound for this object's life because its lookup key is fixed).
+    let queriedKeyDigests = Locked(QueriedKeyDigests())
     /// Keysets read by this process, each valid for one ``changeStamp``.
     let keysets = Locked<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.

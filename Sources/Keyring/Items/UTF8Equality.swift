@@ -1,0 +1,23 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension String {
+    /// Whether the two strings are the same bytes of UTF-8: how the keychain compares text
+    /// (`==` would take a precomposed "é" for its decomposed form, whose stored bytes and
+    /// keyed hashes differ). One `memcmp` where both are contiguous, as native strings are: a
+    /// generic `utf8.elementsEqual` steps byte by byte through two iterators, and a lookup
+    /// compares several strings.
+    func hasSameUTF8(as other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        let compared = utf8.withContiguousStorageIfAvailable { mine in
+            other.utf8.withContiguousStorageIfAvailable { theirs in
+                guard let mineBase = mine.baseAddress, let theirsBase = theirs.baseAddress else { return true }
+                return memcmp(mineBase, theirsBase, mine.count) == 0
+            }
+        }
+        return (compared ?? nil) ?? utf8.elementsEqual(other.utf8)
+    }
+}
