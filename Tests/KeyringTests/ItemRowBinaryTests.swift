@@ -57,6 +57,34 @@ final class ItemRowBinaryTests: XCTestCase {
         XCTAssertEqual(try body(item), expected)
     }
 
+    // MARK: The row's own group
+
+    private let rowGroup = GroupIdentifier(rawValue: "group.com.example.a")!
+
+    func testABodyNamingItsRowsGroupReadsAsThatGroup() throws {
+        let item = KeychainItem(service: "api", accessGroup: rowGroup, secret: Data([1]))
+
+        XCTAssertEqual(ItemRowBinary.item(from: try body(item), rowGroup: rowGroup), item)
+    }
+
+    func testABodyNamingAnotherGroupThanItsRowsReadsAsThatOtherGroup() throws {
+        let other = try XCTUnwrap(GroupIdentifier(rawValue: "group.com.example.b"))
+        let item = KeychainItem(service: "api", accessGroup: other, secret: Data([1]))
+
+        XCTAssertEqual(ItemRowBinary.item(from: try body(item), rowGroup: rowGroup)?.accessGroup, other)
+    }
+
+    func testAGroupNameThatIsNoGroupIdentifierIsNoItemWhateverTheRowsGroup() throws {
+        let written = try body(KeychainItem(service: "api", accessGroup: rowGroup, secret: Data([1])))
+        let name = Array(rowGroup.rawValue.utf8)
+        let start = try XCTUnwrap(written.indices.first { Array(written[$0...].prefix(name.count)) == name })
+        var damaged = written
+        damaged.replaceSubrange(start..<(start + name.count), with: Array("group com example a".utf8))
+
+        XCTAssertNil(ItemRowBinary.item(from: damaged, rowGroup: rowGroup))
+        XCTAssertNil(ItemRowBinary.item(from: damaged))
+    }
+
     func testADateIsTheBigEndianBitsOfItsSecondsSince1970() throws {
         var item = KeychainItem(secret: Data(), accessibility: .afterFirstUnlock)
         item.creationDate = Date(timeIntervalSince1970: 1.5)

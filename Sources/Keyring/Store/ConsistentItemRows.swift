@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The item rows this process has opened and found consistent with their own columns, each
 /// remembered by its exact bytes, so that opening the same bytes again can skip recomputing the
 /// row's five keyed hashes (about an eighth of a warm lookup's instructions).
@@ -35,8 +29,8 @@ struct ConsistentItemRows: Sendable {
         guard let remembered = rows[id], remembered.additionalDataCount == additionalData.count,
               remembered.bytes.count == additionalData.count + sealed.count else { return false }
         return remembered.bytes.withUnsafeBytes { bytes in
-            additionalData.withUnsafeBytes { Self.equal(UnsafeRawBufferPointer(rebasing: bytes.prefix($0.count)), $0) }
-                && sealed.withUnsafeBytes { Self.equal(UnsafeRawBufferPointer(rebasing: bytes.dropFirst(additionalData.count)), $0) }
+            additionalData.withUnsafeBytes { haveSameBytes(UnsafeRawBufferPointer(rebasing: bytes.prefix($0.count)), $0) }
+                && sealed.withUnsafeBytes { haveSameBytes(UnsafeRawBufferPointer(rebasing: bytes.dropFirst(additionalData.count)), $0) }
         }
     }
 
@@ -51,13 +45,6 @@ struct ConsistentItemRows: Sendable {
         bytes += additionalData
         bytes += sealed
         rows[id] = (bytes, additionalData.count)
-    }
-
-    /// `memcmp`: a loop byte by byte over a 1.7 KB row would cost a tenth of what is saved.
-    private static func equal(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
-        guard first.count == second.count else { return false }
-        guard let firstBase = first.baseAddress, let secondBase = second.baseAddress else { return first.count == 0 }
-        return memcmp(firstBase, secondBase, first.count) == 0
     }
 
     /// How many rows are remembered (for tests).

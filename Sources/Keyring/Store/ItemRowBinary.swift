@@ -109,7 +109,11 @@ enum ItemRowBinary {
     }
 
     /// The item `body` holds, or `nil` when it is not a body of this layout.
-    static func item(from body: [UInt8]) -> KeychainItem? {
+    ///
+    /// `rowGroup` is the group of the row it was opened from, if known: a body naming exactly
+    /// that group takes the already validated value rather than validating its text again
+    /// (1,500 instructions a lookup); any other group is validated as always.
+    static func item(from body: [UInt8], rowGroup: GroupIdentifier? = nil) -> KeychainItem? {
         body.withUnsafeBytes { bytes -> KeychainItem? in
             guard bytes.count >= 2, bytes[0] == marker, bytes[1] == version else { return nil }
             var item = KeychainItem(secret: Data())
@@ -124,7 +128,7 @@ enum ItemRowBinary {
                 guard length <= bytes.count - offset else { return nil }
                 let value = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
                 offset += length
-                guard assign(value, to: tag, of: &item) else { return nil }
+                guard assign(value, to: tag, of: &item, rowGroup: rowGroup) else { return nil }
                 seen |= 1 << tag.rawValue
             }
             return seen & requiredTags == requiredTags ? item : nil
@@ -133,7 +137,7 @@ enum ItemRowBinary {
 
     /// Sets `tag`'s field of `item` from its value's bytes; `false` when they are not a value
     /// of that field.
-    private static func assign(_ value: UnsafeRawBufferPointer, to tag: Tag, of item: inout KeychainItem) -> Bool {
+    private static func assign(_ value: UnsafeRawBufferPointer, to tag: Tag, of item: inout KeychainItem, rowGroup: GroupIdentifier?) -> Bool {
         func text() -> String? { String(validating: value, as: UTF8.self) }
         func integer<Value: FixedWidthInteger>(_: Value.Type) -> Value? {
             guard value.count == Value.bitWidth / 8 else { return nil }
@@ -156,6 +160,10 @@ enum ItemRowBinary {
             guard let encoding = text().flatMap(AttributeEncoding.init(rawValue:)) else { return false }
             item.accountEncoding = encoding
         case .accessGroup:
+            if let rowGroup, names(rowGroup, value) {
+                item.accessGroup = rowGroup
+                return true
+            }
             guard let group = text().flatMap(GroupIdentifier.init(rawValue:)) else { return false }
             item.accessGroup = group
         case .label: item.label = text(); return item.label != nil
@@ -194,5 +202,11 @@ enum ItemRowBinary {
         case .isNegative: item.isNegative = bool(); return item.isNegative != nil
         }
         return true
+    }
+
+    /// Whether `value` is exactly the UTF-8 of `group`'s name.
+    private static func names(_ group: GroupIdentifier, _ value: UnsafeRawBufferPointer) -> Bool {
+        var name = group.rawValue
+        return name.withUTF8 { haveSameBytes(UnsafeRawBufferPointer($0), value) }
     }
 }

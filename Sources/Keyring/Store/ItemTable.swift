@@ -510,7 +510,7 @@ struct ItemTable: Sendable {
         }
         let item: KeychainItem
         if plaintext.first == ItemRowBinary.marker {
-            guard let read = ItemRowBinary.item(from: plaintext) else {
+            guard let read = ItemRowBinary.item(from: plaintext, rowGroup: group) else {
                 throw refuse("authenticated but its binary body does not decode as an item")
             }
             item = read
