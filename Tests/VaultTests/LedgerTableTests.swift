@@ -59,6 +59,21 @@ final class LedgerTableTests: VaultTestCase {
         XCTAssertEqual(try ledger.row("record")?.confirmed, 1)
     }
 
+    /// A tag that verified is remembered with the row's exact bytes
+    /// (`KeyringDatabase.verifies(tag:of:derivedKeyID:name:)`): the row altered afterwards,
+    /// while this process keeps the database open, fails authentication.
+    func testALedgerRowAlteredAfterThisProcessVerifiedItFailsAuthentication() throws {
+        let ledger = try LedgerTable(database: KeyringDatabase.shared(for: sandbox.home), group: VaultSandbox.group)
+        try ledger.update("record") { $0 = LedgerTable.Row(confirmed: 1, confirmedDigest: "one") }
+        XCTAssertEqual(try ledger.row("record")?.confirmed, 1)
+
+        OutsideSQL.execute("UPDATE ledger SET confirmed = 2 WHERE record = 'record'", on: sandbox.databasePath)
+
+        XCTAssertThrowsError(try ledger.row("record")) { error in
+            XCTAssertEqual((error as? KeyringError)?.status, .decode, "\(error)")
+        }
+    }
+
     func testThisProcessesLedgerCommitsLeaveItsCachedKeysetsValid() throws {
         _ = try sandbox.keyring.groupKey(for: VaultSandbox.group)
         let database = try KeyringDatabase.shared(for: sandbox.home)

@@ -69,6 +69,22 @@ final class VaultRollbackTests: VaultTestCase {
         assertRefused(.conflictingContent) { () throws(VaultError) in try vault.read(AuthState.self, from: "auth-state") }
     }
 
+    /// A process remembers the digest of the blob it last read by the blob's bytes
+    /// (`TrustLedger.digest(of:named:)`): other bytes at the same name are hashed again.
+    func testSameSequenceWithDifferentContentIsConflictingContentAlsoAfterTheAcceptedOneWasRead() throws {
+        let vault = try sandbox.vault()
+        try vault.write(AuthState.signedIn, to: "auth-state")
+        let first = try sandbox.blob("auth-state", in: vault)
+        try FileManager.default.removeItem(at: sandbox.recordURL("auth-state", in: vault))
+        try vault.ledger.removeAll()
+        XCTAssertEqual(try vault.write(AuthState.signedOut, to: "auth-state").sequence, 1)
+        XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut)
+
+        try sandbox.place(first, as: "auth-state", in: vault)
+
+        assertRefused(.conflictingContent) { () throws(VaultError) in try vault.read(AuthState.self, from: "auth-state") }
+    }
+
     func testWriterContinuesAboveTheCurrentAuthenticFileWhenTheLedgerIsBehind() throws {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")

@@ -1,3 +1,5 @@
+import SealedStorage
+
 /// The item rows this process has opened and found consistent with their own columns, each
 /// remembered by its exact bytes, so that opening the same bytes again can skip recomputing the
 /// row's five keyed hashes (about an eighth of a warm lookup's instructions).
@@ -20,31 +22,18 @@ struct ConsistentItemRows: Sendable {
     /// Rows larger than this are not remembered: their AEAD and parsing dwarf the hashes.
     static let largestRememberedRow = 4_096
 
-    /// Each row's additional data followed by its sealed bytes, and where the first ends (so
-    /// that the same bytes split elsewhere are another row), by row id.
-    private var rows: [Int64: (bytes: [UInt8], additionalDataCount: Int)] = [:]
+    /// Each row's additional data and sealed bytes, by row id.
+    private var rows = ExactBytesMemo<Int64, Void>(capacity: capacity, largestInput: largestRememberedRow)
 
     /// Whether the row `id` was found consistent with exactly these bytes.
     func contain(id: Int64, additionalData: [UInt8], sealed: [UInt8]) -> Bool {
-        guard let remembered = rows[id], remembered.additionalDataCount == additionalData.count,
-              remembered.bytes.count == additionalData.count + sealed.count else { return false }
-        return remembered.bytes.withUnsafeBytes { bytes in
-            additionalData.withUnsafeBytes { haveSameBytes(UnsafeRawBufferPointer(rebasing: bytes.prefix($0.count)), $0) }
-                && sealed.withUnsafeBytes { haveSameBytes(UnsafeRawBufferPointer(rebasing: bytes.dropFirst(additionalData.count)), $0) }
-        }
+        rows.result(for: id, additionalData, sealed) != nil
     }
 
     /// Remembers that the row `id` is consistent with these bytes (replacing what it held for
     /// the row before).
     mutating func insert(id: Int64, additionalData: [UInt8], sealed: [UInt8]) {
-        let count = additionalData.count + sealed.count
-        guard count <= Self.largestRememberedRow else { return }
-        if rows[id] == nil, rows.count >= Self.capacity { rows.removeAll(keepingCapacity: true) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        bytes += additionalData
-        bytes += sealed
-        rows[id] = (bytes, additionalData.count)
+        rows.remember((), for: id, additionalData, sealed)
     }
 
     /// How many rows are remembered (for tests).

@@ -206,7 +206,7 @@ extension Vault {
         let header = try BlobHeader.parse(blob, subject: subject(name))
         let (key, database) = try openingKey(id: header.keyID, subject: subject(name))
         let plaintext = try BlobFormat.open(blob, header: header, key: key.key, group: group, name: name, subject: subject(name))
-        return OpenedRecord(header: header, plaintext: plaintext, digest: TrustLedger.digest(of: blob), database: database)
+        return OpenedRecord(header: header, plaintext: plaintext, digest: TrustLedger.digest(of: blob, named: name), database: database)
     }
 
     /// The bytes of the record file, read relative to the records directory opened with the

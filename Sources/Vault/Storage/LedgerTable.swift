@@ -61,6 +61,7 @@ package struct LedgerTable: Sendable {
     package let group: GroupIdentifier
     /// Tags rows (keyed BLAKE2b): derived from the master secret, `GVKEYRNG` id 4 (docs/FORMAT.md).
     private let tagKey: SymmetricKey
+    private static let tagKeyID: UInt64 = 4
 
     /// The ledger rows of `group` in `home`'s database.
     package init(home: KeyringHome, group: GroupIdentifier) throws(KeyringError) {
@@ -75,7 +76,7 @@ package struct LedgerTable: Sendable {
         try database.adopt(Self.definition)
         self.database = database
         self.group = group
-        tagKey = database.derivedKey(id: 4)
+        tagKey = database.derivedKey(id: Self.tagKeyID)
     }
 
     /// The row of `record`, or `nil`. One indexed lookup, no transaction.
@@ -261,9 +262,10 @@ package struct LedgerTable: Sendable {
         guard tagVerifies(stored, record, row) else { throw authenticationFailure(record) }
     }
 
-    /// Whether `stored` is the row's tag, compared in constant time.
+    /// Whether `stored` is the row's tag, compared in constant time (and, once verified, not
+    /// hashed again for the same bytes: ``KeyringDatabase/verifies(tag:of:derivedKeyID:name:)``).
     private func tagVerifies(_ stored: [UInt8], _ record: String, _ row: Row) -> Bool {
-        constantTimeEquals(stored, tag(record, row))
+        database.verifies(tag: stored, of: tagMessage(record, row), derivedKeyID: Self.tagKeyID, name: record)
     }
 
     private func authenticationFailure(_ record: String) -> KeyringError {
@@ -272,6 +274,11 @@ package struct LedgerTable: Sendable {
 
     /// The row's tag: keyed BLAKE2b over its identity and every field, each length-prefixed.
     private func tag(_ record: String, _ row: Row) -> [UInt8] {
+        Digest.keyedBLAKE2b256(tagMessage(record, row), key: tagKey)
+    }
+
+    /// What the row's tag is over.
+    private func tagMessage(_ record: String, _ row: Row) -> [UInt8] {
         // One buffer, sized once, text appended through its contiguous UTF-8: every read
         // verifies a tag, and copying each field into an array of its own cost as much as the
         // hash.
@@ -290,6 +297,6 @@ package struct LedgerTable: Sendable {
         append(row.pending)
         append(row.pendingDigest ?? "")
         message.append(row.pendingDigest == nil ? 0 : 1)
-        return Digest.keyedBLAKE2b256(message, key: tagKey)
+        return message
     }
 }
