@@ -20,6 +20,14 @@ final class ItemLookupIndexTests: ItemTestCase {
         try ItemTable(home: keyring.home).queryPlan(matching: query, in: group).joined(separator: "\n")
     }
 
+    /// A lookup names its operation with a literal per class (an interpolation cost every
+    /// lookup 800 instructions): the literal must say what the noun says.
+    func testASearchOfEachClassIsNamedByItsNoun() {
+        for itemClass in ItemClass.allCases {
+            XCTAssertEqual(itemClass.searchOperation, "search \(itemClass.noun)s")
+        }
+    }
+
     func testAGenericPasswordLookupByServiceAndAccountUsesTheUniquePrimaryKeyIndex() throws {
         let keyring = home.keyring()
         try addOneAccountUnderManyServices(keyring)

@@ -64,7 +64,7 @@ extension Keyring {
     ///   the prompt is refused; ``KeyringStatus/invalidParameter`` for a count limit below 1;
     ///   ``KeyringStatus/decode`` if an item row it opens is corrupted (docs/STORAGE.md, "Items").
     public func items(matching query: ItemQuery, limit: MatchLimit = .all, includingSecrets: Bool = true) throws(KeyringError) -> [KeychainItem] {
-        let operation = "search \(query.itemClass.noun)s"
+        let operation = query.itemClass.searchOperation
         let (_, selected) = try selectedItems(matching: query, limit: limit, operation: operation)
         guard !selected.isEmpty else { return [] }
         guard includingSecrets else {
@@ -121,7 +121,7 @@ extension Keyring {
     ///   searched for, and where), and everything ``items(matching:limit:includingSecrets:)`` throws.
     public func item(matching query: ItemQuery) throws(KeyringError) -> KeychainItem {
         guard let first = try items(matching: query, limit: .one).first else {
-            let scope = try searchScope(for: query, operation: "search \(query.itemClass.noun)s")
+            let scope = try searchScope(for: query, operation: query.itemClass.searchOperation)
             throw KeyringError(.itemNotFound, "nothing matched: searched for \(query.summary(searching: scope))")
         }
         return first
@@ -261,6 +261,17 @@ extension ItemClass {
         case .internetPassword: "internet password"
         case .key: "key"
         case .certificate: "certificate"
+        }
+    }
+
+    /// "search generic passwords": how a search's errors name it. Literals, not built from
+    /// ``noun``: every lookup names its operation, and the interpolation cost 800 instructions.
+    var searchOperation: String {
+        switch self {
+        case .genericPassword: "search generic passwords"
+        case .internetPassword: "search internet passwords"
+        case .key: "search keys"
+        case .certificate: "search certificates"
         }
     }
 }
