@@ -55,14 +55,20 @@ final class VaultRollbackTests: VaultTestCase {
         XCTAssertEqual(try sandbox.vault().read(AuthState.self, from: "auth-state"), AuthState.signedIn)
     }
 
-    func testSameSequenceWithDifferentContentIsConflictingContent() throws {
+    /// Writes `signedIn` and then, after losing both the file and the ledger, `signedOut`, both
+    /// at sequence 1; returns the vault and the first blob, which is not in place.
+    private func twoContentsAtSequenceOne() throws -> (vault: Vault, first: [UInt8]) {
         let vault = try sandbox.vault()
         try vault.write(AuthState.signedIn, to: "auth-state")
         let first = try sandbox.blob("auth-state", in: vault)
-        // Lose both the file and the ledger, so the next write reuses sequence 1.
         try FileManager.default.removeItem(at: sandbox.recordURL("auth-state", in: vault))
         try vault.ledger.removeAll()
         XCTAssertEqual(try vault.write(AuthState.signedOut, to: "auth-state").sequence, 1)
+        return (vault, first)
+    }
+
+    func testSameSequenceWithDifferentContentIsConflictingContent() throws {
+        let (vault, first) = try twoContentsAtSequenceOne()
 
         try sandbox.place(first, as: "auth-state", in: vault)
 
@@ -72,12 +78,7 @@ final class VaultRollbackTests: VaultTestCase {
     /// A process remembers the digest of the blob it last read by the blob's bytes
     /// (`TrustLedger.digest(of:named:)`): other bytes at the same name are hashed again.
     func testSameSequenceWithDifferentContentIsConflictingContentAlsoAfterTheAcceptedOneWasRead() throws {
-        let vault = try sandbox.vault()
-        try vault.write(AuthState.signedIn, to: "auth-state")
-        let first = try sandbox.blob("auth-state", in: vault)
-        try FileManager.default.removeItem(at: sandbox.recordURL("auth-state", in: vault))
-        try vault.ledger.removeAll()
-        XCTAssertEqual(try vault.write(AuthState.signedOut, to: "auth-state").sequence, 1)
+        let (vault, first) = try twoContentsAtSequenceOne()
         XCTAssertEqual(try vault.read(AuthState.self, from: "auth-state"), AuthState.signedOut)
 
         try sandbox.place(first, as: "auth-state", in: vault)

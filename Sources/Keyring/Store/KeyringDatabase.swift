@@ -395,9 +395,10 @@ package final class KeyringDatabase: Sendable {
     /// A tag that verified is remembered with the exact bytes of `message` and `tag`, under
     /// `name` (which only narrows the search, ``ExactBytesMemo``), and the same bytes asked
     /// again are not hashed again: a warm `Vault.read` verifies its record's ledger row each
-    /// time, 5,400 of its 97,000 instructions. Sound with no invalidation: the answer is a
-    /// function of the bytes and of a key fixed for this object's life, and each entry keeps the
-    /// id of the key it verified under. Only verifications that succeeded are kept, at most 128.
+    /// time, and the hash was 3,500 of its 103,400 instructions. Sound with no invalidation:
+    /// the answer is a function of the bytes and of a key fixed for this object's life, and
+    /// each entry keeps the id of the key it verified under. Only verifications that succeeded
+    /// are kept, at most 128.
     package func verifies(tag: [UInt8], of message: [UInt8], derivedKeyID id: UInt64, name: String) -> Bool {
         if verifiedTags.withLock({ $0.result(for: name, message, tag) }) == id { return true }
         guard constantTimeEquals(tag, Digest.keyedBLAKE2b256(message, key: derivedKey(id: id))) else { return false }

@@ -99,12 +99,12 @@ package struct TrustLedger: Sendable {
         Hex.lowercase(Digest.blake2b256(blob))
     }
 
-    /// ``digest(of:)`` of `blob`, the file of `name`, remembered with the blob's
-    /// exact bytes: a warm read of an unchanged record compares 1 KB with `memcmp` instead of
-    /// hashing it (7,100 of a read's 103,000 instructions for a 1 KiB record). Sound with no
-    /// invalidation: the digest is unkeyed, a function of the bytes alone, which are compared
-    /// in full; the name only narrows the search. The blobs kept are sealed (docs/ARCHITECTURE.md,
-    /// "A record blob's digest, remembered by its bytes").
+    /// ``digest(of:)`` of `blob`, the file of `name`, remembered with the blob's exact bytes: a
+    /// warm read of an unchanged record compares 1 KB with `memcmp` instead of hashing it (7,100
+    /// of a read's 103,400 instructions for a 1 KiB record). Sound with no invalidation: the
+    /// digest is unkeyed, a function of the bytes alone, which are compared in full; the name
+    /// only narrows the search. The blobs kept are sealed (docs/ARCHITECTURE.md, "A record
+    /// blob's digest and a ledger row's tag, remembered by their bytes").
     package static func digest(of blob: [UInt8], named name: RecordName) -> String {
         if let digest = rememberedDigests.withLock({ $0.result(for: name.rawValue, blob) }) { return digest }
         let digest = digest(of: blob)
