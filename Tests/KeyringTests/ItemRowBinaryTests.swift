@@ -25,12 +25,18 @@ final class ItemRowBinaryTests: XCTestCase {
         return bytes
     }
 
+    /// A random item without key or certificate attributes: what the binary body holds.
+    private func randomPassword(using rng: inout SeededGenerator) -> KeychainItem {
+        var item = RandomKeychainItems.item(using: &rng)
+        item.key = nil
+        item.certificate = nil
+        return item
+    }
+
     func testEveryRandomItemReadsBackExactlyAsWritten() throws {
         var rng = SeededGenerator()
         for round in 0..<2_000 {
-            var item = RandomKeychainItems.item(using: &rng)
-            item.key = nil
-            item.certificate = nil
+            let item = randomPassword(using: &rng)
             let read = ItemRowBinary.item(from: try body(item))
             // Dates too, to the bit: the body holds the Double itself.
             XCTAssertEqual(read, item, "round \(round); \(rng.describe)")
@@ -167,9 +173,7 @@ final class ItemRowBinaryTests: XCTestCase {
     func testSeededMutationsOfBodiesAreNoItemOrAnItemThatWritesBackAsItself() throws {
         var rng = SeededGenerator()
         for round in 0..<2_000 {
-            var item = RandomKeychainItems.item(using: &rng)
-            item.key = nil
-            item.certificate = nil
+            let item = randomPassword(using: &rng)
             var mutated = try body(item)
             switch Int.random(in: 0..<3, using: &rng) {
             case 0: mutated[Int.random(in: 0..<mutated.count, using: &rng)] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &rng)

@@ -1,9 +1,4 @@
 import CSodium
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Keyed BLAKE2b-256 (``Digest/keyedBLAKE2b256(_:key:)``) of several messages that start with the
 /// same bytes, fed field by field instead of built in one buffer first.
@@ -92,9 +87,10 @@ package struct KeyedBLAKE2bHasher: ~Copyable {
     package func finishMessage(hasDigest expected: [UInt8]) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
             finish(into: digest.baseAddress!)
-            // memcmp: a generic elementsEqual cost 900 instructions a digest. The stored hashes
-            // compared are not secret (whoever reads the database has them), so no constant time.
-            return expected.count == 32 && expected.withUnsafeBytes { memcmp($0.baseAddress!, digest.baseAddress!, 32) == 0 }
+            // One memcmp: a generic elementsEqual cost 900 instructions a digest. The stored
+            // hashes compared are not secret (whoever reads the database has them), so no
+            // constant time.
+            return expected.withUnsafeBytes { haveSameBytes($0, UnsafeRawBufferPointer(digest)) }
         }
     }
 
