@@ -169,7 +169,7 @@ package final class SQLiteConnection {
             switch value {
             case .integer(let number): result = sqlite3_bind_int64(statement, index, number)
             case .real(let number): result = sqlite3_bind_double(statement, index, number)
-            case .text(let string): result = sqlite3_bind_text(statement, index, string, -1, groupvault_sqlite_transient())
+            case .text(let string): result = Self.bind(string, to: statement, at: index)
             case .blob(let bytes):
                 result = bytes.withUnsafeBytes { buffer in
                     // A zero-length blob still needs a non-null pointer, or SQLite stores NULL.
@@ -180,6 +180,22 @@ package final class SQLiteConnection {
             guard result == SQLITE_OK else { throw failure(result, "bind value \(index) of \(sql.prefix(60))") }
         }
     }
+
+    /// Binds `text` by its length, from the string's own UTF-8 storage when it has some: passing
+    /// the `String` where SQLite wants a C string made a NUL-terminated copy of it first, an array
+    /// allocated and freed for every bound text (two on every lookup and every Vault read).
+    /// SQLite copies the bytes (`SQLITE_TRANSIENT`) before this returns.
+    private static func bind(_ text: String, to statement: OpaquePointer, at index: Int32) -> Int32 {
+        let bound = text.utf8.withContiguousStorageIfAvailable { bytes -> Int32 in
+            guard let count = Int32(exactly: bytes.count) else { return SQLITE_TOOBIG }
+            // An empty text still needs a non-null pointer, or SQLite stores NULL.
+            let start = UnsafeRawPointer(bytes.baseAddress ?? emptyText.utf8Start).assumingMemoryBound(to: CChar.self)
+            return sqlite3_bind_text(statement, index, start, count, groupvault_sqlite_transient())
+        }
+        return bound ?? sqlite3_bind_text(statement, index, text, -1, groupvault_sqlite_transient())
+    }
+
+    private static let emptyText: StaticString = ""
 
     private func failure(_ code: Int32, _ operation: String) -> Failure {
         Failure(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), operation: operation)
