@@ -52,7 +52,7 @@ final class ItemRowLayoutTests: XCTestCase {
             for field in fields {
                 value += [0, 0, 0, UInt8(field.utf8.count)] + Array(field.utf8)
             }
-            XCTAssertEqual(ItemTable.Hashes(item, in: group, key: key).key, ItemTable.Hashes.attribute("primary key", value, in: group, key: key), fields[0])
+            XCTAssertEqual(Array(ItemTable.Hashes(item, in: group, key: key).key), ItemTable.Hashes.attribute("primary key", value, in: group, key: key), fields[0])
         }
     }
 
@@ -71,7 +71,7 @@ final class ItemRowLayoutTests: XCTestCase {
         }
         value += classAttributes
 
-        XCTAssertEqual(ItemTable.Hashes(item, in: group, key: key).key, ItemTable.Hashes.attribute("primary key", value, in: group, key: key))
+        XCTAssertEqual(Array(ItemTable.Hashes(item, in: group, key: key).key), ItemTable.Hashes.attribute("primary key", value, in: group, key: key))
     }
 
     /// An opened row's check: its five stored hashes must each be its item's.
@@ -85,11 +85,25 @@ final class ItemRowLayoutTests: XCTestCase {
 
         XCTAssertTrue(hashes.match(item, hasher: hasher))
         for field in 0..<5 {
-            var fields = [hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference]
+            var fields = [hashes.key, hashes.service, hashes.account, hashes.server, hashes.reference].map { Array($0) }
             fields[field][0] ^= 1
             let altered = ItemTable.Hashes(key: fields[0], service: fields[1], account: fields[2], server: fields[3], reference: fields[4])
             XCTAssertFalse(altered.match(item, hasher: hasher), "hash \(field) altered")
         }
         XCTAssertTrue(hashes.match(item, hasher: hasher), "the hasher goes on from its start after a mismatch")
+    }
+
+    /// A row's five hashes are read into one buffer and sliced: each is its own column's bytes,
+    /// whatever the lengths a damaged row gives them, empty included.
+    func testHashesReadFromARowAreEachTheirOwnColumnsBytes() throws {
+        let connection = try SQLiteConnection(inMemory: ())
+        try connection.execute("CREATE TABLE row (a BLOB, b BLOB, c BLOB, d BLOB, e BLOB)")
+        let columns: [[UInt8]] = [Array(repeating: 1, count: 32), [], [3], Array(repeating: 4, count: 33), Array(repeating: 5, count: 31)]
+        try connection.run("INSERT INTO row VALUES (?, ?, ?, ?, ?)", columns.map { .blob($0) })
+
+        let read = try XCTUnwrap(connection.query("SELECT a, b, c, d, e FROM row") { ItemTable.Hashes(reading: $0, from: 0) }.first)
+
+        XCTAssertEqual([read.key, read.service, read.account, read.server, read.reference].map { Array($0) }, columns)
+        XCTAssertEqual(read, ItemTable.Hashes(key: columns[0], service: columns[1], account: columns[2], server: columns[3], reference: columns[4]))
     }
 }

@@ -40,7 +40,7 @@ final class PassphraseLockStateTests: ItemTestCase {
     private func row(_ account: String) throws -> [UInt8] {
         let key = try hashes(account).key
         let stored = try KeyringDatabase.shared(for: home.home).read("test") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [[UInt8]] in
-            try transaction.query("SELECT sealed FROM items WHERE key_hash = ?", [.blob(key)]) { $0.blob(0) }
+            try transaction.query("SELECT sealed FROM items WHERE key_hash = ?", [.blob(Array(key))]) { $0.blob(0) }
         }
         return try XCTUnwrap(stored.first, "no row for \(account)")
     }

@@ -230,7 +230,7 @@ struct ItemTable: Sendable {
                 [.blob(Self.masterSecretFormat.bytes)]
             ) { reader in
                 (id: reader.integer(0), group: reader.text(1), itemClass: reader.text(2),
-                 hashes: Hashes(key: reader.blob(3), service: reader.blob(4), account: reader.blob(5), server: reader.blob(6), reference: reader.blob(7)),
+                 hashes: Hashes(reading: reader, from: 3),
                  sealed: reader.blob(8))
             }
             for row in stored {
@@ -290,8 +290,8 @@ struct ItemTable: Sendable {
                     reference_hash = ?, sealed = ? WHERE id = ?
                 """,
                 [
-                    .text(replacement.item.itemClass.rawValue), .blob(hashes.key), .blob(hashes.service), .blob(hashes.account),
-                    .blob(hashes.server), .blob(hashes.reference),
+                    .text(replacement.item.itemClass.rawValue), .blob(Array(hashes.key)), .blob(Array(hashes.service)), .blob(Array(hashes.account)),
+                    .blob(Array(hashes.server)), .blob(Array(hashes.reference)),
                     .blob(try seal(replacement.item, hashes: hashes, in: replacement.group)), .integer(replacement.row.id),
                 ], expecting: .exactly(1))
         }
@@ -304,13 +304,13 @@ struct ItemTable: Sendable {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                .text(group.rawValue), .text(item.itemClass.rawValue), .blob(hashes.key), .blob(hashes.service),
-                .blob(hashes.account), .blob(hashes.server), .blob(hashes.reference), .blob(try seal(item, hashes: hashes, in: group)),
+                .text(group.rawValue), .text(item.itemClass.rawValue), .blob(Array(hashes.key)), .blob(Array(hashes.service)),
+                .blob(Array(hashes.account)), .blob(Array(hashes.server)), .blob(Array(hashes.reference)), .blob(try seal(item, hashes: hashes, in: group)),
             ], expecting: .exactly(1))
     }
 
-    private func rowID(withKey key: [UInt8], in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Int64? {
-        try transaction.query("SELECT id FROM items WHERE access_group = ? AND key_hash = ?", [.text(group.rawValue), .blob(key)]) { $0.integer(0) }.first
+    private func rowID(withKey key: ArraySlice<UInt8>, in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Int64? {
+        try transaction.query("SELECT id FROM items WHERE access_group = ? AND key_hash = ?", [.text(group.rawValue), .blob(Array(key))]) { $0.integer(0) }.first
     }
 
     /// The rows of `group` matching `query`, in insertion order: narrowed through an index by
@@ -323,7 +323,7 @@ struct ItemTable: Sendable {
         let (sql, values) = selection(matching: query, in: group, hasher: hasher)
         let stored = try transaction.query(sql, values) { reader in
             (id: reader.integer(0), itemClass: reader.text(1),
-             hashes: Hashes(key: reader.blob(2), service: reader.blob(3), account: reader.blob(4), server: reader.blob(5), reference: reader.blob(6)),
+             hashes: Hashes(reading: reader, from: 2),
              sealed: reader.blob(7))
         }
         var matched: [Row] = []
@@ -358,18 +358,18 @@ struct ItemTable: Sendable {
         var values: [SQLiteConnection.Value] = []
         values.reserveCapacity(5)
         values.append(.text(group.rawValue))
-        if let query {
-            shape.insert(.itemClass)
-            values.append(.text(query.itemClass.rawValue))
-        }
-        if let query, let reference = query.persistentReference {
+        // Unwrapped once: each `if let` of the query copied its twenty-odd fields.
+        guard let query else { return (shape.sql, values) }
+        shape.insert(.itemClass)
+        values.append(.text(query.itemClass.rawValue))
+        if let reference = query.persistentReference {
             shape.insert(.reference)
             values.append(.blob(reference.withUnsafeBytes { Hashes.attribute("reference", $0, hasher: hasher) }))
         }
-        if let query, let primaryKeys = Self.primaryKeyHashes(determinedBy: query, in: group, hasher: hasher, remembered: database.queriedKeyDigests) {
+        if let primaryKeys = Self.primaryKeyHashes(determinedBy: query, in: group, hasher: hasher, remembered: database.queriedKeyDigests) {
             shape.insert(primaryKeys.count == 1 ? .oneKey : .twoKeys)
             for key in primaryKeys { values.append(.blob(key)) }
-        } else if let query, !query.caseInsensitive {
+        } else if !query.caseInsensitive {
             // Absent in the item and "" in the query are the same value (ItemMatching), and
             // both hash the same.
             if let service = query.service {
@@ -573,19 +573,39 @@ struct ItemTable: Sendable {
 
 extension ItemTable {
 /// The keyed hashes of one item's row: its primary key and the attributes looked up by.
+///
+/// Slices: the five read from a row share one array (``init(reading:from:)``), so that a lookup
+/// allocates one buffer for them rather than one each.
 struct Hashes: Sendable, Equatable {
-    let key: [UInt8]
-    let service: [UInt8]
-    let account: [UInt8]
-    let server: [UInt8]
-    let reference: [UInt8]
+    let key: ArraySlice<UInt8>
+    let service: ArraySlice<UInt8>
+    let account: ArraySlice<UInt8>
+    let server: ArraySlice<UInt8>
+    let reference: ArraySlice<UInt8>
 
     init(key: [UInt8], service: [UInt8], account: [UInt8], server: [UInt8], reference: [UInt8]) {
-        self.key = key
-        self.service = service
-        self.account = account
-        self.server = server
-        self.reference = reference
+        self.key = key[...]
+        self.service = service[...]
+        self.account = account[...]
+        self.server = server[...]
+        self.reference = reference[...]
+    }
+
+    /// The five hashes stored in `reader`'s row from column `first` on, in the order of the
+    /// properties, whatever their lengths (a row's are checked when it is opened).
+    init(reading reader: SQLiteConnection.RowReader, from first: Int32) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(5 * 32)
+        func end(ofColumn offset: Int32) -> Int {
+            reader.appendBlob(first + offset, to: &bytes)
+            return bytes.count
+        }
+        let ends = (end(ofColumn: 0), end(ofColumn: 1), end(ofColumn: 2), end(ofColumn: 3), end(ofColumn: 4))
+        key = bytes[0..<ends.0]
+        service = bytes[ends.0..<ends.1]
+        account = bytes[ends.1..<ends.2]
+        server = bytes[ends.2..<ends.3]
+        reference = bytes[ends.3..<ends.4]
     }
 
     init(_ item: KeychainItem, in group: GroupIdentifier, key lookupKey: SymmetricKey) {
@@ -599,16 +619,28 @@ struct Hashes: Sendable, Equatable {
             digests.append(hasher.finishMessage())
             return true
         }
-        (key, service, account, server, reference) = (digests[0], digests[1], digests[2], digests[3], digests[4])
+        (key, service, account, server, reference) = (digests[0][...], digests[1][...], digests[2][...], digests[3][...], digests[4][...])
     }
 
     /// Whether these are `item`'s hashes, computed through `hasher` from ``hasher(for:key:)``
     /// of its group and compared as each is finished (an opened row's check, which needs no
     /// array of its own per digest).
     func match(_ item: KeychainItem, hasher: borrowing KeyedBLAKE2bHasher) -> Bool {
-        var remaining = [key, service, account, server, reference][...]
+        var finished = 0
         return Self.feedMessages(of: item, to: hasher) { hasher in
-            hasher.finishMessage(hasDigest: remaining.removeFirst())
+            defer { finished += 1 }
+            return hasher.finishMessage(hasDigest: self[finished])
+        }
+    }
+
+    /// The hash at `index` in the order of the properties.
+    private subscript(index: Int) -> ArraySlice<UInt8> {
+        switch index {
+        case 0: key
+        case 1: service
+        case 2: account
+        case 3: server
+        default: reference
         }
     }
 

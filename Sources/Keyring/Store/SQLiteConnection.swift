@@ -147,9 +147,16 @@ package final class SQLiteConnection {
             return String(cString: pointer)
         }
         package func blob(_ column: Int32) -> [UInt8] {
+            var bytes: [UInt8] = []
+            appendBlob(column, to: &bytes)
+            return bytes
+        }
+        /// Appends the blob in `column` to `bytes`: several columns read into one array.
+        package func appendBlob(_ column: Int32, to bytes: inout [UInt8]) {
+            // sqlite3_column_blob before sqlite3_column_bytes, as SQLite asks.
+            guard let pointer = sqlite3_column_blob(statement, column) else { return }
             let count = Int(sqlite3_column_bytes(statement, column))
-            guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
-            return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count))
         }
     }
 
