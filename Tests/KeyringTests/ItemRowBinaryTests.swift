@@ -155,6 +155,29 @@ final class ItemRowBinaryTests: XCTestCase {
         XCTAssertNil(ItemRowBinary.item(from: written))
     }
 
+    func testEveryClassAndAccessibilityReadsBackAsItself() throws {
+        for itemClass in [ItemClass.genericPassword, .internetPassword] {
+            for accessibility in Accessibility.allCases {
+                var item = KeychainItem(itemClass, secret: Data([1]))
+                item.accessibility = accessibility
+                XCTAssertEqual(ItemRowBinary.item(from: try body(item)), item, "\(itemClass) \(accessibility)")
+            }
+        }
+    }
+
+    /// Classes and accessibilities are read by their bytes, not through a `String`: bytes that
+    /// spell no case exactly (another letter, another case, a prefix) are no item.
+    func testAClassOrAccessibilityThatSpellsNoCaseExactlyIsNoItem() throws {
+        let written = try body(KeychainItem(service: "api", secret: Data([1]), accessibility: .afterFirstUnlockThisDeviceOnly))
+        for (from, to) in [("genp", "genq"), ("genp", "GENP"), ("cku", "ckv"), ("cku", "CKU"), ("cku", "ck\u{0}")] {
+            let spelled = Array(from.utf8)
+            let start = try XCTUnwrap(written.indices.first { written[$0...].starts(with: spelled) }, from)
+            var altered = written
+            altered.replaceSubrange(start..<start + spelled.count, with: Array(to.utf8))
+            XCTAssertNil(ItemRowBinary.item(from: altered), "\(from) spelled \(to)")
+        }
+    }
+
     func testAMissingRequiredFieldIsNoItem() throws {
         let written = try body(KeychainItem(service: "api", secret: Data([1])))
         let secret = try XCTUnwrap(written.lastIndex(of: 22))
