@@ -104,7 +104,7 @@ final class ItemLookupIndexTests: ItemTestCase {
         let table = try ItemTable(home: keyring.home)
         for _ in 0..<2 {
             for query in queries {
-                let (sql, values) = table.selection(matching: query, in: group, hasher: ItemTable.Hashes.hasher(for: group, key: table.database.itemLookupKey))
+                let (sql, values) = table.selection(matching: query, in: group, hasher: GroupAttributeHasher(group: group, key: table.database.itemLookupKey))
                 XCTAssertEqual(sql.filter { $0 == "?" }.count, values.count, sql)
                 XCTAssertEqual(try keyring.item(matching: query).secret, Data("found".utf8), sql)
             }

@@ -238,7 +238,7 @@ struct ItemTable: Sendable {
                     throw KeyringError(.decode, "item row \(row.id) in keyring database \(database.path) names an invalid access group; restore the database from a backup")
                 }
                 let item = try open(row.sealed, id: row.id, itemClass: row.itemClass, hashes: row.hashes, in: group,
-                                    hasher: Hashes.hasher(for: group, key: database.itemLookupKey))
+                                    hasher: GroupAttributeHasher(group: group, key: database.itemLookupKey))
                 guard Self.needsUnlockKey(item.accessibility) else { continue }
                 try transaction.apply("UPDATE items SET sealed = ? WHERE id = ?", [.blob(try seal(item, hashes: row.hashes, in: group)), .integer(row.id)], expecting: .exactly(1))
             }
@@ -319,7 +319,7 @@ struct ItemTable: Sendable {
     private func rows(matching query: ItemQuery?, in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [Row] {
         // One hasher for the query's hashes and every opened row's: the key and the group are
         // absorbed once.
-        let hasher = Hashes.hasher(for: group, key: database.itemLookupKey)
+        let hasher = GroupAttributeHasher(group: group, key: database.itemLookupKey)
         let (sql, values) = selection(matching: query, in: group, hasher: hasher)
         let stored = try transaction.query(sql, values) { reader in
             (id: reader.integer(0), itemClass: reader.text(1),
@@ -351,7 +351,7 @@ struct ItemTable: Sendable {
     /// across many services" shape).
     ///
     /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`.
-    func selection(matching query: ItemQuery?, in group: GroupIdentifier, hasher: borrowing KeyedBLAKE2bHasher) -> (sql: String, values: [SQLiteConnection.Value]) {
+    func selection(matching query: ItemQuery?, in group: GroupIdentifier, hasher: GroupAttributeHasher) -> (sql: String, values: [SQLiteConnection.Value]) {
         var shape: SelectionShape = []
         // Sized once for the most a shape binds (group, class, reference, two keys), so that
         // appending never reallocates on a lookup's path.
@@ -364,7 +364,7 @@ struct ItemTable: Sendable {
         values.append(.text(query.itemClass.rawValue))
         if let reference = query.persistentReference {
             shape.insert(.reference)
-            values.append(.blob(reference.withUnsafeBytes { Hashes.attribute("reference", $0, hasher: hasher) }))
+            values.append(.blob(hasher.use { hasher in reference.withUnsafeBytes { Hashes.attribute("reference", $0, hasher: hasher) } }))
         }
         if let primaryKeys = Self.primaryKeyHashes(determinedBy: query, in: group, hasher: hasher, remembered: database.queriedKeyDigests) {
             shape.insert(primaryKeys.count == 1 ? .oneKey : .twoKeys)
@@ -374,15 +374,15 @@ struct ItemTable: Sendable {
             // both hash the same.
             if let service = query.service {
                 shape.insert(.service)
-                values.append(.blob(Hashes.attribute("service", service, hasher: hasher)))
+                values.append(.blob(hasher.use { Hashes.attribute("service", service, hasher: $0) }))
             }
             if let account = query.account {
                 shape.insert(.account)
-                values.append(.blob(Hashes.attribute("account", account, hasher: hasher)))
+                values.append(.blob(hasher.use { Hashes.attribute("account", account, hasher: $0) }))
             }
             if let server = query.server {
                 shape.insert(.server)
-                values.append(.blob(Hashes.attribute("server", server, hasher: hasher)))
+                values.append(.blob(hasher.use { Hashes.attribute("server", server, hasher: $0) }))
             }
         }
         return (shape.sql, values)
@@ -398,7 +398,7 @@ struct ItemTable: Sendable {
     /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`, keyed with the lookup key of the
     /// database that holds `remembered`, where each hash is looked for first and kept.
     static func primaryKeyHashes(
-        determinedBy query: ItemQuery, in group: GroupIdentifier, hasher: borrowing KeyedBLAKE2bHasher, remembered: Locked<QueriedKeyDigests>
+        determinedBy query: ItemQuery, in group: GroupIdentifier, hasher: GroupAttributeHasher, remembered: Locked<QueriedKeyDigests>
     ) -> [[UInt8]]? {
         guard query.itemClass == .genericPassword, !query.caseInsensitive,
               let service = query.service, let account = query.account else { return nil }
@@ -414,7 +414,7 @@ struct ItemTable: Sendable {
                 continue
             }
             let primary = KeychainItem(.genericPassword, service: service, account: account, accessGroup: group, secret: Data()).primaryKey
-            let digest = Hashes.primaryKey(primary, isSynchronizable: isSynchronizable, hasher: hasher)
+            let digest = hasher.use { Hashes.primaryKey(primary, isSynchronizable: isSynchronizable, hasher: $0) }
             remembered.withLock { $0.insert(digest, group: group.rawValue, service: service, account: account, isSynchronizable: isSynchronizable) }
             digests.append(digest)
         }
@@ -424,7 +424,7 @@ struct ItemTable: Sendable {
     /// SQLite's plan for finding `query`'s candidate rows in `group` (`EXPLAIN QUERY PLAN`, one
     /// line per step): how tests show which index a lookup uses, without timing it.
     func queryPlan(matching query: ItemQuery?, in group: GroupIdentifier) throws(KeyringError) -> [String] {
-        let (sql, values) = selection(matching: query, in: group, hasher: Hashes.hasher(for: group, key: database.itemLookupKey))
+        let (sql, values) = selection(matching: query, in: group, hasher: GroupAttributeHasher(group: group, key: database.itemLookupKey))
         return try database.read("explain a lookup") { (transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> [String] in
             try transaction.query("EXPLAIN QUERY PLAN " + sql, values) { $0.text(3) }
         }
@@ -477,7 +477,7 @@ struct ItemTable: Sendable {
     }
 
     /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`, for the consistency check.
-    private func open(_ sealed: [UInt8], id: Int64, itemClass: String, hashes: Hashes, in group: GroupIdentifier, hasher: borrowing KeyedBLAKE2bHasher) throws(KeyringError) -> KeychainItem {
+    private func open(_ sealed: [UInt8], id: Int64, itemClass: String, hashes: Hashes, in group: GroupIdentifier, hasher: GroupAttributeHasher) throws(KeyringError) -> KeychainItem {
         let refuse = { (detail: String) in
             KeyringError(.decode, "item row \(id) of \(group) in keyring database \(database.path) \(detail); it was not used and will not be overwritten: restore the database from a backup, or delete the item to start over")
         }
@@ -539,7 +539,7 @@ struct ItemTable: Sendable {
         let remembered = format == Self.masterSecretFormat
             && database.consistentItemRows.withLock { $0.contain(id: id, additionalData: additionalData, sealed: sealed) }
         guard item.accessGroup == group, item.itemClass.rawValue == itemClass,
-              remembered || hashes.match(item, hasher: hasher) else {
+              remembered || hasher.use({ hashes.match(item, hasher: $0) }) else {
             throw refuse("holds an item that does not belong to its row")
         }
         if !remembered, format == Self.masterSecretFormat {
