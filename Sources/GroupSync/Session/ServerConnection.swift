@@ -52,7 +52,18 @@ final class ServerConnection: Sendable {
     // MARK: Schema
 
     /// Creates the schema, or migrates it to ``SyncSchema/currentVersion``, in one transaction.
+    ///
+    /// A server already at the current version is recognised in one statement, with no
+    /// transaction and no lock: every connection (each start of a session, each reconnect)
+    /// made five round trips for nothing, on the path of a first sync. The version is written
+    /// in the transaction that migrates, so a version read as current means every migration up
+    /// to it is committed; anything else (no version table, an older version, an error) takes
+    /// the locked path below, which also refuses a newer one.
     func migrate() async throws(SyncError) {
+        if let version = try? await currentVersion() {
+            if version == SyncSchema.currentVersion { return }
+            if version > SyncSchema.currentVersion { throw schemaTooNew(version) }
+        }
         try await run("migrate the schema") { connection, logger in
             try await connection.query("BEGIN", logger: logger)
             do {
@@ -80,6 +91,22 @@ final class ServerConnection: Sendable {
     }
 
     private struct SchemaTooNew: Error { let found: Int }
+
+    /// The server's schema version, read without a transaction; fails when there is no version
+    /// table yet.
+    func currentVersion() async throws(SyncError) -> Int {
+        try await run("read the schema version") { connection, logger in
+            var version = 0
+            for try await found in try await connection.query("SELECT coalesce(max(version), 0) FROM groupsync_schema", logger: logger).decode(Int.self) {
+                version = found
+            }
+            return version
+        }
+    }
+
+    private func schemaTooNew(_ found: Int) -> SyncError {
+        SyncError(.schema, "the sync server \(url.redacted) has GroupSync schema version \(found); this GroupSync knows version \(SyncSchema.currentVersion) at most: update it before syncing")
+    }
 
     // MARK: Reading
 
@@ -140,7 +167,7 @@ final class ServerConnection: Sendable {
         do {
             return try await requests.run { try await body(connection, logger) }
         } catch let error as SchemaTooNew {
-            throw SyncError(.schema, "the sync server \(url.redacted) has GroupSync schema version \(error.found); this GroupSync knows version \(SyncSchema.currentVersion) at most: update it before syncing")
+            throw schemaTooNew(error.found)
         } catch let error as SyncError {
             throw error
         } catch {
