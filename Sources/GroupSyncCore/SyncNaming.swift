@@ -81,7 +81,7 @@ package struct SyncNaming: Sendable {
 
     /// The Vault record name an entry's blob is sealed under (its AAD), so that a blob moved to
     /// another entry, space or group fails authentication: `gs-` + 64 hex digits of the name.
-    package static func recordName(_ name: [UInt8]) -> String { "gs-" + Hex.lowercase(name) }
+    package static func recordName(_ name: [UInt8]) -> String { Hex.lowercase(name, after: "gs-") }
 
     /// The LISTEN/NOTIFY channel of a space: `gs_` + the first 16 bytes of the space in hex
     /// (35 characters, inside PostgreSQL's 63-byte identifier limit).

@@ -10,10 +10,19 @@ package enum Hex {
     /// ``lowercase(_:)`` of a byte array, written straight into the string's storage: every
     /// Vault read turns a blob digest into hexadecimal.
     package static func lowercase(_ bytes: [UInt8]) -> String {
+        lowercase(bytes, after: "")
+    }
+
+    /// `prefix` followed by ``lowercase(_:)`` of `bytes`, as one string written in place (a
+    /// synced entry's record name is `gs-` and its hex name: a first sync makes one per row,
+    /// and joining two strings made a third).
+    package static func lowercase(_ bytes: [UInt8], after prefix: StaticString) -> String {
         bytes.withUnsafeBytes { bytes in
-            String(unsafeUninitializedCapacity: 2 * bytes.count) { buffer in
-                spell(bytes, into: buffer)
-                return 2 * bytes.count
+            String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + 2 * bytes.count) { buffer in
+                let start = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+                _ = buffer.initialize(from: start)
+                spell(bytes, into: UnsafeMutableBufferPointer(rebasing: buffer[start.count...]))
+                return start.count + 2 * bytes.count
             }
         }
     }

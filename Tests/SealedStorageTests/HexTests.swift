@@ -26,4 +26,14 @@ final class HexTests: XCTestCase {
         XCTAssertEqual(String(decoding: characters, as: UTF8.self), Hex.lowercase(bytes))
         XCTAssertEqual(String(decoding: characters, as: UTF8.self), Hexadecimal.string(bytes))
     }
+
+    func testAPrefixAndTheLowercaseDigitsAreOneStringInThatOrder() {
+        var random = SeededGenerator()
+        for count in [0, 1, 16, 32, 33] {
+            let bytes = random.bytes(count: count)
+
+            XCTAssertEqual(Hex.lowercase(bytes, after: "gs-"), "gs-" + Hexadecimal.string(bytes), "\(count) bytes, \(random.describe)")
+            XCTAssertEqual(Hex.lowercase(bytes, after: ""), Hexadecimal.string(bytes), "\(count) bytes, \(random.describe)")
+        }
+    }
 }
