@@ -15,7 +15,7 @@ final class GroupAttributeHasherTests: XCTestCase {
         XCTAssertTrue(hasher.isMade)
     }
 
-    func testItHashesAsTheGroupsHasherDoesUseAfterUse() {
+    func testEachUseHashesAsTheGroupsHasherDoes() {
         let hasher = GroupAttributeHasher(group: group, key: key)
         let direct = ItemTable.Hashes.hasher(for: group, key: key)
 

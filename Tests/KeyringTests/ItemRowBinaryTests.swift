@@ -166,7 +166,7 @@ final class ItemRowBinaryTests: XCTestCase {
     }
 
     /// Classes and accessibilities are read by their bytes, not through a `String`: bytes that
-    /// spell no case exactly (another letter, another case, a prefix) are no item.
+    /// spell no case exactly (another letter, another case, a NUL for a letter) are no item.
     func testAClassOrAccessibilityThatSpellsNoCaseExactlyIsNoItem() throws {
         let written = try body(KeychainItem(service: "api", secret: Data([1]), accessibility: .afterFirstUnlockThisDeviceOnly))
         for (from, to) in [("genp", "genq"), ("genp", "GENP"), ("cku", "ckv"), ("cku", "CKU"), ("cku", "ck\u{0}")] {

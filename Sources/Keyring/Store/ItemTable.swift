@@ -350,7 +350,7 @@ struct ItemTable: Sendable {
     /// between their two indexes and may walk every row of the account (issue 19's "one account
     /// across many services" shape).
     ///
-    /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`.
+    /// `hasher` makes ``Hashes/hasher(for:key:)`` of `group` if anything is hashed.
     func selection(matching query: ItemQuery?, in group: GroupIdentifier, hasher: GroupAttributeHasher) -> (sql: String, values: [SQLiteConnection.Value]) {
         var shape: SelectionShape = []
         // Sized once for the most a shape binds (group, class, reference, two keys), so that
@@ -395,7 +395,7 @@ struct ItemTable: Sendable {
     /// has six more attributes, which queries rarely give all of; keys and certificates are
     /// found by their own attributes.
     ///
-    /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`, keyed with the lookup key of the
+    /// `hasher` makes ``Hashes/hasher(for:key:)`` of `group`, keyed with the lookup key of the
     /// database that holds `remembered`, where each hash is looked for first and kept.
     static func primaryKeyHashes(
         determinedBy query: ItemQuery, in group: GroupIdentifier, hasher: GroupAttributeHasher, remembered: Locked<QueriedKeyDigests>
@@ -476,7 +476,8 @@ struct ItemTable: Sendable {
         !accessibility.permitsAccess(in: .locked)
     }
 
-    /// `hasher` is ``Hashes/hasher(for:key:)`` of `group`, for the consistency check.
+    /// `hasher` makes ``Hashes/hasher(for:key:)`` of `group`, for the consistency check when
+    /// the row's bytes were not found consistent before.
     private func open(_ sealed: [UInt8], id: Int64, itemClass: String, hashes: Hashes, in group: GroupIdentifier, hasher: GroupAttributeHasher) throws(KeyringError) -> KeychainItem {
         let refuse = { (detail: String) in
             KeyringError(.decode, "item row \(id) of \(group) in keyring database \(database.path) \(detail); it was not used and will not be overwritten: restore the database from a backup, or delete the item to start over")

@@ -174,7 +174,8 @@ package final class SQLiteConnection {
         return statement
     }
 
-    /// Where the text of a recently used statement's SQL was stored, and the statement.
+    /// Where the text of a recently used statement's SQL was stored, and the statement. The
+    /// address is only ever compared, never read through: the string may be gone.
     private struct RecentStatement {
         let text: UnsafeRawPointer
         let count: Int
