@@ -26,6 +26,15 @@ struct ReplicaStateFile: Sendable {
     /// Far above the largest state (a 1 MB store, its blobs twice, base64).
     static let maximumSize = 16 << 20
 
+    /// The state files of the store `label` in `directory`, authenticated with `key`.
+    init(directory: DirectoryHandle, label: String, key: SymmetricKey) {
+        self.directory = directory
+        self.label = label
+        self.key = key
+        fileName = label + ".state"
+        journalName = label + ".journal"
+    }
+
     /// A snapshot as read or written: the state, and the tag the journal after it chains from.
     struct Snapshot: Sendable {
         var state: ReplicaState
@@ -38,12 +47,13 @@ struct ReplicaStateFile: Sendable {
     let label: String
     let key: SymmetricKey
 
-    var fileName: String { label + ".state" }
+    /// The snapshot's name. Kept, not joined on each use: every change looks both names up.
+    let fileName: String
 
     // The names of the store's other files, beside the snapshot (docs/SYNC.md, section 7).
 
     /// The journal of the changes since the snapshot (``ReplicaJournal``).
-    var journalName: String { label + ".journal" }
+    let journalName: String
     /// The lock file held to read the store again or change it.
     var lockName: String { label + ".lock" }
     /// The lock file held for a round.

@@ -93,15 +93,15 @@ struct ReplicaStateStore: Sendable {
 
     /// The versions of `snapshotFile` and its journal now, as ``seenFiles`` holds them.
     static func fileVersions(of snapshotFile: ReplicaStateFile) throws(SyncError) -> [FileVersion?] {
-        var versions: [FileVersion?] = []
-        for name in [snapshotFile.fileName, snapshotFile.journalName] {
+        // Two calls, not a loop over an array of the names: this runs twice on every change.
+        func version(of name: String) throws(SyncError) -> FileVersion? {
             do {
-                versions.append(try snapshotFile.directory.status(of: name).map(FileVersion.init))
+                return try snapshotFile.directory.status(of: name).map(FileVersion.init)
             } catch {
                 throw SyncError(.storage, "the sync state \(name) cannot be looked up: \(error)", underlyingError: error)
             }
         }
-        return versions
+        return [try version(of: snapshotFile.fileName), try version(of: snapshotFile.journalName)]
     }
 
     /// Keeps the files' versions after this store wrote them (under the lock, so nobody else

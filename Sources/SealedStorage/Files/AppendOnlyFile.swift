@@ -21,15 +21,19 @@ extension FaultPoint {
 /// with ``DirectoryHandle/openForAppending(_:maximumSize:)``. A crash in the middle of an append
 /// can leave a partial record at the end; the reader must recognise one (a length and a tag).
 package final class AppendOnlyFile: Sendable {
-    /// Its path, for messages only.
-    package let path: FilePath
+    /// Its path, for messages only: built when one is written (a `FilePath` joined for every
+    /// append was a twentieth of a synced `set`'s instructions).
+    package var path: FilePath { directoryPath.appending(name) }
+    private let directoryPath: FilePath
+    private let name: String
     /// Its size when opened.
     package let sizeWhenOpened: Int
     private let descriptor: FileDescriptor
 
-    fileprivate init(descriptor: FileDescriptor, path: FilePath, size: Int) {
+    fileprivate init(descriptor: FileDescriptor, directoryPath: FilePath, name: String, size: Int) {
         self.descriptor = descriptor
-        self.path = path
+        self.directoryPath = directoryPath
+        self.name = name
         sizeWhenOpened = size
     }
 
@@ -76,14 +80,15 @@ extension DirectoryHandle {
     /// bytes. Returns `nil` when there is no file `name`.
     package func openForAppending(_ name: String, maximumSize: Int) throws(StorageError) -> AppendOnlyFile? {
         try checkName(name)
-        let filePath = path.appending(name)
+        // The full path only names the file in a refusal: an open that succeeds builds none.
+        func filePath() -> FilePath { path.appending(name) }
         let sharing = self.sharing
         let vetted = try Syscall.openVetted(
-            name, in: descriptor, .writeOnly, options: [.append, .noFollow, .closeOnExec], path: filePath, operation: "open for appending"
+            name, in: descriptor, .writeOnly, options: [.append, .noFollow, .closeOnExec], path: filePath(), operation: "open for appending"
         ) { status throws(StorageError) in
-            try Self.check(status, path: filePath, sharing: sharing, forbiddenBits: sharing.forbiddenBits, maximumSize: maximumSize)
+            try Self.check(status, path: filePath(), sharing: sharing, forbiddenBits: sharing.forbiddenBits, maximumSize: maximumSize)
         }
         guard let vetted else { return nil }
-        return AppendOnlyFile(descriptor: vetted.descriptor, path: filePath, size: Int(vetted.status.size))
+        return AppendOnlyFile(descriptor: vetted.descriptor, directoryPath: path, name: name, size: Int(vetted.status.size))
     }
 }

@@ -369,16 +369,20 @@ package final class DirectoryHandle: Sendable {
     /// pass over the bytes: four separate looks at the string cost a warm read a thousand
     /// instructions per file it checks.
     static func isOneComponent(_ name: String) -> Bool {
-        let utf8 = name.utf8
-        switch utf8.count {
-        case 0: return false
-        case 1: if utf8.first == UInt8(ascii: ".") { return false }
-        case 2: if utf8.elementsEqual("..".utf8) { return false }
-        default: break
+        var name = name
+        // Over the string's own bytes: iterating its UTF-8 view cost a synced write 1,500
+        // instructions for a journal's 44-byte name.
+        return name.withUTF8 { bytes in
+            switch bytes.count {
+            case 0: return false
+            case 1: if bytes[0] == UInt8(ascii: ".") { return false }
+            case 2: if bytes[0] == UInt8(ascii: "."), bytes[1] == UInt8(ascii: ".") { return false }
+            default: break
+            }
+            for byte in bytes where byte == UInt8(ascii: "/") || byte == 0 {
+                return false
+            }
+            return true
         }
-        for byte in utf8 where byte == UInt8(ascii: "/") || byte == 0 {
-            return false
-        }
-        return true
     }
 }
