@@ -79,9 +79,9 @@ final class KeyedBLAKE2bHasherTests: XCTestCase {
         wrong[31] ^= 1
 
         [UInt8]([1]).withUnsafeBytes { hasher.update(lengthPrefixed: $0) }
-        XCTAssertTrue(hasher.finishMessage(hasDigest: Digest.keyedBLAKE2b256(start + [0, 0, 0, 1, 1], key: key)))
+        XCTAssertTrue(hasher.finishMessage(hasDigest: Digest.keyedBLAKE2b256(start + [0, 0, 0, 1, 1], key: key)[...]))
         hasher.update(bigEndian: UInt8(1))
-        XCTAssertFalse(hasher.finishMessage(hasDigest: wrong))
+        XCTAssertFalse(hasher.finishMessage(hasDigest: wrong[...]))
         hasher.update(bigEndian: UInt8(2))
         XCTAssertFalse(hasher.finishMessage(hasDigest: []))
         XCTAssertEqual(hasher.finishMessage(), Digest.keyedBLAKE2b256(start, key: key))

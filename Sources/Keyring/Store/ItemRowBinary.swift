@@ -160,7 +160,7 @@ enum ItemRowBinary {
             guard let encoding = text().flatMap(AttributeEncoding.init(rawValue:)) else { return false }
             item.accountEncoding = encoding
         case .accessGroup:
-            if let rowGroup, names(rowGroup, value) {
+            if let rowGroup, spells(rowGroup.rawValue, value) {
                 item.accessGroup = rowGroup
                 return true
             }
@@ -218,16 +218,12 @@ enum ItemRowBinary {
     private static func enumeration<Enumeration: CaseIterable & RawRepresentable>(
         _: Enumeration.Type, named value: UnsafeRawBufferPointer
     ) -> Enumeration? where Enumeration.RawValue == String {
-        for candidate in Enumeration.allCases {
-            var name = candidate.rawValue
-            if name.withUTF8({ haveSameBytes(UnsafeRawBufferPointer($0), value) }) { return candidate }
-        }
-        return nil
+        Enumeration.allCases.first { spells($0.rawValue, value) }
     }
 
-    /// Whether `value` is exactly the UTF-8 of `group`'s name.
-    private static func names(_ group: GroupIdentifier, _ value: UnsafeRawBufferPointer) -> Bool {
-        var name = group.rawValue
-        return name.withUTF8 { haveSameBytes(UnsafeRawBufferPointer($0), value) }
+    /// Whether `value` is exactly the UTF-8 of `text`.
+    private static func spells(_ text: String, _ value: UnsafeRawBufferPointer) -> Bool {
+        var text = text
+        return text.withUTF8 { haveSameBytes(UnsafeRawBufferPointer($0), value) }
     }
 }

@@ -289,11 +289,9 @@ struct ItemTable: Sendable {
                 UPDATE items SET item_class = ?, key_hash = ?, service_hash = ?, account_hash = ?, server_hash = ?,
                     reference_hash = ?, sealed = ? WHERE id = ?
                 """,
-                [
-                    .text(replacement.item.itemClass.rawValue), .blob(Array(hashes.key)), .blob(Array(hashes.service)), .blob(Array(hashes.account)),
-                    .blob(Array(hashes.server)), .blob(Array(hashes.reference)),
-                    .blob(try seal(replacement.item, hashes: hashes, in: replacement.group)), .integer(replacement.row.id),
-                ], expecting: .exactly(1))
+                [.text(replacement.item.itemClass.rawValue)] + hashes.columnValues
+                    + [.blob(try seal(replacement.item, hashes: hashes, in: replacement.group)), .integer(replacement.row.id)],
+                expecting: .exactly(1))
         }
     }
 
@@ -303,10 +301,8 @@ struct ItemTable: Sendable {
             INSERT INTO items (access_group, item_class, key_hash, service_hash, account_hash, server_hash, reference_hash, sealed)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [
-                .text(group.rawValue), .text(item.itemClass.rawValue), .blob(Array(hashes.key)), .blob(Array(hashes.service)),
-                .blob(Array(hashes.account)), .blob(Array(hashes.server)), .blob(Array(hashes.reference)), .blob(try seal(item, hashes: hashes, in: group)),
-            ], expecting: .exactly(1))
+            [.text(group.rawValue), .text(item.itemClass.rawValue)] + hashes.columnValues + [.blob(try seal(item, hashes: hashes, in: group))],
+            expecting: .exactly(1))
     }
 
     private func rowID(withKey key: ArraySlice<UInt8>, in group: GroupIdentifier, _ transaction: borrowing KeyringDatabase.Transaction) throws(KeyringError) -> Int64? {
@@ -590,6 +586,12 @@ struct Hashes: Sendable, Equatable {
         self.account = account[...]
         self.server = server[...]
         self.reference = reference[...]
+    }
+
+    /// The five as values to bind, in the order of the properties and of the table's columns
+    /// (`key_hash` to `reference_hash`).
+    var columnValues: [SQLiteConnection.Value] {
+        [.blob(Array(key)), .blob(Array(service)), .blob(Array(account)), .blob(Array(server)), .blob(Array(reference))]
     }
 
     /// The five hashes stored in `reader`'s row from column `first` on, in the order of the

@@ -83,13 +83,8 @@ package struct KeyedBLAKE2bHasher: ~Copyable {
     }
 
     /// Ends the message in progress as ``finishMessage()`` does, and tells whether its digest is
-    /// `expected`, without an array for the digest: for checking stored hashes.
-    package func finishMessage(hasDigest expected: [UInt8]) -> Bool {
-        finishMessage(hasDigest: expected[...])
-    }
-
-    /// ``finishMessage(hasDigest:)`` of a digest that is part of a larger array (a row's hashes
-    /// are read into one).
+    /// `expected`, without an array for the digest: for checking stored hashes (a slice, since
+    /// a row's five are read into one array).
     package func finishMessage(hasDigest expected: ArraySlice<UInt8>) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
             finish(into: digest.baseAddress!)
