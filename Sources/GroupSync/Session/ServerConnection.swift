@@ -69,10 +69,7 @@ final class ServerConnection: Sendable {
             do {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(SyncSchema.migrationLock))", logger: logger)
                 try await connection.query(PostgresQuery(unsafeSQL: SyncSchema.versionTable), logger: logger)
-                var version = 0
-                for try await found in try await connection.query("SELECT coalesce(max(version), 0) FROM groupsync_schema", logger: logger).decode(Int.self) {
-                    version = found
-                }
+                let version = try await Self.readVersion(on: connection, logger: logger)
                 if version > SyncSchema.currentVersion {
                     throw SchemaTooNew(found: version)
                 }
@@ -87,30 +84,33 @@ final class ServerConnection: Sendable {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error
             }
-            // The version check failed or found an older schema, so its settings may not have
-            // been made: made here.
-            try await connection.query(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionSettings)"), logger: logger)
         }
     }
 
     private struct SchemaTooNew: Error { let found: Int }
 
     /// The server's schema version, read without a transaction; fails when there is no version
-    /// table yet. The same statement makes this connection's ``sessionSettings``.
+    /// table yet.
     func currentVersion() async throws(SyncError) -> Int {
         try await run("read the schema version") { connection, logger in
-            var version = 0
-            let query = PostgresQuery(unsafeSQL: "SELECT \(Self.sessionSettings), coalesce(max(version), 0) FROM groupsync_schema")
-            for try await (_, found) in try await connection.query(query, logger: logger).decode((String, Int).self) {
-                version = found
-            }
-            return version
+            try await Self.readVersion(on: connection, logger: logger)
         }
     }
 
+    /// Reads the schema version (0 when the table is empty) and, in the same statement, makes
+    /// the connection's ``sessionSettings``: every connection reads the version, alone or in the
+    /// migration's transaction, whose commit keeps them.
+    private static func readVersion(on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        var version = 0
+        let query = PostgresQuery(unsafeSQL: "SELECT \(sessionSettings), coalesce(max(version), 0) FROM groupsync_schema")
+        for try await (_, found) in try await connection.query(query, logger: logger).decode((String, Int).self) {
+            version = found
+        }
+        return version
+    }
+
     /// What every connection sets for its session, as `set_config` calls in the statement that
-    /// reads the schema version, or after a migration in a statement of their own (docs/SYNC.md,
-    /// section 6, "Session settings").
+    /// reads the schema version (docs/SYNC.md, section 6, "Session settings").
     ///
     /// Bitmap scans off: a catch-up page must read the `(space, change)` index in order and stop
     /// at the page's limit. Where the planner has no statistics for the table (a new server,
