@@ -48,8 +48,19 @@ final class SyncSession: Sendable {
         var delay = configuration.initialReconnectDelay
         while !Task.isCancelled {
             do {
-                try replica.adopt(server: configuration.url.serverIdentity)
-                let server = try await ServerConnection.open(configuration)
+                // Connecting waits on the server (a new backend, authentication) and adopting on
+                // the disk (on a fresh home, the state's first write): done at once, a session's
+                // start pays the longer of the two rather than their sum (docs/ARCHITECTURE.md,
+                // "A session connects while its state adopts the server").
+                async let opening = ServerConnection.open(configuration)
+                do {
+                    try replica.adopt(server: configuration.url.serverIdentity)
+                } catch {
+                    // The connection is not used; closed once made, so none outlives the failure.
+                    if let server = try? await opening { await server.close() }
+                    throw error
+                }
+                let server = try await opening
                 let failures = health.withLock { health in
                     defer { health.connected = true; health.failuresInARow = 0 }
                     return health.failuresInARow
