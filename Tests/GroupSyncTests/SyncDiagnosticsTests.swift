@@ -45,6 +45,10 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         (try? metrics.expectCounter(SyncMetricLabel.catchUps).totalValue) ?? 0
     }
 
+    private var catchUpPages: Int64 {
+        (try? metrics.expectCounter(SyncMetricLabel.catchUpPages).totalValue) ?? 0
+    }
+
     /// Waits for `condition`; the bound only guards against a hang.
     private func wait(until condition: () -> Bool) async throws {
         let deadline = Date().addingTimeInterval(60)
@@ -128,5 +132,25 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         XCTAssertEqual(afterFirstSync, 1, "the first round catches up")
         XCTAssertEqual(store.string(forKey: "other"), "theirs")
         XCTAssertEqual(catchUps, afterFirstSync + 1, "one catch-up, for the other machine's write; none for the ten echoes")
+    }
+
+    func testAFirstSyncReadsPagesThatDoubleInRows() async throws {
+        // One authentic row in the store's space, then 3,599 more rows of the same space under
+        // other names: refused when judged, but paged like any other (3,600 rows in all).
+        let writer = try sandbox.store(1, url: server.url)
+        writer.set("first", forKey: "token")
+        try await writer.synchronizeWithServer()
+        try server.psql("""
+            INSERT INTO groupsync_entry (space, name, sequence, change, blob)
+            SELECT e.space, sha256(int4send(i)), e.sequence, nextval('groupsync_change'), e.blob
+            FROM groupsync_entry AS e, generate_series(1, 3599) AS i
+            """)
+        let store = try store(url: server.url)
+
+        try await store.synchronizeWithServer()
+
+        XCTAssertEqual(store.string(forKey: "token"), "first")
+        XCTAssertEqual(store.status.refusedCount, 3_599, "every row was read: \(store.status.refusals)")
+        XCTAssertEqual(catchUpPages, 4, "pages of 500, 1,000 and 2,000 rows, then the last 100")
     }
 }

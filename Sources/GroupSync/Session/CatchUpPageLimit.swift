@@ -10,8 +10,26 @@ struct CatchUpPageLimit: Sendable, Equatable {
     /// Blob bytes after which a page takes no further row.
     var bytes: Int
 
-    /// What a catch-up reads per query.
+    /// What a catch-up's first query reads.
     static let standard = CatchUpPageLimit(rows: 500, bytes: 4 << 20)
+
+    /// The most rows a page grows to (``next()``): at this many rows, a page reaches its
+    /// `bytes` once entries average 262 bytes sealed, so a space of larger values is paged by
+    /// bytes alone, and one of smaller values is not held as more rows than that at once.
+    static let largestRows = 16_000
+
+    /// The limit of the page after a full page read with this one: twice the rows, up to
+    /// ``largestRows`` (a larger given count stays), the same bytes.
+    ///
+    /// Why it grows: the next page is asked for only once this one has arrived (it starts after
+    /// this page's last change), so a catch-up makes one round trip per page, and across a
+    /// network a first sync of many rows waited on round trips rather than on work. Why it
+    /// starts small: a catch-up after a notification or a reconnect reads a few rows, and a
+    /// first sync's first page is applied sooner (docs/ARCHITECTURE.md, "A catch-up's pages
+    /// double in rows").
+    func next() -> CatchUpPageLimit {
+        CatchUpPageLimit(rows: max(rows, min(rows * 2, Self.largestRows)), bytes: bytes)
+    }
 
     /// Whether `page` may have been cut by this limit, so that more rows may follow it. A page
     /// that reached `bytes` exactly without being cut also counts: the next query then finds

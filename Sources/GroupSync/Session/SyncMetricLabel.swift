@@ -9,4 +9,7 @@ public enum SyncMetricLabel {
     /// that brings something this machine does not hold, and whenever a push was overtaken.
     /// A machine's own writes echoed back by their notifications cost none.
     public static let catchUps = "groupvault_sync_catch_ups_total"
+    /// Counter: the queries catch-ups sent, one per page read (a catch-up's pages double in
+    /// rows, so a first sync of 10,000 small values reads 5).
+    public static let catchUpPages = "groupvault_sync_catch_up_pages_total"
 }

@@ -78,13 +78,18 @@ enum SyncRound {
     }
 
     private static func catchUp(_ replica: SyncReplica, on server: ServerConnection, into outcome: inout Outcome) async throws(SyncError) {
-        Counter(label: SyncMetricLabel.catchUps, factory: replica.keyring.currentMetricsFactory).increment()
-        let first = try await server.changes(space: replica.space, after: replica.state.cursor, within: page)
+        let metrics = replica.keyring.currentMetricsFactory
+        Counter(label: SyncMetricLabel.catchUps, factory: metrics).increment()
+        let pages = Counter(label: SyncMetricLabel.catchUpPages, factory: metrics)
+        var limit = page
+        pages.increment()
+        let first = try await server.changes(space: replica.space, after: replica.state.cursor, within: limit)
         var rows = first.rows
         if first.lastChange < replica.state.cursor {
             try replica.serverWentBack(to: first.lastChange)
             outcome.refused += 1
-            rows = try await server.rows(space: replica.space, after: replica.state.cursor, within: page)
+            pages.increment()
+            rows = try await server.rows(space: replica.space, after: replica.state.cursor, within: limit)
         }
         func apply(_ rows: [ServerRow]) throws(SyncError) {
             outcome.refused += try replica.apply(rows).count
@@ -92,15 +97,17 @@ enum SyncRound {
         }
         // A page short of full is the last: applied with no child task (a round after a
         // notification reads one such page, on the path to the next write seen).
-        while page.isFull(rows) {
+        while limit.isFull(rows) {
             // A full page means there may be more: the next page is asked for before this one
             // is applied, so that the server's work and the round trip overlap the judging and
             // the journal record. It starts after the page's last change, which is where
-            // applying the page leaves the cursor (every row read by a catch-up moves it). A
-            // child task, so that it is cancelled with the round, and awaited (then dropped)
-            // when applying this page fails.
+            // applying the page leaves the cursor (every row read by a catch-up moves it), and
+            // may hold twice the rows (``CatchUpPageLimit/next()``). A child task, so that it is
+            // cancelled with the round, and awaited (then dropped) when applying this page fails.
             let after = rows.reduce(replica.state.cursor) { max($0, $1.change) }
-            async let next: [ServerRow] = server.rows(space: replica.space, after: after, within: page)
+            let nextLimit = limit.next()
+            pages.increment()
+            async let next: [ServerRow] = server.rows(space: replica.space, after: after, within: nextLimit)
             try apply(rows)
             do {
                 rows = try await next
@@ -109,6 +116,7 @@ enum SyncRound {
             } catch {
                 throw SyncError(.server, "could not read changes from the sync server: \(ServerConnection.describe(error))", underlyingError: error)
             }
+            limit = nextLimit
         }
         if !rows.isEmpty { try apply(rows) }
         try replica.finishCatchUp()
