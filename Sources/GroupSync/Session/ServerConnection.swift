@@ -110,22 +110,15 @@ final class ServerConnection: Sendable {
     }
 
     /// What every connection sets for its session, as `set_config` calls in the statement that
-    /// reads the schema version, joined into one column (docs/SYNC.md, section 6, "Session
-    /// settings"). Both keep a catch-up page on the `(space, change)` index, read in order and
-    /// stopped at the page's limit; every statement GroupSync sends has an index path, and none
-    /// is better served by either scan.
+    /// reads the schema version (docs/SYNC.md, section 6, "Session settings").
     ///
-    /// Bitmap scans off: where the planner has no statistics for the table (a new server, before
-    /// autovacuum's first `ANALYZE`) or underestimates a space, it picks a bitmap scan of every
-    /// row of the space and a sort instead, so each page costs the whole space: 3.4 ms for a page
-    /// of 500 of 10,000 rows against 0.58 ms with the index (`EXPLAIN ANALYZE` on PostgreSQL 15).
-    ///
-    /// Sequential scans off: a page whose row limit is above what is left of the space (the last
-    /// page of a catch-up, whose pages grow to 16,000 rows) no longer gains from stopping early,
-    /// and where what is left is a large part of the table the planner reads the whole table
-    /// and sorts it: 12.8 ms for the last 5,999 rows of a space in a table of 20,000, against
-    /// 6.1 ms through the index.
-    static let sessionSettings = "concat_ws(',', set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false))"
+    /// Bitmap scans off: a catch-up page must read the `(space, change)` index in order and stop
+    /// at the page's limit. Where the planner has no statistics for the table (a new server,
+    /// before autovacuum's first `ANALYZE`) or underestimates a space, it picks a bitmap scan of
+    /// every row of the space and a sort instead, so each page costs the whole space: 3.4 ms for
+    /// a page of 500 of 10,000 rows against 0.58 ms with the index (`EXPLAIN ANALYZE` on
+    /// PostgreSQL 15). No statement GroupSync sends is better served by a bitmap scan.
+    static let sessionSettings = "set_config('enable_bitmapscan', 'off', false)"
 
     private func schemaTooNew(_ found: Int) -> SyncError {
         SyncError(.schema, "the sync server \(url.redacted) has GroupSync schema version \(found); this GroupSync knows version \(SyncSchema.currentVersion) at most: update it before syncing")
