@@ -13,10 +13,11 @@ struct CatchUpPageLimit: Sendable, Equatable {
     /// What a catch-up's first query reads.
     static let standard = CatchUpPageLimit(rows: 500, bytes: 4 << 20)
 
-    /// The most rows a page grows to (``next()``): at this many rows, a page reaches its
-    /// `bytes` once entries average 262 bytes sealed, so a space of larger values is paged by
-    /// bytes alone, and one of smaller values is not held as more rows than that at once.
-    static let largestRows = 16_000
+    /// The most rows a page grows to (``next()``). A catch-up's last page has a limit above
+    /// what is left of the space; with a larger limit, where that is a large part of an
+    /// analysed table, the planner read the whole table and sorted it rather than the index
+    /// (docs/ARCHITECTURE.md, "A catch-up's pages double in rows").
+    static let largestRows = 4_000
 
     /// The limit of the page after a full page read with this one: twice the rows, up to
     /// ``largestRows`` (a larger given count stays), the same bytes.
