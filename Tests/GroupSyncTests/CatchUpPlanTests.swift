@@ -35,7 +35,7 @@ final class CatchUpPlanTests: SyncServerTestCase {
         bindings.append(CatchUpPageLimit.standard.rows)
         bindings.append(CatchUpPageLimit.standard.bytes)
         var lines: [String] = []
-        let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + ChangesStatement.sql, binds: bindings)
+        let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + PageStatement.sql, binds: bindings)
         for try await line in try await connection.connection.query(explain, logger: logger).decode(String.self) {
             lines.append(line)
         }

@@ -31,6 +31,6 @@ final class ServerStatementsTests: SyncServerTestCase {
         }
 
         let prepared = try await preparedNames(on: server)
-        XCTAssertEqual(prepared, [CompareAndSwapStatement.name, ChangesStatement.name].sorted())
+        XCTAssertEqual(prepared, [CompareAndSwapStatement.name, ChangesStatement.name, PageStatement.name].sorted())
     }
 }

@@ -126,10 +126,15 @@ final class ServerConnection: Sendable {
 
     // MARK: Reading
 
-    /// The rows of `space` changed after `change`, in change order, within `limit`: a later page
-    /// of a catch-up, read with ``ChangesStatement`` (its counter unused).
+    /// The rows of `space` changed after `change`, in change order, within `limit`.
     func rows(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) async throws(SyncError) -> [ServerRow] {
-        try await changes(space: space, after: change, within: limit).rows
+        try await run("read changes") { connection, logger in
+            var rows: [ServerRow] = []
+            for try await row in try await connection.execute(PageStatement(space: space, after: change, limit: limit), logger: logger) {
+                rows.append(row)
+            }
+            return rows
+        }
     }
 
     /// The highest change number the server has handed out (0 before the first write), and the

@@ -41,13 +41,30 @@ private func pageBindings(space: [UInt8], after change: Int64, within limit: Cat
     return bindings
 }
 
+/// The rows of a space changed after a change number, in change order, within a page's limit.
+struct PageStatement: PostgresPreparedStatement {
+    static let name = "groupsync_page_v1"
+    static let sql = pageSQL + " ORDER BY change"
+
+    var space: [UInt8]
+    var after: Int64
+    var limit: CatchUpPageLimit
+
+    func makeBindings() throws -> PostgresBindings {
+        try pageBindings(space: space, after: after, within: limit)
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> ServerRow {
+        // As buffers, copied once into the row's arrays: through `Data` each column was copied
+        // twice, for every row of a catch-up.
+        let (name, sequence, change, blob) = try row.decode((ByteBuffer, Int64, Int64, ByteBuffer).self)
+        return ServerRow(name: Array(name.readableBytesView), sequence: sequence, change: change, blob: Array(blob.readableBytesView))
+    }
+}
+
 /// The server's change counter (0 before the first write) and the first page after a change
 /// number, in one round trip: one row for the counter even when no entry changed (the LEFT
 /// JOIN keeps it, its entry columns NULL).
-///
-/// Every later page of a catch-up is read with it too, its counter unused: a statement of its
-/// own for them was prepared on the connection's first catch-up of more than one page, which
-/// cost that catch-up a round trip (docs/SYNC.md, section 6, step 2).
 struct ChangesStatement: PostgresPreparedStatement {
     static let name = "groupsync_changes_v1"
     static let sql = """
