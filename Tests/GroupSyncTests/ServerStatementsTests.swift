@@ -5,7 +5,8 @@ import PostgresNIO
 import XCTest
 
 /// A round's statements are prepared once per connection (docs/SYNC.md, section 6, "Prepared
-/// statements"), not parsed and planned by the server on every send.
+/// statements"), not parsed and planned by the server on every send; a connection's first
+/// catch-up goes unprepared, in one round trip rather than two.
 final class ServerStatementsTests: SyncServerTestCase {
     private static let space = [UInt8](repeating: 0x5A, count: 32)
 
@@ -32,5 +33,18 @@ final class ServerStatementsTests: SyncServerTestCase {
 
         let prepared = try await preparedNames(on: server)
         XCTAssertEqual(prepared, [CompareAndSwapStatement.name, ChangesStatement.name, PageStatement.name].sorted())
+    }
+
+    func testAConnectionsFirstCatchUpIsSentUnpreparedAndItsSecondPrepared() async throws {
+        let server = try await ServerConnection.open(SyncConfiguration(url: try SyncServerURL(self.server.url)))
+        addTeardownBlock { await server.close() }
+
+        _ = try await server.changes(space: Self.space, after: 0, within: .standard)
+        let afterTheFirst = try await preparedNames(on: server)
+        _ = try await server.changes(space: Self.space, after: 0, within: .standard)
+        let afterTheSecond = try await preparedNames(on: server)
+
+        XCTAssertEqual(afterTheFirst, [], "the first catch-up must not cost a round trip to prepare")
+        XCTAssertEqual(afterTheSecond, [ChangesStatement.name])
     }
 }

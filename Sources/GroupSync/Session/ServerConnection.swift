@@ -15,6 +15,8 @@ final class ServerConnection: Sendable {
     private let url: SyncServerURL
     private let logger: Logger
     private let requests: InFlightRequests
+    /// Whether this connection has sent ``ChangesStatement`` before (``changes(space:after:within:)``).
+    private let sentCatchUp = Locked(false)
 
     private init(connection: PostgresConnection, url: SyncServerURL, logger: Logger) {
         self.connection = connection
@@ -140,13 +142,27 @@ final class ServerConnection: Sendable {
     /// The highest change number the server has handed out (0 before the first write), and the
     /// first page of rows of `space` changed after `change`, in one round trip. A counter below
     /// what a machine has already read means the server went back in time.
+    ///
+    /// A connection's first catch-up sends the statement unnamed, parsed and planned for this
+    /// execution, in one round trip; its later ones send it prepared. postgres-nio prepares a
+    /// statement in a round trip of its own before its first execution, and a connection's first
+    /// catch-up is on the path of every session's start (docs/ARCHITECTURE.md, "The statements of
+    /// a round are prepared").
     func changes(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) async throws(SyncError) -> (lastChange: Int64, rows: [ServerRow]) {
-        try await run("read changes") { connection, logger in
+        let statement = ChangesStatement(space: space, after: change, limit: limit)
+        let first = sentCatchUp.withLock { sent in defer { sent = true }; return !sent }
+        return try await run("read changes") { connection, logger in
             var last: Int64 = 0
             var rows: [ServerRow] = []
-            for try await found in try await connection.execute(ChangesStatement(space: space, after: change, limit: limit), logger: logger) {
+            func take(_ found: (lastChange: Int64, row: ServerRow?)) {
                 last = found.lastChange
                 if let row = found.row { rows.append(row) }
+            }
+            if first {
+                let query = PostgresQuery(unsafeSQL: ChangesStatement.sql, binds: try statement.makeBindings())
+                for try await row in try await connection.query(query, logger: logger) { take(try statement.decodeRow(row)) }
+            } else {
+                for try await found in try await connection.execute(statement, logger: logger) { take(found) }
             }
             return (last, rows)
         }
