@@ -29,11 +29,7 @@ final class CatchUpPlanTests: SyncServerTestCase {
 
     /// The plan of a catch-up page after change 500 on `connection`, as `EXPLAIN` prints it.
     private func pagePlan(on connection: ServerConnection) async throws -> String {
-        var bindings = PostgresBindings(capacity: 4)
-        try bindings.append(Data(Self.space))
-        bindings.append(Int64(500))
-        bindings.append(CatchUpPageLimit.standard.rows)
-        bindings.append(CatchUpPageLimit.standard.bytes)
+        let bindings = try PageStatement(space: Self.space, after: 500, limit: .standard).makeBindings()
         var lines: [String] = []
         let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + PageStatement.sql, binds: bindings)
         for try await line in try await connection.connection.query(explain, logger: logger).decode(String.self) {

@@ -17,17 +17,6 @@ final class SessionStartTests: SyncServerTestCase {
         return try XCTUnwrap(Int(count.trimmingCharacters(in: .whitespacesAndNewlines)), "psql printed \(count)")
     }
 
-    /// Whether `condition` holds within `limit`, asked every 10 ms: a bound on a wait for
-    /// another thread or process to show something, not a measure of how long it took.
-    private func eventually(within limit: Duration = .seconds(30), _ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return try condition()
-    }
-
     // MARK: Connecting while the state is written
 
     func testTheServerSeesTheSessionsConnectionWhileItsStateIsBeingWritten() async throws {

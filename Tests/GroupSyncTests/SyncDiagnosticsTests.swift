@@ -51,8 +51,7 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
 
     /// Waits for `condition`; the bound only guards against a hang.
     private func wait(until condition: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(60)
-        while !condition() && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await eventually(within: .seconds(60), condition)
     }
 
     func testAnUnreachableServerIsLoggedOnceAtInfoAndEveryAttemptIsCounted() async throws {

@@ -58,6 +58,18 @@ final class SyncSandbox: @unchecked Sendable {
     func remove() { directory.remove() }
 }
 
+/// Whether `condition` holds within `limit`, asked every 10 ms: a bound on a wait for another
+/// thread or process (a session, the server) to show something, not a measure of how long it
+/// took; the assertion on the result decides.
+func eventually(within limit: Duration = .seconds(30), _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return try condition()
+}
+
 /// The first change `changes` yields (for `reason`, when given); `nil` when none comes within
 /// `timeout`, a bound on a test that would otherwise hang: the assertion on the change decides.
 func firstChange(
