@@ -104,36 +104,19 @@ public final class PostgresServer: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: scratch.url) }
         let outputURL = scratch.url.appendingPathComponent("out")
         let errorURL = scratch.url.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        // posix_spawn and a blocking waitpid: Foundation's Process missed this script's exit
-        // (it leaves a watcher running in the background) and waited for ever.
-        let status = try Self.spawnAndWait(executable, arguments, output: outputURL.path, errors: errorURL.path)
+        // Not Foundation's `Process`, which missed this script's exit (it leaves a watcher
+        // running in the background) and waited for ever.
+        let status: Int32
+        do {
+            status = try SpawnedProgram.run(executable, arguments, output: outputURL.path, errors: errorURL.path)
+        } catch {
+            throw Failure(description: "\(what): \(error)")
+        }
         let printed = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
         guard status == 0 else {
             let complaint = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
             throw Failure(description: "\(what) failed (exit status \(status)): \(complaint)")
         }
         return printed
-    }
-
-    private static func spawnAndWait(_ executable: String, _ arguments: [String], output: String, errors: String) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_TRUNC, 0o600)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw Failure(description: "cannot start \(executable): errno \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw Failure(description: "waitpid for \(executable) failed: errno \(errno)") }
-        }
-        // WIFEXITED / WEXITSTATUS, which Swift does not import.
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 }
