@@ -15,7 +15,7 @@ import GroupSyncCore
 /// server the store works locally and keeps its writes until one is configured.
 ///
 /// ```swift
-/// let store = try UbiquitousKeyValueStore(group: "group.com.example.notes", keyring: keyring)
+/// let store = try UbiquitousKeyValueStore(group: GroupIdentifier(validating: "group.com.example.notes"), keyring: keyring)
 /// store.start()
 /// store.set("dark", forKey: "theme")
 /// for await change in store.externalChanges() where change.reason == .serverChange {

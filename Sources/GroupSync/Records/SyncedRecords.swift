@@ -18,7 +18,7 @@ import GroupSyncCore
 /// (never silently: the lost value is not applied anywhere).
 ///
 /// ```swift
-/// let records = try SyncedRecords(group: "group.com.example.notes", keyring: keyring)
+/// let records = try SyncedRecords(group: GroupIdentifier(validating: "group.com.example.notes"), keyring: keyring)
 /// records.start()
 /// try records.write(AuthState(isAuthenticated: true), to: "auth-state")
 /// let state = try records.read(AuthState.self, from: "auth-state")
