@@ -289,6 +289,11 @@ let package = Package(
             dependencies: security,
             path: "Examples/Readme/AppleCompatibility"
         ),
+        .executableTarget(
+            name: "ReadmeSync",
+            dependencies: ["Keyring", "GroupSync"],
+            path: "Examples/Readme/Sync"
+        ),
         // A child process for the multi-process and fault-injection tests: each test starts
         // real copies of it, so races and SIGKILLs happen between processes, not threads.
         .executableTarget(
@@ -398,13 +403,14 @@ let package = Package(
             dependencies: ["Keyring", "Vault", "SealedStorage", "GroupVaultTestKit", "vaultcli"]
         ),
         // The README's test snippet (TokenStoreTests.swift), run; the check that every Swift
-        // snippet of the README is the source of a compiled file; and each snippet run twice in
-        // one home (the Readme* executables, and vaultcli as the messaging snippet's server).
+        // snippet of the README is the source of a compiled file; each snippet run twice in one
+        // home (the Readme* executables, and vaultcli as the messaging snippet's server); and the
+        // sync section's shell block run as written (two homes and a PostgreSQL server).
         .testTarget(
             name: "ReadmeSnippetTests",
             dependencies: [
                 "KeyringTestSupport", "GroupVaultTestKit",
-                "ReadmeKeychainItems", "ReadmeSealedRecords", "ReadmeSharedData", "ReadmeMessaging", "vaultcli",
+                "ReadmeKeychainItems", "ReadmeSealedRecords", "ReadmeSharedData", "ReadmeMessaging", "ReadmeSync", "vaultcli",
             ] + security
         ),
         .testTarget(

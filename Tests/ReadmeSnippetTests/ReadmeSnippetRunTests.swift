@@ -26,13 +26,15 @@ final class ReadmeSnippetRunTests: XCTestCase {
             "GROUPVAULT_BUNDLE_ID": "com.example.notes",
             "GROUPVAULT_HOME": directory.url.appendingPathComponent("groupvault").path,
             "HOME": directory.url.path,
+            // No server unless a test starts one (an empty URL is none).
+            "GROUPVAULT_SYNC_URL": "",
         ]
     }
 
     /// Runs `executable` twice; each run must exit 0. Returns both runs' output.
-    private func runTwice(_ executable: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+    private func runTwice(_ executable: String, _ arguments: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
         try (1...2).map { run in
-            let child = try FixtureProcess([], environment: environment, executable: executable)
+            let child = try FixtureProcess(arguments, environment: environment, executable: executable)
             // A hang guard, not a timing assertion: a snippet stuck in an endless loop fails
             // here with its output instead of stopping the whole suite.
             let watchdog = DispatchWorkItem { child.kill(SIGKILL) }
@@ -80,5 +82,51 @@ final class ReadmeSnippetRunTests: XCTestCase {
         for output in outputs {
             XCTAssertTrue(output.hasPrefix("pong 1 from a server that saw pid "), output)
         }
+    }
+
+    func testTheSyncSnippetKeepsItsNoteOnItsMachineWithoutAServer() throws {
+        let outputs = try runTwice("ReadmeSync", ["Groceries"])
+        XCTAssertEqual(outputs, ["last opened note: Groceries\n", "last opened note: Groceries\n"])
+        let child = try FixtureProcess([], environment: environment, executable: "ReadmeSync")
+        XCTAssertEqual(child.wait(), 0, child.standardError)
+        XCTAssertEqual(child.standardOutput, "last opened note: Groceries\n", "a later process reads the note back")
+    }
+
+    /// The first ```sh block of the README's section `### Syncing across machines`.
+    private func syncSectionBlock() throws -> String {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try XCTUnwrap(readme.range(of: "\n### Syncing across machines\n"), "README.md has no ### Syncing across machines section")
+        let rest = readme[section.upperBound...]
+        let open = try XCTUnwrap(rest.range(of: "```sh\n"))
+        let close = try XCTUnwrap(rest[open.upperBound...].range(of: "```"))
+        return String(rest[open.upperBound..<close.lowerBound])
+    }
+
+    /// The block as a reader runs it, from the repository's root in a fresh shell, with the
+    /// built executables in place of `swift run`: it starts its own PostgreSQL server
+    /// (`scripts/postgres-server`, stopped with the shell in any case), so the second machine
+    /// reads the first one's note through it.
+    func testTheSyncSectionsTwoMachinesShareANoteAsWritten() throws {
+        let block = try syncSectionBlock()
+        XCTAssertTrue(block.contains("swift run ReadmeSync Groceries"), block)
+        // As root the server runs as `postgres`, which must pass through every directory above
+        // its own: the script opens the block's `mktemp -d` directory, this test opens its own.
+        if getuid() == 0 { XCTAssertEqual(chmod(directory.url.path, 0o711), 0) }
+        let script = "set -eo pipefail\ncd '\(Self.root.path)'\n" + block
+            .replacingOccurrences(of: "swift run ReadmeSync", with: "'\(FixtureProcess.url(ofExecutable: "ReadmeSync").path)'")
+            .replacingOccurrences(of: "swift run vaultcli", with: "'\(FixtureProcess.url(ofExecutable: "vaultcli").path)'")
+        let transcript = directory.url.appendingPathComponent("readme-sync.out").path
+        // Only what a fresh shell has (sbin too: as root, the server script runs PostgreSQL as
+        // its own user with runuser); the block sets the identity and the server itself. Its
+        // `mktemp -d` is made under this test's directory, which is removed afterwards.
+        let status = try SpawnedProgram.run(
+            "/bin/bash", ["-c", script],
+            environment: ["PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR": directory.url.path],
+            output: transcript, errors: transcript)
+        let printed = try String(contentsOfFile: transcript, encoding: .utf8)
+        XCTAssertEqual(status, 0, "a line of the README's sync block failed:\n\(printed)")
+        let notes = printed.split(separator: "\n").filter { $0.hasPrefix("last opened note: ") }
+        XCTAssertEqual(notes, ["last opened note: Groceries", "last opened note: Groceries"], "the desktop reads the laptop's note:\n\(printed)")
+        XCTAssertFalse(printed.contains("refused"), printed)
     }
 }

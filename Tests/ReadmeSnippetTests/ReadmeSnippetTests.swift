@@ -20,6 +20,7 @@ final class ReadmeSnippetTests: XCTestCase {
         "Examples/Readme/AppleCompatibility/main.swift",
         "Examples/Readme/Messaging/main.swift",
         "Examples/Readme/SharedData/main.swift",
+        "Examples/Readme/Sync/main.swift",
         "Tests/ReadmeSnippetTests/TokenStoreTests.swift",
         "Tests/WrapperStyleKeychain/SecurityReexport.swift",
     ]
