@@ -1,6 +1,8 @@
 import Foundation
 import GroupSync
+import InMemoryLogging
 import Keyring
+import Logging
 import SealedStorage
 import XCTest
 
@@ -97,6 +99,51 @@ final class KeyValueStoreLocalTests: SyncSandboxTestCase {
         let change = await iterator.next()
         XCTAssertEqual(change, UbiquitousChange(reason: .quotaViolationChange, changedKeys: [key]))
         XCTAssertNil(store.object(forKey: key))
+    }
+
+    /// The store of ``store()``'s machine, logging into `logs`.
+    private func store(loggingInto logs: InMemoryLogHandler) throws -> UbiquitousKeyValueStore {
+        var keyring = sandbox.keyrings[0]
+        var logger = Logger(label: "test", factory: { _ in logs })
+        logger.logLevel = .trace
+        keyring.logger = logger
+        return try UbiquitousKeyValueStore(
+            group: SyncSandbox.group, keyring: keyring,
+            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)), configuration: .some(nil))
+    }
+
+    /// Runs `write` with the `fdatasync` of the journal's append failing, after a write that
+    /// leaves a journal to append to (a store's first write compacts instead).
+    private func failAppending(_ write: @autoclosure () -> Void, to store: UbiquitousKeyValueStore) throws {
+        try store.setValue(.string("kept"), forKey: "other")
+        FaultInjection.withFault(.fail(.ioError), at: .step(.syncAppended)) { write() }
+    }
+
+    func testApplesNonThrowingSetterLogsWhyAWriteWasNotKept() throws {
+        let logs = InMemoryLogHandler()
+        let store = try store(loggingInto: logs)
+        try failAppending(store.set("lost", forKey: "token"), to: store)
+        XCTAssertNil(store.object(forKey: "token"))
+        let entries = logs.entries.filter { $0.message.description == "ubiquitous key-value store write not kept" }
+        XCTAssertEqual(entries.count, 1, "\(logs.entries)")
+        XCTAssertEqual(entries.first?.level, .info)
+        XCTAssertEqual(entries.first?.metadata["key"], "token")
+        XCTAssertEqual(entries.first?.metadata["code"], "storage")
+        XCTAssertFalse("\(logs.entries)".contains("lost"), "a value is never logged")
+    }
+
+    func testAWriteThatCouldNotBeMadeDurableIsNoQuotaViolation() async throws {
+        let store = try store()
+        let changes = store.externalChanges()
+        try failAppending(store.set("lost", forKey: "token"), to: store)
+        XCTAssertNil(store.object(forKey: "token"), "the write failed")
+        // The next change published is the quota violation that follows, not one for the
+        // failed durable write before it (publishing is done within `set`).
+        let tooLong = String(repeating: "k", count: 65)
+        store.set("x", forKey: tooLong)
+        var iterator = changes.makeAsyncIterator()
+        let change = await iterator.next()
+        XCTAssertEqual(change, UbiquitousChange(reason: .quotaViolationChange, changedKeys: [tooLong]))
     }
 
     func testAProcessWithoutTheEntitlementIsRefusedWithTheWayToAddIt() throws {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Keyring
+import Logging
 import GroupSyncCore
 
 /// `NSUbiquitousKeyValueStore` for a Linux app group: a small key-value store that every
@@ -199,13 +200,20 @@ public final class UbiquitousKeyValueStore: Sendable {
         }
     }
 
-    /// Apple's setters: they do not throw; a write that breaks a limit is not kept, and
-    /// ``externalChanges()`` reports a ``UbiquitousChangeReason/quotaViolationChange``.
+    /// Apple's setters: they do not throw. A write that is not kept is logged through the
+    /// keyring's logger at `.info` with its reason; one that breaks a limit is also reported by
+    /// ``externalChanges()`` as a ``UbiquitousChangeReason/quotaViolationChange``, and only such a
+    /// one (a write that could not be made durable is no quota violation: an app answering one
+    /// would remove values for nothing). ``setValue(_:forKey:)`` throws either.
     public func set(_ value: UbiquitousValue?, forKey key: String) {
         do {
             try setValue(value, forKey: key)
         } catch {
-            replica.reportQuotaViolation(keys: [key])
+            // The caller cannot be told: the log is where the reason shows.
+            replica.keyring.logger.info("ubiquitous key-value store write not kept", metadata: [
+                "store": "\(identifier)", "key": "\(key)", "code": "\(error.code)", "reason": "\(error.reason)",
+            ])
+            if error.code == .quota { replica.reportQuotaViolation(keys: [key]) }
         }
     }
 
