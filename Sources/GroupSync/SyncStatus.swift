@@ -5,15 +5,23 @@ import Foundation
 #endif
 // SyncError and the other types the API shows from GroupSyncCore are part of GroupSync's API.
 @_exported import GroupSyncCore
+import SealedStorage
 
 /// Where a synced store stands: what `vaultcli sync status` shows.
 public struct SyncStatus: Sendable, Hashable, Codable {
     /// The server, redacted; `nil` when the store runs locally only.
     public var server: String?
+    /// The store's identity on the server: the first 8 bytes of its keyed name (the `space`
+    /// column, docs/SYNC.md, section 4), in hexadecimal. The same on every machine that shares
+    /// the store; a machine that shows another one syncs with none of them, because it holds
+    /// another key #1 of the group (it opened the store before importing the group's key).
+    public var storeID: String
     /// Whether a session is connected now.
     public var connected: Bool
-    /// When this machine last pushed a write, or last read from the server.
+    /// When this machine last pushed a write.
     public var lastPush: Date?
+    /// When this machine last took changes from the server, or completed its first catch-up
+    /// (which may find none).
     public var lastPull: Date?
     /// Local writes not yet acknowledged by the server.
     public var pendingWrites: Int
@@ -36,6 +44,7 @@ public struct SyncStatus: Sendable, Hashable, Codable {
         let state = replica.state
         let health = session?.health.withLock { $0 }
         self.server = server
+        storeID = Hex.lowercase(Array(replica.space.prefix(8)))
         connected = health?.connected ?? false
         lastPush = state.lastPushMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) }
         lastPull = state.lastPullMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) }

@@ -146,6 +146,19 @@ final class KeyValueStoreLocalTests: SyncSandboxTestCase {
         XCTAssertEqual(change, UbiquitousChange(reason: .quotaViolationChange, changedKeys: [tooLong]))
     }
 
+    func testAMachineWithAKeyOneOfItsOwnShowsAnotherStoreID() throws {
+        try sandbox.addMachine()
+        let joined = try sandbox.store(1, url: nil).status.storeID
+        XCTAssertEqual(joined, try store().status.storeID, "a machine that imported key #1")
+        XCTAssertEqual(joined.count, 16)
+        // A machine that opened the store before importing: it made a key #1 of its own.
+        let alone = try SyncSandbox.keyring(at: sandbox.directory.url.appendingPathComponent("alone"))
+        let own = try UbiquitousKeyValueStore(
+            group: SyncSandbox.group, keyring: alone,
+            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)), configuration: .some(nil))
+        XCTAssertNotEqual(own.status.storeID, joined)
+    }
+
     func testAProcessWithoutTheEntitlementIsRefusedWithTheWayToAddIt() throws {
         XCTAssertThrowsError(try UbiquitousKeyValueStore(
             group: SyncSandbox.group, keyring: sandbox.keyrings[0], entitlement: .some(nil), configuration: .some(nil))

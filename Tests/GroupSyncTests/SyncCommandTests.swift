@@ -53,6 +53,21 @@ final class SyncCommandTests: SyncServerTestCase {
         XCTAssertFalse(status.output.contains("hunter2-secret"))
     }
 
+    func testTwoMachinesThatShareTheStoreShowOneStoreID() throws {
+        let lines = try (0...1).map { machine in
+            try vaultcli(machine, ["status"]).output.split(separator: "\n").filter { $0.hasPrefix("store id: ") }
+        }
+        XCTAssertEqual(lines[0].count, 1, "\(lines)")
+        XCTAssertEqual(lines[0], lines[1])
+    }
+
+    func testAnExchangeThatFoundNothingIsShownAsAPull() throws {
+        XCTAssertEqual(try vaultcli(0, ["now"]).status, 0)
+        let status = try vaultcli(0, ["status"])
+        XCTAssertEqual(status.status, 0, status.errors)
+        XCTAssertTrue(status.output.contains("last pull: 20"), "a pull at a date, not never: \(status.output)")
+    }
+
     func testAMissingKeyExitsNotFound() throws {
         XCTAssertEqual(try vaultcli(0, ["get", "absent"]).status, 4)
     }

@@ -609,7 +609,13 @@ final class SyncReplica: Sendable {
     func finishCatchUp() throws(SyncError) {
         var first = false
         try update(touching: [], compaction: .afterTheCatchUp) { state, _ in
-            if !state.initialSyncDone { state.initialSyncDone = true; first = true }
+            if !state.initialSyncDone {
+                state.initialSyncDone = true
+                first = true
+                // A first catch-up that found nothing pulled all the same; in the record this
+                // writes anyway, so later catch-ups that find nothing write none.
+                state.lastPullMilliseconds = state.lastPullMilliseconds ?? Self.now()
+            }
             return []
         }
         guard first else { return }

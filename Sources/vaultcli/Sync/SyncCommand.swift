@@ -51,7 +51,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the server, last push and pull, pending writes, conflicts and refusals.")
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the server, the store id, last push and pull, pending writes, conflicts and refusals.")
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
@@ -61,6 +61,7 @@ struct SyncCommand: AsyncParsableCommand {
                 return
             }
             print("server: \(status.server ?? "none (local only)")")
+            print("store id: \(status.storeID)   (the same on every machine that shares the store)")
             print("last push: \(status.lastPush.map { "\($0)" } ?? "never")")
             print("last pull: \(status.lastPull.map { "\($0)" } ?? "never")")
             print("pending writes: \(status.pendingWrites)")
