@@ -443,6 +443,10 @@ let package = Package(
                 "SealedStorage",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Already linked through postgres-nio: named for the connection failures it
+                // wraps, whose system errors a sync error reports.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // The session's reconnects, through the keyring's logger and metrics factory.
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

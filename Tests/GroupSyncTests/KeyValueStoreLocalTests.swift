@@ -233,21 +233,34 @@ final class SyncServerURLTests: XCTestCase {
         XCTAssertNil(try SyncConfiguration.fromEnvironment([:]))
     }
 
-    func testAnUnreachableServerIsAServerErrorWithoutThePassword() async throws {
-        let url = try SyncServerURL("postgres://u:hunter2-secret@localhost/d?host=/nonexistent-directory")
+    /// The error of one exchange with `url`, a server that cannot be reached.
+    private func unreachable(_ url: String) async throws -> SyncError? {
         let sandbox = try SyncSandbox(machines: 1)
         defer { sandbox.remove() }
         let store = try UbiquitousKeyValueStore(
             group: SyncSandbox.group, keyring: sandbox.keyrings[0],
             entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)),
-            configuration: .some(SyncConfiguration(url: url)))
-        do {
+            configuration: .some(SyncConfiguration(url: try SyncServerURL(url))))
+        do throws(SyncError) {
             try await store.synchronizeWithServer()
-            XCTFail("expected a server error")
+            return nil
         } catch {
-            XCTAssertEqual(error.code, .server)
-            XCTAssertNotNil(error.underlyingError, "the driver's error is kept")
-            XCTAssertFalse(error.description.contains("hunter2-secret"), error.description)
+            return error
         }
+    }
+
+    func testAnUnreachableServerIsAServerErrorWithoutThePassword() async throws {
+        let error = try await unreachable("postgres://u:hunter2-secret@localhost/d?host=/nonexistent-directory")
+        XCTAssertEqual(error?.code, .server)
+        XCTAssertNotNil(error?.underlyingError, "the driver's error is kept")
+        XCTAssertFalse(error?.description.contains("hunter2-secret") ?? true, "\(String(describing: error))")
+    }
+
+    func testAnUnreachableServerSaysWhatTheSystemSaid() async throws {
+        let missingSocket = try await unreachable("postgres://u@localhost/d?host=/nonexistent-directory")
+        XCTAssertTrue(missingSocket?.reason.contains("No such file or directory (errno 2)") ?? false, "\(String(describing: missingSocket))")
+        // Port 1 of the loopback: nothing listens there.
+        let refused = try await unreachable("postgres://u@127.0.0.1:1/d?sslmode=disable")
+        XCTAssertTrue(refused?.reason.contains("127.0.0.1:1: Connection refused (errno 111)") ?? false, "\(String(describing: refused))")
     }
 }

@@ -3,6 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import NIOCore
+import NIOPosix
 import PostgresNIO
 import SealedStorage
 import GroupSyncCore
@@ -214,8 +216,23 @@ final class ServerConnection: Sendable {
             var parts = ["\(error.code)"]
             if let state = error.serverInfo?[.sqlState] { parts.append("SQLSTATE \(state)") }
             if let message = error.serverInfo?[.message] { parts.append(UntrustedText.printable(message, limit: 300)) }
+            // A connection's failure says only `connectionError`; what the system said (refused,
+            // no such socket, a name not found) is in the error it wraps.
+            if let underlying = error.underlying { parts.append(UntrustedText.printable(cause(underlying), limit: 300)) }
             return parts.joined(separator: ", ")
         }
         return UntrustedText.printable(String(describing: error), limit: 300)
+    }
+
+    /// What the system said of a failed connection, each address tried with its own failure.
+    private static func cause(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError {
+            let failures = error.connectionErrors.map { "\($0.target): \(cause($0.error))" }
+            if failures.isEmpty, let lookup = error.dnsAError ?? error.dnsAAAAError { return "\(error.host) not found: \(cause(lookup))" }
+            return failures.joined(separator: "; ")
+        }
+        // Its own description names the system call, and a refused connection a reset.
+        if let error = error as? IOError { return "\(String(cString: strerror(error.errnoCode))) (errno \(error.errnoCode))" }
+        return String(describing: error)
     }
 }
