@@ -68,6 +68,18 @@ final class SyncCommandTests: SyncServerTestCase {
         XCTAssertTrue(status.output.contains("last pull: 20"), "a pull at a date, not never: \(status.output)")
     }
 
+    func testSyncNowWithoutAServerSaysHowToNameOne() throws {
+        let run = try FixtureProcess.run(
+            ["sync", "now", "--group", SyncSandbox.group.rawValue],
+            environment: [
+                "GROUPVAULT_HOME": sandbox.homes[0].path, "GROUPVAULT_ENTITLEMENTS": entitlements.path,
+                "GROUPVAULT_TEAM_ID": "ABCDE12345", "GROUPVAULT_BUNDLE_ID": "com.example.sync", "GROUPVAULT_SYNC_URL": "",
+            ],
+            executable: "vaultcli")
+        XCTAssertEqual(run.status, 2, run.errors)
+        XCTAssertTrue(run.errors.contains("set GROUPVAULT_SYNC_URL=postgres://user:password@host/database or pass --url"), run.errors)
+    }
+
     func testAMissingKeyExitsNotFound() throws {
         XCTAssertEqual(try vaultcli(0, ["get", "absent"]).status, 4)
     }

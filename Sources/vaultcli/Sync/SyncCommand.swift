@@ -77,6 +77,11 @@ struct SyncCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try options.open()
+            // The library's reason names its own way out (a SyncConfiguration); this one, the
+            // command line's.
+            guard store.configuration != nil else {
+                throw CLIError(.usage, "configuration: no sync server is configured: set \(SyncConfiguration.environmentVariable)=postgres://user:password@host/database or pass --url")
+            }
             do throws(SyncError) {
                 try await store.synchronizeWithServer()
             } catch {
