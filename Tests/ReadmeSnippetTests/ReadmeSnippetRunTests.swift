@@ -92,22 +92,12 @@ final class ReadmeSnippetRunTests: XCTestCase {
         XCTAssertEqual(child.standardOutput, "last opened note: Groceries\n", "a later process reads the note back")
     }
 
-    /// The first ```sh block of the README's section `### Syncing across machines`.
-    private func syncSectionBlock() throws -> String {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try XCTUnwrap(readme.range(of: "\n### Syncing across machines\n"), "README.md has no ### Syncing across machines section")
-        let rest = readme[section.upperBound...]
-        let open = try XCTUnwrap(rest.range(of: "```sh\n"))
-        let close = try XCTUnwrap(rest[open.upperBound...].range(of: "```"))
-        return String(rest[open.upperBound..<close.lowerBound])
-    }
-
     /// The block as a reader runs it, from the repository's root in a fresh shell, with the
     /// built executables in place of `swift run`: it starts its own PostgreSQL server
     /// (`scripts/postgres-server`, stopped with the shell in any case), so the second machine
     /// reads the first one's note through it.
     func testTheSyncSectionsTwoMachinesShareANoteAsWritten() throws {
-        let block = try syncSectionBlock()
+        let block = try ReadmeShellBlock.first(under: "### Syncing across machines")
         XCTAssertTrue(block.contains("swift run ReadmeSync Groceries"), block)
         // As root the server runs as `postgres`, which must pass through every directory above
         // its own: the script opens the block's `mktemp -d` directory, this test opens its own.

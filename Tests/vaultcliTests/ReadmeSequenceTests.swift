@@ -1,32 +1,18 @@
 import Foundation
+import GroupVaultTestKit
 import XCTest
 
 /// The README's vaultcli sequence (section "### vaultcli", its first `sh` block) runs as
 /// written, every line succeeding, with the built binary in place of `swift run vaultcli`.
 final class ReadmeSequenceTests: VaultCLITestCase {
-    /// The package root: this file is Tests/vaultcliTests/ReadmeSequenceTests.swift.
-    private var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    /// The first ```sh block after the heading `### vaultcli`.
-    private func readmeBlock() throws -> String {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try XCTUnwrap(readme.range(of: "\n### vaultcli\n"), "README.md has no ### vaultcli section")
-        let rest = readme[section.upperBound...]
-        let open = try XCTUnwrap(rest.range(of: "```sh\n"))
-        let close = try XCTUnwrap(rest[open.upperBound...].range(of: "```"))
-        return String(rest[open.upperBound..<close.lowerBound])
-    }
-
     func testTheReadmesVaultcliSequenceSucceedsAsWritten() throws {
-        let block = try readmeBlock()
+        let block = try ReadmeShellBlock.first(under: "### vaultcli")
         XCTAssertTrue(block.contains("swift run vaultcli keys retire"), block)
         let script = "set -e\n" + block.replacingOccurrences(of: "swift run vaultcli", with: "'\(vaultcliURL.path)'")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", script]
-        process.currentDirectoryURL = packageRoot
+        process.currentDirectoryURL = ReadmeShellBlock.repositoryRoot
         // Only what a fresh shell has: the block sets the identity itself. Its home
         // (mktemp -d) is made under this test's directory, which is removed afterwards.
         process.environment = ["PATH": "/usr/bin:/bin", "TMPDIR": directory.url.path]
