@@ -39,7 +39,10 @@ extension Keyring {
             let current = keyset ?? Keyset()
             if let existing = current.entry(id: id), let existingKey = existing.key {
                 guard existingKey.constantTimeEquals(key) else {
-                    throw KeyringError(.duplicateItem, "key #\(id) of \(group) exists with different bytes; an imported key never replaces one")
+                    // Replacing it would make what it sealed unreadable. The likely cause, on a
+                    // machine joining a group, is that something of the group ran here first
+                    // and made a key of its own (docs/SYNC.md, section 2).
+                    throw KeyringError(.duplicateItem, "key #\(id) of \(group) exists with different bytes; an imported key never replaces one, since what this home's key sealed would become unreadable. This home made or imported another key #\(id) before (for example, a synced store opened before the import); to join the group the imported key belongs to, import it into a home that has no key #\(id) of \(group)")
                 }
                 return existing.descriptor
             }
