@@ -21,6 +21,23 @@ final class KeyValueStoreSyncTests: SyncServerTestCase {
     }
 }
 
+/// Code written for Apple's store, which always syncs, calls `synchronize()` and never `start()`.
+final class KeyValueStoreSynchronizeTests: SyncServerTestCase {
+    func testSynchronizeStartsSyncingAsApplesStoreAlwaysDoes() async throws {
+        let writer = try sandbox.store(0, url: server.url)
+        let reader = try sandbox.store(1, url: server.url)
+        let changes = reader.externalChanges()
+        writer.set("dark", forKey: "theme")
+        XCTAssertTrue(writer.synchronize())
+        XCTAssertTrue(reader.synchronize())
+        let arrived = await waitForChange(changes) { reader.string(forKey: "theme") == "dark" }
+        await writer.stop()
+        await reader.stop()
+        XCTAssertTrue(arrived, "status: \(reader.status)")
+        XCTAssertEqual(writer.status.pendingWrites, 0, "the write was pushed")
+    }
+}
+
 /// Apple's conflict rule between two machines' writes of one key.
 final class KeyValueStoreConflictTests: SyncServerTestCase {
     func testTheMoreRecentWriteWinsAndTheLoserSeesAServerChange() async throws {

@@ -85,10 +85,13 @@ public final class UbiquitousKeyValueStore: Sendable {
     public func stop() async { await session?.stop() }
 
     /// As Apple's: makes sure the in-memory values are durable (they are, each write is written
-    /// through before it returns) and asks the session to exchange with the server soon.
-    /// Returns `true`; it never waits for the network.
+    /// through before it returns) and has the store exchange with the server soon, starting the
+    /// session as ``start()`` does when it is not running: Apple's store always syncs, and code
+    /// written for it calls `synchronize()` at launch, never a `start()`. Returns `true`; it
+    /// never waits for the network.
     @discardableResult
     public func synchronize() -> Bool {
+        session?.start()
         replica.wakeSession()
         return true
     }
