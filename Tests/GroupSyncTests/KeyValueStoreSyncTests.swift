@@ -6,35 +6,40 @@ import XCTest
 
 /// The ubiquitous key-value store between machines through a real PostgreSQL server.
 final class KeyValueStoreSyncTests: SyncServerTestCase {
-    func testAWriteOnOneMachineIsReadOnAnother() async throws {
+    /// Machine 0 sets `theme` to "dark" within `write`, which also starts both machines'
+    /// syncing its own way; whether machine 1 then reads it, with both stores' status.
+    private func secondMachineReadsTheTheme(
+        _ write: (_ writer: UbiquitousKeyValueStore, _ reader: UbiquitousKeyValueStore) -> Void
+    ) async throws -> (arrived: Bool, writer: SyncStatus, reader: SyncStatus) {
         let writer = try sandbox.store(0, url: server.url)
         let reader = try sandbox.store(1, url: server.url)
         let changes = reader.externalChanges()
-        writer.start()
-        reader.start()
-        writer.set("dark", forKey: "theme")
+        write(writer, reader)
         let arrived = await waitForChange(changes) { reader.string(forKey: "theme") == "dark" }
         await writer.stop()
         await reader.stop()
-        XCTAssertTrue(arrived, "status: \(reader.status)")
-        XCTAssertEqual(reader.string(forKey: "theme"), "dark")
+        return (arrived, writer.status, reader.status)
     }
-}
 
-/// Code written for Apple's store, which always syncs, calls `synchronize()` and never `start()`.
-final class KeyValueStoreSynchronizeTests: SyncServerTestCase {
+    func testAWriteOnOneMachineIsReadOnAnother() async throws {
+        let outcome = try await secondMachineReadsTheTheme { writer, reader in
+            writer.start()
+            reader.start()
+            writer.set("dark", forKey: "theme")
+        }
+        XCTAssertTrue(outcome.arrived, "status: \(outcome.reader)")
+    }
+
+    /// Code written for Apple's store, which always syncs, calls `synchronize()` and never
+    /// `start()`.
     func testSynchronizeStartsSyncingAsApplesStoreAlwaysDoes() async throws {
-        let writer = try sandbox.store(0, url: server.url)
-        let reader = try sandbox.store(1, url: server.url)
-        let changes = reader.externalChanges()
-        writer.set("dark", forKey: "theme")
-        XCTAssertTrue(writer.synchronize())
-        XCTAssertTrue(reader.synchronize())
-        let arrived = await waitForChange(changes) { reader.string(forKey: "theme") == "dark" }
-        await writer.stop()
-        await reader.stop()
-        XCTAssertTrue(arrived, "status: \(reader.status)")
-        XCTAssertEqual(writer.status.pendingWrites, 0, "the write was pushed")
+        let outcome = try await secondMachineReadsTheTheme { writer, reader in
+            writer.set("dark", forKey: "theme")
+            XCTAssertTrue(writer.synchronize())
+            XCTAssertTrue(reader.synchronize())
+        }
+        XCTAssertTrue(outcome.arrived, "status: \(outcome.reader)")
+        XCTAssertEqual(outcome.writer.pendingWrites, 0, "the write was pushed")
     }
 }
 
