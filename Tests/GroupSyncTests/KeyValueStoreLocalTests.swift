@@ -107,9 +107,7 @@ final class KeyValueStoreLocalTests: SyncSandboxTestCase {
         var logger = Logger(label: "test", factory: { _ in logs })
         logger.logLevel = .trace
         keyring.logger = logger
-        return try UbiquitousKeyValueStore(
-            group: SyncSandbox.group, keyring: keyring,
-            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)), configuration: .some(nil))
+        return try SyncSandbox.store(keyring: keyring, url: nil)
     }
 
     /// Runs `write` with the `fdatasync` of the journal's append failing, after a write that
@@ -153,10 +151,7 @@ final class KeyValueStoreLocalTests: SyncSandboxTestCase {
         XCTAssertEqual(joined.count, 16)
         // A machine that opened the store before importing: it made a key #1 of its own.
         let alone = try SyncSandbox.keyring(at: sandbox.directory.url.appendingPathComponent("alone"))
-        let own = try UbiquitousKeyValueStore(
-            group: SyncSandbox.group, keyring: alone,
-            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)), configuration: .some(nil))
-        XCTAssertNotEqual(own.status.storeID, joined)
+        XCTAssertNotEqual(try SyncSandbox.store(keyring: alone, url: nil).status.storeID, joined)
     }
 
     func testAProcessWithoutTheEntitlementIsRefusedWithTheWayToAddIt() throws {
@@ -190,10 +185,7 @@ final class KeyValueStoreLocalTests: SyncSandboxTestCase {
         _ = try stranger.groupKey(for: SyncSandbox.group)
         _ = try stranger.rotateKey(in: SyncSandbox.group)
         _ = try stranger.retireKey(id: 1, in: SyncSandbox.group)
-        XCTAssertThrowsError(try UbiquitousKeyValueStore(
-            group: SyncSandbox.group, keyring: stranger,
-            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)), configuration: .some(nil))
-        ) { error in
+        XCTAssertThrowsError(try SyncSandbox.store(keyring: stranger, url: nil)) { error in
             XCTAssertEqual((error as? SyncError)?.code, .keyring)
             XCTAssertTrue((error as? SyncError)?.reason.contains("keys import") ?? false, "\(error)")
         }
@@ -237,10 +229,7 @@ final class SyncServerURLTests: XCTestCase {
     private func unreachable(_ url: String) async throws -> SyncError? {
         let sandbox = try SyncSandbox(machines: 1)
         defer { sandbox.remove() }
-        let store = try UbiquitousKeyValueStore(
-            group: SyncSandbox.group, keyring: sandbox.keyrings[0],
-            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)),
-            configuration: .some(SyncConfiguration(url: try SyncServerURL(url))))
+        let store = try sandbox.store(0, url: url)
         do throws(SyncError) {
             try await store.synchronizeWithServer()
             return nil

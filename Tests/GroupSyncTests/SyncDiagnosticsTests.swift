@@ -27,10 +27,7 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         logger.logLevel = .trace
         keyring.logger = logger
         keyring.metricsFactory = metrics
-        return try UbiquitousKeyValueStore(
-            group: SyncSandbox.group, keyring: keyring,
-            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)),
-            configuration: .some(SyncConfiguration(url: try SyncServerURL(url))))
+        return try SyncSandbox.store(keyring: keyring, url: url)
     }
 
     private func lines(_ message: String) -> [InMemoryLogHandler.Entry] {

@@ -48,10 +48,16 @@ final class SyncSandbox: @unchecked Sendable {
 
     /// Machine `index`'s store, syncing through `url` (or local only with `nil`).
     func store(_ index: Int, url: String?, group: GroupIdentifier = SyncSandbox.group) throws -> UbiquitousKeyValueStore {
+        try Self.store(keyring: keyrings[index], url: url, group: group)
+    }
+
+    /// The sandbox's store as `keyring` opens it (a machine's keyring with a logger of a test's,
+    /// or a home outside the sandbox's machines), syncing through `url` (or local only with `nil`).
+    static func store(keyring: Keyring, url: String?, group: GroupIdentifier = SyncSandbox.group) throws -> UbiquitousKeyValueStore {
         let configuration = try url.map { SyncConfiguration(url: try SyncServerURL($0)) }
         return try UbiquitousKeyValueStore(
-            group: group, keyring: keyrings[index],
-            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: Self.storeIdentifier)),
+            group: group, keyring: keyring,
+            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: storeIdentifier)),
             configuration: .some(configuration))
     }
 
