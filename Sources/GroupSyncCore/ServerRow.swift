@@ -51,7 +51,14 @@ package struct ServerRow: Sendable, Equatable {
     /// the header's sequence must be the row's (`malformed`: a server editing the column).
     /// Separate so that a page's rows (each a decryption and a JSON decode) can be opened on
     /// every core, then judged in order against the state.
-    package func open(naming: SyncNaming, space: [UInt8], key keyForID: (UInt32) throws(VaultError) -> GroupKey) -> Opened {
+    ///
+    /// `contents` judges an authentic entry against what its store holds (a key-value store's
+    /// key and value, say): the reason it is no entry of the store, refused as `invalidRecord`
+    /// before the sequence check, or `nil`.
+    package func open(
+        naming: SyncNaming, space: [UInt8], key keyForID: (UInt32) throws(VaultError) -> GroupKey,
+        contents: (SyncEnvelope) -> String? = { _ in nil }
+    ) -> Opened {
         // Written only into a refusal's reason: built when one is (a hex name per row was a
         // measurable part of a first sync).
         let subject = { "synced entry \(SyncNaming.recordName(name))" }
@@ -66,6 +73,9 @@ package struct ServerRow: Sendable, Equatable {
             envelope = try SyncEnvelope.open(blob, name: name, naming: naming, space: space, key: keyForID)
         } catch {
             return .refused(error)
+        }
+        if let reason = contents(envelope) {
+            return .refused(VaultError(.invalidRecord, "\(subject()) is authentic but \(reason); it was not used"))
         }
         guard envelope.sequence == UInt64(sequence) else {
             return .refused(VaultError(.malformed, "\(subject()): the server's row says sequence \(sequence) but the sealed entry says \(envelope.sequence); the row was edited on the server"))
@@ -82,9 +92,9 @@ package struct ServerRow: Sendable, Equatable {
     /// ``sequenceWindow`` above → `untrustedSequence`; otherwise accepted.
     package func judge(
         seen: UInt64, seenDigest: [UInt8]?, naming: SyncNaming, space: [UInt8],
-        key keyForID: (UInt32) throws(VaultError) -> GroupKey
+        key keyForID: (UInt32) throws(VaultError) -> GroupKey, contents: (SyncEnvelope) -> String? = { _ in nil }
     ) -> Verdict {
-        judge(open(naming: naming, space: space, key: keyForID), seen: seen, seenDigest: seenDigest)
+        judge(open(naming: naming, space: space, key: keyForID, contents: contents), seen: seen, seenDigest: seenDigest)
     }
 
     /// ``judge(seen:seenDigest:naming:space:key:)`` of a row already opened: `opened` must be

@@ -70,7 +70,7 @@ public final class UbiquitousKeyValueStore: Sendable {
         } else {
             server = try SyncConfiguration.fromEnvironment()
         }
-        let replica = try SyncReplica(group: group, store: "kvstore:" + resolved.identifier.rawValue, keyring: keyring, policy: .lastWriterWins)
+        let replica = try SyncReplica(group: group, store: "kvstore:" + resolved.identifier.rawValue, keyring: keyring, policy: .lastWriterWins, contents: .keyValueStore)
         self.configuration = server
         self.replica = replica
         session = server.map { SyncSession(replica: replica, configuration: $0) }

@@ -37,7 +37,7 @@ public final class SyncedRecords: Sendable {
     public init(group: GroupIdentifier, keyring: Keyring, configuration: SyncConfiguration?? = nil) throws(SyncError) {
         let server: SyncConfiguration?
         if let configuration { server = configuration } else { server = try SyncConfiguration.fromEnvironment() }
-        let replica = try SyncReplica(group: group, store: "records", keyring: keyring, policy: .reportToWriter)
+        let replica = try SyncReplica(group: group, store: "records", keyring: keyring, policy: .reportToWriter, contents: .records)
         self.group = group
         self.configuration = server
         self.replica = replica

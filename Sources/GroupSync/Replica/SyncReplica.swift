@@ -37,6 +37,8 @@ final class SyncReplica: Sendable {
     let space: [UInt8]
     let channel: String
     let policy: SyncPolicy
+    /// What the store's entries must hold to be accepted from the server.
+    let contents: SyncedContents
 
     private struct Memory {
         var state: ReplicaState
@@ -72,10 +74,11 @@ final class SyncReplica: Sendable {
     private let watch = Locked<DirectoryWatch?>(nil)
 
     /// Opens the space `store` of `group`: reads key #1 for the names, and the local state.
-    init(group: GroupIdentifier, store: String, keyring: Keyring, policy: SyncPolicy) throws(SyncError) {
+    init(group: GroupIdentifier, store: String, keyring: Keyring, policy: SyncPolicy, contents: SyncedContents) throws(SyncError) {
         self.group = group
         self.keyring = keyring
         self.policy = policy
+        self.contents = contents
         naming = try SyncNaming.load(group: group, keyring: keyring)
         space = naming.space(store: store)
         channel = SyncNaming.channel(space: space)
@@ -560,13 +563,13 @@ final class SyncReplica: Sendable {
         // from the system each time, and a notification's one row should not pay for that.
         let workers = rows.count < 2 * Self.rowsPerWorker ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, rows.count / Self.rowsPerWorker)
         guard workers > 1 else {
-            return rows.map { $0.open(naming: naming, space: space, key: key) }
+            return rows.map { $0.open(naming: naming, space: space, key: key, contents: contents.refusal) }
         }
         let slots = (0..<workers).map { _ in Locked<[ServerRow.Opened]>([]) }
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let key = keyLookup()
             let share = rows[(rows.count * worker / workers)..<(rows.count * (worker + 1) / workers)]
-            let opened = share.map { $0.open(naming: naming, space: space, key: key) }
+            let opened = share.map { $0.open(naming: naming, space: space, key: key, contents: contents.refusal) }
             slots[worker].withLock { $0 = opened }
         }
         return slots.flatMap { slot in slot.withLock { $0 } }

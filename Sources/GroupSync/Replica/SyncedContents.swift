@@ -1,0 +1,38 @@
+import GroupSyncCore
+import Vault
+
+/// What a synced space holds, checked on every entry read from the server after it is
+/// authenticated and named (docs/SYNC.md, section 5): an entry sealed by a key holder that is
+/// not one of its store's is refused as `invalidRecord`, as a Vault record of the wrong shape
+/// is, rather than accepted and shown as nothing.
+enum SyncedContents: Sendable {
+    /// The ubiquitous key-value store: keys of 1 to 64 bytes of UTF-8, values that decode as
+    /// ``UbiquitousValue``.
+    case keyValueStore
+    /// Synced records: keys are Vault record names, and a value starts with the record's
+    /// schema version (4 bytes); its JSON is the reader's type's to decode
+    /// (``SyncedRecords/read(_:from:)``).
+    case records
+
+    /// Why `envelope` is no entry of this store, or `nil` when it is one.
+    func refusal(of envelope: SyncEnvelope) -> String? {
+        switch self {
+        case .keyValueStore:
+            let keyBytes = envelope.key.utf8.count
+            guard keyBytes > 0, keyBytes <= UbiquitousStoreLimits.maximumKeyBytes else {
+                return "its key is \(keyBytes) bytes of UTF-8, and keys of the key-value store are 1 to \(UbiquitousStoreLimits.maximumKeyBytes)"
+            }
+            if let value = envelope.value, UbiquitousValue.decoded(value) == nil {
+                return "its value is not a key-value store value (one JSON member naming a known type)"
+            }
+        case .records:
+            do { _ = try RecordName(validating: envelope.key) } catch {
+                return "its key is no record name (\(error.reason))"
+            }
+            if let value = envelope.value, value.count < 4 {
+                return "its value is \(value.count) bytes, shorter than a record's schema version"
+            }
+        }
+        return nil
+    }
+}
