@@ -28,6 +28,7 @@ final class ReplicaStateBinaryTests: XCTestCase {
         state.lastPushMilliseconds = 1_700_000_000_000
         state.lastPullMilliseconds = 1_700_000_000_001
         state.nextPendingNumber = 13
+        state.awaitingKeys = [2: 40, 7: -1]
         return state
     }
 
@@ -92,7 +93,28 @@ final class ReplicaStateBinaryTests: XCTestCase {
 
     func testAStateFlagThisVersionDoesNotDefineIsRefused() {
         var bytes = ReplicaStateBinary.encode(ReplicaState())
-        bytes[0] |= 0x10
+        bytes[0] |= 0x20
+        XCTAssertThrowsError(try decode(bytes))
+    }
+
+    /// The awaited keys are an optional member (flag 0x10): a state that awaits none is written
+    /// byte for byte as before it, so a GroupSync that predates them reads it.
+    func testAStateAwaitingNoKeyIsWrittenWithoutTheirFlag() {
+        var state = populated()
+        state.awaitingKeys = [:]
+        XCTAssertEqual(ReplicaStateBinary.encode(state)[0] & 0x10, 0)
+        XCTAssertEqual(ReplicaStateBinary.encode(populated())[0] & 0x10, 0x10)
+    }
+
+    func testAnAwaitedKeyGivenTwiceIsRefused() {
+        var state = ReplicaState()
+        state.awaitingKeys = [3: 10]
+        var bytes = ReplicaStateBinary.encode(state)
+        // The awaited keys follow the flags and six integers: their count, then id and change.
+        let count = 1 + 6 * 8
+        XCTAssertEqual(Array(bytes[count..<(count + 8)]), [0, 0, 0, 1, 0, 0, 0, 3], "the arrangement must find the awaited keys")
+        bytes[count + 3] = 2
+        bytes.insert(contentsOf: bytes[(count + 4)..<(count + 16)], at: count + 16)
         XCTAssertThrowsError(try decode(bytes))
     }
 

@@ -62,6 +62,35 @@ struct ReplicaState: Codable, Sendable, Equatable {
     var lastPushMilliseconds: Int64?
     var lastPullMilliseconds: Int64?
     var nextPendingNumber: UInt64 = 1
+    /// Rows refused because the keyring lacked their key (`unknownKey`): for each such key id,
+    /// the lowest change number of a row refused for it. The cursor passed them; once the key
+    /// is held, the next round reads again from there (``SyncReplica/readAgainRowsOfKeysNowHeld()``),
+    /// so that importing a key after a rotation brings the entries it sealed.
+    var awaitingKeys: [UInt32: Int64] = [:]
+
+    /// At most this many key ids are awaited: a row's key id is read before its authentication,
+    /// so a hostile server could name any number of them.
+    static let maximumAwaitedKeys = 32
+
+    /// Version 1 (JSON, still read) predates ``awaitingKeys``: its members only.
+    private enum CodingKeys: String, CodingKey {
+        case format, server, cursor, initialSyncDone, entries, refusals, superseded, pushedWrites, coalescedWrites
+        case conflicts, lastPushMilliseconds, lastPullMilliseconds, nextPendingNumber
+    }
+
+    /// Notes that the row at `change` was refused because key `id` is not in the keyring.
+    mutating func awaitKey(_ id: UInt32, sinceChange change: Int64) {
+        if let known = awaitingKeys[id] {
+            awaitingKeys[id] = min(known, change)
+            return
+        }
+        if awaitingKeys.count >= Self.maximumAwaitedKeys {
+            // Key ids grow by one a rotation: the highest are the least likely to be real.
+            guard let highest = awaitingKeys.keys.max(), id < highest else { return }
+            awaitingKeys[highest] = nil
+        }
+        awaitingKeys[id] = change
+    }
 }
 
 /// Version 1 of the state (JSON, still read) spells an entry's bytes in base64, as `Data`

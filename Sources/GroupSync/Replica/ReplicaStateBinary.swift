@@ -24,7 +24,8 @@ enum ReplicaStateBinary {
         static let lastPush: UInt8 = 1 << 1
         static let lastPull: UInt8 = 1 << 2
         static let initialSyncDone: UInt8 = 1 << 3
-        static let all: UInt8 = 0x0f
+        static let awaitingKeys: UInt8 = 1 << 4
+        static let all: UInt8 = 0x1f
     }
 
     private enum EntryFlag {
@@ -46,6 +47,8 @@ enum ReplicaStateBinary {
         if state.lastPushMilliseconds != nil { flags |= StateFlag.lastPush }
         if state.lastPullMilliseconds != nil { flags |= StateFlag.lastPull }
         if state.initialSyncDone { flags |= StateFlag.initialSyncDone }
+        // Only when a key is awaited: every other state stays readable by a GroupSync before it.
+        if !state.awaitingKeys.isEmpty { flags |= StateFlag.awaitingKeys }
         out.append(flags)
         integer(Int64(state.format), &out)
         integer(state.cursor, &out)
@@ -56,6 +59,13 @@ enum ReplicaStateBinary {
         if let server = state.server { bytes(server, &out) }
         if let value = state.lastPushMilliseconds { integer(value, &out) }
         if let value = state.lastPullMilliseconds { integer(value, &out) }
+        if !state.awaitingKeys.isEmpty {
+            integer(UInt32(state.awaitingKeys.count), &out)
+            for (id, change) in state.awaitingKeys.sorted(by: { $0.key < $1.key }) {
+                integer(id, &out)
+                integer(change, &out)
+            }
+        }
         integer(UInt32(state.refusals.count), &out)
         for (code, count) in state.refusals {
             string(code, &out)
@@ -103,7 +113,7 @@ enum ReplicaStateBinary {
     // MARK: Reading
 
     /// The state `body` holds, all of it: bytes left over, a flag this version does not define,
-    /// a string that is not UTF-8, or a name or code given twice are refused.
+    /// a string that is not UTF-8, or a name, code or key id given twice are refused.
     static func decode(_ body: ArraySlice<UInt8>) throws(Malformed) -> ReplicaState {
         var reader = Reader(bytes: body)
         var state = ReplicaState()
@@ -119,6 +129,14 @@ enum ReplicaStateBinary {
         if flags & StateFlag.lastPush != 0 { state.lastPushMilliseconds = try reader.integer(Int64.self) }
         if flags & StateFlag.lastPull != 0 { state.lastPullMilliseconds = try reader.integer(Int64.self) }
         state.initialSyncDone = flags & StateFlag.initialSyncDone != 0
+        if flags & StateFlag.awaitingKeys != 0 {
+            for _ in 0..<(try reader.count(least: 4 + 8)) {
+                let id = try reader.integer(UInt32.self)
+                guard state.awaitingKeys.updateValue(try reader.integer(Int64.self), forKey: id) == nil else {
+                    throw Malformed(description: "the awaited key #\(id) is given twice")
+                }
+            }
+        }
         for _ in 0..<(try reader.count(least: 4 + 8)) {
             let code = try reader.string()
             let count = Int(try reader.integer(Int64.self))

@@ -507,6 +507,9 @@ final class SyncReplica: Sendable {
                 case .refuse(let error):
                     refused.append(error)
                     state.refusals[error.code.rawValue, default: 0] += 1
+                    if error.code == .unknownKey, let header = try? BlobHeader.parse(row.blob, subject: "a row of \(group)") {
+                        state.awaitKey(header.keyID, sinceChange: row.change)
+                    }
                     if error.code == .rollback, entry.accepted != nil, let entryName {
                         entry.republishOver = UInt64(row.sequence)
                         state.entries[entryName] = entry
@@ -590,6 +593,23 @@ final class SyncReplica: Sendable {
                 return entry.seen == sequence && entry.accepted == row.blob
             }
         }
+    }
+
+    /// Moves the cursor back to the first row refused for a key the keyring holds now (imported
+    /// since, typically after a rotation elsewhere), so that the round's catch-up reads those
+    /// rows again; the others it reads again are duplicates. Returns whether it did. A key that
+    /// cannot be read (a locked keyring) is still awaited.
+    func readAgainRowsOfKeysNowHeld() throws(SyncError) -> Bool {
+        let awaited = memory.withLock { $0.state.awaitingKeys }
+        guard !awaited.isEmpty else { return false }
+        let held = awaited.filter { id, _ in (try? keyring.key(id: id, in: group)) != nil }
+        guard let from = held.values.min() else { return false }
+        try update(touching: []) { state, _ in
+            for id in held.keys { state.awaitingKeys[id] = nil }
+            state.cursor = min(state.cursor, from - 1)
+            return []
+        }
+        return true
     }
 
     /// The server's change counter is below what this machine read from it: it went back in

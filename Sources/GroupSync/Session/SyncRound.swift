@@ -49,7 +49,8 @@ enum SyncRound {
         // was a round trip to the server, and work beside the other machines', for nothing.
         let news = !notified.isEmpty && !replica.holds(notified)
         if news { try replica.apply(notified, notified: true) }
-        if catchingUpFirst || news { try await catchUp(replica, on: server, into: &outcome) }
+        let readAgain = try replica.readAgainRowsOfKeysNowHeld()
+        if catchingUpFirst || news || readAgain { try await catchUp(replica, on: server, into: &outcome) }
         var pass = 0
         while pass < maximumPasses {
             pass += 1
