@@ -476,7 +476,9 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
-            exclude: ["Fixtures"]
+            exclude: ["Fixtures"],
+            // groupsync_independent.py: the protocol written again in Python from docs/SYNC.md.
+            resources: [.copy("Resources")]
         ),
     ] + securityTargets,
     swiftLanguageModes: [.v6]
