@@ -37,6 +37,18 @@ final class KeyValueStoreLocalTests: SyncSandboxTestCase {
         XCTAssertEqual(try store().status.pendingWrites, 1, "a write made without a server waits to be pushed")
     }
 
+    /// Keys are their UTF-8 bytes, as Apple's store compares `NSString` keys literally; a Swift
+    /// dictionary of them, compared by canonical equivalence, shows one (docs/SYNC.md, section 10).
+    func testKeysThatDifferOnlyInUnicodeNormalisationAreTwoKeys() throws {
+        let store = try store()
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        store.set("composed", forKey: composed)
+        store.set("decomposed", forKey: decomposed)
+        XCTAssertEqual(store.string(forKey: composed), "composed")
+        XCTAssertEqual(store.string(forKey: decomposed), "decomposed")
+        XCTAssertEqual(store.dictionaryRepresentation.count, 1)
+    }
+
     func testRemovingAKeyRemovesItsValue() throws {
         let store = try store()
         store.set("x", forKey: "token")
