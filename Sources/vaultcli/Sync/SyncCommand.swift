@@ -23,7 +23,7 @@ struct SyncCommand: AsyncParsableCommand {
     struct StoreOptions: ParsableArguments {
         @OptionGroup var process: ProcessOptions
         @Option(help: "The application group whose key seals the store.") var group: String
-        @Option(help: "The store identifier (default: the entitlement).") var store: String?
+        @Option(help: "The store identifier: the entitlement's value with its team prefix, e.g. ABCDE12345.com.example.notes (default: the process's entitlement).") var store: String?
         @Option(help: "The sync server URL (default: GROUPVAULT_SYNC_URL).") var url: String?
         @Flag(help: "Print JSON.") var json = false
 
@@ -113,7 +113,7 @@ struct SyncCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "set", abstract: "Set a key to a value given as the store's JSON, e.g. '{\"string\":\"dark\"}'.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The key.") var key: String
-        @Argument(help: "The value as JSON: {\"string\":…}, {\"int\":…}, {\"double\":…}, {\"bool\":…}, {\"data\":base64}, {\"array\":[…]}, {\"dict\":{…}}.") var value: String
+        @Argument(help: "The value as JSON: {\"string\":…}, {\"int\":…}, {\"double\":…}, {\"bool\":…}, {\"data\":base64}, {\"date\":seconds since 2001}, {\"array\":[…]}, {\"dict\":{…}}.") var value: String
 
         func run() async throws {
             let parsed: UbiquitousValue
