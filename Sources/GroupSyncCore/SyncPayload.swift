@@ -46,10 +46,20 @@ package struct SyncPayload: Codable, Equatable {
     private static let valueMemberName = Array(#","value":"#.utf8)
 
     /// The payload `plaintext` holds.
-    /// - Throws: what `JSONDecoder` throws for bytes that are not a payload.
+    /// - Throws: what `JSONDecoder` throws for bytes that are not a payload, or
+    ///   ``MemberGivenTwice`` for one that names a member twice (which `JSONDecoder` reads
+    ///   as the first and other readers as the last, ``JSONMemberNames``).
     package static func decode(_ plaintext: [UInt8]) throws -> SyncPayload {
+        // GroupSync's own bytes name each member once by construction.
         if let payload = canonical(plaintext) { return payload }
-        return try JSONDecoder().decode(SyncPayload.self, from: Data(plaintext))
+        let payload = try JSONDecoder().decode(SyncPayload.self, from: Data(plaintext))
+        guard JSONMemberNames.areUnique(in: plaintext) else { throw MemberGivenTwice() }
+        return payload
+    }
+
+    /// A payload whose JSON names a member twice in one object.
+    package struct MemberGivenTwice: Error, CustomStringConvertible {
+        package var description: String { "the payload's JSON names a member twice" }
     }
 
     private static let keyPrefix = Array(#"{"key":""#.utf8)

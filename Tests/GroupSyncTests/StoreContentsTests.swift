@@ -44,6 +44,12 @@ final class StoreContentsTests: SyncServerTestCase {
         XCTAssertEqual(store.status.refusals, ["invalidRecord": 1])
     }
 
+    func testAKeyValueStoreEntryWhoseValueNamesAMemberTwiceIsRefused() async throws {
+        try await plant(key: "theme", value: Array(#"{"dict":{"a":{"int":1},"a":{"int":2}}}"#.utf8), sequence: 1, store: kvstore)
+        let store = try await machine1Exchanged()
+        XCTAssertEqual(store.status.refusals, ["invalidRecord": 1])
+    }
+
     func testTheValueHeldBeforeARefusedEntryIsKept() async throws {
         let writer = try sandbox.store(0, url: server.url)
         writer.set("dark", forKey: "theme")

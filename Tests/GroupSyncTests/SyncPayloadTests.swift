@@ -90,8 +90,24 @@ final class SyncPayloadTests: XCTestCase {
             #"{"key":"k","value":"AQI=","extra":1}"#,
             #"{"key":"k\u00e9","value":"AQI="}"#,
             #"{"key":"k","value":"AQ\u0049="}"#,
+            "\u{FEFF}" + #"{"key":"k","value":"AQI="}"#,
         ] {
             assertReadAsJSONDecoderReads(Array(text.utf8))
+        }
+    }
+
+    /// docs/SYNC.md, section 5, "The payload as read": what another writer may send.
+    func testAByteOrderMarkAndANullValueAreRead() throws {
+        XCTAssertEqual(try SyncPayload.decode(Array("\u{FEFF}".utf8) + Array(#"{"key":"k","value":"AQI="}"#.utf8)), SyncPayload(key: "k", value: Data([1, 2])))
+        XCTAssertEqual(try SyncPayload.decode(Array(#"{"key":"k","value":null}"#.utf8)), SyncPayload(key: "k", value: nil))
+    }
+
+    /// `JSONDecoder` reads the first of two `key` members, Python's `json` the last: refused, so
+    /// that no two readers read one payload as two entries.
+    func testAPayloadThatGivesAMemberTwiceIsRefusedThoughJSONDecoderReadsIt() {
+        for text in [#"{"key":"k","key":"j","value":"AQI="}"#, #"{"key":"k","value":"AQI=","value":"AQID"}"#, #"{"key":"k","k\u0065y":"j"}"#] {
+            XCTAssertNotNil(try? JSONDecoder().decode(SyncPayload.self, from: Data(text.utf8)), text)
+            XCTAssertThrowsError(try SyncPayload.decode(Array(text.utf8)), text)
         }
     }
 

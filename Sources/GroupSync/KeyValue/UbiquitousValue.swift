@@ -114,7 +114,11 @@ public indirect enum UbiquitousValue: Sendable, Hashable, Codable {
     private static let boolMember = Array(#"{"bool":"#.utf8)
     private static let dataMember = Array(#"{"data":"#.utf8)
 
+    /// The value `bytes` hold, `nil` when they hold none: not JSON, not one of the types, or an
+    /// object that names a member twice (``JSONMemberNames``: readers would differ on it).
     static func decoded(_ bytes: [UInt8]) -> UbiquitousValue? {
-        try? JSONDecoder().decode(UbiquitousValue.self, from: Data(bytes))
+        guard let value = try? JSONDecoder().decode(UbiquitousValue.self, from: Data(bytes)),
+              JSONMemberNames.areUnique(in: bytes) else { return nil }
+        return value
     }
 }
