@@ -253,8 +253,9 @@ def encode_value(store, value):
 
 def decode_value(store, data):
     """Inverse of encode_value; raises ValueError when the bytes do not decode. A record whose
-    JSON does not parse is refused here only because it cannot be printed: GroupSync accepts it
-    and leaves its JSON to the reader's type (SYNC.md section 5)."""
+    JSON does not parse (or names a member twice) is refused here only because this client
+    prints records as JSON: GroupSync accepts it and leaves its JSON to the reader's type
+    (SYNC.md section 5)."""
     if store == "records":
         if len(data) < 4:
             raise ValueError("a record's value is shorter than its schema version")
