@@ -87,6 +87,8 @@ enum SyncRowChecks {
             return .accepted
         case .duplicate:
             throw FuzzFinding("a row was called a duplicate although nothing was seen with a digest")
+        case .acceptAsAbsent:
+            throw FuzzFinding("a row was called no entry of its store, though this target's store takes every entry")
         case .refuse:
             return .refused
         }

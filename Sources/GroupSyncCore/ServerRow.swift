@@ -27,6 +27,10 @@ package struct ServerRow: Sendable, Equatable {
     package enum Verdict: Sendable, Equatable {
         /// Authentic and newer than anything seen for the entry.
         case accept(SyncEnvelope, digest: [UInt8])
+        /// Authentic and newer than anything seen, but no entry of its store (`reason`, an
+        /// `invalidRecord`): its sequence is the entry's from now on, so that this machine's
+        /// next write of the key goes above it, and the key is shown as absent.
+        case acceptAsAbsent(SyncEnvelope, digest: [UInt8], reason: VaultError)
         /// Exactly what was seen already (a repeated notification, a catch-up overlap).
         case duplicate
         /// Refused, with the Vault's code and reason.
@@ -41,6 +45,8 @@ package struct ServerRow: Sendable, Equatable {
     package enum Opened: Sendable, Equatable {
         /// Well formed, authentic, and sealed at the row's sequence.
         case opened(SyncEnvelope, digest: [UInt8])
+        /// Authentic and sealed at the row's sequence, but no entry of its store: `reason`.
+        case unreadable(SyncEnvelope, digest: [UInt8], reason: VaultError)
         /// Refused whatever was seen, with the Vault's code and reason.
         case refused(VaultError)
     }
@@ -52,9 +58,9 @@ package struct ServerRow: Sendable, Equatable {
     /// Separate so that a page's rows (each a decryption and a JSON decode) can be opened on
     /// every core, then judged in order against the state.
     ///
-    /// `contents` judges an authentic entry against what its store holds (a key-value store's
-    /// key and value, say): the reason it is no entry of the store, refused as `invalidRecord`
-    /// before the sequence check, or `nil`.
+    /// `contents` judges an authentic entry sealed at the row's sequence against what its store
+    /// holds (a key-value store's key and value, say): the reason it is no entry of the store
+    /// (``Opened/unreadable(_:digest:reason:)``, an `invalidRecord`), or `nil`.
     package func open(
         naming: SyncNaming, space: [UInt8], key keyForID: (UInt32) throws(VaultError) -> GroupKey,
         contents: (SyncEnvelope) -> String? = { _ in nil }
@@ -74,11 +80,12 @@ package struct ServerRow: Sendable, Equatable {
         } catch {
             return .refused(error)
         }
-        if let reason = contents(envelope) {
-            return .refused(VaultError(.invalidRecord, "\(subject()) is authentic but \(reason); it was not used"))
-        }
         guard envelope.sequence == UInt64(sequence) else {
             return .refused(VaultError(.malformed, "\(subject()): the server's row says sequence \(sequence) but the sealed entry says \(envelope.sequence); the row was edited on the server"))
+        }
+        if let reason = contents(envelope) {
+            let error = VaultError(.invalidRecord, "\(subject()) is authentic but \(reason); the key is shown as absent")
+            return .unreadable(envelope, digest: Digest.blake2b256(blob), reason: error)
         }
         return .opened(envelope, digest: Digest.blake2b256(blob))
     }
@@ -101,9 +108,11 @@ package struct ServerRow: Sendable, Equatable {
     /// this row's ``open(naming:space:key:)``.
     package func judge(_ opened: Opened, seen: UInt64, seenDigest: [UInt8]?) -> Verdict {
         let (envelope, digest): (SyncEnvelope, [UInt8])
+        var unreadable: VaultError?
         switch opened {
         case .refused(let error): return .refuse(error)
         case .opened(let opened, let openedDigest): (envelope, digest) = (opened, openedDigest)
+        case .unreadable(let opened, let openedDigest, let reason): (envelope, digest, unreadable) = (opened, openedDigest, reason)
         }
         let subject = { "synced entry \(SyncNaming.recordName(name))" }
         let rowSequence = UInt64(sequence)
@@ -117,6 +126,7 @@ package struct ServerRow: Sendable, Equatable {
         if rowSequence - seen > Self.sequenceWindow {
             return .refuse(VaultError(.untrustedSequence, "\(subject()): sequence \(rowSequence) is more than 2^32 above the \(seen) this machine has seen; it was not used"))
         }
+        if let unreadable { return .acceptAsAbsent(envelope, digest: digest, reason: unreadable) }
         return .accept(envelope, digest: digest)
     }
 }

@@ -47,19 +47,19 @@ package struct SyncPayload: Codable, Equatable {
 
     /// The payload `plaintext` holds.
     /// - Throws: what `JSONDecoder` throws for bytes that are not a payload, or
-    ///   ``MemberGivenTwice`` for one that names a member twice (which `JSONDecoder` reads
-    ///   as the first and other readers as the last, ``JSONMemberNames``).
+    ///   ``MembersNotUnique`` for one that names a member twice (which `JSONDecoder` reads as
+    ///   the first and other readers as the last) or nests deeper than ``JSONMemberNames`` reads.
     package static func decode(_ plaintext: [UInt8]) throws -> SyncPayload {
         // GroupSync's own bytes name each member once by construction.
         if let payload = canonical(plaintext) { return payload }
         let payload = try JSONDecoder().decode(SyncPayload.self, from: Data(plaintext))
-        guard JSONMemberNames.areUnique(in: plaintext) else { throw MemberGivenTwice() }
+        guard JSONMemberNames.areUnique(in: plaintext) else { throw MembersNotUnique() }
         return payload
     }
 
-    /// A payload whose JSON names a member twice in one object.
-    package struct MemberGivenTwice: Error, CustomStringConvertible {
-        package var description: String { "the payload's JSON names a member twice" }
+    /// A payload whose JSON names a member twice in one object, or nests too deep to tell.
+    package struct MembersNotUnique: Error, CustomStringConvertible {
+        package var description: String { "the payload's JSON names a member twice, or nests too deep to tell" }
     }
 
     private static let keyPrefix = Array(#"{"key":""#.utf8)

@@ -53,6 +53,26 @@ final class KeyImportedLaterTests: SyncServerTestCase {
         XCTAssertEqual(reader.string(forKey: "theme"), "dark")
     }
 
+    /// A row read again that is refused again, for another reason now that its key is known,
+    /// was counted the first time.
+    func testARowRefusedAgainWhenRowsAreReadAgainIsNotCountedAgain() async throws {
+        _ = try sandbox.keyrings[0].rotateKey(in: SyncSandbox.group)
+        let writer = try sandbox.store(0, url: server.url)
+        writer.set("dark", forKey: "theme")
+        try await writer.synchronizeWithServer()
+        // `note`, after `theme` in change order, is read again with it.
+        writer.set("tampered", forKey: "note")
+        try await writer.synchronizeWithServer()
+        try server.psql("UPDATE groupsync_entry SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1) WHERE change = (SELECT max(change) FROM groupsync_entry)")
+        let reader = try sandbox.store(1, url: server.url)
+        try await reader.synchronizeWithServer()
+        XCTAssertEqual(reader.status.refusals, ["unknownKey": 2], "the arrangement: both rows need key #2")
+        try importKey2IntoMachine1()
+        try await reader.synchronizeWithServer()
+        XCTAssertEqual(reader.string(forKey: "theme"), "dark")
+        XCTAssertEqual(reader.status.refusals, ["unknownKey": 2], "the tampered row, now refused as failing authentication, was counted once")
+    }
+
     /// Reading again stops once nothing is awaited: the entries read again the first time are
     /// duplicates, and the next exchange does not read them a third time.
     func testNothingIsAwaitedOnceTheEntryIsRead() async throws {
@@ -72,6 +92,15 @@ final class AwaitedKeysTests: XCTestCase {
         state.awaitKey(2, sinceChange: 12)
         state.awaitKey(2, sinceChange: 90)
         XCTAssertEqual(state.awaitingKeys, [2: 12])
+    }
+
+    /// Change numbers start at 1; a server that sends another cannot make reading again start
+    /// below the smallest change number there is.
+    func testAChangeNumberBelowOneIsNotAwaited() {
+        var state = ReplicaState()
+        state.awaitKey(2, sinceChange: .min)
+        state.awaitKey(3, sinceChange: 0)
+        XCTAssertEqual(state.awaitingKeys, [:])
     }
 
     func testAtMostThirtyTwoKeysAreAwaitedTheHighestIdsGivingWay() {

@@ -50,15 +50,36 @@ final class StoreContentsTests: SyncServerTestCase {
         XCTAssertEqual(store.status.refusals, ["invalidRecord": 1])
     }
 
-    func testTheValueHeldBeforeARefusedEntryIsKept() async throws {
+    /// Machine 0 wrote `theme`, machine 1 read it, then a key holder put an entry of no known
+    /// type over it; machine 1 exchanged again.
+    private func machine1AfterAnUnreadableEntryOverTheTheme() async throws -> UbiquitousKeyValueStore {
         let writer = try sandbox.store(0, url: server.url)
         writer.set("dark", forKey: "theme")
         try await writer.synchronizeWithServer()
         let store = try await machine1Exchanged()
         try await plant(key: "theme", value: Array(#"{"int":1.5}"#.utf8), sequence: 2, store: kvstore)
         try await store.synchronizeWithServer()
-        XCTAssertEqual(store.string(forKey: "theme"), "dark")
+        return store
+    }
+
+    /// The entry is the key's newest on the server: what the key held before is not shown as
+    /// if nothing had replaced it.
+    func testAnEntryOfNoKnownTypeOverAValueShowsTheKeyAsAbsent() async throws {
+        let store = try await machine1AfterAnUnreadableEntryOverTheTheme()
+        XCTAssertNil(store.object(forKey: "theme"))
         XCTAssertEqual(store.status.refusals, ["invalidRecord": 1])
+    }
+
+    /// Its sequence is taken as seen, so this machine's next write of the key goes above it
+    /// (kept at the one below, the write's compare-and-swap would fail for ever).
+    func testAKeyWhoseEntryIsNoEntryOfTheStoreIsWrittenAgainAboveIt() async throws {
+        let store = try await machine1AfterAnUnreadableEntryOverTheTheme()
+        store.set("light", forKey: "theme")
+        try await store.synchronizeWithServer()
+        XCTAssertEqual(store.status.pendingWrites, 0)
+        let other = try sandbox.store(0, url: server.url)
+        try await other.synchronizeWithServer()
+        XCTAssertEqual(other.string(forKey: "theme"), "light")
     }
 
     func testAKeyValueStoreEntryWithAKeyLongerThanSixtyFourBytesIsRefused() async throws {

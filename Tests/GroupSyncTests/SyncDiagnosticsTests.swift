@@ -1,5 +1,5 @@
 import Foundation
-import GroupSync
+@testable import GroupSync
 import GroupSyncTestKit
 import InMemoryLogging
 import Keyring
@@ -92,6 +92,37 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         let back = lines("sync server reachable again")
         XCTAssertEqual(back.count, 1, "\(logs.entries)")
         XCTAssertEqual(back.first?.level, .info)
+    }
+
+    /// A server that keeps a row above a write which this machine refuses (here a tampered
+    /// one) makes every compare-and-swap of the write fail. After a round's last pass the
+    /// session tries again after a pause (the reconnect backoff's, set to an hour here), not at
+    /// once: a hostile server cannot keep a machine running rounds without end.
+    func testAWriteTheServerKeepsOvertakingIsTriedAgainAfterAPauseNotAtOnce() async throws {
+        let other = try sandbox.store(1, url: server.url)
+        other.set("theirs", forKey: "theme")
+        try await other.synchronizeWithServer()
+        try server.psql("UPDATE groupsync_entry SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)")
+        var keyring = sandbox.keyrings[0]
+        keyring.metricsFactory = metrics
+        var configuration = SyncConfiguration(url: try SyncServerURL(server.url))
+        configuration.initialReconnectDelay = .seconds(3600)
+        configuration.maximumReconnectDelay = .seconds(3600)
+        let store = try UbiquitousKeyValueStore(
+            group: SyncSandbox.group, keyring: keyring,
+            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)),
+            configuration: .some(configuration))
+        store.set("mine", forKey: "theme")
+        store.start()
+        // The first round's catch-up, then one after each of its passes.
+        try await wait { catchUps >= Int64(1 + SyncRound.maximumPasses) }
+        try await Task.sleep(for: .milliseconds(500))
+        let settled = catchUps
+        try await Task.sleep(for: .seconds(1))
+        let later = catchUps
+        await store.stop()
+        XCTAssertEqual(later, settled, "rounds kept running after the last pass")
+        XCTAssertEqual(store.status.pendingWrites, 1, "the write is kept to push")
     }
 
     func testAStoreStoppedWhileConnectedCountsNoReconnect() async throws {

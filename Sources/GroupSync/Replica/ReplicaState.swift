@@ -64,8 +64,8 @@ struct ReplicaState: Codable, Sendable, Equatable {
     var nextPendingNumber: UInt64 = 1
     /// Rows refused because the keyring lacked their key (`unknownKey`): for each such key id,
     /// the lowest change number of a row refused for it. The cursor passed them; once the key
-    /// is held, the next round reads again from there (``SyncReplica/readAgainRowsOfKeysNowHeld()``),
-    /// so that importing a key after a rotation brings the entries it sealed.
+    /// is held, the next round reads again from there (``SyncReplica/rowsToReadAgain()``), so
+    /// that importing a key after a rotation brings the entries it sealed.
     var awaitingKeys: [UInt32: Int64] = [:]
 
     /// At most this many key ids are awaited: a row's key id is read before its authentication,
@@ -78,8 +78,11 @@ struct ReplicaState: Codable, Sendable, Equatable {
         case conflicts, lastPushMilliseconds, lastPullMilliseconds, nextPendingNumber
     }
 
-    /// Notes that the row at `change` was refused because key `id` is not in the keyring.
+    /// Notes that the row at `change` was refused because key `id` is not in the keyring. A
+    /// change number below 1 is none a server hands out (they start at 1): not kept, so that
+    /// reading again from just before it stays a change number.
     mutating func awaitKey(_ id: UInt32, sinceChange change: Int64) {
+        guard change >= 1 else { return }
         if let known = awaitingKeys[id] {
             awaitingKeys[id] = min(known, change)
             return

@@ -474,8 +474,12 @@ final class SyncReplica: Sendable {
     /// query. Only accepted ones are applied; the cursor stays (rows between it and theirs are
     /// still unread), and a refused one is neither counted nor acted on: the catch-up that
     /// follows such rows (``SyncRound``) reads the same row and judges it then, once.
+    ///
+    /// `countingAbove`: refusals of rows at or below this change number are not counted (nor
+    /// returned): rows read again for a key now held (``rowsToReadAgain()``) were counted the
+    /// first time.
     @discardableResult
-    func apply(_ rows: [ServerRow], notified: Bool = false) throws(SyncError) -> [VaultError] {
+    func apply(_ rows: [ServerRow], notified: Bool = false, countingAbove counted: Int64 = .min) throws(SyncError) -> [VaultError] {
         var refused: [VaultError] = []
         let key = keyLookup()
         // Opening is the largest cost of a row and does not depend on the state: done first, on
@@ -502,11 +506,13 @@ final class SyncReplica: Sendable {
                 switch verdict {
                 case .duplicate:
                     continue
-                case .refuse where notified:
+                case .refuse where notified, .acceptAsAbsent where notified:
                     continue
                 case .refuse(let error):
-                    refused.append(error)
-                    state.refusals[error.code.rawValue, default: 0] += 1
+                    if row.change > counted {
+                        refused.append(error)
+                        state.refusals[error.code.rawValue, default: 0] += 1
+                    }
                     if error.code == .unknownKey, let header = try? BlobHeader.parse(row.blob, subject: "a row of \(group)") {
                         state.awaitKey(header.keyID, sinceChange: row.change)
                     }
@@ -514,8 +520,18 @@ final class SyncReplica: Sendable {
                         entry.republishOver = UInt64(row.sequence)
                         state.entries[entryName] = entry
                     }
-                case .accept(let envelope, let digest):
+                case .accept(let envelope, let digest), .acceptAsAbsent(let envelope, let digest, _):
                     guard let entryName else { preconditionFailure("an accepted row has a 32-byte name: opening refuses any other") }
+                    // No entry of its store: counted, its sequence taken (this machine's next
+                    // write of the key goes above it), and the key shown as absent.
+                    var readable = true
+                    if case .acceptAsAbsent(_, _, let reason) = verdict {
+                        readable = false
+                        if row.change > counted {
+                            refused.append(reason)
+                            state.refusals[reason.code.rawValue, default: 0] += 1
+                        }
+                    }
                     accepted = true
                     entry.seen = envelope.sequence
                     entry.seenDigest = digest
@@ -544,7 +560,7 @@ final class SyncReplica: Sendable {
                     }
                     state.entries[entryName] = entry
                     if showsServer {
-                        let shown = envelope.value.map { Value(key: envelope.key, bytes: $0) }
+                        let shown = readable ? envelope.value.map { Value(key: envelope.key, bytes: $0) } : nil
                         let previous = if let shown { values.updateValue(shown, forKey: entryName) } else { values.removeValue(forKey: entryName) }
                         if previous != shown { changed.append(envelope.key) }
                     }
@@ -595,21 +611,28 @@ final class SyncReplica: Sendable {
         }
     }
 
-    /// Moves the cursor back to the first row refused for a key the keyring holds now (imported
-    /// since, typically after a rotation elsewhere), so that the round's catch-up reads those
-    /// rows again; the others it reads again are duplicates. Returns whether it did. A key that
-    /// cannot be read (a locked keyring) is still awaited.
-    func readAgainRowsOfKeysNowHeld() throws(SyncError) -> Bool {
+    /// Rows refused for a key the keyring holds now (imported since, typically after a rotation
+    /// elsewhere): the awaited keys now held and the change number to read again from (just
+    /// before the first row refused for one of them), or `nil`. The keyset is read once. The
+    /// round reads from there without moving the cursor back (``SyncRound``), so a server that
+    /// went back is still found against the cursor, then calls ``finishReadingAgain(_:)``.
+    func rowsToReadAgain() -> (keys: [UInt32], after: Int64)? {
         let awaited = memory.withLock { $0.state.awaitingKeys }
-        guard !awaited.isEmpty else { return false }
-        let held = awaited.filter { id, _ in (try? keyring.key(id: id, in: group)) != nil }
-        guard let from = held.values.min() else { return false }
+        guard !awaited.isEmpty, let keyset = try? keyring.keys(in: group) else { return nil }
+        let heldIDs = Set(keyset.map(\.id))
+        let held = awaited.filter { heldIDs.contains($0.key) }
+        guard let from = held.values.min() else { return nil }
+        return (held.keys.sorted(), from - 1)
+    }
+
+    /// The rows awaiting `keys` were read again, and are applied: those keys are no longer
+    /// awaited. Kept until then, so that a round cut short reads them again next time. (A key
+    /// is never taken out of a keyset, so none of those rows was refused again for its key.)
+    func finishReadingAgain(_ keys: [UInt32]) throws(SyncError) {
         try update(touching: []) { state, _ in
-            for id in held.keys { state.awaitingKeys[id] = nil }
-            state.cursor = min(state.cursor, from - 1)
+            for id in keys { state.awaitingKeys[id] = nil }
             return []
         }
-        return true
     }
 
     /// The server's change counter is below what this machine read from it: it went back in

@@ -26,8 +26,9 @@ enum SyncedContents: Sendable {
                 return "its value is not a key-value store value (one JSON member naming a known type)"
             }
         case .records:
-            do { _ = try RecordName(validating: envelope.key) } catch {
-                return "its key is no record name (\(error.reason))"
+            // The reason leaves the key out: it is a key holder's, of any length.
+            guard RecordName.problem(with: envelope.key) == nil else {
+                return "its key (\(envelope.key.utf8.count) bytes) is no record name"
             }
             if let value = envelope.value, value.count < 4 {
                 return "its value is \(value.count) bytes, shorter than a record's schema version"

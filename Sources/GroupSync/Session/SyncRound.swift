@@ -18,6 +18,10 @@ enum SyncRound {
         var pushed = 0
         var conflicts = 0
         var refused = 0
+        /// The round stopped after ``maximumPasses`` with writes still to push: something keeps
+        /// overtaking them (another machine's writes, or a server holding a newer row this
+        /// machine refuses). The session tries again after a pause, not at once.
+        var unfinished = false
     }
 
     /// Runs a round; `catchingUpFirst` is `false` when nothing but local writes and the rows in
@@ -49,8 +53,15 @@ enum SyncRound {
         // was a round trip to the server, and work beside the other machines', for nothing.
         let news = !notified.isEmpty && !replica.holds(notified)
         if news { try replica.apply(notified, notified: true) }
-        let readAgain = try replica.readAgainRowsOfKeysNowHeld()
-        if catchingUpFirst || news || readAgain { try await catchUp(replica, on: server, into: &outcome) }
+        if let again = replica.rowsToReadAgain() {
+            // Rows refused for a key imported since: read from just before the first of them,
+            // then on as any catch-up; the cursor is not moved back, so a server that went back
+            // is still found against it, and refusals read again are not counted again.
+            try await catchUp(replica, on: server, into: &outcome, after: again.after)
+            try replica.finishReadingAgain(again.keys)
+        } else if catchingUpFirst || news {
+            try await catchUp(replica, on: server, into: &outcome)
+        }
         var pass = 0
         while pass < maximumPasses {
             pass += 1
@@ -74,26 +85,32 @@ enum SyncRound {
             // Whatever overtook a push is read before it is pushed again above it.
             if overtaken { try await catchUp(replica, on: server, into: &outcome) } else { break }
         }
-        if pass == maximumPasses { replica.wakeSession() }
+        outcome.unfinished = pass == maximumPasses
         return outcome
     }
 
-    private static func catchUp(_ replica: SyncReplica, on server: ServerConnection, into outcome: inout Outcome) async throws(SyncError) {
+    /// Reads the space's rows after the cursor, or after `start` when reading again rows below
+    /// it (whose refusals, counted the first time, are not counted again), page by page.
+    private static func catchUp(_ replica: SyncReplica, on server: ServerConnection, into outcome: inout Outcome, after start: Int64? = nil) async throws(SyncError) {
         let metrics = replica.keyring.currentMetricsFactory
         Counter(label: SyncMetricLabel.catchUps, factory: metrics).increment()
         let pages = Counter(label: SyncMetricLabel.catchUpPages, factory: metrics)
         var limit = page
+        let cursor = replica.state.cursor
+        var position = min(start ?? cursor, cursor)
+        var counted = position == cursor ? Int64.min : cursor
         pages.increment()
-        let first = try await server.changes(space: replica.space, after: replica.state.cursor, within: limit)
+        let first = try await server.changes(space: replica.space, after: position, within: limit)
         var rows = first.rows
-        if first.lastChange < replica.state.cursor {
+        if first.lastChange < cursor {
             try replica.serverWentBack(to: first.lastChange)
             outcome.refused += 1
             pages.increment()
-            rows = try await server.rows(space: replica.space, after: replica.state.cursor, within: limit)
+            (position, counted) = (replica.state.cursor, .min)
+            rows = try await server.rows(space: replica.space, after: position, within: limit)
         }
         func apply(_ rows: [ServerRow]) throws(SyncError) {
-            outcome.refused += try replica.apply(rows).count
+            outcome.refused += try replica.apply(rows, countingAbove: counted).count
             outcome.pulled += rows.count
         }
         // A page short of full is the last: applied with no child task (a round after a
@@ -102,10 +119,10 @@ enum SyncRound {
             // A full page means there may be more: the next page is asked for before this one
             // is applied, so that the server's work and the round trip overlap the judging and
             // the journal record. It starts after the page's last change, which is where
-            // applying the page leaves the cursor (every row read by a catch-up moves it), and
-            // may hold twice the rows (``CatchUpPageLimit/next()``). A child task, so that it is
+            // applying the page leaves the cursor (every row read by a catch-up moves it up to
+            // its change; rows read again lie below it), and may hold twice the rows (``CatchUpPageLimit/next()``). A child task, so that it is
             // cancelled with the round, and awaited (then dropped) when applying this page fails.
-            let after = rows.reduce(replica.state.cursor) { max($0, $1.change) }
+            let after = rows.reduce(position) { max($0, $1.change) }
             let nextLimit = limit.next()
             pages.increment()
             async let next: [ServerRow] = server.rows(space: replica.space, after: after, within: nextLimit)
@@ -118,6 +135,7 @@ enum SyncRound {
                 throw SyncError(.server, "could not read changes from the sync server: \(ServerConnection.describe(error))", underlyingError: error)
             }
             limit = nextLimit
+            position = after
         }
         if !rows.isEmpty { try apply(rows) }
         try replica.finishCatchUp()

@@ -155,11 +155,22 @@ final class SyncSession: Sendable {
                 }
                 throw SyncError(.server, "the sync server ended the notification stream")
             }
-            group.addTask {
+            group.addTask { [configuration] in
+                var pause = configuration.initialReconnectDelay
                 for await _ in wakes {
                     let catchUp = serverChanged.withLock { changed in defer { changed = false }; return changed }
                     let notified = notifiedRows.withLock { rows in defer { rows = [] }; return rows }
-                    try await SyncRound.run(replica, on: server, catchingUpFirst: catchUp, notified: notified)
+                    let outcome = try await SyncRound.run(replica, on: server, catchingUpFirst: catchUp, notified: notified)
+                    guard outcome.unfinished else {
+                        pause = configuration.initialReconnectDelay
+                        continue
+                    }
+                    // Writes left to push after every pass: again after a pause that doubles as
+                    // the reconnect backoff does, not at once, or a server that keeps a row this
+                    // machine refuses above them would keep it running rounds without end.
+                    try await Task.sleep(for: pause)
+                    pause = min(pause * 2, configuration.maximumReconnectDelay)
+                    wake.yield()
                 }
             }
             defer { group.cancelAll(); wake.finish() }

@@ -388,7 +388,16 @@ def judge_row(names, group, store, keys, name, sequence, blob):
         raise Refusal("invalidRecord", "the payload does not decode: %s" % error)
     if names.name(payload["key"]) != name:
         raise Refusal("invalidRecord", "the payload's key does not hash to the row's name")
-    # An entry of its store: a key-value store's key is 1 to 64 bytes of UTF-8 and its value
+    if fields["sequence"] != sequence:
+        raise Refusal("malformed", "header sequence %d, row sequence %d"
+                      % (fields["sequence"], sequence))
+    # Freshness (SYNC.md section 7) for a reader that has seen nothing (seen = 0): more than
+    # 2^32 above seen is untrustedSequence; there is no "below seen" or "equal" case.
+    if sequence > 2 ** 32:
+        raise Refusal("untrustedSequence", "sequence %d more than 2^32 above 0" % sequence)
+    # Last, an entry of its store (SYNC.md section 5): GroupSync counts one that is not as
+    # invalidRecord and shows its key as absent; this client prints it as refused.
+    # A key-value store's key is 1 to 64 bytes of UTF-8 and its value
     # decodes as one; a record's key is a record name (FORMAT.md, "Record names") and its value
     # holds at least its schema version (SYNC.md section 5).
     if store != "records" and not 1 <= len(payload["key"].encode("utf-8")) <= 64:
@@ -399,13 +408,6 @@ def judge_row(names, group, store, keys, name, sequence, blob):
         value = None if value_bytes is None else decode_value(store, value_bytes)
     except (ValueError, TypeError, UnicodeDecodeError, struct.error) as error:
         raise Refusal("invalidRecord", "the value is none of its store's: %s" % error)
-    if fields["sequence"] != sequence:
-        raise Refusal("malformed", "header sequence %d, row sequence %d"
-                      % (fields["sequence"], sequence))
-    # Freshness (SYNC.md section 7) for a reader that has seen nothing (seen = 0): more than
-    # 2^32 above seen is untrustedSequence; there is no "below seen" or "equal" case.
-    if sequence > 2 ** 32:
-        raise Refusal("untrustedSequence", "sequence %d more than 2^32 above 0" % sequence)
     return {"key": payload["key"], "sequence": sequence, "issued_at": fields["issued_at"],
             "value": value}
 
