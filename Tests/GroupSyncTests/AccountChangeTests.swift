@@ -28,7 +28,7 @@ final class AccountChangeTests: SyncServerTestCase {
         let other = try sandbox.store(1, url: server.url)
         other.set("tampered", forKey: "note")
         try await other.synchronizeWithServer()
-        try server.psql("UPDATE groupsync_entry SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1), change = nextval('groupsync_change') WHERE change = (SELECT max(change) FROM groupsync_entry)")
+        try tamperWithBlobs(of: .newest)
         try await store.synchronizeWithServer()
         XCTAssertEqual(store.status.refusals, ["authenticationFailed": 1], "the arrangement must refuse one row")
     }

@@ -53,7 +53,7 @@ final class HostileServerTests: SyncServerTestCase {
 
     func testATamperedBlobIsRefusedAsFailingAuthentication() async throws {
         try await write(["token": "value"])
-        try server.psql("UPDATE groupsync_entry SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1), change = nextval('groupsync_change')")
+        try tamperWithBlobs()
         try await reader.synchronizeWithServer()
 
         XCTAssertEqual(reader.string(forKey: "token"), "value")

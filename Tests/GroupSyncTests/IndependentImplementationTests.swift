@@ -131,7 +131,7 @@ final class IndependentImplementationTests: SyncServerTestCase {
         let store = try sandbox.store(0, url: server.url)
         store.set("dark", forKey: "theme")
         try await store.synchronizeWithServer()
-        _ = try server.psql("UPDATE groupsync_entry SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1), change = nextval('groupsync_change')")
+        try tamperWithBlobs()
         let objects = try client().succeed(["read"], in: sandbox.directory.url).objects()
         XCTAssertEqual(objects.count, 1)
         XCTAssertEqual(objects.first?["refused"] as? String, "authenticationFailed")

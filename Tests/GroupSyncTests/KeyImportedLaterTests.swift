@@ -63,7 +63,7 @@ final class KeyImportedLaterTests: SyncServerTestCase {
         // `note`, after `theme` in change order, is read again with it.
         writer.set("tampered", forKey: "note")
         try await writer.synchronizeWithServer()
-        try server.psql("UPDATE groupsync_entry SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1) WHERE change = (SELECT max(change) FROM groupsync_entry)")
+        try tamperWithBlobs(of: .newest, announcing: false)
         let reader = try sandbox.store(1, url: server.url)
         try await reader.synchronizeWithServer()
         XCTAssertEqual(reader.status.refusals, ["unknownKey": 2], "the arrangement: both rows need key #2")

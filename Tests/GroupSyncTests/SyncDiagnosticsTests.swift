@@ -102,7 +102,7 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         let other = try sandbox.store(1, url: server.url)
         other.set("theirs", forKey: "theme")
         try await other.synchronizeWithServer()
-        try server.psql("UPDATE groupsync_entry SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)")
+        try tamperWithBlobs(announcing: false)
         var keyring = sandbox.keyrings[0]
         keyring.metricsFactory = metrics
         var configuration = SyncConfiguration(url: try SyncServerURL(server.url))

@@ -21,6 +21,22 @@ class SyncServerTestCase: SyncSandboxTestCase {
         super.tearDown()
     }
 
+    /// Which rows ``tamperWithBlobs(of:announcing:)`` alters.
+    enum TamperedRows {
+        case all
+        /// The row with the highest change number.
+        case newest
+    }
+
+    /// Flips one byte of the sealed part of the blobs of `rows` on the server, as an operator
+    /// who alters what the server stores would; `announcing` also gives each a new change
+    /// number, so that a machine's next catch-up reads it.
+    func tamperWithBlobs(of rows: TamperedRows = .all, announcing: Bool = true) throws {
+        let change = announcing ? ", change = nextval('groupsync_change')" : ""
+        let which = rows == .newest ? " WHERE change = (SELECT max(change) FROM groupsync_entry)" : ""
+        try server.psql("UPDATE groupsync_entry SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)\(change)\(which)")
+    }
+
     /// Runs `sync` while the file step `step` fails with an I/O error in the whole process (a
     /// process-wide fault, so the session's threads meet it too), and asserts that the sync
     /// fails as `storage`; `unexpected` is the failure when it succeeds instead.
