@@ -6,8 +6,9 @@ import XCTest
 @testable import GroupSync
 
 /// An entry that is authentic and named as its key says, but is no entry of its store (sealed
-/// by a key holder's other program, or a bug), is refused as `invalidRecord` and counted, and
-/// the machine keeps the value it had (docs/SYNC.md, section 5).
+/// by a key holder's other program, or a bug), is counted as `invalidRecord` and shown as
+/// absent, and its sequence is taken, so that the key can be written again above it
+/// (docs/SYNC.md, section 5).
 final class StoreContentsTests: SyncServerTestCase {
     private var kvstore: String { "kvstore:\(SyncSandbox.storeIdentifier.rawValue)" }
 
@@ -38,13 +39,13 @@ final class StoreContentsTests: SyncServerTestCase {
         return store
     }
 
-    func testAKeyValueStoreEntryWhoseValueIsOfNoKnownTypeIsRefused() async throws {
+    func testAKeyValueStoreEntryWhoseValueIsOfNoKnownTypeIsCountedAsInvalid() async throws {
         try await plant(key: "theme", value: Array(#"{"colour":"red"}"#.utf8), sequence: 1, store: kvstore)
         let store = try await machine1Exchanged()
         XCTAssertEqual(store.status.refusals, ["invalidRecord": 1])
     }
 
-    func testAKeyValueStoreEntryWhoseValueNamesAMemberTwiceIsRefused() async throws {
+    func testAKeyValueStoreEntryWhoseValueNamesAMemberTwiceIsCountedAsInvalid() async throws {
         try await plant(key: "theme", value: Array(#"{"dict":{"a":{"int":1},"a":{"int":2}}}"#.utf8), sequence: 1, store: kvstore)
         let store = try await machine1Exchanged()
         XCTAssertEqual(store.status.refusals, ["invalidRecord": 1])
@@ -82,27 +83,27 @@ final class StoreContentsTests: SyncServerTestCase {
         XCTAssertEqual(other.string(forKey: "theme"), "light")
     }
 
-    func testAKeyValueStoreEntryWithAKeyLongerThanSixtyFourBytesIsRefused() async throws {
+    func testAKeyValueStoreEntryWithAKeyLongerThanSixtyFourBytesIsCountedAsInvalid() async throws {
         try await plant(key: String(repeating: "k", count: 65), value: Array(#"{"bool":true}"#.utf8), sequence: 1, store: kvstore)
         let store = try await machine1Exchanged()
         XCTAssertEqual(store.status.refusals, ["invalidRecord": 1])
         XCTAssertEqual(store.dictionaryRepresentation.count, 0)
     }
 
-    func testAKeyValueStoreEntryWithAnEmptyKeyIsRefused() async throws {
+    func testAKeyValueStoreEntryWithAnEmptyKeyIsCountedAsInvalid() async throws {
         try await plant(key: "", value: Array(#"{"bool":true}"#.utf8), sequence: 1, store: kvstore)
         let store = try await machine1Exchanged()
         XCTAssertEqual(store.status.refusals, ["invalidRecord": 1])
     }
 
-    func testASyncedRecordShorterThanItsSchemaVersionIsRefused() async throws {
+    func testASyncedRecordShorterThanItsSchemaVersionIsCountedAsInvalid() async throws {
         try await plant(key: "note-1", value: [0, 1], sequence: 1, store: "records")
         let records = try SyncedRecords(group: SyncSandbox.group, keyring: sandbox.keyrings[1], configuration: .some(SyncConfiguration(url: try SyncServerURL(server.url))))
         try await records.synchronizeWithServer()
         XCTAssertEqual(records.status.refusals, ["invalidRecord": 1])
     }
 
-    func testASyncedRecordWhoseKeyIsNoRecordNameIsRefused() async throws {
+    func testASyncedRecordWhoseKeyIsNoRecordNameIsCountedAsInvalid() async throws {
         try await plant(key: "../note", value: [0, 0, 0, 1] + Array("{}".utf8), sequence: 1, store: "records")
         let records = try SyncedRecords(group: SyncSandbox.group, keyring: sandbox.keyrings[1], configuration: .some(SyncConfiguration(url: try SyncServerURL(server.url))))
         try await records.synchronizeWithServer()
