@@ -33,7 +33,9 @@ public struct SyncStatus: Sendable, Hashable, Codable {
     public var coalescedWrites: Int
     /// Synced records' writes that lost to another machine's.
     public var conflicts: Int
-    /// Values from the server refused, by the Vault's code (`rollback`, `authenticationFailed`, ...).
+    /// Values from the server refused, by the Vault's code (`rollback`, `authenticationFailed`, ...);
+    /// `invalidRecord` also counts authentic entries that are no entries of the store, whose keys
+    /// read as absent (docs/SYNC.md, section 5).
     public var refusals: [String: Int]
     /// The last connection or server failure, redacted.
     public var lastError: String?

@@ -48,7 +48,7 @@ struct ReplicaState: Codable, Sendable, Equatable {
     /// Whether the first catch-up from this server completed.
     var initialSyncDone = false
     var entries: [EntryName: Entry] = [:]
-    /// Rows refused, by the Vault's code.
+    /// Rows refused, by the Vault's code (and, as `invalidRecord`, entries shown as absent).
     var refusals: [String: Int] = [:]
     /// Local writes that lost to a more recent write of another machine.
     var superseded = 0
