@@ -109,7 +109,7 @@ final class IndependentImplementationTests: SyncServerTestCase {
     }
 
     func testSyncedRecordsWrittenHereReadTheSameInTheIndependentImplementation() async throws {
-        let records = try SyncedRecords(group: SyncSandbox.group, keyring: sandbox.keyrings[0], configuration: .some(SyncConfiguration(url: try SyncServerURL(server.url))))
+        let records = try sandbox.records(0, url: server.url)
         try records.write(Note(title: "Groceries", pinned: true), to: "note-1")
         try await records.synchronizeWithServer()
         XCTAssertEqual(
@@ -120,7 +120,7 @@ final class IndependentImplementationTests: SyncServerTestCase {
     func testASyncedRecordWrittenByTheIndependentImplementationIsReadHere() async throws {
         _ = try client(store: "records").succeed(
             ["write", "note-1", #"{"schema":1,"record":{"title":"Groceries","pinned":false}}"#], in: sandbox.directory.url)
-        let records = try SyncedRecords(group: SyncSandbox.group, keyring: sandbox.keyrings[1], configuration: .some(SyncConfiguration(url: try SyncServerURL(server.url))))
+        let records = try sandbox.records(1, url: server.url)
         try await records.synchronizeWithServer()
         XCTAssertEqual(try records.read(Note.self, from: "note-1"), Note(title: "Groceries", pinned: false))
     }

@@ -98,14 +98,14 @@ final class StoreContentsTests: SyncServerTestCase {
 
     func testASyncedRecordShorterThanItsSchemaVersionIsCountedAsInvalid() async throws {
         try await plant(key: "note-1", value: [0, 1], sequence: 1, store: "records")
-        let records = try SyncedRecords(group: SyncSandbox.group, keyring: sandbox.keyrings[1], configuration: .some(SyncConfiguration(url: try SyncServerURL(server.url))))
+        let records = try sandbox.records(1, url: server.url)
         try await records.synchronizeWithServer()
         XCTAssertEqual(records.status.refusals, ["invalidRecord": 1])
     }
 
     func testASyncedRecordWhoseKeyIsNoRecordNameIsCountedAsInvalid() async throws {
         try await plant(key: "../note", value: [0, 0, 0, 1] + Array("{}".utf8), sequence: 1, store: "records")
-        let records = try SyncedRecords(group: SyncSandbox.group, keyring: sandbox.keyrings[1], configuration: .some(SyncConfiguration(url: try SyncServerURL(server.url))))
+        let records = try sandbox.records(1, url: server.url)
         try await records.synchronizeWithServer()
         XCTAssertEqual(records.status.refusals, ["invalidRecord": 1])
         XCTAssertEqual(records.names(), [])

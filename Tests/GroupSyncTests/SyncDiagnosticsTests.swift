@@ -108,10 +108,7 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         var configuration = SyncConfiguration(url: try SyncServerURL(server.url))
         configuration.initialReconnectDelay = .seconds(3600)
         configuration.maximumReconnectDelay = .seconds(3600)
-        let store = try UbiquitousKeyValueStore(
-            group: SyncSandbox.group, keyring: keyring,
-            entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: SyncSandbox.storeIdentifier)),
-            configuration: .some(configuration))
+        let store = try SyncSandbox.store(keyring: keyring, configuration: configuration)
         store.set("mine", forKey: "theme")
         store.start()
         // The first round's catch-up, then one after each of its passes.

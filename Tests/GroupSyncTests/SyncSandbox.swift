@@ -54,11 +54,21 @@ final class SyncSandbox: @unchecked Sendable {
     /// The sandbox's store as `keyring` opens it (a machine's keyring with a logger of a test's,
     /// or a home outside the sandbox's machines), syncing through `url` (or local only with `nil`).
     static func store(keyring: Keyring, url: String?, group: GroupIdentifier = SyncSandbox.group) throws -> UbiquitousKeyValueStore {
-        let configuration = try url.map { SyncConfiguration(url: try SyncServerURL($0)) }
-        return try UbiquitousKeyValueStore(
+        try store(keyring: keyring, configuration: url.map { SyncConfiguration(url: try SyncServerURL($0)) }, group: group)
+    }
+
+    /// The sandbox's store as `keyring` opens it, syncing with `configuration` (a test's reconnect
+    /// delays, say), or local only with `nil`.
+    static func store(keyring: Keyring, configuration: SyncConfiguration?, group: GroupIdentifier = SyncSandbox.group) throws -> UbiquitousKeyValueStore {
+        try UbiquitousKeyValueStore(
             group: group, keyring: keyring,
             entitlement: .some(UbiquityKeyValueStoreEntitlement(identifier: storeIdentifier)),
             configuration: .some(configuration))
+    }
+
+    /// Machine `index`'s synced records of the sandbox's group, syncing through `url`.
+    func records(_ index: Int, url: String) throws -> SyncedRecords {
+        try SyncedRecords(group: Self.group, keyring: keyrings[index], configuration: .some(SyncConfiguration(url: try SyncServerURL(url))))
     }
 
     func remove() { directory.remove() }

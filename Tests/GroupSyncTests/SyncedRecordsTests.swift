@@ -14,7 +14,7 @@ final class SyncedRecordsTests: SyncServerTestCase {
     }
 
     private func records(_ index: Int) throws -> SyncedRecords {
-        try SyncedRecords(group: SyncSandbox.group, keyring: sandbox.keyrings[index], configuration: .some(SyncConfiguration(url: try SyncServerURL(server.url))))
+        try sandbox.records(index, url: server.url)
     }
 
     func testAWriteOnOneMachineBecomesAReadOnAnother() async throws {
