@@ -83,11 +83,12 @@ package struct ServerRow: Sendable, Equatable {
         guard envelope.sequence == UInt64(sequence) else {
             return .refused(VaultError(.malformed, "\(subject()): the server's row says sequence \(sequence) but the sealed entry says \(envelope.sequence); the row was edited on the server"))
         }
+        let digest = Digest.blake2b256(blob)
         if let reason = contents(envelope) {
             let error = VaultError(.invalidRecord, "\(subject()) is authentic but \(reason); the key is shown as absent")
-            return .unreadable(envelope, digest: Digest.blake2b256(blob), reason: error)
+            return .unreadable(envelope, digest: digest, reason: error)
         }
-        return .opened(envelope, digest: Digest.blake2b256(blob))
+        return .opened(envelope, digest: digest)
     }
 
     /// Judges the row against what this machine has seen of the entry (`seen`, 0 if nothing,

@@ -499,6 +499,12 @@ final class SyncReplica: Sendable {
         let compaction: ReplicaStateStore.Compaction = notified || state.initialSyncDone ? .whenDue : .afterTheCatchUp
         try update(touching: touched, flush: { accepted ? .beforeReturning : .withNextFlush }, compaction: compaction) { state, values in
             var changed: [String] = []
+            // A row read again below the cursor was counted the first time.
+            func count(_ error: VaultError, of row: ServerRow) {
+                guard row.change > counted else { return }
+                refused.append(error)
+                state.refusals[error.code.rawValue, default: 0] += 1
+            }
             for ((row, opened), entryName) in zip(zip(rows, opened), names) {
                 if !notified { state.cursor = max(state.cursor, row.change) }
                 var entry = entryName.flatMap { state.entries[$0] } ?? ReplicaState.Entry()
@@ -509,10 +515,7 @@ final class SyncReplica: Sendable {
                 case .refuse where notified, .acceptAsAbsent where notified:
                     continue
                 case .refuse(let error):
-                    if row.change > counted {
-                        refused.append(error)
-                        state.refusals[error.code.rawValue, default: 0] += 1
-                    }
+                    count(error, of: row)
                     if error.code == .unknownKey, let header = try? BlobHeader.parse(row.blob, subject: "a row of \(group)") {
                         state.awaitKey(header.keyID, sinceChange: row.change)
                     }
@@ -527,10 +530,7 @@ final class SyncReplica: Sendable {
                     var readable = true
                     if case .acceptAsAbsent(_, _, let reason) = verdict {
                         readable = false
-                        if row.change > counted {
-                            refused.append(reason)
-                            state.refusals[reason.code.rawValue, default: 0] += 1
-                        }
+                        count(reason, of: row)
                     }
                     accepted = true
                     entry.seen = envelope.sequence

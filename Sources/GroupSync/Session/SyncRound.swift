@@ -120,8 +120,9 @@ enum SyncRound {
             // is applied, so that the server's work and the round trip overlap the judging and
             // the journal record. It starts after the page's last change, which is where
             // applying the page leaves the cursor (every row read by a catch-up moves it up to
-            // its change; rows read again lie below it), and may hold twice the rows (``CatchUpPageLimit/next()``). A child task, so that it is
-            // cancelled with the round, and awaited (then dropped) when applying this page fails.
+            // its change; rows read again lie below it), and may hold twice the rows
+            // (``CatchUpPageLimit/next()``). A child task, so that it is cancelled with the
+            // round, and awaited (then dropped) when applying this page fails.
             let after = rows.reduce(position) { max($0, $1.change) }
             let nextLimit = limit.next()
             pages.increment()
