@@ -8,7 +8,7 @@ import Vault
 import GroupSyncCore
 
 /// The records a group opts into sync: `VaultRecord` values, sealed as the Vault seals them,
-/// that a write on one machine makes readable on every other (docs/SYNC.md, "Synced records").
+/// that a write on one machine makes readable on every other (docs/SYNC.md, sections 5 and 8).
 ///
 /// They live in a space of their own on the server and in a state file of their own on each
 /// machine, beside (not inside) the group's local Vault: a record is synced because it is
@@ -88,30 +88,48 @@ public final class SyncedRecords: Sendable {
         } catch {
             throw SyncError(.invalidArgument, "record \(name) cannot be encoded: \(error)", underlyingError: error)
         }
+        try writePayload(Array(payload), schemaVersion: Record.schemaVersion, to: name)
+    }
+
+    /// Writes a payload as `name` with its schema version, as ``write(_:to:)`` stores a record:
+    /// the version's four bytes, big-endian, then the payload (docs/SYNC.md, section 5).
+    /// For tools that handle records of any type (`vaultcli sync records write`); the caller
+    /// vouches that the payload is what the record's readers decode.
+    package func writePayload(_ payload: [UInt8], schemaVersion: UInt32, to name: String) throws(SyncError) {
+        try Self.validate(name: name)
         var bytes: [UInt8] = []
-        withUnsafeBytes(of: Record.schemaVersion.bigEndian) { bytes += $0 }
-        try replica.write(key: name, value: bytes + Array(payload))
+        bytes.reserveCapacity(4 + payload.count)
+        withUnsafeBytes(of: schemaVersion.bigEndian) { bytes += $0 }
+        try replica.write(key: name, value: bytes + payload)
     }
 
     /// The record `name`, or `nil` when it was never written or was deleted. Never waits for the network.
     /// - Throws: `SyncError.Code.refused` with `unsupportedSchema` or `invalidRecord` (the Vault's codes).
     public func read<Record: VaultRecord>(_ type: Record.Type, from name: String) throws(SyncError) -> Record? {
-        try Self.validate(name: name)
-        guard let bytes = replica.value(forKey: name) else { return nil }
-        guard bytes.count >= 4 else {
-            throw SyncError(.refused, "record \(name) has no schema version", refusal: .invalidRecord)
-        }
-        let schema = bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard let (schema, payload) = try payload(of: name) else { return nil }
         guard Record.supportedSchemaVersions.contains(schema) else {
             throw SyncError(.refused, "record \(name) has schema \(schema); \(Record.self) reads \(Record.supportedSchemaVersions)", refusal: .unsupportedSchema)
         }
         do {
-            let record = try Record.decode(schemaVersion: schema, from: Data(bytes.dropFirst(4)))
+            let record = try Record.decode(schemaVersion: schema, from: Data(payload))
             try record.validate()
             return record
         } catch {
             throw SyncError(.refused, "record \(name) does not decode or validate as \(Record.self): \(error)", refusal: .invalidRecord, underlyingError: error)
         }
+    }
+
+    /// The record `name` as its schema version and payload, undecoded, or `nil` when it was
+    /// never written or was deleted: what ``read(_:from:)`` decodes, for tools that handle
+    /// records of any type (`vaultcli sync records show`).
+    /// - Throws: `SyncError.Code.refused` with `invalidRecord` for a value shorter than its schema version.
+    package func payload(of name: String) throws(SyncError) -> (schemaVersion: UInt32, payload: ArraySlice<UInt8>)? {
+        try Self.validate(name: name)
+        guard let bytes = replica.value(forKey: name) else { return nil }
+        guard bytes.count >= 4 else {
+            throw SyncError(.refused, "record \(name) has no schema version", refusal: .invalidRecord)
+        }
+        return (bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, bytes.dropFirst(4))
     }
 
     /// Deletes `name` everywhere.
