@@ -5,33 +5,7 @@ import GroupVaultTestKit
 import XCTest
 
 /// `vaultcli sync` between two machines, run as the built executable.
-final class SyncCommandTests: SyncServerTestCase {
-    private var entitlements: URL!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        entitlements = sandbox.directory.url.appendingPathComponent("App.entitlements")
-        try Data("""
-            <plist version="1.0"><dict>
-              <key>com.apple.security.application-groups</key><array><string>\(SyncSandbox.group)</string></array>
-              <key>com.apple.developer.ubiquity-kvstore-identifier</key><string>$(TeamIdentifierPrefix)com.example.sync</string>
-            </dict></plist>
-            """.utf8).write(to: entitlements)
-    }
-
-    /// The server's URL with a password the socket ignores, to show it is never printed.
-    private var urlWithPassword: String { server.url.replacingOccurrences(of: "groupsync@", with: "groupsync:hunter2-secret@") }
-
-    private func vaultcli(_ machine: Int, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        try FixtureProcess.run(
-            ["sync"] + arguments + ["--group", SyncSandbox.group.rawValue, "--url", urlWithPassword],
-            environment: [
-                "GROUPVAULT_HOME": sandbox.homes[machine].path, "GROUPVAULT_ENTITLEMENTS": entitlements.path,
-                "GROUPVAULT_TEAM_ID": "ABCDE12345", "GROUPVAULT_BUNDLE_ID": "com.example.sync",
-            ],
-            executable: "vaultcli")
-    }
-
+final class SyncCommandTests: SyncCommandTestCase {
     func testAValueSetOnOneMachineIsReadOnAnotherAfterSyncNow() throws {
         XCTAssertEqual(try vaultcli(0, ["set", "theme", #"{"string":"dark"}"#]).status, 0)
         XCTAssertEqual(try vaultcli(0, ["now"]).status, 0)
@@ -71,10 +45,7 @@ final class SyncCommandTests: SyncServerTestCase {
     func testSyncNowWithoutAServerSaysHowToNameOne() throws {
         let run = try FixtureProcess.run(
             ["sync", "now", "--group", SyncSandbox.group.rawValue],
-            environment: [
-                "GROUPVAULT_HOME": sandbox.homes[0].path, "GROUPVAULT_ENTITLEMENTS": entitlements.path,
-                "GROUPVAULT_TEAM_ID": "ABCDE12345", "GROUPVAULT_BUNDLE_ID": "com.example.sync", "GROUPVAULT_SYNC_URL": "",
-            ],
+            environment: environment(0).merging(["GROUPVAULT_SYNC_URL": ""]) { $1 },
             executable: "vaultcli")
         XCTAssertEqual(run.status, 2, run.errors)
         XCTAssertTrue(run.errors.contains("set GROUPVAULT_SYNC_URL=postgres://user:password@host/database or pass --url"), run.errors)
@@ -82,5 +53,29 @@ final class SyncCommandTests: SyncServerTestCase {
 
     func testAMissingKeyExitsNotFound() throws {
         XCTAssertEqual(try vaultcli(0, ["get", "absent"]).status, 4)
+    }
+
+    func testWatchPrintsAValueAnotherMachineSetAsAJSONLine() throws {
+        // Its first sync done, so that what it hears next is a server change.
+        XCTAssertEqual(try vaultcli(1, ["now"]).status, 0)
+        let watcher = try watch(1, ["watch", "--count", "1", "--json"])
+        XCTAssertEqual(try vaultcli(0, ["set", "theme", #"{"string":"dark"}"#]).status, 0)
+        XCTAssertEqual(try vaultcli(0, ["now"]).status, 0)
+
+        XCTAssertEqual(lines(of: watcher) { $0.count >= 2 }.last, #"{"event":"changed","keys":["theme"],"reason":"serverChange"}"#)
+        XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
+        XCTAssertEqual(watcher.standardOutput.split(separator: "\n").count, 2, "nothing after --count changes: \(watcher.standardOutput)")
+    }
+
+    func testWatchSaysWhichStoreAndServerWithoutThePassword() throws {
+        let watcher = try watch(1, ["watch"])
+        XCTAssertEqual(try vaultcli(0, ["set", "theme", #"{"string":"dark"}"#]).status, 0)
+        XCTAssertEqual(try vaultcli(0, ["now"]).status, 0)
+        // A fresh machine: its first catch-up may come before or after the write reached
+        // the server, so the key arrives as the initial sync or as a server change after it.
+        let lines = lines(of: watcher) { $0.contains { $0.hasSuffix(": theme") } }
+        XCTAssertTrue(lines.first?.hasPrefix("watching store ABCDE12345.com.example.sync of group.com.example.sync, syncing with postgres://groupsync:***@localhost/") == true, watcher.standardOutput)
+        XCTAssertTrue(lines.contains("initialSyncChange: theme") || lines.contains("serverChange: theme"), watcher.standardOutput)
+        XCTAssertFalse(watcher.standardOutput.contains("hunter2-secret"))
     }
 }

@@ -11,13 +11,13 @@ import Keyring
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Show and run the sync of a group's ubiquitous key-value store; get, set and list its keys.",
+        abstract: "Show, run and watch the sync of a group's ubiquitous key-value store; get, set and list its keys; its synced records (sync records).",
         discussion: """
             The server is GROUPVAULT_SYNC_URL (or --url), e.g. postgres://user:password@host/database;
             its password is never printed. The store is the process's
             com.apple.developer.ubiquity-kvstore-identifier entitlement (or --store).
             """,
-        subcommands: [Status.self, Now.self, Get.self, Set.self, List.self],
+        subcommands: [Status.self, Now.self, Get.self, Set.self, List.self, Watch.self, SyncRecordsCommand.self],
         defaultSubcommand: Status.self)
 
     struct StoreOptions: ParsableArguments {
@@ -36,17 +36,8 @@ struct SyncCommand: AsyncParsableCommand {
                 if let url { configuration = .some(SyncConfiguration(url: try SyncServerURL(url))) }
                 return try UbiquitousKeyValueStore(group: group, keyring: keyring, entitlement: entitlement, configuration: configuration)
             } catch {
-                throw Self.translate(error)
+                throw CLIError(error)
             }
-        }
-
-        static func translate(_ error: SyncError) -> CLIError {
-            let status: ExitStatus = switch error.code {
-            case .configuration, .invalidArgument, .quota: .usage
-            case .missingEntitlement, .refused: .refused
-            default: .failed
-            }
-            return CLIError(status, Terminal.escaped(error.description))
         }
     }
 
@@ -55,19 +46,7 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            let status = try options.open().status
-            if options.json {
-                print(try JSONOutput.encodeLine(status))
-                return
-            }
-            print("server: \(status.server ?? "none (local only)")")
-            print("store id: \(status.storeID)   (the same on every machine that shares the store)")
-            print("last push: \(status.lastPush.map { "\($0)" } ?? "never")")
-            print("last pull: \(status.lastPull.map { "\($0)" } ?? "never")")
-            print("pending writes: \(status.pendingWrites)")
-            print("superseded: \(status.superseded)  conflicts: \(status.conflicts)")
-            let refusals = status.refusals.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-            print("refused: \(refusals.isEmpty ? "none" : refusals.joined(separator: ", "))")
+            try options.open().printStatus(json: options.json)
         }
     }
 
@@ -76,23 +55,7 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            let store = try options.open()
-            // The library's reason names its own way out (a SyncConfiguration); this one, the
-            // command line's.
-            guard store.configuration != nil else {
-                throw CLIError(.usage, "configuration: no sync server is configured: set \(SyncConfiguration.environmentVariable)=postgres://user:password@host/database or pass --url")
-            }
-            do throws(SyncError) {
-                try await store.synchronizeWithServer()
-            } catch {
-                throw StoreOptions.translate(error)
-            }
-            let status = store.status
-            if options.json {
-                print(try JSONOutput.encodeLine(status))
-            } else {
-                print("synced: \(status.pendingWrites) pending, \(status.refusedCount) refused")
-            }
+            try await options.open().exchangeOnce(json: options.json)
         }
     }
 
@@ -126,7 +89,7 @@ struct SyncCommand: AsyncParsableCommand {
             do throws(SyncError) {
                 try store.setValue(parsed, forKey: key)
             } catch {
-                throw StoreOptions.translate(error)
+                throw CLIError(error)
             }
             if options.json { print(try JSONOutput.encodeLine(["key": AnyValue.string(key), "stored": AnyValue.bool(true)])) }
         }
@@ -149,6 +112,45 @@ struct SyncCommand: AsyncParsableCommand {
             if values.isEmpty { print("no keys") }
             for key in values.keys.sorted() {
                 print(Terminal.escaped(key) + (reveal ? "  " + Terminal.escaped(try JSONOutput.encodeLine(values[key]!)) : ""))
+            }
+        }
+    }
+
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "watch",
+            abstract: "Run the sync and print each change that did not come from this process: another machine's, or another process's of this home.",
+            discussion: "Prints 'watching' once the watch is in place; runs until killed or --count changes.")
+        @OptionGroup var options: StoreOptions
+        @Option(help: "Exit after this many changes.") var count: Int?
+
+        /// The `--json` shapes, one object per line.
+        struct Line: Encodable {
+            var event: String
+            var group: String?
+            var store: String?
+            var server: String?
+            var reason: String?
+            var keys: [String]?
+        }
+
+        func run() async throws {
+            let store = try options.open()
+            let events = UbiquitousKeyValueStore.events(store.externalChanges())
+            let server = store.configuration?.url.redacted
+            await store.watch(events, count: count) {
+                if options.json {
+                    printJSONLine(Line(event: "watching", group: options.group, store: store.identifier.rawValue, server: server))
+                } else {
+                    printEscapedLine("watching store \(store.identifier) of \(options.group), \(server.map { "syncing with \($0)" } ?? "local only (no sync server)")")
+                }
+            } report: { event in
+                guard case .changed(let change) = event else { return }
+                if options.json {
+                    printJSONLine(Line(event: "changed", reason: change.reason.description, keys: change.changedKeys))
+                } else {
+                    printEscapedLine(change.line)
+                }
             }
         }
     }
