@@ -32,9 +32,7 @@ struct SyncCommand: AsyncParsableCommand {
             let keyring = try process.keyring()
             let entitlement: UbiquityKeyValueStoreEntitlement?? = try store.map { .some(UbiquityKeyValueStoreEntitlement(identifier: try parseGroup($0, flag: "--store"))) }
             do throws(SyncError) {
-                var configuration: SyncConfiguration?? = nil
-                if let url { configuration = .some(SyncConfiguration(url: try SyncServerURL(url))) }
-                return try UbiquitousKeyValueStore(group: group, keyring: keyring, entitlement: entitlement, configuration: configuration)
+                return try UbiquitousKeyValueStore(group: group, keyring: keyring, entitlement: entitlement, configuration: try serverConfiguration(url))
             } catch {
                 throw CLIError(error)
             }

@@ -33,9 +33,7 @@ struct SyncRecordsCommand: AsyncParsableCommand {
             let group = try parseGroup(group)
             let keyring = try process.keyring()
             do throws(SyncError) {
-                var configuration: SyncConfiguration?? = nil
-                if let url { configuration = .some(SyncConfiguration(url: try SyncServerURL(url))) }
-                return try SyncedRecords(group: group, keyring: keyring, configuration: configuration)
+                return try SyncedRecords(group: group, keyring: keyring, configuration: try serverConfiguration(url))
             } catch {
                 throw CLIError(error)
             }

@@ -98,6 +98,12 @@ extension SyncedStore {
     }
 }
 
+/// The server `--url` names, or (`nil`) the library's default, `GROUPVAULT_SYNC_URL`.
+func serverConfiguration(_ url: String?) throws(SyncError) -> SyncConfiguration?? {
+    guard let url else { return nil }
+    return .some(SyncConfiguration(url: try SyncServerURL(url)))
+}
+
 extension UbiquitousChange {
     /// The change as `watch` prints it for a person: `serverChange: theme, font`. An initial
     /// sync that found nothing says so rather than ending on a colon.
