@@ -67,6 +67,15 @@ extension Keyring {
         return (try groupKey(try openableEntry(id: id, in: table.keyset(of: group), group: group), in: group), table.database)
     }
 
+    /// The keyring database holding `group`'s keys, after the checks every use of a group key
+    /// makes (the entitlement, the home, a lock state that lets group keys be used), without
+    /// reading the keyset: for a caller that decided with a key before and knows, from the
+    /// database's ``KeyringDatabase/ContentStamp``, that no row changed since (a Vault read of an
+    /// unchanged record).
+    package func checkedDatabase(forKeysOf group: GroupIdentifier) throws(KeyringError) -> KeyringDatabase {
+        try keysetTable(for: group, operation: "use the keys").database
+    }
+
     /// The bytes of key `id` of `group`, copied out of guarded memory.
     ///
     /// This is the only way key bytes leave the keyring, so that doing it is always explicit

@@ -491,6 +491,28 @@ package final class KeyringDatabase: Sendable {
         }
     }
 
+    /// Identifies one committed content of the database as this process sees it, every commit
+    /// counted: unlike ``ChangeStamp``, the Vault's ledger commits too. Another connection's
+    /// commit changes `PRAGMA data_version`; every row this connection inserts, updates or
+    /// deletes changes SQLite's count of them (`sqlite3_total_changes64`), whichever path made
+    /// it and whether or not its transaction then committed. Equal stamps mean no row changed in
+    /// between, so a verdict drawn from the rows (a record admitted by its ledger row) stands.
+    package struct ContentStamp: Equatable, Sendable {
+        let dataVersion: Int64
+        let rowsChanged: Int64
+    }
+
+    /// The current ``ContentStamp``.
+    package func contentStamp() throws(KeyringError) -> ContentStamp {
+        try lock.withLock { () throws(KeyringError) -> ContentStamp in
+            do throws(SQLiteConnection.Failure) {
+                return ContentStamp(dataVersion: try connection.integer("PRAGMA data_version"), rowsChanged: connection.rowsChanged)
+            } catch {
+                throw Self.error(error, path: path, while: "check the keyring database for changes")
+            }
+        }
+    }
+
     /// The connection while ``KeyringDatabase/write(_:_:)`` or ``KeyringDatabase/read(_:_:)``
     /// holds it: statements with bound values, failures mapped to ``KeyringError``.
     package struct Transaction: ~Copyable {

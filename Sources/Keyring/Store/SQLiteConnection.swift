@@ -95,6 +95,10 @@ package final class SQLiteConnection {
         guard result == SQLITE_DONE else { throw failure(result, "execute \(control.rawValue)") }
     }
 
+    /// How many rows this connection's statements have inserted, updated or deleted since it
+    /// was opened (``KeyringDatabase/ContentStamp``).
+    var rowsChanged: Int64 { sqlite3_total_changes64(handle) }
+
     /// The integer a single-value query (such as `PRAGMA data_version`) returns.
     func integer(_ sql: String) throws(Failure) -> Int64 {
         try query(sql) { row in row.integer(0) }.first ?? 0
