@@ -61,6 +61,16 @@ public struct Vault: Sendable {
     package let ledger: TrustLedger
     /// `GroupVault/records` and `GroupVault/locks`, opened once when the vault was opened.
     let directories: VaultDirectories
+    /// Values read and judged, shared by the copies of this vault (``cachesReadValues``).
+    let judgedValues: JudgedValues
+
+    /// Whether a read of a record it has read before, as the same type, while neither its
+    /// file nor the keyring database changed, returns the value it judged then instead of
+    /// reading, opening and decoding the blob again (docs/ARCHITECTURE.md, "A read while
+    /// nothing changed returns the value it judged"). The decoded values of up to 64 records
+    /// then stay in this process's memory while the vault lives, as a SQLite database's page
+    /// cache keeps the pages it read; `false` keeps none.
+    public var cachesReadValues: Bool { judgedValues.isEnabled }
 
     /// `GroupVault/records` as opened with the vault: every record file is read, replaced,
     /// listed and inspected relative to its descriptor, never by path again, so a directory
@@ -88,6 +98,8 @@ public struct Vault: Sendable {
     ///   - clockSkewAllowance: seconds of tolerance for expiry and issue times; default
     ///     ``defaultClockSkewAllowance``.
     ///   - clock: the current time; inject one in tests.
+    ///   - cachesReadValues: whether a read of an unchanged record returns the value judged
+    ///     before (``cachesReadValues``); default `true`.
     /// - Throws: ``VaultError/Code/missingEntitlement`` unless the identity is entitled to
     ///   `group` both as an application group and as a keychain access group;
     ///   ``VaultError/Code/invalidArgument`` for a negative or non-finite allowance;
@@ -97,12 +109,13 @@ public struct Vault: Sendable {
         group: GroupIdentifier,
         durability: WriteDurability = .full,
         clockSkewAllowance: TimeInterval = Vault.defaultClockSkewAllowance,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        clock: @escaping @Sendable () -> Date = { Date() },
+        cachesReadValues: Bool = true
     ) throws(VaultError) {
         try self.init(
             keyring: keyring, group: group, durability: durability,
             clockSkewAllowance: clockSkewAllowance, clock: clock,
-            nonceSource: { XChaCha20Poly1305.Nonce.random() })
+            nonceSource: { XChaCha20Poly1305.Nonce.random() }, cachesReadValues: cachesReadValues)
     }
 
     /// Like the public initializer, with the source of nonces injectable: tests use a fixed
@@ -114,7 +127,8 @@ public struct Vault: Sendable {
         durability: WriteDurability = .full,
         clockSkewAllowance: TimeInterval = Vault.defaultClockSkewAllowance,
         clock: @escaping @Sendable () -> Date = { Date() },
-        nonceSource: @escaping @Sendable () -> XChaCha20Poly1305.Nonce
+        nonceSource: @escaping @Sendable () -> XChaCha20Poly1305.Nonce,
+        cachesReadValues: Bool = true
     ) throws(VaultError) {
         guard clockSkewAllowance.isFinite, clockSkewAllowance >= 0,
               clockSkewAllowance * 1000 <= Double(BlobFormat.maximumTimeMagnitude) else {
@@ -147,6 +161,7 @@ public struct Vault: Sendable {
         self.nonceSource = nonceSource
         self.container = containerDirectory.path
         self.ledger = TrustLedger(home: keyring.home, group: group)
+        self.judgedValues = JudgedValues(isEnabled: cachesReadValues)
         // Created up front so that an observer can watch the records directory before the
         // first write, and so that a misconfigured directory is reported here, not mid-write.
         do {

@@ -67,10 +67,28 @@ extension Vault {
     /// ``readWithHeader(_:from:)`` without the reporting of refusals.
     private func readChecked<Value: VaultRecord>(_ type: Value.Type, name: String) throws(VaultError) -> (value: Value, header: RecordHeader) {
         let name = try RecordName(validating: name)
-        let record = try openTrustedRecordRefusingMissing(name)
-        let header = record.header
         // Made only for a refusal: a read that succeeds builds no message.
         func subject() -> String { self.subject(name) }
+        if let judged = unchangedJudgement(of: name, as: Value.self), let value = judged.value as? Value {
+            // What depends on the time, or on the caller's type, is decided again.
+            try checkTimes(judged.header, subject: subject())
+            try validate(value, subject: subject())
+            return (value, judged.header.recordHeader)
+        }
+
+        // Taken before the read, so that what is kept is never newer than what it is kept with:
+        // a change during the read leaves them apart, and the next read is made in full. The
+        // vault's first read only notes its database: a process that reads once (a command,
+        // a widget's cold start) pays nothing for what it would never use.
+        let databaseBefore = judgedValues.latestDatabase
+        let directoryBefore = databaseBefore == nil ? nil : judgedValues.look(at: directories.heldRecords)
+        let fileBefore = directoryBefore == nil ? nil : try? recordFileIdentity(name)
+        let stampBefore = fileBefore == nil ? nil : try? databaseBefore?.contentStamp()
+        if databaseBefore != nil { judgedValues.forget(Value.self, of: name) }
+
+        let record = try openTrustedRecordRefusingMissing(name)
+        let header = record.header
+        judgedValues.noteDatabase(record.database)
 
         if header.isTombstone {
             throw VaultError(.deleted, "\(subject()) was deleted by its writer (sequence \(header.sequence))")
@@ -86,13 +104,49 @@ extension Vault {
         } catch {
             throw VaultError(.invalidRecord, "\(subject()) is authentic but does not decode as \(Value.self) schema \(header.schemaVersion) (\(Self.describeDecodingFailure(error)))")
         }
+        try validate(value, subject: subject())
+        if let directoryBefore, let fileBefore, let stampBefore, let databaseBefore, databaseBefore === record.database {
+            judgedValues.keep(
+                JudgedValues.Judged(
+                    directory: directoryBefore, file: fileBefore, database: record.database, stamp: stampBefore,
+                    header: header, value: value),
+                for: Value.self, of: name)
+        }
+        return (value, header.recordHeader)
+    }
+
+    /// The value judged at a read of `name` as `type`, when neither its file nor anything in
+    /// the keyring database changed since: the keyring's checks before any use of a group key
+    /// run as for any read, so a locked keyring is refused as before, and a retired key is a
+    /// changed keyset, so a changed stamp.
+    /// `nil` sends the read down its full path, which decides again and gives every refusal its reason.
+    private func unchangedJudgement<Value>(of name: RecordName, as type: Value.Type) -> JudgedValues.Judged? {
+        guard let judged = judgedValues.judged(type, of: name),
+              judgedValues.look(at: directories.heldRecords) == judged.directory,
+              let database = try? keyring.checkedDatabase(forKeysOf: group), database === judged.database,
+              let stamp = try? database.contentStamp(), stamp == judged.stamp,
+              let file = try? recordFileIdentity(name), file == judged.file
+        else { return nil }
+        return judged
+    }
+
+    /// The record file of `name` as `fstatat` describes it, relative to the records
+    /// directory, never following a link; `nil` when there is none.
+    private func recordFileIdentity(_ name: RecordName) throws(StorageError) -> RecordFileIdentity? {
+        let file = recordFileName(name)
+        return try directories.findInRecords { (records: DirectoryHandle) throws(StorageError) in
+            try records.status(of: file).map(RecordFileIdentity.init)
+        }
+    }
+
+    /// The type's own checks, run on every read.
+    private func validate<Value: VaultRecord>(_ value: Value, subject: @autoclosure () -> String) throws(VaultError) {
         do {
             try value.validate()
         } catch {
             // The validation error's own text is not quoted: it may describe the plaintext.
             throw VaultError(.invalidRecord, "\(subject()) decodes but \(Value.self).validate() refused it (\(Swift.type(of: error)))")
         }
-        return (value, header.recordHeader)
     }
 
     /// The value of record `name`, or `nil` when there is none or it is refused for any reason:

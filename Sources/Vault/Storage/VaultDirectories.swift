@@ -40,6 +40,12 @@ package final class VaultDirectories: Sendable {
             records: try vault.subdirectory(creating: "records"), locks: try vault.subdirectory(creating: "locks")))
     }
 
+    /// The records directory as held now, without checking it: what ``findInRecords(_:)``
+    /// looks in first.
+    package var heldRecords: DirectoryHandle {
+        handles.withLock { $0.records }
+    }
+
     /// The records directory.
     package func records() throws(StorageError) -> DirectoryHandle {
         try current(\.records, name: "records")

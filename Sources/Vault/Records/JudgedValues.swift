@@ -1,0 +1,151 @@
+import Keyring
+import SealedStorage
+import SystemPackage
+
+/// Values a ``Vault`` has read and judged, each kept with everything its verdict was drawn
+/// from: the record file as `fstatat` describes it, the keyring database's content, and the
+/// authenticated header. A read of the same record as the same type, while none of that
+/// changed, returns the value without reading, opening, admitting and decoding the blob
+/// again, which would decide the same (docs/ARCHITECTURE.md, "A read while nothing changed
+/// returns the value it judged").
+///
+/// What a read still does every time: the keyring's own checks of the key the blob names (the
+/// home, a lock, a retired key), a look at the records directory's inotify watch (any entry
+/// created, written, renamed, re-moded or removed by any process:
+/// ``SealedStorage/DirectoryChanges``), the comparison of the database's
+/// ``KeyringDatabase/ContentStamp`` (any row changed by any process, a ledger raise included), a
+/// `fstatat` of the record file, the expiry and issue-time checks against the clock, and the
+/// type's `validate()`. Without an inotify watch of the directory, nothing is kept.
+final class JudgedValues: Sendable {
+    /// One record, read as one type.
+    struct Key: Hashable {
+        var name: RecordName
+        var type: ObjectIdentifier
+    }
+
+    /// A value with what it was judged from.
+    struct Judged: @unchecked Sendable {
+        // @unchecked: `value` is a `VaultRecord`, so Sendable; it is kept as `any Sendable`
+        // and cast back to the type it was stored under (the key's).
+        var directory: DirectoryLook
+        var file: RecordFileIdentity
+        var database: KeyringDatabase
+        var stamp: KeyringDatabase.ContentStamp
+        var header: BlobHeader
+        var value: any Sendable
+    }
+
+    /// At most this many values are kept; a new one beyond it replaces the oldest.
+    static let capacity = 64
+
+    /// Whether values are kept at all (`Vault(cachesReadValues:)`).
+    let isEnabled: Bool
+    private let state = Locked(State())
+
+    private struct State {
+        var values: [Key: Judged] = [:]
+        var order: [Key] = []
+        /// The database of the latest read, for the stamp taken before the next one.
+        var database: KeyringDatabase?
+        /// The records directory watched, and its watch.
+        var watched: (directory: DirectoryHandle, registration: DirectoryChanges.Registration)?
+    }
+
+    /// What the watch of the records directory showed at one look: equal looks mean no entry of
+    /// the directory changed in between.
+    struct DirectoryLook: Equatable {
+        var registration: UInt64
+        var changes: DirectoryChanges.Count
+    }
+
+    /// A look at the watch of `directory` (watched from the first look on; a directory held
+    /// anew is watched anew), or `nil` when it cannot be watched.
+    func look(at directory: DirectoryHandle) -> DirectoryLook? {
+        guard isEnabled, let changes = DirectoryChanges.shared else { return nil }
+        let registration: DirectoryChanges.Registration? = state.withLock { state in
+            if let watched = state.watched, watched.directory === directory { return watched.registration }
+            guard let registration = changes.register(directory) else { return nil }
+            state.watched = (directory, registration)
+            return registration
+        }
+        guard let registration else { return nil }
+        return DirectoryLook(registration: registration.serial, changes: changes.changes(of: [registration]))
+    }
+
+    init(isEnabled: Bool) {
+        self.isEnabled = isEnabled
+    }
+
+    /// The value kept for `name` as `type`, if any, whatever has changed since.
+    func judged<Value>(_ type: Value.Type, of name: RecordName) -> Judged? {
+        guard isEnabled else { return nil }
+        let key = Key(name: name, type: ObjectIdentifier(type))
+        return state.withLock { $0.values[key] }
+    }
+
+    /// The database the latest read used.
+    var latestDatabase: KeyringDatabase? {
+        state.withLock { $0.database }
+    }
+
+    /// Notes the database a read used, for the next read's stamp.
+    func noteDatabase(_ database: KeyringDatabase) {
+        guard isEnabled else { return }
+        state.withLock { $0.database = database }
+    }
+
+    /// Keeps `judged` for `name` as `type`.
+    func keep<Value>(_ judged: Judged, for type: Value.Type, of name: RecordName) {
+        guard isEnabled else { return }
+        let key = Key(name: name, type: ObjectIdentifier(type))
+        state.withLock { state in
+            if state.values.updateValue(judged, forKey: key) == nil {
+                state.order.append(key)
+                if state.order.count > Self.capacity {
+                    state.values[state.order.removeFirst()] = nil
+                }
+            }
+        }
+    }
+
+    /// Drops what is kept for `name` as `type`: a read of it decided otherwise.
+    func forget<Value>(_ type: Value.Type, of name: RecordName) {
+        let key = Key(name: name, type: ObjectIdentifier(type))
+        state.withLock { state in
+            if state.values.removeValue(forKey: key) != nil {
+                state.order.removeAll { $0 == key }
+            }
+        }
+    }
+}
+
+/// A record file as `fstatat` describes it: which file (device and inode), its size, its
+/// times to the nanosecond, its links, owner and mode. A writer replaces a record by renaming a
+/// new file over it, which changes the inode; a change in place changes the change time; a
+/// second link changes the link count. Any difference, and the read is made in full.
+struct RecordFileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: Int64
+    var modifiedNanoseconds: Int64
+    var changed: Int64
+    var changedNanoseconds: Int64
+    var links: UInt64
+    var owner: UInt32
+    var mode: UInt32
+
+    init(_ status: Stat) {
+        let raw = status.rawValue
+        device = UInt64(raw.st_dev)
+        inode = UInt64(raw.st_ino)
+        size = Int64(raw.st_size)
+        modified = Int64(raw.st_mtim.tv_sec)
+        modifiedNanoseconds = Int64(raw.st_mtim.tv_nsec)
+        changed = Int64(raw.st_ctim.tv_sec)
+        changedNanoseconds = Int64(raw.st_ctim.tv_nsec)
+        links = UInt64(raw.st_nlink)
+        owner = UInt32(raw.st_uid)
+        mode = UInt32(raw.st_mode)
+    }
+}
