@@ -45,6 +45,35 @@ final class DirectoryChangesTests: XCTestCase {
         return changes.changes(of: [registration]) != before
     }
 
+    func testAChangeBeforeAMarkIsCountedWithoutReadingTheQueueWhenALookCameAfterIt() throws {
+        let other = try TemporaryDirectory(prefix: "changes-other")
+        defer { other.remove() }
+        let otherRegistration = try XCTUnwrap(changes.register(try DirectoryHandle(opening: FilePath(other.path), sharing: .ownerOnly)))
+        let before = changes.changes(of: [registration])
+        append("new", to: "state", in: temporary)
+        let mark = changes.looks
+        // Another caller's look, after the mark, reads the queue for every watch.
+        _ = changes.changes(of: [otherRegistration])
+        let (count, calls) = FileLayerDriver.with { driver in
+            (changes.changes(of: [registration], lookedSince: mark), driver.trace.map(\.call))
+        }
+        XCTAssertNotEqual(count, before)
+        XCTAssertFalse(calls.contains(.inotifyRead), "\(calls)")
+    }
+
+    func testWithNoLookSinceTheMarkTheQueueIsRead() {
+        let before = changes.changes(of: [registration])
+        let mark = changes.looks
+        append("new", to: "state", in: temporary)
+        XCTAssertNotEqual(changes.changes(of: [registration], lookedSince: mark), before)
+    }
+
+    func testACountWithoutReadingTheQueueIsNoLook() {
+        let mark = changes.looks
+        _ = changes.changes(of: [registration], lookedSince: mark &- 1)
+        XCTAssertEqual(changes.looks, mark, "a count that read nothing must not vouch for a later mark")
+    }
+
     func testLooksCountNothingWhileNothingHappens() {
         let first = changes.changes(of: [registration])
         XCTAssertEqual(changes.changes(of: [registration]), first)

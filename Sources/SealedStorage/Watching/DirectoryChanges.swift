@@ -123,18 +123,47 @@ package final class DirectoryChanges: Sendable {
     /// earlier answer for the same registrations only if nothing happened to them in between.
     package func changes(of registrations: [Registration]) -> Count {
         state.withLock { state in
-            // A forked child never reads the queue it shares with its parent: every look of
-            // its counts as a change, and it checks as it would without a watch.
-            if getpid() != state.process { state.broken = true }
-            Self.drain(&state)
-            state.looks += 1
-            var count = state.overflows &+ (state.broken ? state.looks : 0)
-            for registration in registrations {
-                let watch = state.watches[registration.watch] ?? Watch(dropped: true)
-                count &+= watch.events &+ (watch.dropped ? state.looks : 0)
-            }
-            return count
+            Self.look(&state)
+            return Self.count(of: registrations, in: state)
         }
+    }
+
+    /// How many looks (``changes(of:)``) the process has made so far: a mark for
+    /// ``changes(of:lookedSince:)``.
+    package var looks: Count {
+        state.withLock { $0.looks }
+    }
+
+    /// ``changes(of:)``, without reading the queue when a look began after `mark` (``looks``
+    /// when the caller's operation began): that look read everything the kernel had queued by
+    /// then, so every change finished before the operation began is already counted. An
+    /// operation that looks at its home's directories and then at another one (a Vault read
+    /// of a kept value) reads the queue once.
+    package func changes(of registrations: [Registration], lookedSince mark: Count) -> Count {
+        state.withLock { state in
+            // Not counted as a look: no queue was read, and a look is what a mark vouches for.
+            if state.looks == mark { Self.look(&state) }
+            return Self.count(of: registrations, in: state)
+        }
+    }
+
+    /// Reads the queue, as one look.
+    private static func look(_ state: inout State) {
+        // A forked child never reads the queue it shares with its parent: every look of
+        // its counts as a change, and it checks as it would without a watch.
+        if getpid() != state.process { state.broken = true }
+        drain(&state)
+        state.looks += 1
+    }
+
+    /// The count of `registrations` as `state` has it.
+    private static func count(of registrations: [Registration], in state: State) -> Count {
+        var count = state.overflows &+ (state.broken ? state.looks : 0)
+        for registration in registrations {
+            let watch = state.watches[registration.watch] ?? Watch(dropped: true)
+            count &+= watch.events &+ (watch.dropped ? state.looks : 0)
+        }
+        return count
     }
 
     /// Reads every queued event and counts it against its watch.
@@ -186,6 +215,10 @@ package final class DirectoryChanges: Sendable {
     package func register(_ directory: DirectoryHandle, ignoringEntriesNamed ignored: Set<String> = []) -> Registration? { nil }
 
     package func changes(of registrations: [Registration]) -> Count { 0 }
+
+    package var looks: Count { 0 }
+
+    package func changes(of registrations: [Registration], lookedSince mark: Count) -> Count { 0 }
 
     fileprivate func release(_ watch: Int32) {}
     #endif

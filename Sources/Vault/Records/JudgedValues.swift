@@ -59,8 +59,10 @@ final class JudgedValues: Sendable {
     }
 
     /// A look at the watch of `directory` (watched from the first look on; a directory held
-    /// anew is watched anew), or `nil` when it cannot be watched.
-    func look(at directory: DirectoryHandle) -> DirectoryLook? {
+    /// anew is watched anew), or `nil` when it cannot be watched. With `mark`
+    /// (``SealedStorage/DirectoryChanges/looks`` when the read began), the queue is not read
+    /// again if a look began since: the keyring's look at the home, made by the same read.
+    func look(at directory: DirectoryHandle, lookedSince mark: DirectoryChanges.Count? = nil) -> DirectoryLook? {
         guard isEnabled, let changes = DirectoryChanges.shared else { return nil }
         let registration: DirectoryChanges.Registration? = state.withLock { state in
             if let watched = state.watched, watched.directory === directory { return watched.registration }
@@ -69,7 +71,8 @@ final class JudgedValues: Sendable {
             return registration
         }
         guard let registration else { return nil }
-        return DirectoryLook(registration: registration.serial, changes: changes.changes(of: [registration]))
+        let count = if let mark { changes.changes(of: [registration], lookedSince: mark) } else { changes.changes(of: [registration]) }
+        return DirectoryLook(registration: registration.serial, changes: count)
     }
 
     init(isEnabled: Bool) {

@@ -121,9 +121,12 @@ extension Vault {
     /// changed keyset, so a changed stamp.
     /// `nil` sends the read down its full path, which decides again and gives every refusal its reason.
     private func unchangedJudgement<Value>(of name: RecordName, as type: Value.Type) -> JudgedValues.Judged? {
-        guard let judged = judgedValues.judged(type, of: name),
-              judgedValues.look(at: directories.heldRecords) == judged.directory,
-              let database = try? keyring.checkedDatabase(forKeysOf: group), database === judged.database,
+        guard let judged = judgedValues.judged(type, of: name) else { return nil }
+        // The keyring's checks look at the home's watch first; the records directory's watch
+        // is then counted from the same read of the process's inotify queue.
+        let mark = DirectoryChanges.shared?.looks
+        guard let database = try? keyring.checkedDatabase(forKeysOf: group), database === judged.database,
+              judgedValues.look(at: directories.heldRecords, lookedSince: mark) == judged.directory,
               let stamp = try? database.contentStamp(), stamp == judged.stamp,
               let file = try? recordFileIdentity(name), file == judged.file
         else { return nil }
