@@ -105,10 +105,24 @@ extension Keyring {
         let maximum = try Self.maximumCount(limit, operation: operation)
         let scope = try searchScope(for: query, operation: operation)
         let table = try ItemTable(home: home)
-        let matches = try table.items(matching: query, in: scope, operation: operation)
+        let matches = try foundItems(matching: query, in: scope, table: table, operation: operation)
         guard !matches.isEmpty else { return (table, []) }
         try requireAccess(to: matches.map(\.accessibility), in: try table.lockState(), operation: operation)
         return (table, Array(matches.prefix(maximum)))
+    }
+
+    /// The items of `groups` matching `query`: those this process found before, while the
+    /// database's content stamp is the one they were found at (``keepsFoundItems``), or else
+    /// read from the rows. The stamp is taken before the rows are read, so what is kept is
+    /// never newer than its stamp: a commit during the read leaves them apart.
+    private func foundItems(matching query: ItemQuery, in groups: [GroupIdentifier], table: ItemTable, operation: String) throws(KeyringError) -> [KeychainItem] {
+        guard keepsFoundItems else { return try table.items(matching: query, in: groups, operation: operation) }
+        let search = KeptLookups.Search(query: query, groups: groups)
+        let stamp = try table.database.contentStamp()
+        if let kept = table.database.keptLookups.withLock({ $0.items(for: search, at: stamp) }) { return kept }
+        let found = try table.items(matching: query, in: groups, operation: operation)
+        table.database.keptLookups.withLock { $0.keep(found, for: search, at: stamp) }
+        return found
     }
 
     /// The first item matching `query`, with its secret.

@@ -103,6 +103,8 @@ package final class KeyringDatabase: Sendable {
     private let verifiedTags = Locked(ExactBytesMemo<String, UInt64>(capacity: 128, largestInput: 4_096))
     /// Keysets read by this process, each valid for one ``changeStamp``.
     let keysets = Locked<[GroupIdentifier: (stamp: ChangeStamp, keyset: Keyset?)]>([:])
+    /// Answers to item searches, each valid for one ``ContentStamp`` (``Keyring/keepsFoundItems``).
+    let keptLookups = Locked(KeptLookups())
     /// Counts this process's commits: `PRAGMA data_version` changes only for other connections'.
     nonisolated(unsafe) private var localCommits: UInt64 = 0
     /// Counts this process's flushed commits (``flushedCommitCount()``). Guarded by `lock`.
