@@ -9,11 +9,12 @@ import SystemPackage
 /// again, which would decide the same (docs/ARCHITECTURE.md, "A read while nothing changed
 /// returns the value it judged").
 ///
-/// What a read still does every time: the keyring's own checks of the key the blob names (the
-/// home, a lock, a retired key), a look at the records directory's inotify watch (any entry
+/// What a read still does every time: the keyring's checks before any use of a group key (the
+/// entitlement, the home, a lock state), a look at the records directory's inotify watch (any entry
 /// created, written, renamed, re-moded or removed by any process:
 /// ``SealedStorage/DirectoryChanges``), the comparison of the database's
-/// ``KeyringDatabase/ContentStamp`` (any row changed by any process, a ledger raise included), a
+/// ``KeyringDatabase/ContentStamp`` (any row changed by any process: a ledger raised, a key
+/// retired or rotated), a
 /// `fstatat` of the record file, the expiry and issue-time checks against the clock, and the
 /// type's `validate()`. Without an inotify watch of the directory, nothing is kept.
 final class JudgedValues: Sendable {
