@@ -46,7 +46,8 @@ public struct Keyring: Sendable {
     /// Whether a search (``item(matching:)``, ``items(matching:limit:includingSecrets:)``) made
     /// again while no row of the keyring database changed returns the items it found then,
     /// without reading and opening the rows again (docs/ARCHITECTURE.md, "A search while
-    /// nothing changed returns the items it found"). The items of up to 64 searches, secrets
+    /// nothing changed returns the items it found"). The items of up to 64 searches (of at most
+    /// 16 items; a larger answer is not kept), secrets
     /// included, then stay in this process's memory, as a SQLite database's page cache keeps
     /// the pages it read; `false` keeps none, and finds no kept answer. The entitlement, the
     /// home's checks, the lock state and a user-presence prompt are asked at every search either way.

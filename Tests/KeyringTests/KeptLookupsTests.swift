@@ -26,6 +26,16 @@ final class KeptLookupsTests: ItemTestCase {
         XCTAssertEqual(try answered(), before + 1)
     }
 
+    func testAnAnswerOfMoreItemsThanALookupFindsIsNotKept() throws {
+        let everyAccount = ItemQuery(service: "api", accessGroup: ItemTestHome.shared)
+        for index in 0...KeptLookups.largestAnswer {
+            try keyring.add(KeychainItem(service: "api", account: "account-\(index)", accessGroup: ItemTestHome.shared, secret: Data("s".utf8)))
+        }
+        let before = try answered()
+        for _ in 0..<3 { XCTAssertEqual(try keyring.items(matching: everyAccount).count, KeptLookups.largestAnswer + 1) }
+        XCTAssertEqual(try answered(), before)
+    }
+
     func testAKeyringThatKeepsNoItemsAnswersEverySearchFromTheRows() throws {
         var keyring = self.keyring
         keyring.keepsFoundItems = false

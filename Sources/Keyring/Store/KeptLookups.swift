@@ -43,6 +43,9 @@ struct KeptLookups: Sendable {
 
     /// At most this many answers are kept; a new one beyond it replaces the oldest.
     static let capacity = 64
+    /// An answer of more items is not kept: a lookup finds one item or a few, and a listing
+    /// of a whole group would keep every secret of it.
+    static let largestAnswer = 16
 
     private var answers: [Search: (stamp: KeyringDatabase.ContentStamp, items: [KeychainItem])] = [:]
     private var order: [Search] = []
@@ -58,6 +61,7 @@ struct KeptLookups: Sendable {
 
     /// Keeps `items`, found by `search` when the database was at `stamp`.
     mutating func keep(_ items: [KeychainItem], for search: Search, at stamp: KeyringDatabase.ContentStamp) {
+        guard items.count <= Self.largestAnswer else { return }
         if answers.updateValue((stamp, items), forKey: search) == nil {
             order.append(search)
             if order.count > Self.capacity { answers[order.removeFirst()] = nil }
