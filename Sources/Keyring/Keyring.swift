@@ -47,10 +47,10 @@ public struct Keyring: Sendable {
     /// again while no row of the keyring database changed returns the items it found then,
     /// without reading and opening the rows again (docs/ARCHITECTURE.md, "A search while
     /// nothing changed returns the items it found"). The items of up to 64 searches (of at most
-    /// 16 items; a larger answer is not kept), secrets
-    /// included, then stay in this process's memory, as a SQLite database's page cache keeps
-    /// the pages it read; `false` keeps none, and finds no kept answer. The entitlement, the
-    /// home's checks, the lock state and a user-presence prompt are asked at every search either way.
+    /// 16 items; a larger answer is not kept), secrets included, then stay in this process's
+    /// memory, as a SQLite database's page cache keeps the pages it read; `false` keeps none,
+    /// and finds no kept answer. The entitlement, the home's checks, the lock state and a
+    /// user-presence prompt are asked at every search either way.
     public var keepsFoundItems = true
 
     /// A keyring for `identity` over the storage at `home`, logging through `logger` (by
