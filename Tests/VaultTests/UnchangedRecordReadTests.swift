@@ -75,7 +75,7 @@ final class UnchangedRecordReadTests: VaultTestCase {
     func testAFileChangedThroughALinkElsewhereIsRefused() throws {
         try readTwice()
         // A change through a second link in another directory reaches no watch of the records
-        // directory; the file's link count and change time show it.
+        // directory; the change time of the file (the link made, the bytes written) shows it.
         let link = sandbox.directory.url.appendingPathComponent("elsewhere.gvr")
         try FileManager.default.linkItem(at: sandbox.recordURL("auth-state", in: vault), to: link)
         var bytes = try Data(contentsOf: link)

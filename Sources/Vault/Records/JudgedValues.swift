@@ -1,10 +1,10 @@
 import Keyring
 import SealedStorage
-import SystemPackage
 
 /// Values a ``Vault`` has read and judged, each kept with everything its verdict was drawn
-/// from: the record file as `fstatat` describes it, the keyring database's content, and the
-/// authenticated header. A read of the same record as the same type, while none of that
+/// from: the record file's version as `fstatat` describes it (``SealedStorage/FileVersion``: a
+/// replacement is a new inode, a change in place or a new link a new change time), the
+/// keyring database's content, and the authenticated header. A read of the same record as the same type, while none of that
 /// changed, returns the value without reading, opening, admitting and decoding the blob
 /// again, which would decide the same (docs/ARCHITECTURE.md, "A read while nothing changed
 /// returns the value it judged").
@@ -29,7 +29,7 @@ final class JudgedValues: Sendable {
         // @unchecked: `value` is a `VaultRecord`, so Sendable; it is kept as `any Sendable`
         // and cast back to the type it was stored under (the key's).
         var directory: DirectoryLook
-        var file: RecordFileIdentity
+        var file: FileVersion
         var database: KeyringDatabase
         var stamp: KeyringDatabase.ContentStamp
         var header: BlobHeader
@@ -120,36 +120,5 @@ final class JudgedValues: Sendable {
                 state.order.removeAll { $0 == key }
             }
         }
-    }
-}
-
-/// A record file as `fstatat` describes it: which file (device and inode), its size, its
-/// times to the nanosecond, its links, owner and mode. A writer replaces a record by renaming a
-/// new file over it, which changes the inode; a change in place changes the change time; a
-/// second link changes the link count. Any difference, and the read is made in full.
-struct RecordFileIdentity: Equatable, Sendable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var modified: Int64
-    var modifiedNanoseconds: Int64
-    var changed: Int64
-    var changedNanoseconds: Int64
-    var links: UInt64
-    var owner: UInt32
-    var mode: UInt32
-
-    init(_ status: Stat) {
-        let raw = status.rawValue
-        device = UInt64(raw.st_dev)
-        inode = UInt64(raw.st_ino)
-        size = Int64(raw.st_size)
-        modified = Int64(raw.st_mtim.tv_sec)
-        modifiedNanoseconds = Int64(raw.st_mtim.tv_nsec)
-        changed = Int64(raw.st_ctim.tv_sec)
-        changedNanoseconds = Int64(raw.st_ctim.tv_nsec)
-        links = UInt64(raw.st_nlink)
-        owner = UInt32(raw.st_uid)
-        mode = UInt32(raw.st_mode)
     }
 }

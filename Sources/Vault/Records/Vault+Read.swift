@@ -82,7 +82,7 @@ extension Vault {
         // a widget's cold start) pays nothing for what it would never use.
         let databaseBefore = judgedValues.latestDatabase
         let directoryBefore = databaseBefore == nil ? nil : judgedValues.look(at: directories.heldRecords)
-        let fileBefore = directoryBefore == nil ? nil : try? recordFileIdentity(name)
+        let fileBefore = directoryBefore == nil ? nil : try? recordFileVersion(name)
         let stampBefore = fileBefore == nil ? nil : try? databaseBefore?.contentStamp()
         if databaseBefore != nil { judgedValues.forget(Value.self, of: name) }
 
@@ -128,17 +128,17 @@ extension Vault {
         guard let database = try? keyring.checkedDatabase(forKeysOf: group), database === judged.database,
               judgedValues.look(at: directories.heldRecords, lookedSince: mark) == judged.directory,
               let stamp = try? database.contentStamp(), stamp == judged.stamp,
-              let file = try? recordFileIdentity(name), file == judged.file
+              let file = try? recordFileVersion(name), file == judged.file
         else { return nil }
         return judged
     }
 
-    /// The record file of `name` as `fstatat` describes it, relative to the records
+    /// The version of the record file of `name`, by `fstatat` relative to the records
     /// directory, never following a link; `nil` when there is none.
-    private func recordFileIdentity(_ name: RecordName) throws(StorageError) -> RecordFileIdentity? {
+    private func recordFileVersion(_ name: RecordName) throws(StorageError) -> FileVersion? {
         let file = recordFileName(name)
         return try directories.findInRecords { (records: DirectoryHandle) throws(StorageError) in
-            try records.status(of: file).map(RecordFileIdentity.init)
+            try records.status(of: file).map(FileVersion.init)
         }
     }
 
