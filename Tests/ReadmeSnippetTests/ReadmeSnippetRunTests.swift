@@ -109,14 +109,11 @@ final class ReadmeSnippetRunTests: XCTestCase {
         // Only what a fresh shell has (sbin too: as root, the server script runs PostgreSQL as
         // its own user with runuser); the block sets the identity and the server itself. Its
         // `mktemp -d` is made under this test's directory, which is removed afterwards. The
-        // sanitizers' options reach the executables as they reach this runner: under
-        // scripts/sanitize LeakSanitizer is off, whose false reports on Swift's tagged pointers
-        // would turn a snippet's exit status into 1.
-        let sanitizerOptions = ProcessInfo.processInfo.environment.filter { ["ASAN_OPTIONS", "TSAN_OPTIONS"].contains($0.key) }
+        // sanitizers' options reach the executables as they reach this runner.
         let status = try SpawnedProgram.run(
             "/bin/bash", ["-c", script],
             environment: ["PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR": directory.url.path]
-                .merging(sanitizerOptions) { own, _ in own },
+                .merging(SanitizerOptions.environment) { own, _ in own },
             output: transcript, errors: transcript)
         let printed = try String(contentsOfFile: transcript, encoding: .utf8)
         XCTAssertEqual(status, 0, "a line of the README's sync block failed:\n\(printed)")

@@ -14,8 +14,9 @@ final class ReadmeSequenceTests: VaultCLITestCase {
         process.arguments = ["-c", script]
         process.currentDirectoryURL = ReadmeShellBlock.repositoryRoot
         // Only what a fresh shell has: the block sets the identity itself. Its home
-        // (mktemp -d) is made under this test's directory, which is removed afterwards.
-        process.environment = ["PATH": "/usr/bin:/bin", "TMPDIR": directory.url.path]
+        // (mktemp -d) is made under this test's directory, which is removed afterwards. The
+        // sanitizers' options too, as every child of these tests gets them.
+        process.environment = ["PATH": "/usr/bin:/bin", "TMPDIR": directory.url.path].merging(SanitizerOptions.environment) { own, _ in own }
         let output = directory.url.appendingPathComponent("readme.out")
         try Data().write(to: output)
         let handle = try FileHandle(forWritingTo: output)

@@ -1,4 +1,5 @@
 import Foundation
+import GroupVaultTestKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +33,7 @@ final class StandardInputLimitTests: VaultCLITestCase {
         let process = Process()
         process.executableURL = vaultcliURL
         process.arguments = arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { own, _ in own }
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { own, _ in own }.merging(SanitizerOptions.environment) { own, _ in own }
         let handles = try [FileHandle(forWritingTo: files[0]), FileHandle(forWritingTo: files[1])]
         defer { handles.forEach { try? $0.close() } }
         process.standardInput = input

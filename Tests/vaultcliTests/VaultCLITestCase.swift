@@ -61,11 +61,7 @@ class VaultCLITestCase: XCTestCase {
         let process = Process()
         process.executableURL = executable ?? vaultcliURL
         process.arguments = arguments
-        // The sanitizers' options reach the child as they reach this runner: under
-        // scripts/sanitize, LeakSanitizer is off (its false reports on Swift's tagged pointers
-        // would turn an exit status into 1); nothing else of the runner's environment does.
-        let sanitizerOptions = ProcessInfo.processInfo.environment.filter { ["ASAN_OPTIONS", "TSAN_OPTIONS"].contains($0.key) }
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { own, _ in own }.merging(sanitizerOptions) { own, _ in own }
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { own, _ in own }.merging(SanitizerOptions.environment) { own, _ in own }
         let handles = try [FileHandle(forReadingFrom: files[0]), FileHandle(forWritingTo: files[1]), FileHandle(forWritingTo: files[2])]
         defer { handles.forEach { try? $0.close() } }
         process.standardInput = handles[0]
