@@ -2,21 +2,18 @@ import Keyring
 import SealedStorage
 
 /// Values a ``Vault`` has read and judged, each kept with everything its verdict was drawn
-/// from: the record file's version as `fstatat` describes it (``SealedStorage/FileVersion``: a
-/// replacement is a new inode, a change in place or a new link a new change time), the
-/// keyring database's content, and the authenticated header. A read of the same record as the same type, while none of that
-/// changed, returns the value without reading, opening, admitting and decoding the blob
-/// again, which would decide the same (docs/ARCHITECTURE.md, "A read while nothing changed
-/// returns the value it judged").
-///
-/// What a read still does every time: the keyring's checks before any use of a group key (the
-/// entitlement, the home, a lock state), a look at the records directory's inotify watch (any entry
-/// created, written, renamed, re-moded or removed by any process:
-/// ``SealedStorage/DirectoryChanges``), the comparison of the database's
-/// ``KeyringDatabase/ContentStamp`` (any row changed by any process: a ledger raised, a key
-/// retired or rotated), a
-/// `fstatat` of the record file, the expiry and issue-time checks against the clock, and the
-/// type's `validate()`. Without an inotify watch of the directory, nothing is kept.
+/// from (``Observation``): the record file's version as `fstatat` describes it
+/// (``SealedStorage/FileVersion``: a replacement is a new inode, a change in place or a new link
+/// a new change time), a look at the records directory's inotify watch (any entry created,
+/// written, renamed, re-moded or removed by any process: ``SealedStorage/DirectoryChanges``),
+/// the keyring database and its ``KeyringDatabase/ContentStamp`` (any row changed by any
+/// process: a ledger raised, a key retired or rotated), and the authenticated header. A read of
+/// the same record as the same type that observes all of it unchanged returns the value without
+/// reading, opening, admitting and decoding the blob again, which would decide the same
+/// (docs/ARCHITECTURE.md, "A read while nothing changed returns the value it judged"). It still
+/// makes the keyring's checks before any use of a group key (the entitlement, the home, a lock
+/// state), the expiry and issue-time checks against the clock, and the type's `validate()`.
+/// Without an inotify watch of the directory, nothing is kept.
 final class JudgedValues: Sendable {
     /// One record, read as one type.
     struct Key: Hashable {
@@ -24,14 +21,24 @@ final class JudgedValues: Sendable {
         var type: ObjectIdentifier
     }
 
-    /// A value with what it was judged from.
-    struct Judged: @unchecked Sendable {
-        // @unchecked: `value` is a `VaultRecord`, so Sendable; it is kept as `any Sendable`
-        // and cast back to the type it was stored under (the key's).
+    /// What a read observed, before it read, of everything a verdict is drawn from.
+    struct Observation: Sendable {
         var directory: DirectoryLook
         var file: FileVersion
         var database: KeyringDatabase
         var stamp: KeyringDatabase.ContentStamp
+
+        /// Whether `other` observed the same: then a read would decide as this one did.
+        func isSame(as other: Observation) -> Bool {
+            database === other.database && directory == other.directory && stamp == other.stamp && file == other.file
+        }
+    }
+
+    /// A value with what it was judged from.
+    struct Judged: @unchecked Sendable {
+        // @unchecked: `value` is a `VaultRecord`, so Sendable; it is kept as `any Sendable`
+        // and cast back to the type it was stored under (the key's).
+        var observed: Observation
         var header: BlobHeader
         var value: any Sendable
     }
@@ -60,10 +67,10 @@ final class JudgedValues: Sendable {
     }
 
     /// A look at the watch of `directory` (watched from the first look on; a directory held
-    /// anew is watched anew), or `nil` when it cannot be watched. With `mark`
-    /// (``SealedStorage/DirectoryChanges/looks`` when the read began), the queue is not read
-    /// again if a look began since: the keyring's look at the home, made by the same read.
-    func look(at directory: DirectoryHandle, lookedSince mark: DirectoryChanges.Count? = nil) -> DirectoryLook? {
+    /// anew is watched anew), or `nil` when it cannot be watched. `mark` is
+    /// ``SealedStorage/DirectoryChanges/looks`` when the read began: the queue is not read again
+    /// if a look began since (the keyring's look at the home, made by the same read).
+    func look(at directory: DirectoryHandle, lookedSince mark: DirectoryChanges.Count) -> DirectoryLook? {
         guard isEnabled, let changes = DirectoryChanges.shared else { return nil }
         let registration: DirectoryChanges.Registration? = state.withLock { state in
             if let watched = state.watched, watched.directory === directory { return watched.registration }
@@ -72,8 +79,7 @@ final class JudgedValues: Sendable {
             return registration
         }
         guard let registration else { return nil }
-        let count = if let mark { changes.changes(of: [registration], lookedSince: mark) } else { changes.changes(of: [registration]) }
-        return DirectoryLook(registration: registration.serial, changes: count)
+        return DirectoryLook(registration: registration.serial, changes: changes.changes(of: [registration], lookedSince: mark))
     }
 
     init(isEnabled: Bool) {

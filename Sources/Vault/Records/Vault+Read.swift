@@ -69,22 +69,17 @@ extension Vault {
         let name = try RecordName(validating: name)
         // Made only for a refusal: a read that succeeds builds no message.
         func subject() -> String { self.subject(name) }
-        if let judged = unchangedJudgement(of: name, as: Value.self), let value = judged.value as? Value {
+        // Observed before the read, so that what is kept is never newer than what it is kept
+        // with: a change during the read leaves them apart, and the next read is made in full.
+        let kept = judgedValues.judged(Value.self, of: name)
+        let observed = observe(name, checkingKeys: kept != nil)
+        if let kept, let observed, kept.observed.isSame(as: observed), let value = kept.value as? Value {
             // What depends on the time, or on the caller's type, is decided again.
-            try checkTimes(judged.header, subject: subject())
+            try checkTimes(kept.header, subject: subject())
             try validate(value, subject: subject())
-            return (value, judged.header.recordHeader)
+            return (value, kept.header.recordHeader)
         }
-
-        // Taken before the read, so that what is kept is never newer than what it is kept with:
-        // a change during the read leaves them apart, and the next read is made in full. The
-        // vault's first read only notes its database: a process that reads once (a command,
-        // a widget's cold start) pays nothing for what it would never use.
-        let databaseBefore = judgedValues.latestDatabase
-        let directoryBefore = databaseBefore == nil ? nil : judgedValues.look(at: directories.heldRecords)
-        let fileBefore = directoryBefore == nil ? nil : try? recordFileVersion(name)
-        let stampBefore = fileBefore == nil ? nil : try? databaseBefore?.contentStamp()
-        if databaseBefore != nil { judgedValues.forget(Value.self, of: name) }
+        if kept != nil { judgedValues.forget(Value.self, of: name) }
 
         let record = try openTrustedRecordRefusingMissing(name)
         let header = record.header
@@ -105,32 +100,30 @@ extension Vault {
             throw VaultError(.invalidRecord, "\(subject()) is authentic but does not decode as \(Value.self) schema \(header.schemaVersion) (\(Self.describeDecodingFailure(error)))")
         }
         try validate(value, subject: subject())
-        if let directoryBefore, let fileBefore, let stampBefore, let databaseBefore, databaseBefore === record.database {
-            judgedValues.keep(
-                JudgedValues.Judged(
-                    directory: directoryBefore, file: fileBefore, database: record.database, stamp: stampBefore,
-                    header: header, value: value),
-                for: Value.self, of: name)
+        if let observed, observed.database === record.database {
+            judgedValues.keep(JudgedValues.Judged(observed: observed, header: header, value: value), for: Value.self, of: name)
         }
         return (value, header.recordHeader)
     }
 
-    /// The value judged at a read of `name` as `type`, when neither its file nor anything in
-    /// the keyring database changed since: the keyring's checks before any use of a group key
-    /// run as for any read, so a locked keyring is refused as before, and a retired key is a
-    /// changed keyset, so a changed stamp.
-    /// `nil` sends the read down its full path, which decides again and gives every refusal its reason.
-    private func unchangedJudgement<Value>(of name: RecordName, as type: Value.Type) -> JudgedValues.Judged? {
-        guard let judged = judgedValues.judged(type, of: name) else { return nil }
+    /// What a value of `name` is judged from, observed now; `nil` when values are not kept, at
+    /// the vault's first read (no database known yet: a process that reads once, a command or a
+    /// widget's cold start, pays nothing for what it would never use), or when something cannot
+    /// be observed. With a value kept (`checkingKeys`), the database is the one the keyring's
+    /// checks before any use of a group key give, so that a locked keyring is refused as before
+    /// (a retired key is a changed keyset, so a changed stamp); otherwise the latest read's.
+    private func observe(_ name: RecordName, checkingKeys: Bool) -> JudgedValues.Observation? {
+        guard judgedValues.isEnabled, checkingKeys || judgedValues.latestDatabase != nil else { return nil }
         // The keyring's checks look at the home's watch first; the records directory's watch
         // is then counted from the same read of the process's inotify queue.
-        let mark = DirectoryChanges.shared?.looks
-        guard let database = try? keyring.checkedDatabase(forKeysOf: group), database === judged.database,
-              judgedValues.look(at: directories.heldRecords, lookedSince: mark) == judged.directory,
-              let stamp = try? database.contentStamp(), stamp == judged.stamp,
-              let file = try? recordFileVersion(name), file == judged.file
+        let mark = DirectoryChanges.shared?.looks ?? 0
+        let database = checkingKeys ? try? keyring.checkedDatabase(forKeysOf: group) : judgedValues.latestDatabase
+        guard let database,
+              let directory = judgedValues.look(at: directories.heldRecords, lookedSince: mark),
+              let stamp = try? database.contentStamp(),
+              let file = try? recordFileVersion(name)
         else { return nil }
-        return judged
+        return JudgedValues.Observation(directory: directory, file: file, database: database, stamp: stamp)
     }
 
     /// The version of the record file of `name`, by `fstatat` relative to the records
