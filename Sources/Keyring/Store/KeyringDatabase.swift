@@ -484,13 +484,7 @@ package final class KeyringDatabase: Sendable {
 
     /// The current ``ChangeStamp``.
     package func changeStamp() throws(KeyringError) -> ChangeStamp {
-        try lock.withLock { () throws(KeyringError) -> ChangeStamp in
-            do throws(SQLiteConnection.Failure) {
-                return ChangeStamp(dataVersion: try connection.integer("PRAGMA data_version"), localCommits: localCommits)
-            } catch {
-                throw Self.error(error, path: path, while: "check the keyring database for changes")
-            }
-        }
+        try stamp { ChangeStamp(dataVersion: $0, localCommits: localCommits) }
     }
 
     /// Identifies one committed content of the database as this process sees it, every commit
@@ -506,9 +500,14 @@ package final class KeyringDatabase: Sendable {
 
     /// The current ``ContentStamp``.
     package func contentStamp() throws(KeyringError) -> ContentStamp {
-        try lock.withLock { () throws(KeyringError) -> ContentStamp in
+        try stamp { ContentStamp(dataVersion: $0, rowsChanged: connection.rowsChanged) }
+    }
+
+    /// A stamp made, under the lock, from `PRAGMA data_version` and what this process counts.
+    private func stamp<Stamp>(_ make: (_ dataVersion: Int64) -> Stamp) throws(KeyringError) -> Stamp {
+        try lock.withLock { () throws(KeyringError) -> Stamp in
             do throws(SQLiteConnection.Failure) {
-                return ContentStamp(dataVersion: try connection.integer("PRAGMA data_version"), rowsChanged: connection.rowsChanged)
+                return make(try connection.integer("PRAGMA data_version"))
             } catch {
                 throw Self.error(error, path: path, while: "check the keyring database for changes")
             }
