@@ -88,7 +88,7 @@ public final class SyncedRecords: Sendable {
         } catch {
             throw SyncError(.invalidArgument, "record \(name) cannot be encoded: \(error)", underlyingError: error)
         }
-        try writePayload(Array(payload), schemaVersion: Record.schemaVersion, to: name)
+        try store(Array(payload), schemaVersion: Record.schemaVersion, as: name)
     }
 
     /// Writes a payload as `name` with its schema version, as ``write(_:to:)`` stores a record:
@@ -97,10 +97,16 @@ public final class SyncedRecords: Sendable {
     /// vouches that the payload is what the record's readers decode.
     package func writePayload(_ payload: [UInt8], schemaVersion: UInt32, to name: String) throws(SyncError) {
         try Self.validate(name: name)
+        try store(payload, schemaVersion: schemaVersion, as: name)
+    }
+
+    /// Writes the record's value, its name already validated.
+    private func store(_ payload: [UInt8], schemaVersion: UInt32, as name: String) throws(SyncError) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4 + payload.count)
         withUnsafeBytes(of: schemaVersion.bigEndian) { bytes += $0 }
-        try replica.write(key: name, value: bytes + payload)
+        bytes += payload
+        try replica.write(key: name, value: bytes)
     }
 
     /// The record `name`, or `nil` when it was never written or was deleted. Never waits for the network.
