@@ -54,15 +54,9 @@ class SyncCommandTestCase: SyncServerTestCase {
             ["sync"] + arguments + ["--group", SyncSandbox.group.rawValue, "--url", urlWithPassword],
             environment: environment(machine), executable: "vaultcli")
         watchers.append(watcher)
-        // A bound against a hang, never a measure of speed.
-        let deadline = Date().addingTimeInterval(60)
-        while !watcher.standardOutput.contains("watching") {
-            guard Date() < deadline else {
-                XCTFail("no watching line: \(watcher.standardOutput) \(watcher.standardError)")
-                break
-            }
-            usleep(5_000)
-        }
+        func isWatching(_ line: String) -> Bool { line.hasPrefix("watching") || line.contains(#""event":"watching""#) }
+        XCTAssertTrue(lines(of: watcher) { $0.contains(where: isWatching) }.contains(where: isWatching),
+                      "no watching line: \(watcher.standardOutput) \(watcher.standardError)")
         return watcher
     }
 
