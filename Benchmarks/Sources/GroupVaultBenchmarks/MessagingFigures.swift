@@ -120,7 +120,7 @@ final class MessagingFigures {
         }
         let bus = try DBusSessionBus(directory: busDirectory)
         defer { bus.stop() }
-        let peers = executables.path("NotificationPeers")
+        let peers = executables.path("MessagingPeers")
         let dbusEcho = try TimedChild([peers, "dbus-echo", bus.address])
         defer { dbusEcho.stop() }
         let dbusPing = try TimedChild([peers, "dbus-ping", bus.address])
@@ -164,7 +164,7 @@ final class MessagingFigures {
             notes: [
                 "This process posts `ping`; a `NotificationEcho` child process of the same group, observing `ping`, posts `pong` "
                     + "when woken; this process waits for `pong`. Half of that round trip is one `post` to the wake-up of an observer "
-                    + "in another process. The floor is the same mechanism in C: a `NotificationPeers` process opens and closes "
+                    + "in another process. The floor is the same mechanism in C: a `MessagingPeers` process opens and closes "
                     + "`ping` in a directory another one watches with inotify (`IN_CLOSE_WRITE`, a blocking read), which answers with "
                     + "`pong` the same way. The peer is a D-Bus `Ping` signal answered by a `Pong` signal, both processes on a "
                     + "private session bus (`dbus-daemon` with a configuration of its own, started by the run). The C figures are "
@@ -224,6 +224,15 @@ final class MessagingFigures {
         let cSealedPath = root.appendingPathComponent("c-sealed.sock").path
         guard let cSealedEcho = floor_echo_start_sealed(cSealedPath) else { throw BenchmarkFailure("the sealed C echo did not start: errno \(errno)") }
         defer { floor_echo_stop(cSealedEcho) }
+        // The peer: a D-Bus method call answered by another process through a private dbus-daemon.
+        let busDirectory = root.appendingPathComponent("dbus-call", isDirectory: true)
+        try FileManager.default.createDirectory(at: busDirectory, withIntermediateDirectories: true)
+        let bus = try DBusSessionBus(directory: busDirectory)
+        defer { bus.stop() }
+        let dbusServer = try TimedChild([executables.path("MessagingPeers"), "dbus-serve", bus.address])
+        defer { dbusServer.stop() }
+        let dbusCaller = try TimedChild([executables.path("MessagingPeers"), "dbus-call", bus.address])
+        defer { dbusCaller.stop() }
 
         var outcome = Outcome()
         // 16 bytes of padding: a small message. 64,000: near the 64 KiB frame limit, so each frame
@@ -239,6 +248,7 @@ final class MessagingFigures {
             let sealedNIO = "SwiftNIO echo, each frame sealed and opened whole, \(count(frameBody)) B plaintext"
             let cSealed = "C echo over AF_UNIX SOCK_STREAM, each frame sealed and opened whole, \(count(frameBody)) B plaintext"
             let plain = "C echo over AF_UNIX SOCK_STREAM, unsealed, \(count(frameBody)) B frames"
+            let dbus = "D-Bus method call through a private dbus-daemon, libdbus-1, across processes, \(count(frameBody)) B each way"
             let results = try interleave([
                 Contender(label: sealed, role: .groupVault) {
                     Measurement(microseconds: try blocking {
@@ -266,6 +276,7 @@ final class MessagingFigures {
                         guard floor_echo_round_trip(cEcho, frameBody) == 0 else { throw BenchmarkFailure("C echo failed: errno \(errno)") }
                     }
                 },
+                Contender(label: dbus, role: .peer(lessWork: "no sealing")) { try dbusCaller.measure("\(frameBody)") },
             ], options.schedule)
             outcome.sections.append(Section(
                 title: "Channel round trip, \(count(padding)) B padding",
@@ -280,6 +291,12 @@ final class MessagingFigures {
                         + "opens it once all of it has arrived (a tag is checked over the whole frame) and seals it again for the "
                         + "way back, the client opens the answer. The floor is the sealed round trip in C, a client and a server "
                         + "thread on blocking sockets, and issue 19's denominator; the unsealed C echo beside it does less.",
+                    "The peer is what a Linux daemon and its clients use for request and response instead: a D-Bus method call "
+                        + "`Echo(ay)` carrying the same number of bytes as the channel's frame body, from one `MessagingPeers` process "
+                        + "to another that owns a name on a private session bus (`dbus-daemon` with a configuration of its own, "
+                        + "started by the run), answered with the same bytes; libdbus-1, each call built, sent and its reply read "
+                        + "with `dbus_connection_send_with_reply_and_block`, timed inside the calling process. The bus carries "
+                        + "plaintext, and every message passes through the daemon, a third process.",
                 ],
                 table: timeTable(results)))
             let ratio = result(sealed, in: results).median / result(unsealed, in: results).median

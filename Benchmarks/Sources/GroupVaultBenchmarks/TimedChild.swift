@@ -1,6 +1,6 @@
 import Foundation
 
-/// A C peer process (`SQLCipherChild serve`, a `NotificationPeers` pinger or echo) that prints
+/// A C peer process (`SQLCipherChild serve`, a `MessagingPeers` pinger, caller or echo) that prints
 /// "ready" once set up, then answers each command line with the nanoseconds the command took,
 /// timed inside the child so the pipe to this process stays out of the figure.
 final class TimedChild {

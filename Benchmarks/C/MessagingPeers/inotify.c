@@ -54,21 +54,21 @@ static int open_watch(const char *directory, int *directory_fd, const char *who)
 
 int inotify_echo(const char *directory) {
     int directory_fd;
-    int watcher = open_watch(directory, &directory_fd, "NotificationPeers inotify-echo");
+    int watcher = open_watch(directory, &directory_fd, "MessagingPeers inotify-echo");
     if (watcher < 0) return 1;
     for (;;) {
-        if (wait_for(watcher, "ping") != 0 || post(directory_fd, "pong") != 0) { perror("NotificationPeers inotify-echo"); return 1; }
+        if (wait_for(watcher, "ping") != 0 || post(directory_fd, "pong") != 0) { perror("MessagingPeers inotify-echo"); return 1; }
     }
 }
 
 int inotify_ping(const char *directory) {
     int directory_fd;
-    int watcher = open_watch(directory, &directory_fd, "NotificationPeers inotify-ping");
+    int watcher = open_watch(directory, &directory_fd, "MessagingPeers inotify-ping");
     if (watcher < 0) return 1;
     char line[64];
     while (fgets(line, sizeof line, stdin)) {
         long long start = peers_now_ns();
-        if (post(directory_fd, "ping") != 0 || wait_for(watcher, "pong") != 0) { perror("NotificationPeers inotify-ping"); return 1; }
+        if (post(directory_fd, "ping") != 0 || wait_for(watcher, "pong") != 0) { perror("MessagingPeers inotify-ping"); return 1; }
         printf("%lld\n", (peers_now_ns() - start) / 2);
         fflush(stdout);
     }

@@ -7,20 +7,17 @@
 
 #include "peers.h"
 
-#define BENCH_PATH "/com/example/bench"
-#define BENCH_INTERFACE "com.example.bench"
-
-static DBusConnection *connect_matching(const char *address, const char *member) {
+DBusConnection *peers_dbus_connect(const char *address, const char *member) {
     DBusError error;
     dbus_error_init(&error);
     DBusConnection *connection = dbus_connection_open_private(address, &error);
-    if (connection && dbus_bus_register(connection, &error)) {
+    if (connection && dbus_bus_register(connection, &error) && member) {
         char rule[128];
-        snprintf(rule, sizeof rule, "type='signal',interface='" BENCH_INTERFACE "',member='%s'", member);
+        snprintf(rule, sizeof rule, "type='signal',interface='" PEERS_DBUS_INTERFACE "',member='%s'", member);
         dbus_bus_add_match(connection, rule, &error);
     }
     if (dbus_error_is_set(&error)) {
-        fprintf(stderr, "NotificationPeers: D-Bus at %s: %s\n", address, error.message);
+        fprintf(stderr, "MessagingPeers: D-Bus at %s: %s\n", address, error.message);
         dbus_error_free(&error);
         return NULL;
     }
@@ -28,7 +25,7 @@ static DBusConnection *connect_matching(const char *address, const char *member)
 }
 
 static int emit(DBusConnection *connection, const char *member) {
-    DBusMessage *signal = dbus_message_new_signal(BENCH_PATH, BENCH_INTERFACE, member);
+    DBusMessage *signal = dbus_message_new_signal(PEERS_DBUS_PATH, PEERS_DBUS_INTERFACE, member);
     if (!signal || !dbus_connection_send(connection, signal, NULL)) return -1;
     dbus_message_unref(signal);
     dbus_connection_flush(connection);
@@ -40,7 +37,7 @@ static int wait_for(DBusConnection *connection, const char *member) {
     for (;;) {
         DBusMessage *message;
         while ((message = dbus_connection_pop_message(connection))) {
-            int found = dbus_message_is_signal(message, BENCH_INTERFACE, member);
+            int found = dbus_message_is_signal(message, PEERS_DBUS_INTERFACE, member);
             dbus_message_unref(message);
             if (found) return 0;
         }
@@ -49,20 +46,20 @@ static int wait_for(DBusConnection *connection, const char *member) {
 }
 
 int dbus_echo(const char *address) {
-    DBusConnection *connection = connect_matching(address, "Ping");
+    DBusConnection *connection = peers_dbus_connect(address, "Ping");
     if (!connection) return 1;
     printf("ready\n");
     fflush(stdout);
     for (;;) {
         if (wait_for(connection, "Ping") != 0 || emit(connection, "Pong") != 0) {
-            fprintf(stderr, "NotificationPeers dbus-echo: the bus connection failed\n");
+            fprintf(stderr, "MessagingPeers dbus-echo: the bus connection failed\n");
             return 1;
         }
     }
 }
 
 int dbus_ping(const char *address) {
-    DBusConnection *connection = connect_matching(address, "Pong");
+    DBusConnection *connection = peers_dbus_connect(address, "Pong");
     if (!connection) return 1;
     printf("ready\n");
     fflush(stdout);
@@ -70,7 +67,7 @@ int dbus_ping(const char *address) {
     while (fgets(line, sizeof line, stdin)) {
         long long start = peers_now_ns();
         if (emit(connection, "Ping") != 0 || wait_for(connection, "Pong") != 0) {
-            fprintf(stderr, "NotificationPeers dbus-ping: the bus connection failed\n");
+            fprintf(stderr, "MessagingPeers dbus-ping: the bus connection failed\n");
             return 1;
         }
         printf("%lld\n", (peers_now_ns() - start) / 2);
