@@ -3,16 +3,17 @@
 #include "Floors.h"
 
 #include <keyutils.h>
+#include <stdbool.h>
 #include <string.h>
 
 // Written by floor_kernel_keyring_create; a read reads into it after an add has copied from it,
 // and the benchmark runs one contender at a time.
 static unsigned char payload[65536];
 
-int32_t floor_kernel_keyring_create(const char *name) {
+int32_t floor_kernel_keyring_create(const char *name, bool shared_with_children) {
     // The secret bytes every add stores, written once so an add times only the kernel's work.
     for (size_t i = 0; i < sizeof payload; i++) payload[i] = (unsigned char)(i * 31);
-    return add_key("keyring", name, NULL, 0, KEY_SPEC_PROCESS_KEYRING);
+    return add_key("keyring", name, NULL, 0, shared_with_children ? KEY_SPEC_SESSION_KEYRING : KEY_SPEC_PROCESS_KEYRING);
 }
 
 int floor_kernel_key_add(int32_t keyring, const char *description, size_t length) {
@@ -36,7 +37,7 @@ int floor_kernel_key_remove(int32_t keyring, const char *description) {
     return keyctl_unlink((key_serial_t)key, keyring) < 0 ? -1 : 0;
 }
 
-void floor_kernel_keyring_destroy(int32_t keyring) {
+void floor_kernel_keyring_destroy(int32_t keyring, bool shared_with_children) {
     keyctl_clear(keyring);
-    keyctl_unlink(keyring, KEY_SPEC_PROCESS_KEYRING);
+    keyctl_unlink(keyring, shared_with_children ? KEY_SPEC_SESSION_KEYRING : KEY_SPEC_PROCESS_KEYRING);
 }

@@ -11,7 +11,7 @@ struct Executables {
     static let swiftProducts = ["GroupVaultChild", "NotificationEcho", "SyncObserver", "HelloSwift", "HelloFoundation"]
     /// The C programs (Benchmarks/C), compiled by the C compiler rather than SwiftPM so that
     /// they load no Swift runtime, as a C user's programs would not.
-    static let cPrograms = ["ProcessMeter", "SQLCipherChild", "MessagingPeers"]
+    static let cPrograms = ["ProcessMeter", "SQLCipherChild", "KernelKeyringChild", "MessagingPeers"]
 
     /// This executable's directory; fails if a program is missing (built with `swift run`
     /// alone, say, which builds only this product, or without `build-c-programs`).

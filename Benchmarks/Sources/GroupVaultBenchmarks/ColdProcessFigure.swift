@@ -1,14 +1,16 @@
 import BenchModel
 import Foundation
 
-/// One GroupVault process of a cold figure and the SQLCipher peer's process doing the same.
+/// One GroupVault process of a cold figure and the peers' processes doing the same.
 struct ColdProcesses {
     /// "read" or "lookup": names the figure's section and checks.
     let operation: String
     /// The GroupVault process's label and command line.
     let groupVault: (label: String, arguments: [String])
-    /// The SQLCipher peer's: keyed open, the same select, exit.
+    /// The SQLCipher peer's: keyed open, the same select, exit. The targets' denominator.
     let peer: (label: String, arguments: [String])
+    /// The kernel keyring peer's: search the keyring the benchmark shares, read the key, exit.
+    let kernelPeer: (label: String, arguments: [String])
     /// What the section says is measured, after the common method note.
     let note: String
     /// The limit of the GroupVault process over `HelloSwift`, in time and in peak RSS, if the
@@ -16,19 +18,31 @@ struct ColdProcesses {
     let floorLimit: Double?
 }
 
+/// What the cold figures say of their kernel keyring peer.
+private let kernelPeerNote = "The kernel keyring peer's process, in C (`KernelKeyringChild`), searches a keyring of as many keys "
+    + "that this process linked into its session keyring (which the child inherits, and so possesses) for the same key, reads "
+    + "its 1 KiB and exits: what a tool keeping its secret in the kernel keyring does; kernel memory, nothing on disk."
+
 /// A new process that reads one record, as a widget does, with the Vault figures' group and
 /// SQLCipher peer; the target over `HelloSwift` is the keyring-storage issue's.
 func coldReadFigure(_ executables: Executables, vault: VaultFigures, options: Options) throws -> Outcome {
     guard let cipher = vault.cipher else { preconditionFailure("the vault figures run before the cold read") }
-    return try coldProcessFigure(executables, ColdProcesses(
+    let kernel = try KernelKeyringPeer(
+        name: "groupvault-bench-cold-read-\(getpid())", keys: vault.size, bytes: BenchRecord.payloadSize, sharedWithChildren: true
+    ) { (VaultFigures.cipherService, BenchHome.recordName($0)) }
+    // Kept until the figure is measured: its deinit unlinks the keyring the children search.
+    return try withExtendedLifetime(kernel) { try coldProcessFigure(executables, ColdProcesses(
         operation: "read",
         groupVault: ("`GroupVaultChild read`: open the keyring, `Vault.read` one 1 KiB record, exit",
                      [executables.path("GroupVaultChild"), "read", vault.home.path, vault.readTarget]),
         peer: ("`SQLCipherChild cold`: keyed open of the SQLCipher peer's database, select the same 1 KiB row, exit",
                [executables.path("SQLCipherChild"), "cold", cipher.path.path, cipher.hexKey, VaultFigures.cipherService, vault.readTarget]),
+        kernelPeer: ("`KernelKeyringChild`: `keyctl_search` + `keyctl_read` of the same 1 KiB in a keyring of as many keys, exit",
+                     [executables.path("KernelKeyringChild"), "\(kernel.keyring)", KernelKeyringPeer.description(VaultFigures.cipherService, vault.readTarget)]),
         note: "The reader opens the keyring home and reads the middle record of a group of \(count(vault.size)) records, decoding it. "
-            + "The SQLCipher peer's process, in C, opens a database of as many 1 KiB rows with its raw key, selects the same row and exits.",
-        floorLimit: 1.5), options: options)
+            + "The SQLCipher peer's process, in C, opens a database of as many 1 KiB rows with its raw key, selects the same row and exits. "
+            + kernelPeerNote,
+        floorLimit: 1.5), options: options) }
 }
 
 /// A new process that looks one item up, as a command-line tool reading a token does, with the
@@ -36,17 +50,23 @@ func coldReadFigure(_ executables: Executables, vault: VaultFigures, options: Op
 func coldLookupFigure(_ executables: Executables, keyring: KeyringFigures, options: Options) throws -> Outcome {
     guard let cipher = keyring.cipher else { preconditionFailure("the keyring figures run before the cold lookup") }
     let (service, account) = keyring.key(keyring.size / 2)
-    return try coldProcessFigure(executables, ColdProcesses(
+    let kernel = try KernelKeyringPeer(
+        name: "groupvault-bench-cold-lookup-\(getpid())", keys: keyring.size, bytes: KeyringFigures.secretSize, sharedWithChildren: true
+    ) { keyring.key($0) }
+    // Kept until the figure is measured: its deinit unlinks the keyring the children search.
+    return try withExtendedLifetime(kernel) { try coldProcessFigure(executables, ColdProcesses(
         operation: "lookup",
         groupVault: ("`GroupVaultChild lookup`: `Keyring.item(matching:)` of one item with a 1 KiB secret, exit",
                      [executables.path("GroupVaultChild"), "lookup", keyring.home.path, service, account]),
         peer: ("`SQLCipherChild cold`: keyed open of the SQLCipher peer's database, select the same 1 KiB secret, exit",
                [executables.path("SQLCipherChild"), "cold", cipher.path.path, cipher.hexKey, service, account]),
+        kernelPeer: ("`KernelKeyringChild`: `keyctl_search` + `keyctl_read` of the same 1 KiB secret in a keyring of the same items, exit",
+                     [executables.path("KernelKeyringChild"), "\(kernel.keyring)", KernelKeyringPeer.description(service, account)]),
         note: "The process opens the keyring home and finds the middle item of a group of \(count(keyring.size)) items "
             + "(\(keyring.shape.rawValue)) by service and account. The SQLCipher peer's process, in C, opens a database of the same "
             + "items with its raw key, selects the same secret and exits. The GroupVault process is the cold read's executable "
-            + "(`GroupVaultChild`), which also links Vault; a lookup runs none of its code.",
-        floorLimit: nil), options: options)
+            + "(`GroupVaultChild`), which also links Vault; a lookup runs none of its code. " + kernelPeerNote,
+        floorLimit: nil), options: options) }
 }
 
 /// Each run a fresh process, interleaved: the GroupVault process, the smallest Swift programs
@@ -55,6 +75,7 @@ private func coldProcessFigure(_ executables: Executables, _ processes: ColdProc
     let readerLabel = processes.groupVault.label
     let floorLabel = "`HelloSwift`: prints a line; standard library only"
     let cipherLabel = processes.peer.label
+    let kernelLabel = processes.kernelPeer.label
     let schedule = Schedule(
         warmupRounds: min(options.warmup, 3), rounds: options.coldRounds,
         minimumRounds: options.minimumRounds, budget: .seconds(options.budget))
@@ -65,12 +86,14 @@ private func coldProcessFigure(_ executables: Executables, _ processes: ColdProc
             try meter(executables, [executables.path("HelloFoundation")])
         },
         Contender(label: cipherLabel, role: .peer(lessWork: nil)) { try meter(executables, processes.peer.arguments) },
+        Contender(label: kernelLabel, role: .peer(lessWork: "kernel memory, nothing on disk")) {
+            try meter(executables, processes.kernelPeer.arguments)
+        },
     ], schedule)
 
     var table = Table(header: ["Process", "Kind", "n", "Median ms", "p99 ms", "Median ÷ floor", "Peak RSS median MiB", "p99 MiB", "Median ÷ floor", "GroupVault ÷ peer, time", "GroupVault ÷ peer, RSS"])
     let floor = result(floorLabel, in: results)
     let reader = result(readerLabel, in: results)
-    let peer = result(cipherLabel, in: results)
     func mebibytes(_ kibibytes: Double) -> String { String(format: "%.1f", kibibytes / 1024) }
     func milliseconds(_ micro: Double) -> String { String(format: "%.2f", micro / 1000) }
     for entry in results {
@@ -82,8 +105,8 @@ private func coldProcessFigure(_ executables: Executables, _ processes: ColdProc
             isFloor ? "" : times(entry.median / floor.median),
             mebibytes(peaks.median), mebibytes(peaks.p99),
             isFloor ? "" : times(peaks.median / (floor.peaks?.median ?? 1)),
-        ] + (entry.contender.label == cipherLabel
-            ? [times(reader.median / peer.median), times((reader.peaks?.median ?? 0) / peaks.median)]
+        ] + ([cipherLabel, kernelLabel].contains(entry.contender.label)
+            ? [times(reader.median / entry.median), times((reader.peaks?.median ?? 0) / peaks.median)]
             : ["", ""]))
     }
     let operation = processes.operation
@@ -101,6 +124,7 @@ private func coldProcessFigure(_ executables: Executables, _ processes: ColdProc
                    target: target),
         ]
     }
+    let peer = result(cipherLabel, in: results)
     checks += [
         .ratio("cold \(operation) against SQLCipher's cold process, time", ratio: reader.median / peer.median, limit: 1.2,
                measured: "median \(milliseconds(reader.median)) ms = \(times(reader.median / peer.median)) SQLCipher (\(milliseconds(peer.median)) ms)",

@@ -78,6 +78,12 @@ final class VaultFigures {
         ) { (Self.cipherService, BenchHome.recordName($0)) }
         self.cipher = cipher
         let cipherRead = "SQLCipher point select of a 1 KiB row, \(count(size)) rows (child process)"
+        // Built for the read figure and destroyed after it: the kernel's key quota for root
+        // (25,000,000 bytes) holds one 10,000-key keyring, and the keyring figures build theirs.
+        let kernel = try KernelKeyringPeer(name: "groupvault-bench-vault-\(size)", keys: size, bytes: BenchRecord.payloadSize) {
+            (Self.cipherService, BenchHome.recordName($0))
+        }
+        let kernelRead = "kernel keyring `keyctl_search` + `keyctl_read` of a 1 KiB key, \(count(size)) keys"
 
         let readFloor = "C read + XChaCha20-Poly1305 open of a 1 KiB file"
         let read = try interleave([
@@ -99,7 +105,11 @@ final class VaultFigures {
             Contender(label: cipherRead, role: .peer(lessWork: "no decoding")) {
                 try cipher.get(Self.cipherService, readName)
             },
+            Contender(label: kernelRead, role: .peer(lessWork: "kernel memory, nothing on disk; no decoding")) {
+                try .timing { try kernel.read(Self.cipherService, readName) }
+            },
         ], schedule)
+        withExtendedLifetime(kernel) {}
         let readRatio = result("`Vault.read`, 1 KiB, warm, decode included", in: read).median / result(readFloor, in: read).median
         outcome.sections.append(Section(
             title: "Warm `Vault.read`, group of \(sizeLabel)",
@@ -109,7 +119,8 @@ final class VaultFigures {
                     + "the records directory's watch, the database's stamp, the file's status). The reference below makes every read "
                     + "in full (`cachesReadValues: false`): the file read, opened, admitted by its ledger row and decoded. "
                     + "The floor reads a 1 KiB sealed file (open, fstat, read, close) and opens it, with the key in hand. "
-                    + "The SQLCipher peer selects the same 1 KiB in a table of as many rows, timed inside its child process.",
+                    + "The SQLCipher peer selects the same 1 KiB in a table of as many rows, timed inside its child process; the "
+                    + "kernel keyring peer finds the same key in a keyring of as many 1 KiB keys and reads it, in this process.",
             ],
             table: timeTable(read)))
         outcome.checks.append(.ratio(

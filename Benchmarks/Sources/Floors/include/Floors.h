@@ -5,6 +5,7 @@
 // operation and nothing else, so the Swift harness can time it exactly like the GroupVault call
 // beside it. All return 0 (or a length) on success and -1 on failure with errno or a message.
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -122,8 +123,10 @@ int floor_echo_round_trip(floor_echo *echo, size_t length);
 void floor_echo_stop(floor_echo *echo);
 
 /// The kernel keyring peer (keyutils): a keyring of its own, linked into this process's
-/// keyring so the kernel discards it when the process exits. Returns its serial, or -1.
-int32_t floor_kernel_keyring_create(const char *name);
+/// keyring so the kernel discards it when the process exits, or, `shared_with_children`, into
+/// the session keyring, which child processes inherit, so that they possess it and may read it
+/// (unlinked again by floor_kernel_keyring_destroy). Returns its serial, or -1.
+int32_t floor_kernel_keyring_create(const char *name, bool shared_with_children);
 
 /// Adds a "user" key `description` holding `length` bytes to `keyring`. Returns 0, or -1.
 int floor_kernel_key_add(int32_t keyring, const char *description, size_t length);
@@ -135,7 +138,7 @@ long floor_kernel_key_read(int32_t keyring, const char *description);
 /// Finds the key `description` in `keyring` and unlinks it. Returns 0, or -1.
 int floor_kernel_key_remove(int32_t keyring, const char *description);
 
-/// Clears `keyring` and unlinks it from this process's keyring.
-void floor_kernel_keyring_destroy(int32_t keyring);
+/// Clears `keyring` and unlinks it from the keyring floor_kernel_keyring_create linked it into.
+void floor_kernel_keyring_destroy(int32_t keyring, bool shared_with_children);
 
 #endif
