@@ -1,3 +1,5 @@
+import SealedStorage
+
 /// The answers this process gave to item searches, each kept with the keyring database's
 /// ``KeyringDatabase/ContentStamp`` taken before its rows were read: while the stamp is the
 /// same, no row of any group changed (any process's commit moves it), so the same search
@@ -47,8 +49,7 @@ struct KeptLookups: Sendable {
     /// of a whole group would keep every secret of it.
     static let largestAnswer = 16
 
-    private var answers: [Search: (stamp: KeyringDatabase.ContentStamp, items: [KeychainItem])] = [:]
-    private var order: [Search] = []
+    private var answers = OldestFirstTable<Search, (stamp: KeyringDatabase.ContentStamp, items: [KeychainItem])>(capacity: KeptLookups.capacity)
     /// Searches answered from what was kept (for tests: that a search was answered so).
     private(set) var answered = 0
 
@@ -62,9 +63,6 @@ struct KeptLookups: Sendable {
     /// Keeps `items`, found by `search` when the database was at `stamp`.
     mutating func keep(_ items: [KeychainItem], for search: Search, at stamp: KeyringDatabase.ContentStamp) {
         guard items.count <= Self.largestAnswer else { return }
-        if answers.updateValue((stamp, items), forKey: search) == nil {
-            order.append(search)
-            if order.count > Self.capacity { answers[order.removeFirst()] = nil }
-        }
+        answers.set((stamp, items), for: search)
     }
 }

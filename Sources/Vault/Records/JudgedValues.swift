@@ -16,7 +16,7 @@ import SealedStorage
 /// Without an inotify watch of the directory, nothing is kept.
 final class JudgedValues: Sendable {
     /// One record, read as one type.
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var name: RecordName
         var type: ObjectIdentifier
     }
@@ -51,8 +51,7 @@ final class JudgedValues: Sendable {
     private let state = Locked(State())
 
     private struct State {
-        var values: [Key: Judged] = [:]
-        var order: [Key] = []
+        var values = OldestFirstTable<Key, Judged>(capacity: JudgedValues.capacity)
         /// The database of the latest read, for the stamp taken before the next one.
         var database: KeyringDatabase?
         /// The records directory watched, and its watch.
@@ -108,23 +107,12 @@ final class JudgedValues: Sendable {
     func keep<Value>(_ judged: Judged, for type: Value.Type, of name: RecordName) {
         guard isEnabled else { return }
         let key = Key(name: name, type: ObjectIdentifier(type))
-        state.withLock { state in
-            if state.values.updateValue(judged, forKey: key) == nil {
-                state.order.append(key)
-                if state.order.count > Self.capacity {
-                    state.values[state.order.removeFirst()] = nil
-                }
-            }
-        }
+        state.withLock { $0.values.set(judged, for: key) }
     }
 
     /// Drops what is kept for `name` as `type`: a read of it decided otherwise.
     func forget<Value>(_ type: Value.Type, of name: RecordName) {
         let key = Key(name: name, type: ObjectIdentifier(type))
-        state.withLock { state in
-            if state.values.removeValue(forKey: key) != nil {
-                state.order.removeAll { $0 == key }
-            }
-        }
+        state.withLock { $0.values.remove(key) }
     }
 }
