@@ -18,6 +18,11 @@ final class UnchangedRecordReadTests: VaultTestCase {
         try vault.write(AuthState.signedIn, to: "auth-state")
     }
 
+    override func tearDown() {
+        vault = nil
+        super.tearDown()
+    }
+
     /// Reads the record twice: the first read notes the keyring database, the second keeps the value.
     private func readTwice(_ vault: Vault? = nil) throws {
         for _ in 0..<2 { XCTAssertEqual(try (vault ?? self.vault).read(AuthState.self, from: "auth-state"), .signedIn) }
