@@ -16,7 +16,7 @@ final class ReadmeSequenceTests: VaultCLITestCase {
         // Only what a fresh shell has: the block sets the identity itself. Its home
         // (mktemp -d) is made under this test's directory, which is removed afterwards. The
         // sanitizers' options too, as every child of these tests gets them.
-        process.environment = ["PATH": "/usr/bin:/bin", "TMPDIR": directory.url.path].merging(SanitizerOptions.environment) { own, _ in own }
+        process.environment = childEnvironment(["TMPDIR": directory.url.path])
         let output = directory.url.appendingPathComponent("readme.out")
         try Data().write(to: output)
         let handle = try FileHandle(forWritingTo: output)

@@ -1,5 +1,4 @@
 import Foundation
-import GroupVaultTestKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,7 +32,7 @@ final class StandardInputLimitTests: VaultCLITestCase {
         let process = Process()
         process.executableURL = vaultcliURL
         process.arguments = arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { own, _ in own }.merging(SanitizerOptions.environment) { own, _ in own }
+        process.environment = childEnvironment(environment)
         let handles = try [FileHandle(forWritingTo: files[0]), FileHandle(forWritingTo: files[1])]
         defer { handles.forEach { try? $0.close() } }
         process.standardInput = input

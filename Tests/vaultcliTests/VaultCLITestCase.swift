@@ -52,6 +52,12 @@ class VaultCLITestCase: XCTestCase {
         try run(arguments, input: input, environment: environment ?? self.environment)
     }
 
+    /// A child's whole environment: `environment`, a `PATH`, and the sanitizers' options of
+    /// this process; nothing else of the test runner's.
+    func childEnvironment(_ environment: [String: String]) -> [String: String] {
+        environment.merging(["PATH": "/usr/bin:/bin"]) { own, _ in own }.merging(SanitizerOptions.environment) { own, _ in own }
+    }
+
     /// Runs `executable` (vaultcli by default) as ``vaultcli(_:input:environment:)`` does.
     func run(_ arguments: [String], input: String?, environment: [String: String], executable: URL? = nil) throws -> Run {
         // Files, not pipes: nothing can block on a full pipe, whatever the child prints.
@@ -61,7 +67,7 @@ class VaultCLITestCase: XCTestCase {
         let process = Process()
         process.executableURL = executable ?? vaultcliURL
         process.arguments = arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { own, _ in own }.merging(SanitizerOptions.environment) { own, _ in own }
+        process.environment = childEnvironment(environment)
         let handles = try [FileHandle(forReadingFrom: files[0]), FileHandle(forWritingTo: files[1]), FileHandle(forWritingTo: files[2])]
         defer { handles.forEach { try? $0.close() } }
         process.standardInput = handles[0]
