@@ -64,6 +64,7 @@ package struct FuzzTarget: Sendable {
         targets.append(preferencesImport)
         targets.append(syncRow)
         targets.append(syncNotification)
+        targets.append(syncSnapshot)
         targets.append(jsonMemberNames)
         return targets
     }
