@@ -153,13 +153,13 @@ package struct SyncSnapshot: Sendable, Equatable {
     /// In order: size and magic (`malformed`), version (`unsupportedFormat`), the reserved bytes,
     /// a change of at least 1 equal to the column, an entry count the size can hold
     /// (`malformed`); the key its header names (`unknownKey`, `retiredKey`, `keyring`) and the
-    /// tag (`authenticationFailed`); then every entry: ascending 32-byte names, a sequence of 1
-    /// to 2^63 - 1, a blob of at most the largest sealed entry whose header says the entry's
-    /// sequence, a shown flag of 0 or 1, and lengths that stay inside the plaintext, with
-    /// nothing after the last entry (`malformed`); a shown key of valid UTF-8 that hashes to
-    /// the entry's name (`invalidRecord`), whose key and value `contents` takes (`invalidRecord`).
-    /// Authentic means a key holder wrote it; these checks keep a faulty one from making a
-    /// fresh machine show what no row says.
+    /// tag (`authenticationFailed`); then every entry's layout: ascending 32-byte names, a shown
+    /// flag of 0 or 1, lengths inside the plaintext, nothing after the last entry (`malformed`),
+    /// a shown key of valid UTF-8 (`invalidRecord`); then each entry's own checks, the first
+    /// entry that fails one giving the reason: a sequence of 1 to 2^63 - 1 that its blob's
+    /// header states (`malformed`), a shown key that hashes to the entry's name and a key and
+    /// value `contents` takes (`invalidRecord`). Authentic means a key holder wrote it; these
+    /// checks keep a faulty one from making a fresh machine show what no row says.
     package static func open(
         _ blob: [UInt8], change column: Int64, space: [UInt8], naming: SyncNaming,
         key keyForID: (UInt32) throws(VaultError) -> GroupKey, contents: @Sendable (SyncEnvelope) -> String? = { _ in nil }

@@ -136,4 +136,21 @@ final class IndependentImplementationTests: SyncServerTestCase {
         XCTAssertEqual(objects.count, 1)
         XCTAssertEqual(objects.first?["refused"] as? String, "authenticationFailed")
     }
+
+    /// Section 6's snapshot format, read by the independent implementation: the snapshot a member wrote
+    /// opens there, every entry's blob judges as a row, and what it shows is what the rows say.
+    func testASnapshotWrittenHereReadsAsTheRowsInTheIndependentImplementation() async throws {
+        let store = try sandbox.store(0, url: server.url)
+        for index in 0..<100 { store.set("value \(index)", forKey: "key-\(index)") }
+        store.set(.data(Data([0xff, 0x00])), forKey: "avatar")
+        store.removeObject(forKey: "key-3")
+        try await store.synchronizeWithServer()
+        XCTAssertEqual(try server.psql("SELECT count(*) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines), "1")
+
+        let fromTheSnapshot = try client().succeed(["snapshot"], in: sandbox.directory.url).output
+        let fromTheRows = try client().succeed(["read"], in: sandbox.directory.url).output
+
+        XCTAssertEqual(fromTheSnapshot, fromTheRows)
+        XCTAssertTrue(fromTheSnapshot.contains("\"key-99\""), fromTheSnapshot)
+    }
 }

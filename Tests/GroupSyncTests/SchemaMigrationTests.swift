@@ -27,7 +27,8 @@ final class SchemaMigrationTests: SyncServerTestCase {
     func testAFreshServerGetsTheCurrentSchemaOnceWhateverTheConnections() async throws {
         for _ in 0..<3 { _ = try await connect() }
 
-        XCTAssertEqual(try value("SELECT count(*), max(version) FROM groupsync_schema"), "1|\(SyncSchema.currentVersion)")
+        // One version row per migration step: each ran once.
+        XCTAssertEqual(try value("SELECT count(*), max(version) FROM groupsync_schema"), "\(SyncSchema.currentVersion)|\(SyncSchema.currentVersion)")
         XCTAssertEqual(try value("SELECT count(*) FROM groupsync_entry"), "0")
     }
 
@@ -38,6 +39,23 @@ final class SchemaMigrationTests: SyncServerTestCase {
 
         XCTAssertEqual(try value("SELECT max(version) FROM groupsync_schema"), "\(SyncSchema.currentVersion)")
         XCTAssertEqual(try value("SELECT count(*) FROM groupsync_entry"), "0")
+    }
+
+    /// A server of version 1 (before snapshots) keeps its rows and gains the snapshot table.
+    func testAVersion1ServerIsMigratedToTheCurrentVersionWithItsRowsKept() async throws {
+        _ = try server.psql(SyncSchema.versionTable)
+        for statement in SyncSchema.migrations[0] { _ = try server.psql(statement) }
+        _ = try server.psql("""
+            INSERT INTO groupsync_schema (version) VALUES (1);
+            INSERT INTO groupsync_entry (space, name, sequence, change, blob)
+            VALUES (decode(repeat('00', 32), 'hex'), decode(repeat('11', 32), 'hex'), 1, nextval('groupsync_change'), '\\x01')
+            """)
+
+        _ = try await connect()
+
+        XCTAssertEqual(try value("SELECT string_agg(version::text, ',' ORDER BY version) FROM groupsync_schema"), "1,2")
+        XCTAssertEqual(try value("SELECT count(*) FROM groupsync_entry"), "1")
+        XCTAssertEqual(try value("SELECT count(*) FROM groupsync_snapshot"), "0")
     }
 
     func testASchemaNewerThanThisClientKnowsIsRefused() async throws {

@@ -46,6 +46,14 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         (try? metrics.expectCounter(SyncMetricLabel.catchUpPages).totalValue) ?? 0
     }
 
+    private var snapshotsWritten: Int64 {
+        (try? metrics.expectCounter(SyncMetricLabel.snapshotsWritten).totalValue) ?? 0
+    }
+
+    private var snapshotsRead: Int64 {
+        (try? metrics.expectCounter(SyncMetricLabel.snapshotsRead).totalValue) ?? 0
+    }
+
     /// Waits for `condition`; the bound only guards against a hang.
     private func wait(until condition: () -> Bool) async throws {
         _ = try await eventually(within: .seconds(60), condition)
@@ -176,5 +184,28 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         XCTAssertEqual(store.string(forKey: "token"), "first")
         XCTAssertEqual(store.status.refusedCount, 3_599, "every row was read: \(store.status.refusals)")
         XCTAssertEqual(catchUpPages, 4, "pages of 500, 1,000 and 2,000 rows, then the last 100")
+    }
+
+    func testASnapshotWrittenIsCounted() async throws {
+        let store = try store(url: server.url)
+        for index in 0..<100 { store.set("value \(index)", forKey: "key-\(index)") }
+
+        try await store.synchronizeWithServer()
+
+        XCTAssertEqual(snapshotsWritten, 1)
+        XCTAssertEqual(snapshotsRead, 0)
+    }
+
+    func testASnapshotTakenByAFreshMachineIsCountedWithTheOnePageAfterIt() async throws {
+        let writer = try sandbox.store(1, url: server.url)
+        for index in 0..<100 { writer.set("value \(index)", forKey: "key-\(index)") }
+        try await writer.synchronizeWithServer()
+        let store = try store(url: server.url)
+
+        try await store.synchronizeWithServer()
+
+        XCTAssertEqual(snapshotsRead, 1)
+        XCTAssertEqual(catchUpPages, 1, "the rows after the snapshot: none, in one page")
+        XCTAssertEqual(store.string(forKey: "key-42"), "value 42")
     }
 }

@@ -8,7 +8,7 @@ import GroupSyncCore
 /// client knows is refused (`SyncError.Code.schema`), never written with an older layout.
 enum SyncSchema {
     /// The newest schema version this client creates and understands.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// The advisory lock key that serializes migrations (`pg_advisory_xact_lock`): "GVSY".
     static let migrationLock: Int64 = 0x4756_5359
@@ -29,6 +29,18 @@ enum SyncSchema {
             """,
             "CREATE SEQUENCE groupsync_change",
             "CREATE INDEX groupsync_entry_by_change ON groupsync_entry (space, change)",
+        ],
+        // Version 2: one sealed snapshot per space (docs/SYNC.md, section 6, "Snapshots"). The
+        // bound is `SyncSnapshot.maximumByteCount`, 64 MiB.
+        [
+            """
+            CREATE TABLE groupsync_snapshot (
+                space bytea PRIMARY KEY CHECK (octet_length(space) = 32),
+                change bigint NOT NULL CHECK (change > 0),
+                blob bytea NOT NULL CHECK (octet_length(blob) <= 67108864),
+                written_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
         ],
     ]
 

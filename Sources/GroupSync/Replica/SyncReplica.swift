@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
 import Keyring
 import SealedStorage
 import Vault
@@ -578,20 +577,12 @@ final class SyncReplica: Sendable {
     /// worker looks keys up for itself (a lookup's cache is not shared between threads); on one
     /// thread, `key`, the caller's lookup, serves, so a key it then needs is not looked up twice.
     private func opening(_ rows: [ServerRow], key: (UInt32) throws(VaultError) -> GroupKey) -> [ServerRow.Opened] {
-        // The processor count is asked only for a batch worth splitting: Foundation reads it
-        // from the system each time, and a notification's one row should not pay for that.
-        let workers = rows.count < 2 * Self.rowsPerWorker ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, rows.count / Self.rowsPerWorker)
-        guard workers > 1 else {
+        guard rows.count >= 2 * Self.rowsPerWorker else {
             return rows.map { $0.open(naming: naming, space: space, key: key, contents: contents.refusal) }
         }
-        let slots = (0..<workers).map { _ in Locked<[ServerRow.Opened]>([]) }
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let key = keyLookup()
-            let share = rows[(rows.count * worker / workers)..<(rows.count * (worker + 1) / workers)]
-            let opened = share.map { $0.open(naming: naming, space: space, key: key, contents: contents.refusal) }
-            slots[worker].withLock { $0 = opened }
+        return SplitWork.map(rows, minimumPerWorker: Self.rowsPerWorker, context: { self.keyLookup() }) { row, key in
+            row.open(naming: naming, space: space, key: key, contents: contents.refusal)
         }
-        return slots.flatMap { slot in slot.withLock { $0 } }
     }
 
     /// The fewest rows worth a thread of their own (a notification brings one).
@@ -692,6 +683,135 @@ final class SyncReplica: Sendable {
             return []
         }
         if !dropped.isEmpty { publish(UbiquitousChange(reason: .accountChange, changedKeys: dropped)) }
+    }
+
+    // MARK: Snapshots (docs/SYNC.md, section 6, "Snapshots")
+
+    /// Whether this machine has read nothing of the space yet (a new home, or one an account
+    /// change emptied): only such a machine reads the server's snapshot. One with history judges
+    /// rows against what it has seen, which a snapshot could not be judged against row by row.
+    var readsSnapshots: Bool {
+        memory.withLock { $0.state.cursor == 0 && $0.state.entries.isEmpty }
+    }
+
+    /// Takes the server's snapshot of the space, `blob` of change number `change` (the column),
+    /// as the state of a machine that has read nothing yet: every entry accepted at its sequence
+    /// and shown as the snapshot shows it, and the cursor at the snapshot's change, so that the
+    /// catch-up reads only the rows after it.
+    ///
+    /// A snapshot that fails a check (``SyncSnapshot/open(_:change:space:naming:key:contents:)``)
+    /// is counted under its code and changes nothing else: the machine reads the rows instead.
+    /// One met when the state is no longer empty (another process of the home read the space
+    /// meanwhile) is left, and not counted.
+    func adopt(snapshot blob: [UInt8], change: Int64) throws(SyncError) -> SnapshotAdoption {
+        let opened: SyncSnapshot
+        do {
+            opened = try SyncSnapshot.open(blob, change: change, space: space, naming: naming, key: keyLookup(), contents: contents.refusal)
+        } catch {
+            try update(touching: []) { state, _ in
+                state.refusals[error.code.rawValue, default: 0] += 1
+                return []
+            }
+            return .refused(error)
+        }
+        // The digests every accepted blob keeps, on every core (a BLAKE2b-256 pass over each).
+        let digests = SplitWork.map(opened.entries, minimumPerWorker: 256, context: {}) { entry, _ in Digest.blake2b256(entry.blob) }
+        defer { tellOtherProcessesChanges() }
+        let taken = try memory.withLock { (memory: inout Memory) throws(SyncError) -> Bool in
+            try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) -> Bool in
+                guard memory.state.cursor == 0, memory.state.entries.isEmpty else { return false }
+                var state = memory.state
+                var values = memory.values
+                state.entries.reserveCapacity(opened.entries.count)
+                for (entry, digest) in zip(opened.entries, digests) {
+                    let name = EntryName(entry.name)!  // 32 bytes: opening checked
+                    state.entries[name] = ReplicaState.Entry(seen: entry.sequence, seenDigest: digest, accepted: entry.blob)
+                    if let shown = entry.shown { values[name] = Value(key: shown.key, bytes: shown.value) }
+                }
+                state.cursor = opened.change
+                state.lastPullMilliseconds = Self.now()
+                // Written whole, durably, before anything is shown: the state held no entry, so
+                // a journal record would be all of it, and finding that record cost as much
+                // again (``ReplicaJournal/change(from:to:among:)`` over every entry). Told as
+                // the first sync's change once the catch-up completes (``finishCatchUp()``).
+                try memory.store.compact(state)
+                memory.state = state
+                memory.values = values
+                return true
+            }
+        }
+        guard taken else { return .left }
+        noteSnapshotOnServer(opened.change)
+        return .taken
+    }
+
+    /// What ``adopt(snapshot:change:)`` did with a snapshot.
+    enum SnapshotAdoption: Equatable {
+        /// Its entries are the state's; the catch-up reads the rows after it.
+        case taken
+        /// It failed a check, counted under the Vault's code: the catch-up reads every row.
+        case refused(VaultError)
+        /// The state holds something already (another process of the home synced meanwhile).
+        case left
+    }
+
+    /// The change number of the newest snapshot this process knows the server holds (0: none
+    /// known): it writes one only once the space has changed enough since.
+    private let snapshotOnServer = Locked<Int64>(0)
+
+    /// Notes that the server holds a snapshot of `change` (0: none).
+    func noteSnapshotOnServer(_ change: Int64) {
+        snapshotOnServer.withLock { $0 = max($0, change) }
+    }
+
+    /// Whether a snapshot is due by what this process knows, once it has read up to change
+    /// `reached` (its cursor, or the change number of a write of its own that the server stored
+    /// above it): ``SnapshotSchedule`` of the changes since the newest snapshot known and of the
+    /// space's entries, and a state a snapshot may be made of (``snapshotToWrite()``).
+    func snapshotMayBeDue(reaching reached: Int64) -> Bool {
+        let known = snapshotOnServer.withLock { $0 }
+        return memory.withLock { memory in
+            Self.canSnapshot(memory.state)
+                && SnapshotSchedule.isDue(cursor: max(memory.state.cursor, reached), lastSnapshot: known, entries: memory.state.entries.count)
+        }
+    }
+
+    /// A state a snapshot may be made of: the first catch-up done, something in it, no write
+    /// pending or to republish (so every entry shows its accepted blob), and no key awaited (so
+    /// no row the cursor passed is missing from it).
+    private static func canSnapshot(_ state: ReplicaState) -> Bool {
+        state.initialSyncDone && !state.entries.isEmpty && state.awaitingKeys.isEmpty
+            && state.entries.values.allSatisfy { $0.pending == nil && $0.republishOver == nil && $0.accepted != nil }
+    }
+
+    /// The space's snapshot as this machine holds it, up to its cursor, sealed with the group's
+    /// primary key, when one is due (``snapshotMayBeDue(reaching:)``); `nil` when none is, or
+    /// when it would be larger than a snapshot may be (fresh machines then read the rows).
+    func snapshotToWrite() throws(SyncError) -> (change: Int64, blob: [UInt8])? {
+        let known = snapshotOnServer.withLock { $0 }
+        let snapshot: SyncSnapshot? = memory.withLock { memory in
+            let state = memory.state
+            guard state.cursor >= 1, Self.canSnapshot(state),
+                  SnapshotSchedule.isDue(cursor: state.cursor, lastSnapshot: known, entries: state.entries.count) else { return nil }
+            let entries = state.entries.map { name, entry in
+                SyncSnapshot.Entry(
+                    name: name.bytes, sequence: entry.seen, blob: entry.accepted!,  // canSnapshot: every entry has one
+                    shown: memory.values[name].map { SyncSnapshot.Shown(key: $0.key, value: $0.bytes) })
+            }
+            return SyncSnapshot(change: state.cursor, entries: entries.sorted { $0.name.lexicographicallyPrecedes($1.name) })
+        }
+        guard let snapshot else { return nil }
+        let groupKey: GroupKey
+        do {
+            groupKey = try keyring.groupKey(for: group)
+        } catch {
+            throw SyncError(.keyring, "group \(group)'s key cannot be read: \(error.reason)", underlyingError: error)
+        }
+        do {
+            return (snapshot.change, try snapshot.sealed(space: space, groupKey: groupKey))
+        } catch where error.code == .quota {
+            return nil
+        }
     }
 
     // MARK: Observing

@@ -170,7 +170,49 @@ final class ServerConnection: Sendable {
         }
     }
 
+    /// The space's snapshot (docs/SYNC.md, section 6, "Snapshots"): its change column and sealed
+    /// bytes, or `nil` when the server holds none.
+    func snapshot(space: [UInt8]) async throws(SyncError) -> (change: Int64, blob: [UInt8])? {
+        try await run("read the space's snapshot") { connection, logger in
+            var found: (change: Int64, blob: [UInt8])?
+            let query: PostgresQuery = try "SELECT change, blob FROM groupsync_snapshot WHERE space = \(Data(space))"
+            for try await (change, blob) in try await connection.query(query, logger: logger).decode((Int64, ByteBuffer).self) {
+                found = (change, Array(blob.readableBytesView))
+            }
+            return found
+        }
+    }
+
+    /// The change number of the space's snapshot on the server, 0 when there is none: whether
+    /// another member wrote one since this one last knew.
+    func snapshotChange(space: [UInt8]) async throws(SyncError) -> Int64 {
+        try await run("read the change of the space's snapshot") { connection, logger in
+            var change: Int64 = 0
+            let query: PostgresQuery = try "SELECT change FROM groupsync_snapshot WHERE space = \(Data(space))"
+            for try await found in try await connection.query(query, logger: logger).decode(Int64.self) { change = found }
+            return change
+        }
+    }
+
     // MARK: Writing
+
+    /// Stores `blob` as the space's snapshot of change `change`, unless the server holds a
+    /// snapshot of the same or a later change (two members writing at once keep the later).
+    /// Returns whether it was stored.
+    @discardableResult
+    func storeSnapshot(space: [UInt8], change: Int64, blob: [UInt8]) async throws(SyncError) -> Bool {
+        try await run("store the space's snapshot") { connection, logger in
+            let query: PostgresQuery = try """
+                INSERT INTO groupsync_snapshot AS s (space, change, blob) VALUES (\(Data(space)), \(change), \(Data(blob)))
+                ON CONFLICT (space) DO UPDATE SET change = EXCLUDED.change, blob = EXCLUDED.blob, written_at = now()
+                    WHERE s.change < EXCLUDED.change
+                RETURNING change
+                """
+            var stored = false
+            for try await _ in try await connection.query(query, logger: logger).decode(Int64.self) { stored = true }
+            return stored
+        }
+    }
 
     /// Compare-and-swap (``CompareAndSwapStatement``): stores `blob` at `sequence` for the entry
     /// if the server's sequence for it is still `base` (0: no row), and notifies the space's

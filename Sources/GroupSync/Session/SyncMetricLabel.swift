@@ -12,4 +12,11 @@ public enum SyncMetricLabel {
     /// Counter: the queries catch-ups sent, one per page read (a catch-up's pages double in
     /// rows, so a first sync of 10,000 small values reads 5).
     public static let catchUpPages = "groupvault_sync_catch_up_pages_total"
+    /// Counter: snapshots of a space this machine wrote to the server (docs/SYNC.md, section 6,
+    /// "Snapshots"): after a round, once the space changed by as many change numbers as it has
+    /// entries since the newest snapshot.
+    public static let snapshotsWritten = "groupvault_sync_snapshots_written_total"
+    /// Counter: snapshots a machine that had read nothing of a space took as its state, reading
+    /// only the rows after them.
+    public static let snapshotsRead = "groupvault_sync_snapshots_read_total"
 }

@@ -62,6 +62,9 @@ enum SyncRound {
         } else if catchingUpFirst || news {
             try await catchUp(replica, on: server, into: &outcome)
         }
+        // The highest change number the server gave this round's writes: the cursor stays
+        // below them (rows between may be unread), but they tell whether a snapshot may be due.
+        var pushedUpTo: Int64 = 0
         var pass = 0
         while pass < maximumPasses {
             pass += 1
@@ -72,7 +75,8 @@ enum SyncRound {
                 let stored = try await server.compareAndSwap(
                     space: replica.space, name: push.name, base: push.base, sequence: push.sequence,
                     blob: push.blob, channel: replica.channel)
-                if stored != nil {
+                if let stored {
+                    pushedUpTo = max(pushedUpTo, stored)
                     try replica.acknowledge(push)
                     outcome.pushed += 1
                 } else if push.pendingNumber == nil {
@@ -86,7 +90,25 @@ enum SyncRound {
             if overtaken { try await catchUp(replica, on: server, into: &outcome) } else { break }
         }
         outcome.unfinished = pass == maximumPasses
+        if !outcome.unfinished { try await writeSnapshotIfDue(replica, on: server, pushedUpTo: pushedUpTo, into: &outcome) }
         return outcome
+    }
+
+    /// Writes the space's snapshot when one is due (``SnapshotSchedule``), after a round that
+    /// left nothing to push. Costs nothing on the network unless the changes this process knows
+    /// of make one due. Then it asks the server for its snapshot's change, since another member
+    /// may have written one since, and, if one is still due, catches up (the round's own
+    /// writes lie above the cursor, and so may others'), so that the snapshot holds every row
+    /// up to the change it names.
+    private static func writeSnapshotIfDue(_ replica: SyncReplica, on server: ServerConnection, pushedUpTo: Int64, into outcome: inout Outcome) async throws(SyncError) {
+        guard replica.snapshotMayBeDue(reaching: pushedUpTo) else { return }
+        replica.noteSnapshotOnServer(try await server.snapshotChange(space: replica.space))
+        guard replica.snapshotMayBeDue(reaching: pushedUpTo) else { return }
+        if pushedUpTo > replica.state.cursor { try await catchUp(replica, on: server, into: &outcome) }
+        guard let snapshot = try replica.snapshotToWrite() else { return }
+        try await server.storeSnapshot(space: replica.space, change: snapshot.change, blob: snapshot.blob)
+        Counter(label: SyncMetricLabel.snapshotsWritten, factory: replica.keyring.currentMetricsFactory).increment()
+        replica.noteSnapshotOnServer(snapshot.change)
     }
 
     /// Reads the space's rows after the cursor, or after `start` when reading again rows below
@@ -96,6 +118,15 @@ enum SyncRound {
         Counter(label: SyncMetricLabel.catchUps, factory: metrics).increment()
         let pages = Counter(label: SyncMetricLabel.catchUpPages, factory: metrics)
         var limit = page
+        // A machine that has read nothing starts from the space's snapshot, if the server has
+        // one it accepts, and reads only the rows after it.
+        if start == nil, replica.readsSnapshots, let snapshot = try await server.snapshot(space: replica.space) {
+            switch try replica.adopt(snapshot: snapshot.blob, change: snapshot.change) {
+            case .taken: Counter(label: SyncMetricLabel.snapshotsRead, factory: metrics).increment()
+            case .refused: outcome.refused += 1
+            case .left: break
+            }
+        }
         let cursor = replica.state.cursor
         var position = min(start ?? cursor, cursor)
         var counted = position == cursor ? Int64.min : cursor

@@ -12,12 +12,17 @@ COMMAND is one of
                            (VALUE_JSON "-": read it from standard input, for values over the
                            128 KiB an argument can hold)
     remove KEY             the same, for a removal
+    snapshot               the space's snapshot (SYNC.md section 6, "Snapshots"), opened, each entry's blob
+                           judged as a row and its shown key and value checked against it;
+                           printed as `read` prints rows (exit 1 for a snapshot refused, 4
+                           for none on the server)
 
 Test aid (not part of the fixed interface): `--base N` before COMMAND makes `write`/`remove`
 seal at N + 1 and send the compare-and-swap with $base = N instead of reading the server's
 current sequence, so a stale base can be shown to store nothing (exit 3).
 
-Exit status: 0 done; 1 failure; 2 bad arguments; 3 the compare-and-swap stored nothing.
+Exit status: 0 done; 1 failure; 2 bad arguments; 3 the compare-and-swap stored nothing; 4 no
+snapshot.
 """
 
 import base64
@@ -430,6 +435,10 @@ def sql_int(number):
     return "%d" % number
 
 
+# SYNC.md section 3: the schema version this client creates and reads.
+SCHEMA_VERSION = 2
+
+
 class Server:
     def __init__(self, url):
         self.url = url
@@ -456,8 +465,8 @@ class Server:
 BEGIN;
 SELECT pg_advisory_xact_lock(1196839769);
 CREATE TABLE IF NOT EXISTS groupsync_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
-SELECT set_config('enable_bitmapscan', 'off', false), coalesce(max(version), 0) > 1 AS too_new,
-       coalesce(max(version), 0) < 1 AS needs_1 FROM groupsync_schema \\gset
+SELECT set_config('enable_bitmapscan', 'off', false), coalesce(max(version), 0) > 2 AS too_new,
+       coalesce(max(version), 0) < 1 AS needs_1, coalesce(max(version), 0) < 2 AS needs_2 FROM groupsync_schema \\gset
 \\if :too_new
 ROLLBACK;
 SELECT 'too-new';
@@ -476,6 +485,14 @@ CREATE SEQUENCE groupsync_change;
 CREATE INDEX groupsync_entry_by_change ON groupsync_entry (space, change);
 INSERT INTO groupsync_schema (version) VALUES (1);
 \\endif
+\\if :needs_2
+CREATE TABLE groupsync_snapshot (
+    space bytea PRIMARY KEY CHECK (octet_length(space) = 32),
+    change bigint NOT NULL CHECK (change > 0),
+    blob bytea NOT NULL CHECK (octet_length(blob) <= 67108864),
+    written_at timestamptz NOT NULL DEFAULT now());
+INSERT INTO groupsync_schema (version) VALUES (2);
+\\endif
 COMMIT;
 SELECT 'migrated';
 """
@@ -489,26 +506,27 @@ SELECT 'migrated';
 
     def session(self, sql):
         """Run `sql` on a new connection after its first statement (section 6, "Session
-        settings"), whose version says whether the schema is current (section 3): 1 is, above 1
+        settings"), whose version says whether the schema is current (section 3): 2 is, above 2
         is refused, anything else (or an error: no version table yet) takes the migration."""
         try:
             rows = self.run(self.FIRST + sql)
             version = int(rows[0][1])
         except Failure:
             version = self.schema_version()
-            if version == 1:
+            if version == SCHEMA_VERSION:
                 raise  # the schema is current: the statement itself failed
             rows = None
-        if version == 1:
+        if version == SCHEMA_VERSION:
             return rows[1:]
-        if version is not None and version > 1:
-            raise Failure("schema: the server's schema is version %d, this client knows 1: "
-                          "update the client" % version)
+        if version is not None and version > SCHEMA_VERSION:
+            raise Failure("schema: the server's schema is version %d, this client knows %d: "
+                          "update the client" % (version, SCHEMA_VERSION))
         result = self.run(self.MIGRATION)
         if result and result[-1] == ["too-new"]:
-            raise Failure("schema: the server's schema is newer than version 1: update the client")
+            raise Failure("schema: the server's schema is newer than version %d: update the client"
+                          % SCHEMA_VERSION)
         rows = self.run(self.FIRST + sql)
-        if int(rows[0][1]) != 1:
+        if int(rows[0][1]) != SCHEMA_VERSION:
             raise Failure("schema: version %s after migrating" % rows[0][1])
         return rows[1:]
 
@@ -599,6 +617,114 @@ def command_read(server, names, group, store, keys):
     return 0
 
 
+def open_snapshot(names, group, keys, change_column, blob):
+    """SYNC.md section 6, "Snapshots": the snapshot's checks in order; returns its entries as
+    (name, sequence, blob, shown) with shown None or (key, value bytes)."""
+    if not 48 + 16 <= len(blob) <= 64 << 20:
+        raise Refusal("malformed", "a snapshot of %d bytes" % len(blob))
+    if blob[0:4] != b"GVSS":
+        raise Refusal("malformed", "wrong magic")
+    if blob[4] != 1:
+        raise Refusal("unsupportedFormat", "snapshot format version %d" % blob[4])
+    (key_id, change, count) = struct.unpack(">IQI", blob[8:24])
+    if blob[5:8] != b"\x00\x00\x00":
+        raise Refusal("malformed", "reserved bytes are not zero")
+    if not 1 <= change < 2 ** 63 or change != change_column:
+        raise Refusal("malformed", "change %d, the row says %d" % (change, change_column))
+    smallest = 32 + 8 + 4 + HEADER_SIZE + 16 + 1
+    if count > (len(blob) - 64) // smallest:
+        raise Refusal("malformed", "%d entries in %d bytes" % (count, len(blob)))
+    key = keys.get(key_id)
+    if key is None:
+        raise Refusal("unknownKey", "key #%d is not in the keyset" % key_id)
+    header = blob[:48]
+    plaintext = open_sealed(kdf(key, 3, b"GVSYNC01"), blob[24:48], blob[48:],
+                            header + frame("snapshot", names.space, group))
+    if plaintext is None:
+        raise Refusal("authenticationFailed", "the snapshot's tag does not verify")
+    entries, offset, previous = [], 0, None
+
+    def take(size):
+        nonlocal offset
+        if offset + size > len(plaintext):
+            raise Refusal("malformed", "the snapshot ends inside an entry")
+        offset += size
+        return plaintext[offset - size:offset]
+
+    for _ in range(count):
+        name = take(32)
+        (sequence,) = struct.unpack(">Q", take(8))
+        (length,) = struct.unpack(">I", take(4))
+        entry_blob = take(length)
+        if previous is not None and not previous < name:
+            raise Refusal("malformed", "entries out of name order")
+        previous = name
+        flag = take(1)[0]
+        shown = None
+        if flag == 1:
+            (key_length,) = struct.unpack(">H", take(2))
+            try:
+                shown_key = take(key_length).decode("utf-8")
+            except UnicodeDecodeError:
+                raise Refusal("invalidRecord", "a shown key is not UTF-8")
+            (value_length,) = struct.unpack(">I", take(4))
+            shown = (shown_key, take(value_length))
+        elif flag != 0:
+            raise Refusal("malformed", "shown flag %d" % flag)
+        entries.append((name, sequence, entry_blob, shown))
+    if offset != len(plaintext):
+        raise Refusal("malformed", "bytes after the last entry")
+    # Then each entry's own checks, in order.
+    for name, sequence, entry_blob, shown in entries:
+        if not 1 <= sequence < 2 ** 63:
+            raise Refusal("malformed", "sequence %d" % sequence)
+        if (len(entry_blob) > MAX_BLOB or len(entry_blob) < HEADER_SIZE or entry_blob[0:4] != b"GVRB"
+                or struct.unpack(">Q", entry_blob[12:20])[0] != sequence):
+            raise Refusal("malformed", "an entry's blob is no sealed entry at its sequence")
+        if shown is not None and names.name(shown[0]) != name:
+            raise Refusal("invalidRecord", "a shown key does not hash to its entry's name")
+    return entries
+
+
+def command_snapshot(server, names, group, store, keys):
+    rows = server.session("SELECT change, encode(blob, 'hex') FROM groupsync_snapshot WHERE space = %s;\n"
+                          % sql_hex(names.space))
+    if not rows:
+        print("the server holds no snapshot of the space", file=sys.stderr)
+        return 4
+    try:
+        entries = open_snapshot(names, group, keys, int(rows[0][0]), bytes.fromhex(rows[0][1]))
+    except Refusal as refusal:
+        raise Failure("the snapshot is refused (%s): %s" % (refusal.code, refusal))
+    accepted, refused = [], []
+    for name, sequence, blob, shown in entries:
+        # Each blob judged as a row, and what the snapshot shows checked against it: this
+        # client trusts no writer's plaintext.
+        try:
+            entry = judge_row(names, group, store, keys, name, sequence, blob)
+        except Refusal as refusal:
+            if shown is not None:
+                raise Failure("the snapshot shows a value for an entry whose blob is refused (%s)"
+                              % refusal.code)
+            refused.append({"refused": refusal.code, "name": name.hex()})
+            continue
+        if shown is None:
+            faithful = entry["value"] is None
+        else:
+            try:
+                faithful = shown[0] == entry["key"] and decode_value(store, shown[1]) == entry["value"]
+            except (ValueError, TypeError, UnicodeDecodeError, struct.error):
+                faithful = False
+        if not faithful:
+            raise Failure("the snapshot shows entry %s otherwise than its blob" % name.hex())
+        accepted.append(entry)
+    for entry in sorted(accepted, key=lambda entry: entry["key"]):
+        print(json.dumps(entry))
+    for entry in sorted(refused, key=lambda entry: entry["name"]):
+        print(json.dumps(entry))
+    return 0
+
+
 def command_write(server, names, group, store, keys, key, value, base):
     name = names.name(key)
     if base is None:
@@ -632,7 +758,7 @@ def command_write(server, names, group, store, keys, key, value, base):
 # Arguments
 
 USAGE = ("usage: groupsync_independent.py --url URL --group GROUP --store STORE "
-         "--key ID:HEX [--key ID:HEX ...] [--base N] (read | write KEY VALUE_JSON | remove KEY)")
+         "--key ID:HEX [--key ID:HEX ...] [--base N] (read | snapshot | write KEY VALUE_JSON | remove KEY)")
 
 
 def parse_arguments(argv):
@@ -682,9 +808,9 @@ def parse_arguments(argv):
     if not rest:
         raise UsageError("no command")
     command, arguments = rest[0], rest[1:]
-    if command == "read":
+    if command in ("read", "snapshot"):
         if arguments:
-            raise UsageError("read takes no arguments")
+            raise UsageError("%s takes no arguments" % command)
         if "base" in options:
             raise UsageError("--base is for write and remove")
         return options, command, arguments
@@ -736,6 +862,8 @@ def main(argv):
         server = Server(options["url"])
         if command == "read":
             return command_read(server, names, group, store, keys)
+        if command == "snapshot":
+            return command_snapshot(server, names, group, store, keys)
         return command_write(server, names, group, store, keys, arguments[0], arguments[1],
                              options.get("base"))
     except Failure as error:

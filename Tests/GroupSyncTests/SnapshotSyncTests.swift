@@ -1,0 +1,247 @@
+import Foundation
+import GroupSync
+import GroupSyncTestKit
+import Keyring
+import Vault
+import XCTest
+
+/// The space's snapshot on the server (docs/SYNC.md, section 6, "Snapshots"): a member writes it
+/// once the space has changed by half its entry count (at least 64 changes), a machine that has read nothing starts from
+/// it and reads only the rows after it, and a snapshot altered, moved, rolled back or ahead of
+/// the rows is refused or corrected as rows are, counted, with nothing lost.
+final class SnapshotSyncTests: SyncServerTestCase {
+    private var writer: UbiquitousKeyValueStore!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        writer = try sandbox.store(0, url: server.url)
+    }
+
+    /// Writes `count` keys (`k0`, `k1`, …) with values tagged `tag`, and pushes them.
+    private func write(_ count: Int, tag: String) async throws {
+        for index in 0..<count { try writer.setValue(.string("\(tag)-\(index)"), forKey: "k\(index)") }
+        try await writer.synchronizeWithServer()
+    }
+
+    /// A machine that has read nothing, synchronised once.
+    private func freshMachine() async throws -> UbiquitousKeyValueStore {
+        let store = try SyncSandbox.store(keyring: try sandbox.addMachine(), url: server.url)
+        try await store.synchronizeWithServer()
+        return store
+    }
+
+    private func snapshotChange() throws -> String {
+        try server.psql("SELECT coalesce(max(change), 0) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func lastEntryChange() throws -> String {
+        try server.psql("SELECT max(change) FROM groupsync_entry").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The server's snapshot row, to put back later: its change and blob in hex.
+    private func snapshotRow() throws -> (change: String, blob: String) {
+        let parts = try server.psql("SELECT change || ' ' || encode(blob, 'hex') FROM groupsync_snapshot")
+            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+        guard parts.count == 2 else { throw SnapshotTestFailure("the server holds no single snapshot row: \(parts.count / 2)") }
+        return (String(parts[0]), String(parts[1]))
+    }
+
+    private func putSnapshot(_ row: (change: String, blob: String)) throws {
+        try server.psql("UPDATE groupsync_snapshot SET change = \(row.change), blob = decode('\(row.blob)', 'hex')")
+    }
+
+    private func assertHoldsTheWritersValues(_ reader: UbiquitousKeyValueStore, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(reader.dictionaryRepresentation as NSDictionary, writer.dictionaryRepresentation as NSDictionary, file: file, line: line)
+    }
+
+    // MARK: Writing
+
+    func testNoSnapshotIsWrittenForFewerChangesThanTheMinimum() async throws {
+        try await write(63, tag: "a")
+
+        XCTAssertEqual(try snapshotChange(), "0")
+    }
+
+    func testAMemberWritesASnapshotOnceTheSpaceHasChangedEnough() async throws {
+        try await write(100, tag: "a")
+
+        XCTAssertEqual(try snapshotChange(), try lastEntryChange())
+    }
+
+    func testNoNewSnapshotIsWrittenUntilTheSpaceHasChangedEnoughAgain() async throws {
+        try await write(100, tag: "a")
+        let first = try snapshotChange()
+
+        try await write(50, tag: "b")
+        XCTAssertEqual(try snapshotChange(), first)
+
+        try await write(100, tag: "c")
+        XCTAssertEqual(try snapshotChange(), try lastEntryChange())
+    }
+
+    func testTheServerSeesNoKeyOrValueInASnapshot() async throws {
+        try writer.setValue(.string("secret-value-1234"), forKey: "api-token-name")
+        try await write(100, tag: "a")
+
+        let everything = try server.psql("SELECT encode(space, 'escape') || encode(blob, 'escape') FROM groupsync_snapshot")
+        XCTAssertFalse(everything.isEmpty)
+        XCTAssertFalse(everything.contains("api-token-name"))
+        XCTAssertFalse(everything.contains("secret-value-1234"))
+        XCTAssertFalse(everything.contains("group.com.example.sync"))
+    }
+
+    // MARK: Reading
+
+    func testAFreshMachineStartsFromTheSnapshotAndTheRowsAfterIt() async throws {
+        try await write(100, tag: "a")
+        try writer.setValue(.string("later"), forKey: "k3")
+        try writer.setValue(.string("new"), forKey: "extra")
+        writer.removeObject(forKey: "k5")
+        try await writer.synchronizeWithServer()
+
+        let reader = try await freshMachine()
+
+        assertHoldsTheWritersValues(reader)
+        XCTAssertEqual(reader.status.refusals, [:])
+    }
+
+    /// Rows the snapshot covers are altered on the server without a new change number: a
+    /// machine that read them would refuse them all. One that starts from the snapshot never
+    /// reads them.
+    func testAFreshMachineDoesNotReadTheRowsTheSnapshotCovers() async throws {
+        try await write(100, tag: "a")
+        try tamperWithBlobs(announcing: false)
+
+        let reader = try await freshMachine()
+
+        assertHoldsTheWritersValues(reader)
+        XCTAssertEqual(reader.status.refusals, [:])
+    }
+
+    func testAFreshMachineTellsItsObserversEveryKeyOfTheSnapshotAsTheInitialSync() async throws {
+        try await write(100, tag: "a")
+        let reader = try SyncSandbox.store(keyring: try sandbox.addMachine(), url: server.url)
+        let changes = reader.externalChanges()
+
+        try await reader.synchronizeWithServer()
+
+        let change = await firstChange(changes, reason: .initialSyncChange)
+        XCTAssertEqual(Set(try XCTUnwrap(change).changedKeys), Set((0..<100).map { "k\($0)" }))
+    }
+
+    func testAFreshMachineWritesAboveWhatTheSnapshotGaveIt() async throws {
+        try await write(100, tag: "a")
+        let reader = try await freshMachine()
+
+        try reader.setValue(.string("from the reader"), forKey: "k7")
+        try await reader.synchronizeWithServer()
+        try await writer.synchronizeWithServer()
+
+        XCTAssertEqual(writer.string(forKey: "k7"), "from the reader")
+        XCTAssertEqual(reader.status.pendingWrites, 0)
+        XCTAssertEqual(reader.status.refusals, [:])
+    }
+
+    func testAMachineWithHistoryDoesNotReadTheSnapshot() async throws {
+        let reader = try sandbox.store(1, url: server.url)
+        try await write(10, tag: "a")
+        try await reader.synchronizeWithServer()
+        try await write(100, tag: "b")
+        try server.psql("UPDATE groupsync_snapshot SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)")
+
+        try await reader.synchronizeWithServer()
+
+        assertHoldsTheWritersValues(reader)
+        XCTAssertEqual(reader.status.refusals, [:])
+    }
+
+    // MARK: The server as an attacker
+
+    func testATamperedSnapshotIsRefusedAndTheRowsAreReadInstead() async throws {
+        try await write(100, tag: "a")
+        try server.psql("UPDATE groupsync_snapshot SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)")
+
+        let reader = try await freshMachine()
+
+        assertHoldsTheWritersValues(reader)
+        XCTAssertEqual(reader.status.refusals, ["authenticationFailed": 1])
+    }
+
+    func testAnEditedChangeColumnIsRefusedAsMalformed() async throws {
+        try await write(100, tag: "a")
+        try server.psql("UPDATE groupsync_snapshot SET change = change - 1")
+
+        let reader = try await freshMachine()
+
+        assertHoldsTheWritersValues(reader)
+        XCTAssertEqual(reader.status.refusals, ["malformed": 1])
+    }
+
+    func testASnapshotSwappedInFromAnotherSpaceIsRefusedAsFailingAuthentication() async throws {
+        // The group's synced records: another space, sealed with the same group key.
+        let records = try sandbox.records(0, url: server.url)
+        for index in 0..<100 { try records.write(SnapshotTestRecord(index: index), to: "record-\(index)") }
+        try await records.synchronizeWithServer()
+        try await write(100, tag: "a")
+        XCTAssertEqual(try server.psql("SELECT count(*) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines), "2")
+        let ours = try server.psql("SELECT encode(space, 'hex') FROM groupsync_snapshot ORDER BY change DESC LIMIT 1").trimmingCharacters(in: .whitespacesAndNewlines)
+        try server.psql("""
+            UPDATE groupsync_snapshot AS ours SET blob = theirs.blob, change = theirs.change
+            FROM groupsync_snapshot AS theirs
+            WHERE ours.space = decode('\(ours)', 'hex') AND theirs.space <> ours.space
+            """)
+
+        let reader = try await freshMachine()
+
+        assertHoldsTheWritersValues(reader)
+        XCTAssertEqual(reader.status.refusals, ["authenticationFailed": 1])
+    }
+
+    /// An older snapshot is what a server that never kept a newer one would show: not
+    /// detectable by a machine with no history, and harmless, since the rows after it bring the
+    /// machine to the end.
+    func testAnOlderSnapshotPutBackLeavesAFreshMachineExactAfterItsCatchUp() async throws {
+        try await write(100, tag: "a")
+        let older = try snapshotRow()
+        try await write(100, tag: "b")
+        try await write(100, tag: "c")
+        XCTAssertNotEqual(try snapshotChange(), older.change)
+        try putSnapshot(older)
+
+        let reader = try await freshMachine()
+
+        assertHoldsTheWritersValues(reader)
+        XCTAssertEqual(reader.status.refusals, [:])
+    }
+
+    /// The server restored from an earlier dump, but with the newer snapshot kept: the fresh
+    /// machine holds the newer values, and its catch-up finds the change counter below the
+    /// snapshot's change, a rollback.
+    func testASnapshotAheadOfTheRestoredRowsIsCountedAsARollbackAndItsValuesKept() async throws {
+        try await write(100, tag: "a")
+        let dump = server.dumpPath
+        try server.dump(to: dump)
+        try await write(100, tag: "b")
+        try await write(100, tag: "c")
+        let newer = try snapshotRow()
+        let expected = writer.dictionaryRepresentation as NSDictionary
+
+        try server.restore(from: dump)
+        try putSnapshot(newer)
+        let reader = try await freshMachine()
+
+        XCTAssertEqual(reader.dictionaryRepresentation as NSDictionary, expected)
+        XCTAssertGreaterThanOrEqual(reader.status.refusals["rollback"] ?? 0, 1, "\(reader.status)")
+    }
+}
+
+/// A synced record for ``SnapshotSyncTests``.
+private struct SnapshotTestRecord: VaultRecord, Equatable {
+    static let schemaVersion: UInt32 = 1
+    var index: Int
+}
+
+private struct SnapshotTestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
