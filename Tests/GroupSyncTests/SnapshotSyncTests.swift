@@ -6,8 +6,8 @@ import Vault
 import XCTest
 
 /// The space's snapshot on the server (docs/SYNC.md, section 6, "Snapshots"): a member writes it
-/// once the space has changed by half its entry count (at least 64 changes), a machine that has read nothing starts from
-/// it and reads only the rows after it, and a snapshot altered, moved, rolled back or ahead of
+/// once half the space's entries (at least 64) changed since the last, a machine that has read
+/// nothing starts from it and reads only the rows after it, and a snapshot altered, moved, rolled back or ahead of
 /// the rows is refused or corrected as rows are, counted, with nothing lost.
 final class SnapshotSyncTests: SyncServerTestCase {
     private var writer: UbiquitousKeyValueStore!
@@ -77,6 +77,32 @@ final class SnapshotSyncTests: SyncServerTestCase {
 
         try await write(100, tag: "c")
         XCTAssertEqual(try snapshotChange(), try lastEntryChange())
+    }
+
+    /// The server's change numbers are shared by every space: a space's own changed entries,
+    /// not the numbers, make its snapshot due.
+    func testAnotherSpacesChangesDoNotMakeASnapshotDue() async throws {
+        try await write(1, tag: "a")
+        let records = try sandbox.records(0, url: server.url)
+        for index in 0..<100 { try records.write(SnapshotTestRecord(index: index), to: "record-\(index)") }
+        try await records.synchronizeWithServer()
+
+        try await write(1, tag: "b")
+
+        XCTAssertEqual(try server.psql("SELECT count(*) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines), "1", "the records' snapshot only")
+    }
+
+    /// A machine counts its own writes twice (pushed, then read back); the server's count of
+    /// the space's changed entries, asked before writing, decides.
+    func testTheServersCountOfChangedEntriesDecidesNotTheMachinesOwn() async throws {
+        let records = try sandbox.records(0, url: server.url)
+        for index in 0..<100 { try records.write(SnapshotTestRecord(index: index), to: "record-\(index)") }
+        try await records.synchronizeWithServer()
+        try await write(40, tag: "a")
+
+        try await writer.synchronizeWithServer()
+
+        XCTAssertEqual(try server.psql("SELECT count(*) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines), "1", "the records' snapshot only")
     }
 
     func testTheServerSeesNoKeyOrValueInASnapshot() async throws {

@@ -741,7 +741,7 @@ final class SyncReplica: Sendable {
             }
         }
         guard taken else { return .left }
-        noteSnapshotOnServer(opened.change)
+        noteSnapshotOnServer(change: opened.change, changedSince: 0)
         return .taken
     }
 
@@ -755,24 +755,35 @@ final class SyncReplica: Sendable {
         case left
     }
 
-    /// The change number of the newest snapshot this process knows the server holds (0: none
-    /// known): it writes one only once the space has changed enough since.
-    private let snapshotOnServer = Locked<Int64>(0)
+    /// What this process knows of the space's newest snapshot on the server: its change number
+    /// (0: none) and how many of the space's entries changed since. The server counts them when
+    /// asked; between two asks, this process adds the rows its rounds pushed and read, which
+    /// counts an entry once per change and this machine's own writes twice (pushed, then read
+    /// back): an over-count, which only makes it ask sooner.
+    private struct SnapshotKnowledge {
+        var change: Int64 = 0
+        var changedSince = 0
+    }
+    private let snapshotKnowledge = Locked(SnapshotKnowledge())
 
-    /// Notes that the server holds a snapshot of `change` (0: none).
-    func noteSnapshotOnServer(_ change: Int64) {
-        snapshotOnServer.withLock { $0 = max($0, change) }
+    /// Notes what the server said of its snapshot: of change `change` (0: none), with
+    /// `changedSince` of the space's entries changed after it.
+    func noteSnapshotOnServer(change: Int64, changedSince: Int) {
+        snapshotKnowledge.withLock { $0 = SnapshotKnowledge(change: change, changedSince: changedSince) }
     }
 
-    /// Whether a snapshot is due by what this process knows, once it has read up to change
-    /// `reached` (its cursor, or the change number of a write of its own that the server stored
-    /// above it): ``SnapshotSchedule`` of the changes since the newest snapshot known and of the
-    /// space's entries, and a state a snapshot may be made of (``snapshotToWrite()``).
-    func snapshotMayBeDue(reaching reached: Int64) -> Bool {
-        let known = snapshotOnServer.withLock { $0 }
+    /// Adds rows a round pushed or read to the entries changed since the newest snapshot.
+    func countChangedRows(_ rows: Int) {
+        snapshotKnowledge.withLock { $0.changedSince += max(rows, 0) }
+    }
+
+    /// Whether a snapshot is due by what this process knows (``SnapshotSchedule`` of the
+    /// entries changed since the newest snapshot and of the space's entries), and the state is
+    /// one a snapshot may be made of (``snapshotToWrite()``).
+    var snapshotMayBeDue: Bool {
+        let changed = snapshotKnowledge.withLock { $0.changedSince }
         return memory.withLock { memory in
-            Self.canSnapshot(memory.state)
-                && SnapshotSchedule.isDue(cursor: max(memory.state.cursor, reached), lastSnapshot: known, entries: memory.state.entries.count)
+            Self.canSnapshot(memory.state) && SnapshotSchedule.isDue(changedEntries: changed, entries: memory.state.entries.count)
         }
     }
 
@@ -785,14 +796,14 @@ final class SyncReplica: Sendable {
     }
 
     /// The space's snapshot as this machine holds it, up to its cursor, sealed with the group's
-    /// primary key, when one is due (``snapshotMayBeDue(reaching:)``); `nil` when none is, or
-    /// when it would be larger than a snapshot may be (fresh machines then read the rows).
+    /// primary key, when one is due (``snapshotMayBeDue``); `nil` when none is, or when it would
+    /// be larger than a snapshot may be (fresh machines then read the rows).
     func snapshotToWrite() throws(SyncError) -> (change: Int64, blob: [UInt8])? {
-        let known = snapshotOnServer.withLock { $0 }
+        let known = snapshotKnowledge.withLock { $0 }
         let snapshot: SyncSnapshot? = memory.withLock { memory in
             let state = memory.state
-            guard state.cursor >= 1, Self.canSnapshot(state),
-                  SnapshotSchedule.isDue(cursor: state.cursor, lastSnapshot: known, entries: state.entries.count) else { return nil }
+            guard state.cursor > known.change, Self.canSnapshot(state),
+                  SnapshotSchedule.isDue(changedEntries: known.changedSince, entries: state.entries.count) else { return nil }
             let entries = state.entries.map { name, entry in
                 SyncSnapshot.Entry(
                     name: name.bytes, sequence: entry.seen, blob: entry.accepted!,  // canSnapshot: every entry has one

@@ -183,14 +183,20 @@ final class ServerConnection: Sendable {
         }
     }
 
-    /// The change number of the space's snapshot on the server, 0 when there is none: whether
-    /// another member wrote one since this one last knew.
-    func snapshotChange(space: [UInt8]) async throws(SyncError) -> Int64 {
-        try await run("read the change of the space's snapshot") { connection, logger in
-            var change: Int64 = 0
-            let query: PostgresQuery = try "SELECT change FROM groupsync_snapshot WHERE space = \(Data(space))"
-            for try await found in try await connection.query(query, logger: logger).decode(Int64.self) { change = found }
-            return change
+    /// The change number of the space's snapshot on the server (0 when there is none) and how
+    /// many of the space's entries changed after it (the rows a fresh machine would read after
+    /// it): whether a snapshot is due (``SnapshotSchedule``).
+    func snapshotStanding(space: [UInt8]) async throws(SyncError) -> (change: Int64, changedSince: Int) {
+        try await run("read the standing of the space's snapshot") { connection, logger in
+            var standing: (change: Int64, changedSince: Int) = (0, 0)
+            let query: PostgresQuery = try """
+                SELECT s.change, (SELECT count(*) FROM groupsync_entry AS e WHERE e.space = \(Data(space)) AND e.change > s.change)
+                FROM (SELECT coalesce((SELECT change FROM groupsync_snapshot WHERE space = \(Data(space))), 0) AS change) AS s
+                """
+            for try await (change, changed) in try await connection.query(query, logger: logger).decode((Int64, Int64).self) {
+                standing = (change, Int(changed))
+            }
+            return standing
         }
     }
 

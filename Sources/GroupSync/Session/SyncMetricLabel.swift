@@ -13,8 +13,8 @@ public enum SyncMetricLabel {
     /// rows, so a first sync of 10,000 small values reads 5).
     public static let catchUpPages = "groupvault_sync_catch_up_pages_total"
     /// Counter: snapshots of a space this machine wrote to the server (docs/SYNC.md, section 6,
-    /// "Snapshots"): after a round, once the space changed by as many change numbers as it has
-    /// entries since the newest snapshot.
+    /// "Snapshots"): after a round, once half the space's entries (at least 64) changed since
+    /// the newest snapshot.
     public static let snapshotsWritten = "groupvault_sync_snapshots_written_total"
     /// Counter: snapshots a machine that had read nothing of a space took as its state, reading
     /// only the rows after them.

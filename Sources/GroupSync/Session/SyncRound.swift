@@ -90,25 +90,28 @@ enum SyncRound {
             if overtaken { try await catchUp(replica, on: server, into: &outcome) } else { break }
         }
         outcome.unfinished = pass == maximumPasses
+        replica.countChangedRows(outcome.pushed + outcome.pulled - outcome.refused)
         if !outcome.unfinished { try await writeSnapshotIfDue(replica, on: server, pushedUpTo: pushedUpTo, into: &outcome) }
         return outcome
     }
 
     /// Writes the space's snapshot when one is due (``SnapshotSchedule``), after a round that
-    /// left nothing to push. Costs nothing on the network unless the changes this process knows
-    /// of make one due. Then it asks the server for its snapshot's change, since another member
-    /// may have written one since, and, if one is still due, catches up (the round's own
-    /// writes lie above the cursor, and so may others'), so that the snapshot holds every row
-    /// up to the change it names.
+    /// left nothing to push. Costs nothing on the network unless the rows this process pushed
+    /// and read make one look due. Then it asks the server for its snapshot's change and the
+    /// entries changed since (another member may have written one, and this process's count is
+    /// an over-count), and, if one is still due, catches up (the round's own writes lie above
+    /// the cursor, and so may others'), so that the snapshot holds every row up to the change
+    /// it names.
     private static func writeSnapshotIfDue(_ replica: SyncReplica, on server: ServerConnection, pushedUpTo: Int64, into outcome: inout Outcome) async throws(SyncError) {
-        guard replica.snapshotMayBeDue(reaching: pushedUpTo) else { return }
-        replica.noteSnapshotOnServer(try await server.snapshotChange(space: replica.space))
-        guard replica.snapshotMayBeDue(reaching: pushedUpTo) else { return }
+        guard replica.snapshotMayBeDue else { return }
+        let standing = try await server.snapshotStanding(space: replica.space)
+        replica.noteSnapshotOnServer(change: standing.change, changedSince: standing.changedSince)
+        guard replica.snapshotMayBeDue else { return }
         if pushedUpTo > replica.state.cursor { try await catchUp(replica, on: server, into: &outcome) }
         guard let snapshot = try replica.snapshotToWrite() else { return }
         try await server.storeSnapshot(space: replica.space, change: snapshot.change, blob: snapshot.blob)
         Counter(label: SyncMetricLabel.snapshotsWritten, factory: replica.keyring.currentMetricsFactory).increment()
-        replica.noteSnapshotOnServer(snapshot.change)
+        replica.noteSnapshotOnServer(change: snapshot.change, changedSince: 0)
     }
 
     /// Reads the space's rows after the cursor, or after `start` when reading again rows below
