@@ -50,6 +50,36 @@ final class SnapshotSyncTests: SyncServerTestCase {
         try server.psql("UPDATE groupsync_snapshot SET change = \(row.change), blob = decode('\(row.blob)', 'hex')")
     }
 
+    /// Writes 100 of the group's synced records from machine 0, and pushes them: another
+    /// space, sealed with the same group key, which gets a snapshot of its own.
+    private func fillTheGroupsSyncedRecords() async throws {
+        let records = try sandbox.records(0, url: server.url)
+        for index in 0..<100 { try records.write(SnapshotTestRecord(index: index), to: "record-\(index)") }
+        try await records.synchronizeWithServer()
+    }
+
+    private func snapshotCount() throws -> String {
+        try server.psql("SELECT count(*) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Flips one byte of the sealed part of every snapshot on the server.
+    private static let tamperWithTheSnapshot = "UPDATE groupsync_snapshot SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)"
+
+    /// Alters the server's snapshot with `sql` once 100 values are written, then asserts that a
+    /// fresh machine refuses it as `code`, counted once, and holds the writer's values from the
+    /// rows.
+    private func assertAFreshMachineRefusesTheSnapshot(
+        alteredBy sql: String, as code: String, file: StaticString = #filePath, line: UInt = #line
+    ) async throws {
+        try await write(100, tag: "a")
+        try server.psql(sql)
+
+        let reader = try await freshMachine()
+
+        assertHoldsTheWritersValues(reader, file: file, line: line)
+        XCTAssertEqual(reader.status.refusals, [code: 1], file: file, line: line)
+    }
+
     private func assertHoldsTheWritersValues(_ reader: UbiquitousKeyValueStore, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(reader.dictionaryRepresentation as NSDictionary, writer.dictionaryRepresentation as NSDictionary, file: file, line: line)
     }
@@ -83,26 +113,22 @@ final class SnapshotSyncTests: SyncServerTestCase {
     /// not the numbers, make its snapshot due.
     func testAnotherSpacesChangesDoNotMakeASnapshotDue() async throws {
         try await write(1, tag: "a")
-        let records = try sandbox.records(0, url: server.url)
-        for index in 0..<100 { try records.write(SnapshotTestRecord(index: index), to: "record-\(index)") }
-        try await records.synchronizeWithServer()
+        try await fillTheGroupsSyncedRecords()
 
         try await write(1, tag: "b")
 
-        XCTAssertEqual(try server.psql("SELECT count(*) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines), "1", "the records' snapshot only")
+        XCTAssertEqual(try snapshotCount(), "1", "the records' snapshot only")
     }
 
     /// A machine counts its own writes twice (pushed, then read back); the server's count of
     /// the space's changed entries, asked before writing, decides.
     func testTheServersCountOfChangedEntriesDecidesNotTheMachinesOwn() async throws {
-        let records = try sandbox.records(0, url: server.url)
-        for index in 0..<100 { try records.write(SnapshotTestRecord(index: index), to: "record-\(index)") }
-        try await records.synchronizeWithServer()
+        try await fillTheGroupsSyncedRecords()
         try await write(40, tag: "a")
 
         try await writer.synchronizeWithServer()
 
-        XCTAssertEqual(try server.psql("SELECT count(*) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines), "1", "the records' snapshot only")
+        XCTAssertEqual(try snapshotCount(), "1", "the records' snapshot only")
     }
 
     func testTheServerSeesNoKeyOrValueInASnapshot() async throws {
@@ -173,7 +199,7 @@ final class SnapshotSyncTests: SyncServerTestCase {
         try await write(10, tag: "a")
         try await reader.synchronizeWithServer()
         try await write(100, tag: "b")
-        try server.psql("UPDATE groupsync_snapshot SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)")
+        try server.psql(Self.tamperWithTheSnapshot)
 
         try await reader.synchronizeWithServer()
 
@@ -184,43 +210,23 @@ final class SnapshotSyncTests: SyncServerTestCase {
     // MARK: The server as an attacker
 
     func testATamperedSnapshotIsRefusedAndTheRowsAreReadInstead() async throws {
-        try await write(100, tag: "a")
-        try server.psql("UPDATE groupsync_snapshot SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)")
-
-        let reader = try await freshMachine()
-
-        assertHoldsTheWritersValues(reader)
-        XCTAssertEqual(reader.status.refusals, ["authenticationFailed": 1])
+        try await assertAFreshMachineRefusesTheSnapshot(alteredBy: Self.tamperWithTheSnapshot, as: "authenticationFailed")
     }
 
     func testAnEditedChangeColumnIsRefusedAsMalformed() async throws {
-        try await write(100, tag: "a")
-        try server.psql("UPDATE groupsync_snapshot SET change = change - 1")
-
-        let reader = try await freshMachine()
-
-        assertHoldsTheWritersValues(reader)
-        XCTAssertEqual(reader.status.refusals, ["malformed": 1])
+        try await assertAFreshMachineRefusesTheSnapshot(alteredBy: "UPDATE groupsync_snapshot SET change = change - 1", as: "malformed")
     }
 
     func testASnapshotSwappedInFromAnotherSpaceIsRefusedAsFailingAuthentication() async throws {
-        // The group's synced records: another space, sealed with the same group key.
-        let records = try sandbox.records(0, url: server.url)
-        for index in 0..<100 { try records.write(SnapshotTestRecord(index: index), to: "record-\(index)") }
-        try await records.synchronizeWithServer()
-        try await write(100, tag: "a")
-        XCTAssertEqual(try server.psql("SELECT count(*) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines), "2")
-        let ours = try server.psql("SELECT encode(space, 'hex') FROM groupsync_snapshot ORDER BY change DESC LIMIT 1").trimmingCharacters(in: .whitespacesAndNewlines)
-        try server.psql("""
+        try await fillTheGroupsSyncedRecords()
+        // The records' snapshot is the older; the key-value store's, written next, the newer:
+        // it is given the records' blob and change.
+        try await assertAFreshMachineRefusesTheSnapshot(alteredBy: """
             UPDATE groupsync_snapshot AS ours SET blob = theirs.blob, change = theirs.change
             FROM groupsync_snapshot AS theirs
-            WHERE ours.space = decode('\(ours)', 'hex') AND theirs.space <> ours.space
-            """)
-
-        let reader = try await freshMachine()
-
-        assertHoldsTheWritersValues(reader)
-        XCTAssertEqual(reader.status.refusals, ["authenticationFailed": 1])
+            WHERE ours.change = (SELECT max(change) FROM groupsync_snapshot) AND theirs.space <> ours.space
+            """, as: "authenticationFailed")
+        XCTAssertEqual(try snapshotCount(), "2")
     }
 
     /// An older snapshot is what a server that never kept a newer one would show: not
