@@ -258,6 +258,21 @@ final class SyncFigures {
             return total
         }
 
+        // The space's snapshot (docs/SYNC.md, section 6, "Snapshots"), as the filling machine's
+        // rounds left it: the values it holds, and the rows a fresh machine reads after it.
+        let (covered, after) = try blocking { () async throws -> (Int?, Int) in
+            var found: (Int?, Int) = (nil, size)
+            for try await row in try await floor.query("""
+                SELECT (SELECT count(*) FROM groupsync_entry AS e WHERE e.space = s.space AND e.change <= s.change)::bigint,
+                       (SELECT count(*) FROM groupsync_entry AS e WHERE e.space = s.space AND e.change > s.change)::bigint
+                FROM groupsync_snapshot AS s
+                WHERE s.space = (SELECT space FROM groupsync_entry GROUP BY space ORDER BY count(*) DESC LIMIT 1)
+                """, logger: quietLogger).decode((Int, Int).self) { found = (row.0, row.1) }
+            return found
+        }
+        let snapshotNote = covered.map { "the newest holds \(count($0)) of the values, and \(count(after)) rows come after it" }
+            ?? "there is none (fewer than 64 entries changed), and the fresh machine reads all \(count(after)) rows"
+
         let label = "`SyncedRecords.start()` on a fresh machine until `changes()` reports `initialSyncChange`"
         let floorLabel = "postgres-nio connect + one `SELECT` of the same \(count(size)) rows (\(count(bytes)) B)"
         let configuration = self.configuration
@@ -307,9 +322,11 @@ final class SyncFigures {
                 "The server holds \(count(size)) synced records (`SyncedRecords`, each a \(BenchSync.valueSize)-byte string, sealed: "
                     + "\(count(bytes)) B of names and sealed entries), written by machine A. Each round a fresh machine (a new home that imports "
                     + "the group's key #1, in this process) opens the group's `SyncedRecords` and starts its session; timed from `start()` "
-                    + "until `changes()` reports `initialSyncChange`: connecting, the schema check, `LISTEN`, the catch-up in pages of "
-                    + "500 rows, judging and opening every entry, and its state written durably (a journal record per page, compacted into "
-                    + "its snapshot as it grows). `SyncedRecords` rather than the "
+                    + "until `changes()` reports `initialSyncChange`: connecting, the schema check, reading and opening the space's "
+                    + "sealed snapshot (one AEAD pass, each entry's checks, its state written whole and durably), `LISTEN`, then the "
+                    + "catch-up of the rows after the snapshot in pages of 500 rows and more, judging and opening each, a journal record "
+                    + "per page. Machine A pushed every 500 writes, and its rounds wrote a snapshot whenever half the space's entries had "
+                    + "changed since the last (docs/SYNC.md, section 6, \"Snapshots\"): \(snapshotNote). `SyncedRecords` rather than the "
                     + "key-value store: Apple's store holds at most 1,024 keys.",
                 "The floor connects a new postgres-nio connection and reads the same rows (the same bytes, copied server-side into "
                     + "a bare table by one batched `INSERT … SELECT`) with one `SELECT`, decoding each into `Data`.",
