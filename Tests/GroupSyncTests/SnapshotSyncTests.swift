@@ -194,6 +194,27 @@ final class SnapshotSyncTests: SyncServerTestCase {
         XCTAssertEqual(reader.status.refusals, [:])
     }
 
+    /// The snapshot is sealed with key #3 and holds an entry sealed with key #2, which the
+    /// joining machine lacks: it reads the rows instead, awaiting key #2 for that one, and its
+    /// store opens again (a store opens every accepted blob).
+    func testASnapshotHoldingAnEntryUnderAKeyNotHeldIsRefusedAndTheRowsRead() async throws {
+        _ = try sandbox.keyrings[0].rotateKey(in: SyncSandbox.group)
+        try writer.setValue(.string("dark"), forKey: "theme")
+        try await writer.synchronizeWithServer()
+        _ = try sandbox.keyrings[0].rotateKey(in: SyncSandbox.group)
+        try await write(100, tag: "a")
+        let joining = try sandbox.addMachine()
+        _ = try joining.importKey(try sandbox.keyrings[0].exportKey(id: 3, in: SyncSandbox.group), id: 3, in: SyncSandbox.group)
+
+        let reader = try SyncSandbox.store(keyring: joining, url: server.url)
+        try await reader.synchronizeWithServer()
+
+        XCTAssertEqual(reader.status.refusals, ["unknownKey": 2], "the snapshot, then the row of theme")
+        XCTAssertNil(reader.string(forKey: "theme"))
+        XCTAssertEqual(reader.string(forKey: "k42"), "a-42")
+        XCTAssertEqual(try SyncSandbox.store(keyring: joining, url: nil).string(forKey: "k42"), "a-42")
+    }
+
     func testAMachineWithHistoryDoesNotReadTheSnapshot() async throws {
         let reader = try sandbox.store(1, url: server.url)
         try await write(10, tag: "a")
