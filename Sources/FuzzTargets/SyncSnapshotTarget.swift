@@ -9,8 +9,8 @@ extension FuzzTarget {
     ///
     /// Input: `u8 mode ‖ rest`. Mode even: the rest is the snapshot's bytes, its change column
     /// read from its header; opening must not trap, and an opened snapshot must hold entries in
-    /// strictly ascending name order, each at a sequence from 1 whose blob's header says it, and
-    /// each shown key hashing to its entry's name. Mode odd: the rest describes entries (per
+    /// strictly ascending name order, each at a sequence from 1 to 2^32 whose blob's header
+    /// says it, and each shown key hashing to its entry's name. Mode odd: the rest describes entries (per
     /// entry a length byte, then that many bytes: the first byte of a key's length and the key,
     /// the rest its value), sealed honestly; opening must give exactly those entries back, and
     /// refuse the snapshot once any one byte is flipped.
@@ -81,7 +81,7 @@ enum SyncSnapshotChecks {
             if index > 0 {
                 try expect(snapshot.entries[index - 1].name.lexicographicallyPrecedes(entry.name), "entry \(index) is out of name order")
             }
-            try expect(entry.sequence >= 1, "entry \(index) has sequence 0")
+            try expect(entry.sequence >= 1 && entry.sequence <= ServerRow.sequenceWindow, "entry \(index) has sequence \(entry.sequence), outside 1 to 2^32")
             let header = try? BlobHeader.parse(entry.blob, subject: "a fuzzed entry")
             try expect(header?.sequence == entry.sequence, "entry \(index)'s blob is not sealed at its sequence")
             if let shown = entry.shown {

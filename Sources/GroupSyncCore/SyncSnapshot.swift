@@ -156,8 +156,9 @@ package struct SyncSnapshot: Sendable, Equatable {
     /// tag (`authenticationFailed`); then every entry's layout: ascending 32-byte names, a shown
     /// flag of 0 or 1, lengths inside the plaintext, nothing after the last entry (`malformed`),
     /// a shown key of valid UTF-8 (`invalidRecord`); then each entry's own checks, the first
-    /// entry that fails one giving the reason: a sequence of 1 to 2^63 - 1 that its blob's
-    /// header states (`malformed`), a shown key that hashes to the entry's name and a key and
+    /// entry that fails one giving the reason: a sequence of 1 to 2^63 - 1 (`malformed`) and at
+    /// most 2^32 (`untrustedSequence`, as a fresh machine's rows) that its blob's header states
+    /// (`malformed`), a shown key that hashes to the entry's name and a key and
     /// value `contents` takes (`invalidRecord`). Authentic means a key holder wrote it; these
     /// checks keep a faulty one from making a fresh machine show what no row says.
     package static func open(
@@ -240,6 +241,11 @@ package struct SyncSnapshot: Sendable, Equatable {
     ) -> VaultError? {
         guard entry.sequence >= 1, entry.sequence <= UInt64(Int64.max) else {
             return VaultError(.malformed, "the server's snapshot has entry \(index) at sequence \(entry.sequence); sequences run from 1 to 2^63 - 1")
+        }
+        // A fresh machine has seen nothing: as for its rows, more than the window above 0 is a
+        // key holder trying to make the entry unwritable.
+        guard entry.sequence <= ServerRow.sequenceWindow else {
+            return VaultError(.untrustedSequence, "the server's snapshot has entry \(index) at sequence \(entry.sequence), more than 2^32 above the 0 this machine has seen")
         }
         guard entry.blob.count <= BlobFormat.maximumBlobSize, let header = try? BlobHeader.parse(entry.blob, subject: "a snapshot's entry"),
               header.sequence == entry.sequence else {

@@ -155,6 +155,13 @@ final class SyncSnapshotFormatTests: XCTestCase {
         assertRefused(.malformed, try snapshot.sealed(space: space, groupKey: groupKey))
     }
 
+    func testAnEntryMoreThan2To32AboveNothingSeenIsRefusedAsAnUntrustedSequence() throws {
+        var snapshot = try snapshot()
+        snapshot.entries = try snapshot.entries.map { $0.shown?.key == "theme" ? try entry("theme", "dark", sequence: (1 << 32) + 1) : $0 }
+
+        assertRefused(.untrustedSequence, try snapshot.sealed(space: space, groupKey: groupKey))
+    }
+
     func testAnEntryTheStoreDoesNotTakeIsRefusedAsAnInvalidRecord() throws {
         let blob = try snapshot().sealed(space: space, groupKey: groupKey)
 

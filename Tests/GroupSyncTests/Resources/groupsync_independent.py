@@ -678,6 +678,8 @@ def open_snapshot(names, group, keys, change_column, blob):
     for name, sequence, entry_blob, shown in entries:
         if not 1 <= sequence < 2 ** 63:
             raise Refusal("malformed", "sequence %d" % sequence)
+        if sequence > 2 ** 32:
+            raise Refusal("untrustedSequence", "sequence %d more than 2^32 above 0" % sequence)
         if (len(entry_blob) > MAX_BLOB or len(entry_blob) < HEADER_SIZE or entry_blob[0:4] != b"GVRB"
                 or struct.unpack(">Q", entry_blob[12:20])[0] != sequence):
             raise Refusal("malformed", "an entry's blob is no sealed entry at its sequence")
