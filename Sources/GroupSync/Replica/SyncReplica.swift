@@ -794,7 +794,9 @@ final class SyncReplica: Sendable {
     var snapshotMayBeDue: Bool {
         let changed = snapshotKnowledge.withLock { $0.changedSince }
         return memory.withLock { memory in
-            Self.canSnapshot(memory.state) && SnapshotSchedule.isDue(changedEntries: changed, entries: memory.state.entries.count)
+            // The count first: it is asked at the end of every round, on the path of every
+            // write, and ``canSnapshot(_:)`` looks at every entry.
+            SnapshotSchedule.isDue(changedEntries: changed, entries: memory.state.entries.count) && Self.canSnapshot(memory.state)
         }
     }
 
@@ -813,8 +815,8 @@ final class SyncReplica: Sendable {
         let known = snapshotKnowledge.withLock { $0 }
         let snapshot: SyncSnapshot? = memory.withLock { memory in
             let state = memory.state
-            guard state.cursor > known.change, Self.canSnapshot(state),
-                  SnapshotSchedule.isDue(changedEntries: known.changedSince, entries: state.entries.count) else { return nil }
+            guard state.cursor > known.change, SnapshotSchedule.isDue(changedEntries: known.changedSince, entries: state.entries.count),
+                  Self.canSnapshot(state) else { return nil }
             let entries = state.entries.map { name, entry in
                 SyncSnapshot.Entry(
                     name: name.bytes, sequence: entry.seen, blob: entry.accepted!,  // canSnapshot: every entry has one
