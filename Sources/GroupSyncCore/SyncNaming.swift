@@ -95,9 +95,10 @@ package struct SyncNaming: Sendable {
         return bytes
     }
 
-    /// `part`'s byte count as a big-endian `UInt64`, then `part`.
-    private static func appendFramed(_ part: some Collection<UInt8>, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: UInt64(part.count).bigEndian) { bytes += $0 }
+    /// `part`'s byte count as a big-endian `UInt64`, then `part`: section 4's `frame`, which a
+    /// snapshot's additional data uses too (``SyncSnapshot``).
+    package static func appendFramed(_ part: some Collection<UInt8>, to bytes: inout [UInt8]) {
+        bytes.appendBigEndian(UInt64(part.count))
         bytes += part
     }
 }

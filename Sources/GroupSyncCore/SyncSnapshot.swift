@@ -97,8 +97,8 @@ package struct SyncSnapshot: Sendable, Equatable {
             }
             previous = entry.name
             plaintext += entry.name
-            Self.append(entry.sequence, to: &plaintext)
-            Self.append(UInt32(entry.blob.count), to: &plaintext)
+            plaintext.appendBigEndian(entry.sequence)
+            plaintext.appendBigEndian(UInt32(entry.blob.count))
             plaintext += entry.blob
             guard let shown = entry.shown else {
                 plaintext.append(0)
@@ -108,9 +108,9 @@ package struct SyncSnapshot: Sendable, Equatable {
                 throw SyncError(.invalidArgument, "a snapshot's key is at most 65,535 bytes and a value at most 2^32 - 1")
             }
             plaintext.append(1)
-            Self.append(keyLength, to: &plaintext)
+            plaintext.appendBigEndian(keyLength)
             plaintext += Array(shown.key.utf8)
-            Self.append(valueLength, to: &plaintext)
+            plaintext.appendBigEndian(valueLength)
             plaintext += shown.value
         }
         let total = Self.headerByteCount + plaintext.count + XChaCha20Poly1305.tagByteCount
@@ -124,9 +124,9 @@ package struct SyncSnapshot: Sendable, Equatable {
 
     private static func header(keyID: UInt32, change: Int64, count: UInt32, nonce: XChaCha20Poly1305.Nonce) -> [UInt8] {
         var header = magic + [formatVersion, 0, 0, 0]
-        append(keyID, to: &header)
-        append(UInt64(change), to: &header)
-        append(count, to: &header)
+        header.appendBigEndian(keyID)
+        header.appendBigEndian(UInt64(change))
+        header.appendBigEndian(count)
         return header + nonce.bytes
     }
 
@@ -134,15 +134,8 @@ package struct SyncSnapshot: Sendable, Equatable {
     /// (docs/SYNC.md, section 4): a snapshot moved to another space or group fails its tag.
     private static func additionalData(header: some Collection<UInt8>, space: [UInt8], group: GroupIdentifier) -> [UInt8] {
         var data = Array(header)
-        for part in [Array("snapshot".utf8), space, Array(group.rawValue.utf8)] {
-            append(UInt64(part.count), to: &data)
-            data += part
-        }
+        for part in [Array("snapshot".utf8), space, Array(group.rawValue.utf8)] { SyncNaming.appendFramed(part, to: &data) }
         return data
-    }
-
-    private static func append<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { bytes += $0 }
     }
 
     // MARK: Opening
