@@ -152,7 +152,8 @@ package struct SyncSnapshot: Sendable, Equatable {
     /// entry that fails one giving the reason: a sequence of 1 to 2^63 - 1 (`malformed`) and at
     /// most 2^32 (`untrustedSequence`, as a fresh machine's rows) that its blob's header states
     /// (`malformed`), a shown key that hashes to the entry's name and a key and
-    /// value `contents` takes (`invalidRecord`). Authentic means a key holder wrote it; these
+    /// value `contents` takes (`invalidRecord`); last, every key that sealed an entry, held
+    /// (`unknownKey`, `retiredKey`, `keyring`). Authentic means a key holder wrote it; these
     /// checks keep a faulty one from making a fresh machine show what no row says.
     package static func open(
         _ blob: [UInt8], change column: Int64, space: [UInt8], naming: SyncNaming,
@@ -194,10 +195,21 @@ package struct SyncSnapshot: Sendable, Equatable {
         guard body.isAtEnd else { throw VaultError(.malformed, "the server's snapshot has bytes after its \(count) entries") }
         // Each entry's own checks (a keyed hash, its blob's header, its store's rules) on every
         // core: about half of opening a snapshot of 10,000 entries on one.
-        let failures = SplitWork.map(Array(entries.enumerated()), minimumPerWorker: 256, context: {}) { item, _ in
+        let checked = SplitWork.map(Array(entries.enumerated()), minimumPerWorker: 256, context: {}) { item, _ in
             check(item.element, index: item.offset, space: space, naming: naming, contents: contents)
         }
-        if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
+        var keyIDs = Set<UInt32>()
+        for result in checked { keyIDs.insert(try result.get()) }
+        // Every key that sealed an entry must be held: a store opens each accepted blob when it
+        // is opened again, and one it cannot open would keep it from opening. (Rows are refused
+        // one by one for such a key, and the key awaited.)
+        for id in keyIDs.sorted() {
+            do {
+                _ = try keyForID(id)
+            } catch {
+                throw VaultError(error.code, "the server's snapshot holds an entry sealed with key #\(id), which cannot be used here (\(error.reason)); the rows are read instead")
+            }
+        }
         return SyncSnapshot(change: Int64(change), entries: entries)
     }
 
@@ -226,33 +238,34 @@ package struct SyncSnapshot: Sendable, Equatable {
         }
     }
 
-    /// What an entry must be beyond its layout, `nil` when it is: a sequence of 1 to 2^63 - 1
-    /// that its blob's header states (`malformed`), a shown key that hashes to its name and a
-    /// key and value its store takes (`invalidRecord`).
+    /// What an entry must be beyond its layout: a sequence of 1 to 2^63 - 1 (`malformed`) and
+    /// at most 2^32 (`untrustedSequence`) that its blob's header states (`malformed`), a shown
+    /// key that hashes to its name and a key and value its store takes (`invalidRecord`).
+    /// Returns the id of the key that sealed its blob.
     private static func check(
         _ entry: Entry, index: Int, space: [UInt8], naming: SyncNaming, contents: (SyncEnvelope) -> String?
-    ) -> VaultError? {
+    ) -> Result<UInt32, VaultError> {
         guard entry.sequence >= 1, entry.sequence <= UInt64(Int64.max) else {
-            return VaultError(.malformed, "the server's snapshot has entry \(index) at sequence \(entry.sequence); sequences run from 1 to 2^63 - 1")
+            return .failure(VaultError(.malformed, "the server's snapshot has entry \(index) at sequence \(entry.sequence); sequences run from 1 to 2^63 - 1"))
         }
         // A fresh machine has seen nothing: as for its rows, more than the window above 0 is a
         // key holder trying to make the entry unwritable.
         guard entry.sequence <= ServerRow.sequenceWindow else {
-            return VaultError(.untrustedSequence, "the server's snapshot has entry \(index) at sequence \(entry.sequence), more than 2^32 above the 0 this machine has seen")
+            return .failure(VaultError(.untrustedSequence, "the server's snapshot has entry \(index) at sequence \(entry.sequence), more than 2^32 above the 0 this machine has seen"))
         }
         guard entry.blob.count <= BlobFormat.maximumBlobSize, let header = try? BlobHeader.parse(entry.blob, subject: "a snapshot's entry"),
               header.sequence == entry.sequence else {
-            return VaultError(.malformed, "the server's snapshot has entry \(index) whose blob is no sealed entry at its sequence \(entry.sequence)")
+            return .failure(VaultError(.malformed, "the server's snapshot has entry \(index) whose blob is no sealed entry at its sequence \(entry.sequence)"))
         }
-        guard let shown = entry.shown else { return nil }
+        guard let shown = entry.shown else { return .success(header.keyID) }
         guard naming.isName(entry.name, space: space, key: shown.key) else {
-            return VaultError(.invalidRecord, "the server's snapshot shows entry \(index) under a key that is not its name's; its writer was faulty")
+            return .failure(VaultError(.invalidRecord, "the server's snapshot shows entry \(index) under a key that is not its name's; its writer was faulty"))
         }
         let envelope = SyncEnvelope(key: shown.key, value: shown.value, sequence: entry.sequence, keyID: header.keyID, issuedAtMilliseconds: header.issuedAtMilliseconds)
         if let reason = contents(envelope) {
-            return VaultError(.invalidRecord, "the server's snapshot shows entry \(index), but \(reason)")
+            return .failure(VaultError(.invalidRecord, "the server's snapshot shows entry \(index), but \(reason)"))
         }
-        return nil
+        return .success(header.keyID)
     }
 }
 

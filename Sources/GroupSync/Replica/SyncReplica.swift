@@ -705,19 +705,8 @@ final class SyncReplica: Sendable {
     /// meanwhile) is left, and not counted.
     func adopt(snapshot blob: [UInt8], change: Int64) throws(SyncError) -> SnapshotAdoption {
         let opened: SyncSnapshot
-        do throws(VaultError) {
-            let key = keyLookup()
-            opened = try SyncSnapshot.open(blob, change: change, space: space, naming: naming, key: key, contents: contents.refusal)
-            // Every key that sealed an entry must be held: the store opens each accepted blob
-            // when it is opened again, and one it cannot open would keep it from opening. The
-            // rows are read instead, where such an entry is refused and its key awaited.
-            for id in Set(opened.entries.compactMap { try? BlobHeader.parse($0.blob, subject: "a snapshot's entry").keyID }) {
-                do {
-                    _ = try key(id)
-                } catch {
-                    throw VaultError(error.code, "the server's snapshot holds an entry sealed with key #\(id), which cannot be used here (\(error.reason)); the rows are read instead")
-                }
-            }
+        do {
+            opened = try SyncSnapshot.open(blob, change: change, space: space, naming: naming, key: keyLookup(), contents: contents.refusal)
         } catch {
             try update(touching: []) { state, _ in
                 state.refusals[error.code.rawValue, default: 0] += 1
