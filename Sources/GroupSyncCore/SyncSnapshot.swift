@@ -195,8 +195,8 @@ package struct SyncSnapshot: Sendable, Equatable {
         guard body.isAtEnd else { throw VaultError(.malformed, "the server's snapshot has bytes after its \(count) entries") }
         // Each entry's own checks (a keyed hash, its blob's header, its store's rules) on every
         // core: about half of opening a snapshot of 10,000 entries on one.
-        let checked = SplitWork.map(Array(entries.enumerated()), minimumPerWorker: 256, context: {}) { item, _ in
-            check(item.element, index: item.offset, space: space, naming: naming, contents: contents)
+        let checked = SplitWork.map(Array(entries.enumerated()), minimumPerWorker: 256) { share in
+            share.map { check($0.element, index: $0.offset, space: space, naming: naming, contents: contents) }
         }
         var keyIDs = Set<UInt32>()
         for result in checked { keyIDs.insert(try result.get()) }

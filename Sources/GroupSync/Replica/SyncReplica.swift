@@ -580,8 +580,9 @@ final class SyncReplica: Sendable {
         guard rows.count >= 2 * Self.rowsPerWorker else {
             return rows.map { $0.open(naming: naming, space: space, key: key, contents: contents.refusal) }
         }
-        return SplitWork.map(rows, minimumPerWorker: Self.rowsPerWorker, context: { self.keyLookup() }) { row, key in
-            row.open(naming: naming, space: space, key: key, contents: contents.refusal)
+        return SplitWork.map(rows, minimumPerWorker: Self.rowsPerWorker) { share in
+            let ownKey = self.keyLookup()
+            return share.map { $0.open(naming: naming, space: space, key: ownKey, contents: contents.refusal) }
         }
     }
 
@@ -715,7 +716,7 @@ final class SyncReplica: Sendable {
             return .refused(error)
         }
         // The digests every accepted blob keeps, on every core (a BLAKE2b-256 pass over each).
-        let digests = SplitWork.map(opened.entries, minimumPerWorker: 256, context: {}) { entry, _ in Digest.blake2b256(entry.blob) }
+        let digests = SplitWork.map(opened.entries, minimumPerWorker: 256) { share in share.map { Digest.blake2b256($0.blob) } }
         defer { tellOtherProcessesChanges() }
         let taken = try memory.withLock { (memory: inout Memory) throws(SyncError) -> Bool in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) -> Bool in
