@@ -99,7 +99,7 @@ struct ReplicaStateFile: Sendable {
     @discardableResult
     func save(_ state: ReplicaState) throws(SyncError) -> Snapshot {
         var body = Self.magic + [Self.version]
-        body += ReplicaStateBinary.encode(state)
+        ReplicaStateBinary.encode(state, appendingTo: &body)
         let tag = mac(body)
         body += tag
         do {
@@ -112,12 +112,17 @@ struct ReplicaStateFile: Sendable {
 
     /// The keyed BLAKE2b-256 of `frame(label) ‖ bytes`: the snapshot's tag over its body, and
     /// (with the journal's own prefix in `bytes`) each journal record's.
+    ///
+    /// Fed in parts where the bytes lie, not copied into one message first: a snapshot's body
+    /// is megabytes.
     func mac(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var framed: [UInt8] = []
-        framed.reserveCapacity(8 + label.utf8.count + bytes.count)
-        framed.appendBigEndian(UInt64(label.utf8.count))
-        framed += label.utf8
-        framed += bytes
-        return Digest.keyedBLAKE2b256(framed, key: key)
+        let hasher = KeyedBLAKE2bHasher(key: key)
+        hasher.update(bigEndian: UInt64(label.utf8.count))
+        var label = label
+        label.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        if bytes.withContiguousStorageIfAvailable({ hasher.update(UnsafeRawBufferPointer($0)) }) == nil {
+            Array(bytes).withUnsafeBytes { hasher.update($0) }
+        }
+        return hasher.finishMessage()
     }
 }
