@@ -49,6 +49,14 @@ struct Schedule: Sendable {
     /// Once this much wall time has gone into a figure (warm-up included), it stops after
     /// `minimumRounds`; the report prints how many rounds each figure got.
     var budget: Duration
+    /// A figure whose `rounds` are over sooner goes on, up to `maximumRounds`, until its timed
+    /// rounds span this much time. Two hundred rounds of operations of a few microseconds take
+    /// a few milliseconds, and on the 2-core VM one such moment in which this process ran
+    /// slower (every in-process contender, its floor too, by up to half again, the child
+    /// processes not) moved a figure's ratio to a peer by a factor of two.
+    var minimumSpan: Duration = .zero
+    /// The most rounds ``minimumSpan`` adds up to.
+    var maximumRounds = 0
 }
 
 /// A contender's results.
@@ -88,7 +96,11 @@ func interleave(_ contenders: [Contender], _ schedule: Schedule) throws -> [Cont
     var times = Array(repeating: [Double](), count: contenders.count)
     var peaks = Array(repeating: [Double](), count: contenders.count)
     var round = 0
-    while round < schedule.rounds, round < schedule.minimumRounds || clock.now - start < schedule.budget {
+    let timedStart = clock.now
+    func wantsMore() -> Bool {
+        round < schedule.rounds || (round < schedule.maximumRounds && clock.now - timedStart < schedule.minimumSpan)
+    }
+    while wantsMore(), round < schedule.minimumRounds || clock.now - start < schedule.budget {
         for offset in contenders.indices {
             let index = (round + offset) % contenders.count
             let measurement = try contenders[index].run()

@@ -41,6 +41,11 @@ struct Options {
     var budget = 15.0
     /// Rounds every figure gets even past its budget.
     var minimumRounds = 10
+    /// Wall time, in seconds, that a figure's timed rounds span at least, when ``maximumRounds``
+    /// and its budget allow (``Schedule/minimumSpan``); flush-bound runs are exempt.
+    var span = 1.0
+    /// The most timed rounds a figure gets to span ``span``.
+    var maximumRounds = 5_000
     /// Wall time, in seconds, allowed for filling a group (per group kind: vault records,
     /// keyring items) up to the largest size; sizes not reached in it are measured at the size
     /// reached, and the report says so.
@@ -62,7 +67,7 @@ struct Options {
 
     static let usage = """
         usage: GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults,sync] [--sizes 10,1000,10000] [--records N]
-                                                    [--rounds N] [--warmup N] [--budget SECONDS]
+                                                    [--rounds N] [--warmup N] [--budget SECONDS] [--span SECONDS] [--maximum-rounds N]
                                                     [--population-budget SECONDS] [--throughput-budget SECONDS]
                                                     [--flush-runs N] [--reseal-passes N] [--reseal-pass-budget SECONDS]
         """
@@ -80,6 +85,7 @@ struct Options {
             warmup = 2
             budget = 3
             minimumRounds = 5
+            span = 0
             populationBudget = 20
             throughputBudget = 10
             resealPassBudget = 3
@@ -118,6 +124,10 @@ struct Options {
                 guard let number = Int(value), number >= 0 else { throw BenchmarkFailure("--warmup needs a non-negative integer\n\(Self.usage)") }
                 warmup = number
             case "--budget": budget = try seconds(flag, value)
+            case "--span":
+                guard let number = Double(value), number >= 0, number.isFinite else { throw BenchmarkFailure("--span needs a non-negative number of seconds\n\(Self.usage)") }
+                span = number
+            case "--maximum-rounds": maximumRounds = try positive(flag, value)
             case "--population-budget": populationBudget = try seconds(flag, value)
             case "--throughput-budget": throughputBudget = try seconds(flag, value)
             case "--flush-runs": flushRuns = try positive(flag, value)
@@ -131,7 +141,9 @@ struct Options {
 
     /// The schedule of every timed figure.
     var schedule: Schedule {
-        Schedule(warmupRounds: warmup, rounds: rounds, minimumRounds: minimumRounds, budget: .seconds(budget))
+        Schedule(
+            warmupRounds: warmup, rounds: rounds, minimumRounds: minimumRounds, budget: .seconds(budget),
+            minimumSpan: .seconds(span), maximumRounds: maximumRounds)
     }
 
     /// The schedule of each run of a flush-bound figure: half the warm-up, rounds and budget

@@ -15,6 +15,14 @@ struct Report {
     let analysis: String?
     let outcome: Outcome
 
+    /// What the Method says of ``Options/span``, with a leading space; empty when there is none.
+    private var spanSentence: String {
+        guard options.span > 0 else { return "" }
+        return " A figure whose rounds are over in less than \(options.span.formatted()) s goes on until they span it, up to "
+            + "\(count(options.maximumRounds)) rounds (flush-bound runs excepted): one moment in which this process ran slower "
+            + "moved a figure of a few milliseconds by up to a factor of two."
+    }
+
     var markdown: String {
         var lines = [
             "# Benchmarks",
@@ -42,7 +50,7 @@ struct Report {
             "  rounds: every round runs each once, in an order rotated by one each round (A B C, B C A, C A B), so all",
             "  of them share the same moments of machine load, page cache and fsync queue.",
             "- **Rounds.** \(options.warmup) untimed warm-up rounds, then up to \(options.rounds) timed rounds, stopping early once a figure has",
-            "  used \(Int(options.budget)) s (but never before \(options.minimumRounds) rounds); `n` is the number of timed rounds. Each contender",
+            "  used \(Int(options.budget)) s (but never before \(options.minimumRounds) rounds); `n` is the number of timed rounds.\(spanSentence) Each contender",
             "  times only its own call with `ContinuousClock`; untimed set-up and clean-up (deleting the item an `add` added) stay outside.",
             "- **Median and p99** (nearest rank) of the rounds. With fewer than 100 rounds, p99 is the slowest round.",
             "- **Flush-bound figures** (`Vault.write(.full)`, `Keyring.add`, `SharedDefaults.set`: their time is device flushes) are measured",
