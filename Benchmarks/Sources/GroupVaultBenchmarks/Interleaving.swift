@@ -50,8 +50,8 @@ struct Schedule: Sendable {
     /// `minimumRounds`; the report prints how many rounds each figure got.
     var budget: Duration
     /// A figure whose `rounds` are over sooner goes on, up to `maximumRounds`, until its timed
-    /// rounds span this much time. Two hundred rounds of operations of a few microseconds take
-    /// a few milliseconds, and on the 2-core VM one such moment in which this process ran
+    /// rounds span this much time. Two hundred rounds of a warm read and its contenders take
+    /// about 20 ms, and on the 2-core VM one such moment in which this process ran
     /// slower (every in-process contender, its floor too, by up to half again, the child
     /// processes not) moved a figure's ratio to a peer by a factor of two.
     var minimumSpan: Duration = .zero
