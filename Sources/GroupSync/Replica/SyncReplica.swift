@@ -692,7 +692,12 @@ final class SyncReplica: Sendable {
     /// change emptied): only such a machine reads the server's snapshot. One with history judges
     /// rows against what it has seen, which a snapshot could not be judged against row by row.
     var readsSnapshots: Bool {
-        memory.withLock { $0.state.cursor == 0 && $0.state.entries.isEmpty }
+        memory.withLock { Self.hasReadNothing($0.state) }
+    }
+
+    /// A state with no cursor and no entry: one that may take a snapshot.
+    private static func hasReadNothing(_ state: ReplicaState) -> Bool {
+        state.cursor == 0 && state.entries.isEmpty
     }
 
     /// Takes the server's snapshot of the space, `blob` of change number `change` (the column),
@@ -720,7 +725,7 @@ final class SyncReplica: Sendable {
         defer { tellOtherProcessesChanges() }
         let taken = try memory.withLock { (memory: inout Memory) throws(SyncError) -> Bool in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) -> Bool in
-                guard memory.state.cursor == 0, memory.state.entries.isEmpty else { return false }
+                guard Self.hasReadNothing(memory.state) else { return false }
                 var state = memory.state
                 var values = memory.values
                 state.entries.reserveCapacity(opened.entries.count)
@@ -782,12 +787,16 @@ final class SyncReplica: Sendable {
     /// entries changed since the newest snapshot and of the space's entries), and the state is
     /// one a snapshot may be made of (``snapshotToWrite()``).
     var snapshotMayBeDue: Bool {
-        let changed = snapshotKnowledge.withLock { $0.changedSince }
-        return memory.withLock { memory in
-            // The count first: it is asked at the end of every round, on the path of every
-            // write, and ``canSnapshot(_:)`` looks at every entry.
-            SnapshotSchedule.isDue(changedEntries: changed, entries: memory.state.entries.count) && Self.canSnapshot(memory.state)
-        }
+        let known = snapshotKnowledge.withLock { $0 }
+        return memory.withLock { Self.isDue(known, $0.state) }
+    }
+
+    /// ``SnapshotSchedule`` of what `known` counts and of `state`'s entries, and `state` one a
+    /// snapshot may be made of.
+    private static func isDue(_ known: SnapshotKnowledge, _ state: ReplicaState) -> Bool {
+        // The count first: it is asked at the end of every round, on the path of every write,
+        // and ``canSnapshot(_:)`` looks at every entry.
+        SnapshotSchedule.isDue(changedEntries: known.changedSince, entries: state.entries.count) && canSnapshot(state)
     }
 
     /// A state a snapshot may be made of: the first catch-up done, something in it, no write
@@ -805,8 +814,7 @@ final class SyncReplica: Sendable {
         let known = snapshotKnowledge.withLock { $0 }
         let snapshot: SyncSnapshot? = memory.withLock { memory in
             let state = memory.state
-            guard state.cursor > known.change, SnapshotSchedule.isDue(changedEntries: known.changedSince, entries: state.entries.count),
-                  Self.canSnapshot(state) else { return nil }
+            guard state.cursor > known.change, Self.isDue(known, state) else { return nil }
             let entries = state.entries.map { name, entry in
                 SyncSnapshot.Entry(
                     name: name.bytes, sequence: entry.seen, blob: entry.accepted!,  // canSnapshot: every entry has one
