@@ -344,6 +344,116 @@ final class ReplicaStateStoreTests: XCTestCase {
         }
     }
 
+    // MARK: The snapshot's tag
+
+    /// `parts` each as `u64be(length) ‖ bytes`, as docs/SYNC.md writes `frame`.
+    private func framed(_ parts: [[UInt8]]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for part in parts {
+            withUnsafeBytes(of: UInt64(part.count).bigEndian) { bytes += $0 }
+            bytes += part
+        }
+        return bytes
+    }
+
+    private func snapshotBytes() throws -> [UInt8] { Array(try Data(contentsOf: snapshotURL)) }
+
+    /// Opening the store, expected to throw `storage`.
+    private func assertOpeningIsRefusedAsStorage(_ message: String, line: UInt = #line) {
+        XCTAssertThrowsError(try reopen(), message, line: line) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .storage, line: line)
+        }
+    }
+
+    func testASnapshotIsItsBodyThenASaltAndAPoly1305TagUnderAOneTimeKeyOfTheSaltAndLabel() throws {
+        let saved = state(entries: 3, seen: 5)
+        try file.save(saved)
+
+        let bytes = try snapshotBytes()
+        let trailer = bytes.count - 32
+        XCTAssertEqual(Array(bytes[..<5]), Array("GVSS".utf8) + [3])
+        XCTAssertEqual(try ReplicaStateBinary.decode(bytes[5..<trailer]), saved)
+        let salt = Array(bytes[trailer..<(trailer + 16)])
+        let oneTimeKey = try SymmetricKey(bytes: Digest.keyedBLAKE2b256(framed([Array("state".utf8), Array("s-test".utf8), salt]), key: file.key))
+        let expected = bytes[..<trailer].withUnsafeBytes { OneTimeAuthenticator.tag($0, oneTimeKey: oneTimeKey) }
+        XCTAssertEqual(Array(bytes[(trailer + 16)...]), expected)
+    }
+
+    func testEverySnapshotWrittenHasASaltOfItsOwnSoNoOneTimeKeyTagsTwoBodies() throws {
+        let saved = state(entries: 2, seen: 3)
+        try file.save(saved)
+        let first = try snapshotBytes()
+        try file.save(saved)
+        let second = try snapshotBytes()
+
+        XCTAssertEqual(first.dropLast(32), second.dropLast(32), "the same state, the same body")
+        XCTAssertNotEqual(first.suffix(32).prefix(16), second.suffix(32).prefix(16))
+    }
+
+    func testASnapshotWithABodyByteChangedIsRefusedAsStorage() throws {
+        try file.save(state(entries: 2, seen: 3))
+        var bytes = try snapshotBytes()
+        bytes[bytes.count / 2] ^= 1
+        try write(bytes, to: snapshotURL)
+
+        assertOpeningIsRefusedAsStorage("a body altered without the key must not be trusted")
+    }
+
+    func testASnapshotWithItsSaltChangedIsRefusedAsStorage() throws {
+        try file.save(state(entries: 2, seen: 3))
+        var bytes = try snapshotBytes()
+        bytes[bytes.count - 32] ^= 1
+        try write(bytes, to: snapshotURL)
+
+        assertOpeningIsRefusedAsStorage("another salt derives another one-time key")
+    }
+
+    func testASnapshotCopiedFromAnotherStoreOfTheSameGroupIsRefusedAsStorage() throws {
+        let other = ReplicaStateFile(directory: handle, label: "s-other", key: file.key)
+        try other.save(state(entries: 2, seen: 3))
+        try write(Array(try Data(contentsOf: directory.url.appendingPathComponent(other.fileName))), to: snapshotURL)
+
+        assertOpeningIsRefusedAsStorage("the label is part of the one-time key")
+    }
+
+    func testASnapshotWhoseVersionByteIsChangedTo2IsRefusedAsStorage() throws {
+        try file.save(state(entries: 2, seen: 3))
+        var bytes = try snapshotBytes()
+        bytes[4] = 2
+        try write(bytes, to: snapshotURL)
+
+        assertOpeningIsRefusedAsStorage("a version 3 tag is not a version 2 tag")
+    }
+
+    // MARK: Version 2
+
+    /// A version 2 snapshot of `saved`, built here as GroupSync wrote it before version 3: the
+    /// binary body under the keyed BLAKE2b-256 of `frame(label) ‖ everything before`.
+    private func writeVersion2Snapshot(of saved: ReplicaState) throws {
+        let body = Array("GVSS".utf8) + [2] + ReplicaStateBinary.encode(saved)
+        try write(body + Digest.keyedBLAKE2b256(framed([Array("s-test".utf8)]) + body, key: file.key), to: snapshotURL)
+    }
+
+    func testAVersion2SnapshotIsRead() throws {
+        let saved = state(entries: 3, seen: 5)
+        try writeVersion2Snapshot(of: saved)
+
+        XCTAssertEqual(try reopen().state, saved)
+    }
+
+    func testTheNextSnapshotAfterAVersion2OneIsVersion3() throws {
+        let saved = state(entries: 3, seen: 5)
+        try writeVersion2Snapshot(of: saved)
+        var (store, opened) = try reopen()
+        var fewer = opened
+        fewer.entries.removeValue(forKey: EntryName(hex: String(format: "%064x", 0))!)
+        try store.save(fewer, replacing: opened)
+        opened = fewer
+
+        XCTAssertEqual(try snapshotBytes()[4], 3)
+        XCTAssertEqual(try reopen().state, opened)
+    }
+
     // MARK: Migration
 
     func testAStateFileWrittenBeforeTheJournalExistedIsReadAndThenJournaled() throws {
@@ -352,10 +462,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let body = Array("GVSS".utf8) + [1] + Array(try encoder.encode(old))
-        var framed: [UInt8] = []
-        withUnsafeBytes(of: UInt64("s-test".utf8.count).bigEndian) { framed += $0 }
-        framed += Array("s-test".utf8)
-        try write(body + Digest.keyedBLAKE2b256(framed + body, key: file.key), to: snapshotURL)
+        try write(body + Digest.keyedBLAKE2b256(framed([Array("s-test".utf8)]) + body, key: file.key), to: snapshotURL)
 
         let opened = try reopen()
         var store = opened.store
@@ -389,7 +496,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().last)
     }
 
-    func testTheFirstSaveAfterAVersion1JournalWritesAVersion2SnapshotAndJournal() throws {
+    func testTheFirstSaveAfterAVersion1JournalWritesACurrentSnapshotAndJournal() throws {
         let file = try version1Fixture()
         var (store, state) = try ReplicaStateStore.open(file)
         XCTAssertTrue(store.compactsNext, "records of version 2 must never be appended to a version 1 journal")

@@ -21,7 +21,7 @@ import GroupSyncCore
 ///
 /// Version 1 (bodies as JSON, tags over `"GVSJ" ‖ previous ‖ L ‖ body`) is what GroupSync wrote
 /// before the binary body: it is still read, and never appended to (the store compacts it into a
-/// version 2 snapshot and journal at its first save).
+/// current snapshot and a version 2 journal at its first save).
 ///
 /// Reading stops at the first record that is incomplete or whose tag does not verify: a crash
 /// in the middle of an append leaves such a record at the end, and what follows it is never
@@ -106,7 +106,7 @@ enum ReplicaJournal {
             let length = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
             guard length <= bytes.count - offset - 4 - 32 else { break }
             let tag = Array(bytes[(offset + 4 + length)..<(offset + 4 + length + 32)])
-            guard tag == file.mac(tagged(version: version, previous: replay.lastTag, record: bytes[offset..<(offset + 4 + length)])) else { break }
+            guard constantTimeEquals(tag, file.mac(tagged(version: version, previous: replay.lastTag, record: bytes[offset..<(offset + 4 + length)]))) else { break }
             let change: ReplicaState
             do {
                 change = try ReplicaStateFile.decode(bytes[(offset + 4)..<(offset + 4 + length)], version: version)
