@@ -57,7 +57,9 @@ struct PageStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> ServerRow {
         // As buffers, copied once into the row's arrays: through `Data` each column was copied
         // twice, for every row of a catch-up.
-        let (name, sequence, change, blob) = try row.decode((ByteBuffer, Int64, Int64, ByteBuffer).self)
+        var columns = RowColumns(row)
+        let name = try columns.next(ByteBuffer.self), sequence = try columns.next(Int64.self)
+        let change = try columns.next(Int64.self), blob = try columns.next(ByteBuffer.self)
         return ServerRow(name: Array(name.readableBytesView), sequence: sequence, change: change, blob: Array(blob.readableBytesView))
     }
 }
@@ -83,7 +85,9 @@ struct ChangesStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> (lastChange: Int64, row: ServerRow?) {
-        let (counter, name, sequence, change, blob) = try row.decode((Int64, ByteBuffer?, Int64?, Int64?, ByteBuffer?).self)
+        var columns = RowColumns(row)
+        let counter = try columns.next(Int64.self), name = try columns.next(ByteBuffer?.self)
+        let sequence = try columns.next(Int64?.self), change = try columns.next(Int64?.self), blob = try columns.next(ByteBuffer?.self)
         guard let name, let sequence, let change, let blob else { return (counter, nil) }
         return (counter, ServerRow(name: Array(name.readableBytesView), sequence: sequence, change: change, blob: Array(blob.readableBytesView)))
     }
@@ -126,6 +130,7 @@ struct CompareAndSwapStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Int64 {
-        try row.decode((Int64, String).self).0
+        var columns = RowColumns(row)
+        return try columns.next(Int64.self)
     }
 }
