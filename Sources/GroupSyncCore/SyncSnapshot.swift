@@ -166,7 +166,7 @@ package struct SyncSnapshot: Sendable, Equatable {
         guard blob[4] == formatVersion else {
             throw VaultError(.unsupportedFormat, "the server's snapshot has format version \(blob[4]); this GroupSync reads version \(formatVersion): update it")
         }
-        var reader = ByteReader(blob, from: 5)
+        var reader = BigEndianReader(blob, from: 5)
         let reserved = reader.bytes(3)!, keyID = reader.integer(UInt32.self)!, change = reader.integer(UInt64.self)!, count = reader.integer(UInt32.self)!
         guard reserved.allSatisfy({ $0 == 0 }) else { throw VaultError(.malformed, "the server's snapshot has reserved bytes set") }
         guard change >= 1, change <= UInt64(Int64.max), Int64(change) == column else {
@@ -188,7 +188,7 @@ package struct SyncSnapshot: Sendable, Equatable {
         }
         var entries: [Entry] = []
         entries.reserveCapacity(Int(count))
-        var body = ByteReader(plaintext, from: 0)
+        var body = BigEndianReader(plaintext)
         for index in 0..<Int(count) {
             entries.append(try readEntry(&body, index: index, after: entries.last?.name))
         }
@@ -215,7 +215,7 @@ package struct SyncSnapshot: Sendable, Equatable {
 
     /// An entry's layout: its name above `previous`, lengths inside the plaintext, a shown flag
     /// of 0 or 1.
-    private static func readEntry(_ body: inout ByteReader, index: Int, after previous: [UInt8]?) throws(VaultError) -> Entry {
+    private static func readEntry(_ body: inout BigEndianReader, index: Int, after previous: [UInt8]?) throws(VaultError) -> Entry {
         let truncated = VaultError(.malformed, "the server's snapshot ends inside entry \(index)")
         guard let name = body.bytes(32).map(Array.init), let sequence = body.integer(UInt64.self),
               let blobLength = body.integer(UInt32.self), let blob = body.bytes(Int(blobLength)).map(Array.init),
@@ -266,28 +266,5 @@ package struct SyncSnapshot: Sendable, Equatable {
             return .failure(VaultError(.invalidRecord, "the server's snapshot shows entry \(index), but \(reason)"))
         }
         return .success(header.keyID)
-    }
-}
-
-/// Reads big-endian integers and byte runs from an array, `nil` past its end.
-private struct ByteReader {
-    private let bytes: [UInt8]
-    private var offset: Int
-
-    init(_ bytes: [UInt8], from offset: Int) {
-        self.bytes = bytes
-        self.offset = offset
-    }
-
-    var isAtEnd: Bool { offset == bytes.count }
-
-    mutating func bytes(_ count: Int) -> ArraySlice<UInt8>? {
-        guard count >= 0, count <= bytes.count - offset else { return nil }
-        defer { offset += count }
-        return bytes[offset..<(offset + count)]
-    }
-
-    mutating func integer<Integer: FixedWidthInteger & UnsignedInteger>(_: Integer.Type) -> Integer? {
-        bytes(MemoryLayout<Integer>.size)?.reduce(0) { $0 << 8 | Integer($1) }
     }
 }

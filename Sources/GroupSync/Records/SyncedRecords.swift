@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Keyring
+import SealedStorage
 import Vault
 import GroupSyncCore
 
@@ -132,10 +133,11 @@ public final class SyncedRecords: Sendable {
     package func payload(of name: String) throws(SyncError) -> (schemaVersion: UInt32, payload: ArraySlice<UInt8>)? {
         try Self.validate(name: name)
         guard let bytes = replica.value(forKey: name) else { return nil }
-        guard bytes.count >= 4 else {
+        var reader = BigEndianReader(bytes)
+        guard let schemaVersion = reader.integer(UInt32.self) else {
             throw SyncError(.refused, "record \(name) has no schema version", refusal: .invalidRecord)
         }
-        return (bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, bytes.dropFirst(4))
+        return (schemaVersion, reader.remaining)
     }
 
     /// Deletes `name` everywhere.

@@ -103,7 +103,8 @@ enum ReplicaJournal {
         replay.followsSnapshot = true
         var offset = headerSize
         while bytes.count - offset >= 4 + 32 {
-            let length = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            var header = BigEndianReader(bytes, from: offset)
+            let length = Int(header.integer(UInt32.self)!)  // the loop's condition left 4 bytes
             guard length <= bytes.count - offset - 4 - 32 else { break }
             let tag = Array(bytes[(offset + 4 + length)..<(offset + 4 + length + 32)])
             guard constantTimeEquals(tag, file.mac(tagged(version: version, previous: replay.lastTag, record: bytes[offset..<(offset + 4 + length)]))) else { break }

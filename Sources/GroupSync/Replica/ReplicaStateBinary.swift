@@ -171,31 +171,41 @@ enum ReplicaStateBinary {
             if flags & EntryFlag.republishOver != 0 { entry.republishOver = try reader.integer(UInt64.self) }
             guard state.entries.updateValue(entry, forKey: name) == nil else { throw Malformed(description: "an entry name is given twice") }
         }
-        guard reader.bytes.isEmpty else { throw Malformed(description: "\(reader.bytes.count) bytes follow the state") }
+        guard reader.isAtEnd else { throw Malformed(description: "\(reader.bytesLeft) bytes follow the state") }
         return state
     }
 
-    /// Reads `bytes` from the front, refusing any read past their end.
+    /// Reads the state from the front of its bytes, refusing any read past their end with how
+    /// much was missing.
     private struct Reader {
-        var bytes: ArraySlice<UInt8>
+        var input: BigEndianReader
 
-        mutating func take(_ count: Int) throws(Malformed) -> ArraySlice<UInt8> {
-            guard count <= bytes.count else { throw Malformed(description: "the state ends \(count - bytes.count) bytes early") }
-            defer { bytes = bytes.dropFirst(count) }
-            return bytes.prefix(count)
+        init(bytes: ArraySlice<UInt8>) {
+            input = BigEndianReader(bytes)
         }
 
-        mutating func byte() throws(Malformed) -> UInt8 { try take(1).first! }
+        var isAtEnd: Bool { input.isAtEnd }
+        var bytesLeft: Int { input.remaining.count }
+
+        mutating func take(_ count: Int) throws(Malformed) -> ArraySlice<UInt8> {
+            guard let taken = input.bytes(count) else { throw Malformed(description: "the state ends \(count - bytesLeft) bytes early") }
+            return taken
+        }
+
+        mutating func byte() throws(Malformed) -> UInt8 { try integer(UInt8.self) }
 
         mutating func integer<Value: FixedWidthInteger>(_: Value.Type) throws(Malformed) -> Value {
-            try take(MemoryLayout<Value>.size).reduce(Value.zero) { $0 << 8 | Value(truncatingIfNeeded: $1) }
+            guard let value = input.integer(Value.self) else {
+                throw Malformed(description: "the state ends \(MemoryLayout<Value>.size - bytesLeft) bytes early")
+            }
+            return value
         }
 
         /// A `u32` count of items each at least `least` bytes long, refused when the bytes left
         /// cannot hold that many (so that a count is never trusted to reserve memory).
         mutating func count(least: Int) throws(Malformed) -> Int {
             let count = Int(try integer(UInt32.self))
-            guard count <= bytes.count / least else { throw Malformed(description: "a count of \(count) items does not fit the \(bytes.count) bytes left") }
+            guard count <= bytesLeft / least else { throw Malformed(description: "a count of \(count) items does not fit the \(bytesLeft) bytes left") }
             return count
         }
 
