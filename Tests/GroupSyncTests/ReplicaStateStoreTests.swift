@@ -441,6 +441,26 @@ final class ReplicaStateStoreTests: XCTestCase {
         XCTAssertEqual(try reopen().state, saved)
     }
 
+    func testAVersion2SnapshotAndItsJournalAreReadAndAppendedToAsTheyAre() throws {
+        let saved = state(entries: 3, seen: 5)
+        try writeVersion2Snapshot(of: saved)
+        let snapshot = try snapshotBytes()
+        var changed = saved
+        changed.cursor = 6
+        guard case .record(let change) = ReplicaJournal.change(from: saved, to: changed) else { return XCTFail("a new cursor is a record") }
+        let record = try ReplicaJournal.record(change, after: Array(snapshot.suffix(32)), in: file)
+        try writeJournal(ReplicaJournal.header(following: Array(snapshot.suffix(32))) + record.bytes)
+
+        var (store, opened) = try reopen()
+        XCTAssertEqual(opened, changed)
+        var next = opened
+        next.entries[EntryName(hex: String(format: "%064x", 1))!]?.seen = 9
+        try store.save(next, replacing: opened)
+
+        XCTAssertEqual(try snapshotBytes(), snapshot, "the version 2 snapshot stays until the next compaction")
+        XCTAssertEqual(try reopen().state, next)
+    }
+
     func testTheNextSnapshotAfterAVersion2OneIsVersion3() throws {
         let saved = state(entries: 3, seen: 5)
         try writeVersion2Snapshot(of: saved)
