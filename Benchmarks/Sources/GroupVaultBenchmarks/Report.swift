@@ -39,7 +39,8 @@ struct Report {
             "- GroupVault: \(machine.commit)",
             "- Machine: `\(machine.uname)`, \(machine.cpu), \(machine.coreCount) cores; load average \(machine.loadAtStart) at the start, \(loadAtEnd) at the end",
             "- Compiler: \(machine.compiler); build: \(machine.configuration)",
-            "- Files under `\(FileManager.default.temporaryDirectory.path)`",
+            "- Files under `\(FileManager.default.temporaryDirectory.path)`"
+                + (FileSystemDescription.of(FileManager.default.temporaryDirectory).map { ": \($0)" } ?? ""),
         ]
         if options.quick { lines.append("- **`--quick` run**: fewer rounds and smaller groups; for development only") }
         lines += [
