@@ -218,7 +218,7 @@ package struct SyncSnapshot: Sendable, Equatable {
     private static func readEntry(_ body: inout BigEndianReader, index: Int, after previous: [UInt8]?) throws(VaultError) -> Entry {
         let truncated = VaultError(.malformed, "the server's snapshot ends inside entry \(index)")
         guard let name = body.bytes(32).map(Array.init), let sequence = body.integer(UInt64.self),
-              let blobLength = body.integer(UInt32.self), let blob = body.bytes(Int(blobLength)).map(Array.init),
+              let blob = body.lengthPrefixed().map(Array.init),
               let flag = body.integer(UInt8.self) else { throw truncated }
         guard previous.map({ $0.lexicographicallyPrecedes(name) }) ?? true else {
             throw VaultError(.malformed, "the server's snapshot has entry \(index) out of name order")
@@ -228,7 +228,7 @@ package struct SyncSnapshot: Sendable, Equatable {
             return Entry(name: name, sequence: sequence, blob: blob, shown: nil)
         case 1:
             guard let keyLength = body.integer(UInt16.self), let keyBytes = body.bytes(Int(keyLength)),
-                  let valueLength = body.integer(UInt32.self), let value = body.bytes(Int(valueLength)).map(Array.init) else { throw truncated }
+                  let value = body.lengthPrefixed().map(Array.init) else { throw truncated }
             guard let key = String(validating: keyBytes, as: UTF8.self) else {
                 throw VaultError(.invalidRecord, "the server's snapshot shows entry \(index) under a key that is not UTF-8; its writer was faulty")
             }

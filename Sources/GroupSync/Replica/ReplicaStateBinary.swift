@@ -209,16 +209,22 @@ enum ReplicaStateBinary {
             return count
         }
 
+        /// A `u32` length, then that many bytes; refused with how much was missing (which
+        /// ``BigEndianReader/lengthPrefixed()``'s `nil` would not say).
+        mutating func lengthPrefixed() throws(Malformed) -> ArraySlice<UInt8> {
+            try take(Int(try integer(UInt32.self)))
+        }
+
         mutating func data() throws(Malformed) -> Data {
-            Data(try take(Int(try integer(UInt32.self))))
+            Data(try lengthPrefixed())
         }
 
         mutating func byteArray() throws(Malformed) -> [UInt8] {
-            Array(try take(Int(try integer(UInt32.self))))
+            Array(try lengthPrefixed())
         }
 
         mutating func string() throws(Malformed) -> String {
-            let utf8 = try take(Int(try integer(UInt32.self)))
+            let utf8 = try lengthPrefixed()
             guard let string = String(validating: utf8, as: UTF8.self) else { throw Malformed(description: "a string is not UTF-8") }
             return string
         }
