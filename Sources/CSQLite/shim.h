@@ -2,6 +2,7 @@
 #define GROUPVAULT_CSQLITE_SHIM_H
 // The system libsqlite3, imported whole: only the keyring's store (Sources/Keyring/Store) calls it.
 #include <sqlite3.h>
+#include <stdint.h>
 #include <string.h>
 
 // SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
@@ -43,5 +44,56 @@ static inline int groupvault_sqlite_unix_descriptor(sqlite3 *db, int wal) {
     const struct groupvault_unix_file_head *head = (const struct groupvault_unix_file_head *)file;
     if (head->pVfs != vfs || head->h < 0) return -1;
     return head->h;
+}
+// The header of a WAL database's wal-index (the "-shm" file SQLite maps into every process
+// using the database): SQLite 3.7.0's WalIndexHdr, 48 bytes in the machine's byte order,
+// kept twice at the start of the index (docs/ARCHITECTURE.md, "An unchanged database is seen
+// without a transaction"). Twelve 32-bit words: version, unused, change counter, isInit,
+// bigEndCksum and page size (one word), last valid frame, page count, two frame checksums,
+// two salts, and the header's own checksum pair.
+typedef struct { uint32_t words[12]; } groupvault_wal_index_header;
+
+// Reads the header from `region` (the index's first bytes) the way SQLite's readers do before
+// they take any lock (wal.c, walIndexTryHdr): the first copy, a full barrier, the second copy
+// (a writer writes the second copy, a barrier, then the first). Returns 1 and fills `header`
+// only when both copies agree, the header is initialised, of version 3007000 and its checksum
+// is right: what SQLite itself would accept. Anything else, a write in progress included,
+// returns 0, and the caller asks SQLite instead. Relaxed atomic loads: the words may change
+// under the read, which the comparison of the two copies detects.
+static inline int groupvault_wal_index_header_read(const void *region, groupvault_wal_index_header *header) {
+    const uint32_t *words = (const uint32_t *)region;
+    groupvault_wal_index_header first, second;
+    for (int i = 0; i < 12; i++) first.words[i] = __atomic_load_n(&words[i], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (int i = 0; i < 12; i++) second.words[i] = __atomic_load_n(&words[12 + i], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (memcmp(&first, &second, sizeof first) != 0) return 0;
+    if (first.words[0] != 3007000) return 0;
+    if (((const unsigned char *)&first.words[3])[0] != 1) return 0;  // isInit
+    // walChecksumBytes over the first 40 bytes, native order, from zero.
+    uint32_t s1 = 0, s2 = 0;
+    for (int i = 0; i < 10; i += 2) {
+        s1 += first.words[i] + s2;
+        s2 += first.words[i + 1] + s1;
+    }
+    if (s1 != first.words[10] || s2 != first.words[11]) return 0;
+    *header = first;
+    return 1;
+}
+
+// The wal-index header of `db`'s main database, read as groupvault_wal_index_header_read does,
+// from the region SQLite already maps for the connection (the VFS's xShmMap of region 0, 32 KiB,
+// never extending). Returns 1 with `header` filled, or 0 when it cannot be read so.
+//
+// Call it only on a connection in WAL mode that has run a read transaction: the unix VFS's
+// xShmMap opens the -shm file when the connection has not mapped it yet, and this must never
+// be the call that does.
+static inline int groupvault_sqlite_wal_index_header(sqlite3 *db, groupvault_wal_index_header *header) {
+    sqlite3_file *file = NULL;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK) return 0;
+    if (file == NULL || file->pMethods == NULL || file->pMethods->iVersion < 2 || file->pMethods->xShmMap == NULL) return 0;
+    void volatile *region = NULL;
+    if (file->pMethods->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK || region == NULL) return 0;
+    return groupvault_wal_index_header_read((const void *)region, header);
 }
 #endif

@@ -109,6 +109,14 @@ package final class KeyringDatabase: Sendable {
     nonisolated(unsafe) private var localCommits: UInt64 = 0
     /// Counts this process's flushed commits (``flushedCommitCount()``). Guarded by `lock`.
     nonisolated(unsafe) private var flushedCommits: UInt64 = 0
+    /// The `PRAGMA data_version` last read, with the wal-index header read just before it
+    /// (``stamp(_:)``); `nil` once this connection begins a write. Guarded by `lock`.
+    nonisolated(unsafe) private var lastDataVersion: (header: WALIndexHeader, value: Int64)?
+    /// Whether `PRAGMA data_version` has run on this connection, which maps the wal-index:
+    /// before it, reading the header would open the `-shm` file. Guarded by `lock`.
+    nonisolated(unsafe) private var walIndexIsMapped = false
+    /// How many stamps ran `PRAGMA data_version` (for tests: that one did not). Guarded by `lock`.
+    nonisolated(unsafe) private var dataVersionQueries = 0
     /// Whether the connection's `synchronous` is FULL, as it is opened; `false` while a
     /// deferred commit runs, or after putting FULL back failed. Guarded by `lock`.
     nonisolated(unsafe) private var synchronousIsFull = true
@@ -224,6 +232,7 @@ package final class KeyringDatabase: Sendable {
         _ body: (borrowing Transaction) throws(KeyringError) -> Result
     ) throws(KeyringError) -> Result {
         try lock.withLock { () throws(KeyringError) -> Result in
+            lastDataVersion = nil
             do throws(SQLiteConnection.Failure) {
                 try setSynchronous(for: durability)
                 try connection.execute(.beginImmediate)
@@ -331,6 +340,7 @@ package final class KeyringDatabase: Sendable {
     /// Creates `table` and records its version, in one write transaction, unless another
     /// process created it first (then that one is checked like any found table).
     private func create(_ table: ExtensionTable, expected: [SchemaObject]) throws {
+        lastDataVersion = nil
         try setSynchronous(for: .flushed)
         try connection.execute(.beginImmediate)
         do {
@@ -504,14 +514,35 @@ package final class KeyringDatabase: Sendable {
     }
 
     /// A stamp made, under the lock, from `PRAGMA data_version` and what this process counts.
+    ///
+    /// The pragma begins and ends a read transaction: two `fcntl` locks and a statement, most
+    /// of a warm read's check that nothing changed. Its answer changes only when the wal-index
+    /// header differs from the one this connection last read (``WALIndexHeader``), so while the
+    /// header is the one read just *before* the last pragma, the answer is that pragma's and it
+    /// is not asked again. Read before, not after: a commit landing between the two then shows
+    /// as a new header next time, never as an old one. This connection's own writes drop the
+    /// answer (a rollback is not a new header), and they are counted by the stamps themselves.
     private func stamp<Stamp>(_ make: (_ dataVersion: Int64) -> Stamp) throws(KeyringError) -> Stamp {
         try lock.withLock { () throws(KeyringError) -> Stamp in
+            let header = walIndexIsMapped ? connection.walIndexHeader() : nil
+            if let header, let last = lastDataVersion, last.header == header { return make(last.value) }
+            let value: Int64
             do throws(SQLiteConnection.Failure) {
-                return make(try connection.integer("PRAGMA data_version"))
+                value = try connection.integer("PRAGMA data_version")
             } catch {
                 throw Self.error(error, path: path, while: "check the keyring database for changes")
             }
+            dataVersionQueries += 1
+            walIndexIsMapped = true
+            lastDataVersion = header.map { ($0, value) }
+            return make(value)
         }
+    }
+
+    /// How many stamps so far asked SQLite for `PRAGMA data_version` rather than finding the
+    /// wal-index header unchanged (for tests).
+    package func dataVersionQueryCount() -> Int {
+        lock.withLock { dataVersionQueries }
     }
 
     /// The connection while ``KeyringDatabase/write(_:_:)`` or ``KeyringDatabase/read(_:_:)``

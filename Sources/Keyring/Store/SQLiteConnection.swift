@@ -99,6 +99,14 @@ package final class SQLiteConnection {
     /// was opened (``KeyringDatabase/ContentStamp``).
     var rowsChanged: Int64 { sqlite3_total_changes64(handle) }
 
+    /// The header of the database's wal-index, read without a lock or a system call
+    /// (``WALIndexHeader``), or `nil` when it cannot be read consistently. Only for a connection
+    /// in WAL mode that has run a read transaction: SQLite's unix VFS opens the `-shm` file on
+    /// this call otherwise.
+    func walIndexHeader() -> WALIndexHeader? {
+        WALIndexHeader(of: handle)
+    }
+
     /// The integer a single-value query (such as `PRAGMA data_version`) returns.
     func integer(_ sql: String) throws(Failure) -> Int64 {
         try query(sql) { row in row.integer(0) }.first ?? 0
