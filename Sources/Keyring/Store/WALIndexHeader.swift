@@ -2,7 +2,7 @@ import CSQLite
 
 /// The header of a WAL database's wal-index, as SQLite's readers read it before taking any
 /// lock: every commit of any connection writes a new one (its change counter and last frame
-/// move on) before the commit returns, and `PRAGMA data_version` changes exactly when a read
+/// move on) before the commit returns, and `PRAGMA data_version` changes only when a read
 /// transaction finds a header other than the one its connection last read. So while the
 /// header is the one read before a `PRAGMA data_version`, that pragma would answer the same
 /// (docs/ARCHITECTURE.md, "An unchanged database is seen without a transaction").
