@@ -45,6 +45,7 @@ static inline int groupvault_sqlite_unix_descriptor(sqlite3 *db, int wal) {
     if (head->pVfs != vfs || head->h < 0) return -1;
     return head->h;
 }
+
 // The header of a WAL database's wal-index (the "-shm" file SQLite maps into every process
 // using the database): SQLite 3.7.0's WalIndexHdr, 48 bytes in the machine's byte order,
 // kept twice at the start of the index (docs/ARCHITECTURE.md, "An unchanged database is seen
