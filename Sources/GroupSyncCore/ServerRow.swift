@@ -106,8 +106,9 @@ package struct ServerRow: Sendable, Equatable {
     }
 
     /// ``judge(seen:seenDigest:naming:space:key:)`` of a row already opened: `opened` must be
-    /// this row's ``open(naming:space:key:)``.
-    package func judge(_ opened: Opened, seen: UInt64, seenDigest: [UInt8]?) -> Verdict {
+    /// this row's ``open(naming:space:key:)``. `seenDigest` is asked for only when the row is
+    /// at `seen` (a machine that keeps the blob rather than its digest hashes it then).
+    package func judge(_ opened: Opened, seen: UInt64, seenDigest: @autoclosure () -> [UInt8]?) -> Verdict {
         let (envelope, digest): (SyncEnvelope, [UInt8])
         var unreadable: VaultError?
         switch opened {
@@ -121,7 +122,7 @@ package struct ServerRow: Sendable, Equatable {
             return .refuse(VaultError(.rollback, "\(subject()): the server serves sequence \(rowSequence), but this machine has seen sequence \(seen); the server was rolled back, or replays an old value; it was not used"))
         }
         if rowSequence == seen {
-            if let seenDigest, seenDigest == digest { return .duplicate }
+            if let seenDigest = seenDigest(), seenDigest == digest { return .duplicate }
             return .refuse(VaultError(.conflictingContent, "\(subject()): the server serves other content at sequence \(seen) than this machine saw there; two histories were shown; it was not used"))
         }
         if rowSequence - seen > Self.sequenceWindow {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import GroupSyncCore
+import SealedStorage
 
 /// What one machine keeps, durably, about one synced space (docs/SYNC.md, "Local state").
 ///
@@ -18,7 +19,10 @@ struct ReplicaState: Codable, Sendable, Equatable {
         /// The highest sequence accepted from the server (or acknowledged by it) for the entry;
         /// anything the server serves below it is a rollback.
         var seen: UInt64 = 0
-        /// BLAKE2b-256 of the blob accepted at ``seen``.
+        /// BLAKE2b-256 of the blob accepted at ``seen``, kept when it was computed anyway (a
+        /// row opened, a push acknowledged); `nil` for an entry taken from a snapshot, since
+        /// hashing every blob of a snapshot was a sixteenth of a first sync and the digest is
+        /// asked for only when a row at ``seen`` comes (``seenDigestOfAccepted``).
         var seenDigest: [UInt8]?
         /// That blob: the entry's value as the server last agreed on it.
         var accepted: [UInt8]?
@@ -31,6 +35,10 @@ struct ReplicaState: Codable, Sendable, Equatable {
         /// The sequence of a row the server served below ``seen`` (a rollback): the machine
         /// pushes its accepted blob again on top of it, so that the server heals.
         var republishOver: UInt64?
+
+        /// The digest a row served at ``seen`` is compared with: ``seenDigest``, or else the
+        /// digest of ``accepted``, which is the blob accepted there.
+        var seenDigestOfAccepted: [UInt8]? { seenDigest ?? accepted.map { Digest.blake2b256($0) } }
     }
 
     /// A synced record's write that lost to another machine's (``SyncPolicy/reportToWriter``).

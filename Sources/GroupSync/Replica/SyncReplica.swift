@@ -507,7 +507,7 @@ final class SyncReplica: Sendable {
             for ((row, opened), entryName) in zip(zip(rows, opened), names) {
                 if !notified { state.cursor = max(state.cursor, row.change) }
                 var entry = entryName.flatMap { state.entries[$0] } ?? ReplicaState.Entry()
-                let verdict = row.judge(opened, seen: entry.seen, seenDigest: entry.seenDigest)
+                let verdict = row.judge(opened, seen: entry.seen, seenDigest: entry.seenDigestOfAccepted)
                 switch verdict {
                 case .duplicate:
                     continue
@@ -720,8 +720,6 @@ final class SyncReplica: Sendable {
             }
             return .refused(error)
         }
-        // The digests every accepted blob keeps, on every core (a BLAKE2b-256 pass over each).
-        let digests = SplitWork.map(opened.entries, minimumPerWorker: 256) { share in share.map { Digest.blake2b256($0.blob) } }
         defer { tellOtherProcessesChanges() }
         let taken = try memory.withLock { (memory: inout Memory) throws(SyncError) -> Bool in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) -> Bool in
@@ -732,9 +730,11 @@ final class SyncReplica: Sendable {
                 // The shown values too: grown an entry at a time, the table was rehashed at
                 // every doubling (about 2% of a first sync's samples).
                 values.reserveCapacity(values.count + opened.entries.count)
-                for (entry, digest) in zip(opened.entries, digests) {
+                for entry in opened.entries {
                     let name = EntryName(entry.name)!  // 32 bytes: opening checked
-                    state.entries[name] = ReplicaState.Entry(seen: entry.sequence, seenDigest: digest, accepted: entry.blob)
+                    // No digest: it is the accepted blob's, hashed only if a row at this
+                    // sequence comes (``ReplicaState/Entry/seenDigestOfAccepted``).
+                    state.entries[name] = ReplicaState.Entry(seen: entry.sequence, accepted: entry.blob)
                     if let shown = entry.shown { values[name] = Value(key: shown.key, bytes: shown.value) }
                 }
                 state.cursor = opened.change
