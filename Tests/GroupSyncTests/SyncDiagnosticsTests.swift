@@ -208,4 +208,27 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         XCTAssertEqual(catchUpPages, 1, "the rows after the snapshot: none, in one page")
         XCTAssertEqual(store.string(forKey: "key-42"), "value 42")
     }
+
+    /// The rows after a snapshot are at most about half the space (a snapshot is written once
+    /// half its entries changed), and are read while the snapshot is taken: in pages of the
+    /// largest size from the first, not from 500 rows up.
+    func testTheRowsAfterASnapshotAreReadInPagesOfTheLargestSize() async throws {
+        let writer = try sandbox.store(1, url: server.url)
+        for index in 0..<100 { writer.set("value \(index)", forKey: "key-\(index)") }
+        try await writer.synchronizeWithServer()
+        // 4,100 rows after the snapshot, under other names: refused when judged, but paged.
+        try server.psql("""
+            INSERT INTO groupsync_entry (space, name, sequence, change, blob)
+            SELECT e.space, sha256(int4send(i)), e.sequence, nextval('groupsync_change'), e.blob
+            FROM (SELECT * FROM groupsync_entry LIMIT 1) AS e, generate_series(1, 4100) AS i
+            """)
+        let store = try store(url: server.url)
+
+        try await store.synchronizeWithServer()
+
+        XCTAssertEqual(snapshotsRead, 1)
+        XCTAssertEqual(store.status.refusedCount, 4_100, "every row after the snapshot was read, once: \(store.status.refusals)")
+        XCTAssertEqual(catchUpPages, 2, "a page of 4,000 rows, then the last 100")
+        XCTAssertEqual(store.string(forKey: "key-42"), "value 42")
+    }
 }

@@ -479,11 +479,30 @@ final class SyncReplica: Sendable {
     /// first time.
     @discardableResult
     func apply(_ rows: [ServerRow], notified: Bool = false, countingAbove counted: Int64 = .min) throws(SyncError) -> [VaultError] {
+        try apply(open(rows), notified: notified, countingAbove: counted)
+    }
+
+    /// Rows read from the server, each opened (``ServerRow/open(naming:space:key:)``), to be
+    /// applied.
+    struct OpenedRows: Sendable {
+        let rows: [ServerRow]
+        let opened: [ServerRow.Opened]
+    }
+
+    /// `rows` opened. Opening is the largest cost of a row and does not depend on the state:
+    /// done on every core, outside the lock, and it may be done where the rows are read, while
+    /// the state is busy with something else (``SyncRound``); each row is then judged in turn
+    /// against the state.
+    func open(_ rows: [ServerRow]) -> OpenedRows {
+        OpenedRows(rows: rows, opened: opening(rows, key: keyLookup()))
+    }
+
+    /// Applies rows already opened (``open(_:)``), as rows are applied.
+    @discardableResult
+    func apply(_ page: OpenedRows, notified: Bool = false, countingAbove counted: Int64 = .min) throws(SyncError) -> [VaultError] {
         var refused: [VaultError] = []
+        let (rows, opened) = (page.rows, page.opened)
         let key = keyLookup()
-        // Opening is the largest cost of a row and does not depend on the state: done first, on
-        // every core, outside the lock; each row is then judged in turn against the state.
-        let opened = opening(rows, key: key)
         // The entries' names as the state keys them, made once per row (`nil` for a row whose
         // name is not 32 bytes, which opening refused).
         let names = rows.map { EntryName($0.name) }
@@ -575,7 +594,7 @@ final class SyncReplica: Sendable {
     /// when there are enough of them to repay the threads: a first sync's page of 500 rows is
     /// a decryption and a JSON decode each, about a fifth of the sync's time on one core. Each
     /// worker looks keys up for itself (a lookup's cache is not shared between threads); on one
-    /// thread, `key`, the caller's lookup, serves, so a key it then needs is not looked up twice.
+    /// thread, `key` serves.
     private func opening(_ rows: [ServerRow], key: (UInt32) throws(VaultError) -> GroupKey) -> [ServerRow.Opened] {
         guard rows.count >= 2 * Self.rowsPerWorker else {
             return rows.map { $0.open(naming: naming, space: space, key: key, contents: contents.refusal) }
@@ -700,44 +719,46 @@ final class SyncReplica: Sendable {
         state.cursor == 0 && state.entries.isEmpty
     }
 
-    /// Takes the server's snapshot of the space, `blob` of change number `change` (the column),
-    /// as the state of a machine that has read nothing yet: every entry accepted at its sequence
-    /// and shown as the snapshot shows it, and the cursor at the snapshot's change, so that the
-    /// catch-up reads only the rows after it.
-    ///
-    /// A snapshot that fails a check (``SyncSnapshot/open(_:change:space:naming:key:contents:)``)
-    /// is counted under its code and changes nothing else: the machine reads the rows instead.
-    /// One met when the state is no longer empty (another process of the home read the space
-    /// meanwhile) is left, and not counted.
-    func adopt(snapshot blob: [UInt8], change: Int64) throws(SyncError) -> SnapshotAdoption {
-        let opened: SyncSnapshot
+    /// Opens the server's snapshot of the space, `blob` of change number `change` (the column),
+    /// for ``take(_:)``. A snapshot that fails a check
+    /// (``SyncSnapshot/open(_:change:space:naming:key:contents:)``) is counted under its code
+    /// and changes nothing else: `nil`, and the machine reads the rows instead.
+    func openSnapshot(_ blob: [UInt8], change: Int64) throws(SyncError) -> SyncSnapshot? {
         do {
-            opened = try SyncSnapshot.open(blob, change: change, space: space, naming: naming, key: keyLookup(), contents: contents.refusal)
+            return try SyncSnapshot.open(blob, change: change, space: space, naming: naming, key: keyLookup(), contents: contents.refusal)
         } catch {
             try update(touching: []) { state, _ in
                 state.refusals[error.code.rawValue, default: 0] += 1
                 return []
             }
-            return .refused(error)
+            return nil
         }
+    }
+
+    /// Takes `snapshot` (``openSnapshot(_:change:)``) as the state of a machine that has read
+    /// nothing yet: every entry accepted at its sequence and shown as the snapshot shows it, and
+    /// the cursor at the snapshot's change, so that the catch-up reads only the rows after it.
+    /// Returns `false`, and leaves it, when the state is no longer empty (another process of
+    /// the home read the space meanwhile).
+    func take(_ snapshot: SyncSnapshot) throws(SyncError) -> Bool {
         defer { tellOtherProcessesChanges() }
         let taken = try memory.withLock { (memory: inout Memory) throws(SyncError) -> Bool in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) -> Bool in
                 guard Self.hasReadNothing(memory.state) else { return false }
                 var state = memory.state
                 var values = memory.values
-                state.entries.reserveCapacity(opened.entries.count)
+                state.entries.reserveCapacity(snapshot.entries.count)
                 // The shown values too: grown an entry at a time, the table was rehashed at
                 // every doubling (about 2% of a first sync's samples).
-                values.reserveCapacity(values.count + opened.entries.count)
-                for entry in opened.entries {
+                values.reserveCapacity(values.count + snapshot.entries.count)
+                for entry in snapshot.entries {
                     let name = EntryName(entry.name)!  // 32 bytes: opening checked
                     // No digest: it is the accepted blob's, hashed only if a row at this
                     // sequence comes (``ReplicaState/Entry/seenDigestOfAccepted``).
                     state.entries[name] = ReplicaState.Entry(seen: entry.sequence, accepted: entry.blob)
                     if let shown = entry.shown { values[name] = Value(key: shown.key, bytes: shown.value) }
                 }
-                state.cursor = opened.change
+                state.cursor = snapshot.change
                 state.lastPullMilliseconds = Self.now()
                 // Written whole, durably, before anything is shown: the state held no entry, so
                 // a journal record would be all of it, and finding that record cost as much
@@ -749,19 +770,8 @@ final class SyncReplica: Sendable {
                 return true
             }
         }
-        guard taken else { return .left }
-        noteSnapshotOnServer(change: opened.change, changedSince: 0)
-        return .taken
-    }
-
-    /// What ``adopt(snapshot:change:)`` did with a snapshot.
-    enum SnapshotAdoption: Equatable {
-        /// Its entries are the state's; the catch-up reads the rows after it.
-        case taken
-        /// It failed a check, counted under the Vault's code: the catch-up reads every row.
-        case refused(VaultError)
-        /// The state holds something already (another process of the home synced meanwhile).
-        case left
+        if taken { noteSnapshotOnServer(change: snapshot.change, changedSince: 0) }
+        return taken
     }
 
     /// What this process knows of the space's newest snapshot on the server: its change number

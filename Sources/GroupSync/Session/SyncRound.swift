@@ -122,29 +122,54 @@ enum SyncRound {
         let pages = Counter(label: SyncMetricLabel.catchUpPages, factory: metrics)
         var limit = page
         // A machine that has read nothing starts from the space's snapshot, if the server has
-        // one it accepts, and reads only the rows after it.
-        if start == nil, replica.readsSnapshots, let snapshot = try await server.snapshot(space: replica.space) {
-            switch try replica.adopt(snapshot: snapshot.blob, change: snapshot.change) {
-            case .taken: Counter(label: SyncMetricLabel.snapshotsRead, factory: metrics).increment()
-            case .refused: outcome.refused += 1
-            case .left: break
+        // one it accepts, and reads only the rows after it. Those are asked for, in one page of
+        // the largest size, before the snapshot is taken, and opened as they arrive, so that
+        // the round trip, the server's work and opening the rows overlap writing the state
+        // (docs/ARCHITECTURE.md, "The rows after a snapshot are read while it is taken"). They
+        // are used if the cursor ends where they were asked for.
+        var early: (after: Int64, lastChange: Int64, page: SyncReplica.OpenedRows)?
+        if start == nil, replica.readsSnapshots, let served = try await server.snapshot(space: replica.space) {
+            if let snapshot = try replica.openSnapshot(served.blob, change: served.change) {
+                pages.increment()
+                let rowsAfter = CatchUpPageLimit(rows: max(limit.rows, CatchUpPageLimit.largestRows), bytes: limit.bytes)
+                limit = rowsAfter
+                async let read = readAndOpen(replica, on: server, after: snapshot.change, within: rowsAfter)
+                if try replica.take(snapshot) { Counter(label: SyncMetricLabel.snapshotsRead, factory: metrics).increment() }
+                do {
+                    let (lastChange, page) = try await read
+                    early = (snapshot.change, lastChange, page)
+                } catch {
+                    throw readFailure(error)
+                }
+            } else {
+                outcome.refused += 1
             }
         }
         let cursor = replica.state.cursor
         var position = min(start ?? cursor, cursor)
         var counted = position == cursor ? Int64.min : cursor
-        pages.increment()
-        let first = try await server.changes(space: replica.space, after: position, within: limit)
-        var rows = first.rows
-        if first.lastChange < cursor {
-            try replica.serverWentBack(to: first.lastChange)
+        // The current page's rows opened already, when they were read early.
+        var opened: SyncReplica.OpenedRows?
+        var rows: [ServerRow]
+        let lastChange: Int64
+        if let early, early.after == position {
+            (lastChange, rows, opened) = (early.lastChange, early.page.rows, early.page)
+        } else {
+            pages.increment()
+            (lastChange, rows) = try await server.changes(space: replica.space, after: position, within: limit)
+        }
+        if lastChange < cursor {
+            try replica.serverWentBack(to: lastChange)
             outcome.refused += 1
             pages.increment()
             (position, counted) = (replica.state.cursor, .min)
             rows = try await server.rows(space: replica.space, after: position, within: limit)
+            opened = nil
         }
         func apply(_ rows: [ServerRow]) throws(SyncError) {
-            outcome.refused += try replica.apply(rows, countingAbove: counted).count
+            let page = opened ?? replica.open(rows)
+            opened = nil
+            outcome.refused += try replica.apply(page, countingAbove: counted).count
             outcome.pulled += rows.count
         }
         // A page short of full is the last: applied with no child task (a round after a
@@ -164,15 +189,28 @@ enum SyncRound {
             try apply(rows)
             do {
                 rows = try await next
-            } catch let error as SyncError {
-                throw error
             } catch {
-                throw SyncError(.server, "could not read changes from the sync server: \(ServerConnection.describe(error))", underlyingError: error)
+                throw readFailure(error)
             }
             limit = nextLimit
             position = after
         }
         if !rows.isEmpty { try apply(rows) }
         try replica.finishCatchUp()
+    }
+
+    /// The rows after `change`, read and opened (``SyncReplica/open(_:)``) in the task that
+    /// reads them, and the server's last change number.
+    private static func readAndOpen(
+        _ replica: SyncReplica, on server: ServerConnection, after change: Int64, within limit: CatchUpPageLimit
+    ) async throws(SyncError) -> (lastChange: Int64, page: SyncReplica.OpenedRows) {
+        let read = try await server.changes(space: replica.space, after: change, within: limit)
+        return (read.lastChange, replica.open(read.rows))
+    }
+
+    /// What a page awaited in a child task failed with, as a ``SyncError`` (`async let` does not
+    /// keep the query's typed error).
+    private static func readFailure(_ error: any Error) -> SyncError {
+        error as? SyncError ?? SyncError(.server, "could not read changes from the sync server: \(ServerConnection.describe(error))", underlyingError: error)
     }
 }
