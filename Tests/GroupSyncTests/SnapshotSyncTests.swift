@@ -2,6 +2,7 @@ import Foundation
 import GroupSync
 import GroupSyncTestKit
 import Keyring
+import SealedStorage
 import Vault
 import XCTest
 
@@ -213,6 +214,32 @@ final class SnapshotSyncTests: SyncServerTestCase {
         XCTAssertNil(reader.string(forKey: "theme"))
         XCTAssertEqual(reader.string(forKey: "k42"), "a-42")
         XCTAssertEqual(try SyncSandbox.store(keyring: joining, url: nil).string(forKey: "k42"), "a-42")
+    }
+
+    /// The snapshot's state is written while the rows after it are read: when the write fails,
+    /// the sync fails with nothing taken or shown, and the next sync takes the snapshot.
+    func testASnapshotWhoseStateCannotBeWrittenIsTakenByTheNextSync() async throws {
+        try await write(100, tag: "a")
+        try writer.setValue(.string("later"), forKey: "k3")
+        try await writer.synchronizeWithServer()
+        let reader = try SyncSandbox.store(keyring: try sandbox.addMachine(), url: server.url)
+
+        // The fresh home's first state and its journal are the first two temporary files
+        // created; the snapshot's state, written whole, the third.
+        do {
+            try await FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.createTemporary), afterPassing: 2) {
+                try await reader.synchronizeWithServer()
+            }
+            XCTFail("writing the snapshot's state must have failed")
+        } catch {
+            XCTAssertEqual((error as? SyncError)?.code, .storage, "\(error)")
+        }
+        XCTAssertEqual(reader.dictionaryRepresentation, [:])
+
+        try await reader.synchronizeWithServer()
+
+        assertHoldsTheWritersValues(reader)
+        XCTAssertEqual(reader.status.refusals, [:])
     }
 
     func testAMachineWithHistoryDoesNotReadTheSnapshot() async throws {
