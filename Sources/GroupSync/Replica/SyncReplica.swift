@@ -479,7 +479,7 @@ final class SyncReplica: Sendable {
     /// first time.
     @discardableResult
     func apply(_ rows: [ServerRow], notified: Bool = false, countingAbove counted: Int64 = .min) throws(SyncError) -> [VaultError] {
-        try apply(open(rows), notified: notified, countingAbove: counted)
+        try apply(opened(rows), notified: notified, countingAbove: counted)
     }
 
     /// Rows read from the server, each opened (``ServerRow/open(naming:space:key:)``), to be
@@ -493,11 +493,11 @@ final class SyncReplica: Sendable {
     /// done on every core, outside the lock, and it may be done where the rows are read, while
     /// the state is busy with something else (``SyncRound``); each row is then judged in turn
     /// against the state.
-    func open(_ rows: [ServerRow]) -> OpenedRows {
+    func opened(_ rows: [ServerRow]) -> OpenedRows {
         OpenedRows(rows: rows, opened: opening(rows, key: keyLookup()))
     }
 
-    /// Applies rows already opened (``open(_:)``), as rows are applied.
+    /// Applies rows already opened (``opened(_:)``), as rows are applied.
     @discardableResult
     func apply(_ page: OpenedRows, notified: Bool = false, countingAbove counted: Int64 = .min) throws(SyncError) -> [VaultError] {
         var refused: [VaultError] = []

@@ -167,7 +167,7 @@ enum SyncRound {
             opened = nil
         }
         func apply(_ rows: [ServerRow]) throws(SyncError) {
-            let page = opened ?? replica.open(rows)
+            let page = opened ?? replica.opened(rows)
             opened = nil
             outcome.refused += try replica.apply(page, countingAbove: counted).count
             outcome.pulled += rows.count
@@ -199,13 +199,13 @@ enum SyncRound {
         try replica.finishCatchUp()
     }
 
-    /// The rows after `change`, read and opened (``SyncReplica/open(_:)``) in the task that
+    /// The rows after `change`, read and opened (``SyncReplica/opened(_:)``) in the task that
     /// reads them, and the server's last change number.
     private static func readAndOpen(
         _ replica: SyncReplica, on server: ServerConnection, after change: Int64, within limit: CatchUpPageLimit
     ) async throws(SyncError) -> (lastChange: Int64, page: SyncReplica.OpenedRows) {
         let read = try await server.changes(space: replica.space, after: change, within: limit)
-        return (read.lastChange, replica.open(read.rows))
+        return (read.lastChange, replica.opened(read.rows))
     }
 
     /// What a page awaited in a child task failed with, as a ``SyncError`` (`async let` does not
