@@ -2,6 +2,7 @@ import Foundation
 import GroupSync
 import GroupSyncTestKit
 import Keyring
+import SealedStorage
 import XCTest
 
 /// The ubiquitous key-value store between machines through a real PostgreSQL server.
@@ -40,6 +41,25 @@ final class KeyValueStoreSyncTests: SyncServerTestCase {
         }
         XCTAssertTrue(outcome.arrived, "status: \(outcome.reader)")
         XCTAssertEqual(outcome.writer.pendingWrites, 0, "the write was pushed")
+    }
+
+    /// A first sync's last page of rows marks the catch-up complete in its own journal record,
+    /// flushed once: under a fault at every append's `fdatasync` after the page's, the first
+    /// sync completes and is told.
+    func testAFirstSyncsLastPageMarksItCompleteInItsOwnRecord() async throws {
+        let writer = try sandbox.store(0, url: server.url)
+        for index in 0..<10 { try writer.setValue(.string("v\(index)"), forKey: "k\(index)") }
+        try await writer.synchronizeWithServer()
+        let reader = try sandbox.store(1, url: server.url)
+        let changes = reader.externalChanges()
+
+        try await FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.syncAppended), afterPassing: 1) {
+            try await reader.synchronizeWithServer()
+        }
+
+        let synced = await firstChange(changes, reason: .initialSyncChange)
+        XCTAssertEqual(Set(try XCTUnwrap(synced).changedKeys), Set((0..<10).map { "k\($0)" }))
+        XCTAssertEqual(reader.dictionaryRepresentation as NSDictionary, writer.dictionaryRepresentation as NSDictionary)
     }
 }
 

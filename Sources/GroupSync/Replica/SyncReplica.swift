@@ -497,9 +497,11 @@ final class SyncReplica: Sendable {
         OpenedRows(rows: rows, opened: opening(rows, key: keyLookup()))
     }
 
-    /// Applies rows already opened (``opened(_:)``), as rows are applied.
+    /// Applies rows already opened (``opened(_:)``), as rows are applied. `completing`: the page
+    /// is a catch-up's last, and its record also marks the first complete catch-up, which
+    /// ``finishCatchUp()`` would otherwise write and flush as a record of its own.
     @discardableResult
-    func apply(_ page: OpenedRows, notified: Bool = false, countingAbove counted: Int64 = .min) throws(SyncError) -> [VaultError] {
+    func apply(_ page: OpenedRows, notified: Bool = false, countingAbove counted: Int64 = .min, completing: Bool = false) throws(SyncError) -> [VaultError] {
         var refused: [VaultError] = []
         let (rows, opened) = (page.rows, page.opened)
         let key = keyLookup()
@@ -513,9 +515,10 @@ final class SyncReplica: Sendable {
         // and counts refusals only: not flushed on its own, since a power failure that loses it
         // puts the cursor back, and the next catch-up reads and judges the same rows again.
         var accepted = false
+        var firstSyncDone = false
         // A first sync's catch-up writes its state whole once, at its end (``finishCatchUp()``).
         let compaction: ReplicaStateStore.Compaction = notified || state.initialSyncDone ? .whenDue : .afterTheCatchUp
-        try update(touching: touched, flush: { accepted ? .beforeReturning : .withNextFlush }, compaction: compaction) { state, values in
+        try update(touching: touched, flush: { accepted || firstSyncDone ? .beforeReturning : .withNextFlush }, compaction: compaction) { state, values in
             var changed: [String] = []
             // A row read again below the cursor was counted the first time.
             func count(_ error: VaultError, of row: ServerRow) {
@@ -585,8 +588,10 @@ final class SyncReplica: Sendable {
                 }
             }
             if accepted || !notified { state.lastPullMilliseconds = Self.now() }
+            if completing { firstSyncDone = Self.markFirstCatchUp(&state) }
             return changed
         }
+        if firstSyncDone { try announceFirstSync() }
         return refused
     }
 
@@ -662,20 +667,30 @@ final class SyncReplica: Sendable {
     /// (``ReplicaStateStore/Compaction/afterTheCatchUp``). The values are durable in the journal
     /// before they are shown; the compaction only makes the files smaller to open. Later
     /// catch-ups append as every change does, compacting when due, so they have nothing left
-    /// to compact here.
+    /// to compact here. A catch-up whose last page had rows marked it with them
+    /// (``apply(_:notified:countingAbove:completing:)``), and writes nothing here.
     func finishCatchUp() throws(SyncError) {
         var first = false
         try update(touching: [], compaction: .afterTheCatchUp) { state, _ in
-            if !state.initialSyncDone {
-                state.initialSyncDone = true
-                first = true
-                // A first catch-up that found nothing pulled all the same; in the record this
-                // writes anyway, so later catch-ups that find nothing write none.
-                state.lastPullMilliseconds = state.lastPullMilliseconds ?? Self.now()
-            }
+            first = Self.markFirstCatchUp(&state)
             return []
         }
-        guard first else { return }
+        if first { try announceFirstSync() }
+    }
+
+    /// Marks `state`'s first complete catch-up; `true` when this is it.
+    private static func markFirstCatchUp(_ state: inout ReplicaState) -> Bool {
+        guard !state.initialSyncDone else { return false }
+        state.initialSyncDone = true
+        // A first catch-up that found nothing pulled all the same; in the record this writes
+        // anyway, so later catch-ups that find nothing write none.
+        state.lastPullMilliseconds = state.lastPullMilliseconds ?? Self.now()
+        return true
+    }
+
+    /// Tells observers of the first sync's change, the first complete catch-up being durable,
+    /// then compacts the journal its pages left to grow.
+    private func announceFirstSync() throws(SyncError) {
         // The keys alone: ``values()`` would build a dictionary of every value first.
         publish(UbiquitousChange(reason: .initialSyncChange, changedKeys: memory.withLock { $0.values.values.map(\.key) }.sorted()))
         defer { tellOtherProcessesChanges() }

@@ -166,10 +166,10 @@ enum SyncRound {
             rows = try await server.rows(space: replica.space, after: position, within: limit)
             opened = nil
         }
-        func apply(_ rows: [ServerRow]) throws(SyncError) {
+        func apply(_ rows: [ServerRow], completing: Bool = false) throws(SyncError) {
             let page = opened ?? replica.opened(rows)
             opened = nil
-            outcome.refused += try replica.apply(page, countingAbove: counted).count
+            outcome.refused += try replica.apply(page, countingAbove: counted, completing: completing).count
             outcome.pulled += rows.count
         }
         // A page short of full is the last: applied with no child task (a round after a
@@ -195,8 +195,8 @@ enum SyncRound {
             limit = nextLimit
             position = after
         }
-        if !rows.isEmpty { try apply(rows) }
-        try replica.finishCatchUp()
+        // The last page marks the catch-up complete in its own record.
+        if rows.isEmpty { try replica.finishCatchUp() } else { try apply(rows, completing: true) }
     }
 
     /// The rows after `change`, read and opened (``SyncReplica/opened(_:)``) in the task that
