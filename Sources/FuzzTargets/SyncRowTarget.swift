@@ -80,7 +80,7 @@ enum SyncRowChecks {
 
     static func judgeRaw(_ row: ServerRow, seen: UInt64) throws(FuzzFinding) -> FuzzOutcome {
         switch row.judge(seen: seen, seenDigest: nil, naming: naming, space: space, key: key) {
-        case .accept(let envelope, _):
+        case .accept(let envelope):
             try expect(envelope.sequence == UInt64(row.sequence), "an accepted row's sealed sequence \(envelope.sequence) differs from its column \(row.sequence)")
             try expect(envelope.sequence > seen, "a row at \(envelope.sequence) was accepted though \(seen) was seen")
             try expect(naming.name(space: space, key: envelope.key) == row.name, "an accepted row holds a key that does not hash to its name")
@@ -102,7 +102,7 @@ enum SyncRowChecks {
         let server = ServerRow(name: row.name, sequence: Int64(sequence), change: 1, blob: row.blob)
         let verdict = server.judge(seen: seen, seenDigest: nil, naming: naming, space: space, key: SyncRowChecks.key)
         if seen < sequence {
-            guard case .accept(let envelope, _) = verdict else { throw FuzzFinding("an honest row at \(sequence) above \(seen) was not accepted: \(verdict)") }
+            guard case .accept(let envelope) = verdict else { throw FuzzFinding("an honest row at \(sequence) above \(seen) was not accepted: \(verdict)") }
             try expect(envelope.key == key && envelope.value == value, "an honest row opened to another key or value")
         } else {
             // Below what was seen: a rollback. At it, with no digest known for what was seen

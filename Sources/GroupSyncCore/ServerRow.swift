@@ -26,11 +26,11 @@ package struct ServerRow: Sendable, Equatable {
     /// What a machine does with a row.
     package enum Verdict: Sendable, Equatable {
         /// Authentic and newer than anything seen for the entry.
-        case accept(SyncEnvelope, digest: [UInt8])
+        case accept(SyncEnvelope)
         /// Authentic and newer than anything seen, but no entry of its store (`reason`, an
         /// `invalidRecord`): its sequence is the entry's from now on, so that this machine's
         /// next write of the key goes above it, and the key is shown as absent.
-        case acceptAsAbsent(SyncEnvelope, digest: [UInt8], reason: VaultError)
+        case acceptAsAbsent(SyncEnvelope, reason: VaultError)
         /// Exactly what was seen already (a repeated notification, a catch-up overlap).
         case duplicate
         /// Refused, with the Vault's code and reason.
@@ -44,9 +44,9 @@ package struct ServerRow: Sendable, Equatable {
     /// What of a row is known before what this machine has seen of its entry is looked at.
     package enum Opened: Sendable, Equatable {
         /// Well formed, authentic, and sealed at the row's sequence.
-        case opened(SyncEnvelope, digest: [UInt8])
+        case opened(SyncEnvelope)
         /// Authentic and sealed at the row's sequence, but no entry of its store: `reason`.
-        case unreadable(SyncEnvelope, digest: [UInt8], reason: VaultError)
+        case unreadable(SyncEnvelope, reason: VaultError)
         /// Refused whatever was seen, with the Vault's code and reason.
         case refused(VaultError)
     }
@@ -60,7 +60,7 @@ package struct ServerRow: Sendable, Equatable {
     ///
     /// `contents` judges an authentic entry sealed at the row's sequence against what its store
     /// holds (a key-value store's key and value, say): the reason it is no entry of the store
-    /// (``Opened/unreadable(_:digest:reason:)``, an `invalidRecord`), or `nil`.
+    /// (``Opened/unreadable(_:reason:)``, an `invalidRecord`), or `nil`.
     package func open(
         naming: SyncNaming, space: [UInt8], key keyForID: (UInt32) throws(VaultError) -> GroupKey,
         contents: (SyncEnvelope) -> String? = { _ in nil }
@@ -83,12 +83,11 @@ package struct ServerRow: Sendable, Equatable {
         guard envelope.sequence == UInt64(sequence) else {
             return .refused(VaultError(.malformed, "\(subject()): the server's row says sequence \(sequence) but the sealed entry says \(envelope.sequence); the row was edited on the server"))
         }
-        let digest = Digest.blake2b256(blob)
         if let reason = contents(envelope) {
             let error = VaultError(.invalidRecord, "\(subject()) is authentic but \(reason); the key is shown as absent")
-            return .unreadable(envelope, digest: digest, reason: error)
+            return .unreadable(envelope, reason: error)
         }
-        return .opened(envelope, digest: digest)
+        return .opened(envelope)
     }
 
     /// Judges the row against what this machine has seen of the entry (`seen`, 0 if nothing,
@@ -106,15 +105,18 @@ package struct ServerRow: Sendable, Equatable {
     }
 
     /// ``judge(seen:seenDigest:naming:space:key:)`` of a row already opened: `opened` must be
-    /// this row's ``open(naming:space:key:)``. `seenDigest` is asked for only when the row is
-    /// at `seen` (a machine that keeps the blob rather than its digest hashes it then).
+    /// this row's ``open(naming:space:key:)``. The digests, the seen blob's (`seenDigest`) and
+    /// this row's blob's, are made only when the row is at `seen`: a machine keeps the blob it
+    /// accepted rather than its digest, and hashing every row's blob when opening it was a
+    /// twentieth of opening a first sync's rows, for a comparison rows at another sequence
+    /// never make.
     package func judge(_ opened: Opened, seen: UInt64, seenDigest: @autoclosure () -> [UInt8]?) -> Verdict {
-        let (envelope, digest): (SyncEnvelope, [UInt8])
+        let envelope: SyncEnvelope
         var unreadable: VaultError?
         switch opened {
         case .refused(let error): return .refuse(error)
-        case .opened(let opened, let openedDigest): (envelope, digest) = (opened, openedDigest)
-        case .unreadable(let opened, let openedDigest, let reason): (envelope, digest, unreadable) = (opened, openedDigest, reason)
+        case .opened(let opened): envelope = opened
+        case .unreadable(let opened, let reason): (envelope, unreadable) = (opened, reason)
         }
         let subject = { "synced entry \(SyncNaming.recordName(name))" }
         let rowSequence = UInt64(sequence)
@@ -122,13 +124,13 @@ package struct ServerRow: Sendable, Equatable {
             return .refuse(VaultError(.rollback, "\(subject()): the server serves sequence \(rowSequence), but this machine has seen sequence \(seen); the server was rolled back, or replays an old value; it was not used"))
         }
         if rowSequence == seen {
-            if let seenDigest = seenDigest(), seenDigest == digest { return .duplicate }
+            if let seenDigest = seenDigest(), seenDigest == Digest.blake2b256(blob) { return .duplicate }
             return .refuse(VaultError(.conflictingContent, "\(subject()): the server serves other content at sequence \(seen) than this machine saw there; two histories were shown; it was not used"))
         }
         if rowSequence - seen > Self.sequenceWindow {
             return .refuse(VaultError(.untrustedSequence, "\(subject()): sequence \(rowSequence) is more than 2^32 above the \(seen) this machine has seen; it was not used"))
         }
-        if let unreadable { return .acceptAsAbsent(envelope, digest: digest, reason: unreadable) }
-        return .accept(envelope, digest: digest)
+        if let unreadable { return .acceptAsAbsent(envelope, reason: unreadable) }
+        return .accept(envelope)
     }
 }

@@ -19,10 +19,10 @@ struct ReplicaState: Codable, Sendable, Equatable {
         /// The highest sequence accepted from the server (or acknowledged by it) for the entry;
         /// anything the server serves below it is a rollback.
         var seen: UInt64 = 0
-        /// BLAKE2b-256 of the blob accepted at ``seen``, kept when it was computed anyway (a
-        /// row opened, a push acknowledged); `nil` for an entry taken from a snapshot, since
-        /// hashing every blob of a snapshot was a sixteenth of a first sync and the digest is
-        /// asked for only when a row at ``seen`` comes (``seenDigestOfAccepted``).
+        /// BLAKE2b-256 of the blob accepted at ``seen``, where an earlier revision kept it (for
+        /// rows and acknowledged pushes); `nil` in every entry written now: the digest is asked
+        /// for only when a row at ``seen`` comes (``seenDigestOfAccepted``), and hashing every
+        /// blob a first sync takes, from its snapshot or its rows, cost it about 6% and 2%.
         var seenDigest: [UInt8]?
         /// That blob: the entry's value as the server last agreed on it.
         var accepted: [UInt8]?

@@ -441,7 +441,7 @@ final class SyncReplica: Sendable {
             guard var entry = state.entries[entryName] else { return [] }
             if push.sequence > entry.seen {
                 entry.seen = push.sequence
-                entry.seenDigest = Digest.blake2b256(push.blob)
+                entry.seenDigest = nil
                 entry.accepted = push.blob
             }
             if let number = push.pendingNumber, entry.pendingNumber == number, entry.pending != nil {
@@ -544,18 +544,20 @@ final class SyncReplica: Sendable {
                         entry.republishOver = UInt64(row.sequence)
                         state.entries[entryName] = entry
                     }
-                case .accept(let envelope, let digest), .acceptAsAbsent(let envelope, let digest, _):
+                case .accept(let envelope), .acceptAsAbsent(let envelope, _):
                     guard let entryName else { preconditionFailure("an accepted row has a 32-byte name: opening refuses any other") }
                     // No entry of its store: counted, its sequence taken (this machine's next
                     // write of the key goes above it), and the key shown as absent.
                     var readable = true
-                    if case .acceptAsAbsent(_, _, let reason) = verdict {
+                    if case .acceptAsAbsent(_, let reason) = verdict {
                         readable = false
                         count(reason, of: row)
                     }
                     accepted = true
                     entry.seen = envelope.sequence
-                    entry.seenDigest = digest
+                    // Hashed from the blob if a row at this sequence ever comes
+                    // (``ReplicaState/Entry/seenDigestOfAccepted``).
+                    entry.seenDigest = nil
                     entry.accepted = row.blob
                     entry.republishOver = nil
                     var showsServer = true
@@ -565,7 +567,7 @@ final class SyncReplica: Sendable {
                             // Our own write, stored by a push whose acknowledgement was lost.
                             entry.pending = nil
                             state.pushedWrites += 1
-                        } else if policy == .lastWriterWins, let mine, Self.isMoreRecent(mine, pending: pending, than: envelope, digest: digest) {
+                        } else if policy == .lastWriterWins, let mine, Self.isMoreRecent(mine, pending: pending, than: envelope, blob: row.blob) {
                             showsServer = false
                         } else {
                             entry.pending = nil
@@ -1002,11 +1004,11 @@ final class SyncReplica: Sendable {
         }
     }
 
-    /// Last writer wins: the later issued-at, ties broken by the larger digest, so every
-    /// machine picks the same winner.
-    private static func isMoreRecent(_ mine: SyncEnvelope, pending: [UInt8], than theirs: SyncEnvelope, digest: [UInt8]) -> Bool {
+    /// Last writer wins: the later issued-at, ties broken by the larger digest of the sealed
+    /// blobs (`theirs` sealed in `blob`), so every machine picks the same winner.
+    private static func isMoreRecent(_ mine: SyncEnvelope, pending: [UInt8], than theirs: SyncEnvelope, blob: [UInt8]) -> Bool {
         if mine.issuedAtMilliseconds != theirs.issuedAtMilliseconds { return mine.issuedAtMilliseconds > theirs.issuedAtMilliseconds }
-        return Digest.blake2b256(pending).lexicographicallyPrecedes(digest) == false
+        return Digest.blake2b256(pending).lexicographicallyPrecedes(Digest.blake2b256(blob)) == false
     }
 
     static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
