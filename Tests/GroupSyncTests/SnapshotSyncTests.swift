@@ -182,6 +182,20 @@ final class SnapshotSyncTests: SyncServerTestCase {
         XCTAssertEqual(Set(try XCTUnwrap(change).changedKeys), Set((0..<100).map { "k\($0)" }))
     }
 
+    /// A machine whose first catch-up found the space empty has read nothing, and takes the
+    /// snapshot once there is one: its first sync was told already, so its observers hear of
+    /// the snapshot's keys as a server change.
+    func testAMachineThatFoundTheSpaceEmptyTellsItsObserversTheSnapshotsKeysAsAServerChange() async throws {
+        let reader = try await freshMachine()
+        try await write(100, tag: "a")
+        let changes = reader.externalChanges()
+
+        try await reader.synchronizeWithServer()
+
+        let change = await firstChange(changes, reason: .serverChange)
+        XCTAssertEqual(Set(try XCTUnwrap(change).changedKeys), Set((0..<100).map { "k\($0)" }))
+    }
+
     func testAFreshMachineWritesAboveWhatTheSnapshotGaveIt() async throws {
         try await write(100, tag: "a")
         let reader = try await freshMachine()

@@ -757,8 +757,13 @@ final class SyncReplica: Sendable {
     /// the cursor at the snapshot's change, so that the catch-up reads only the rows after it.
     /// Returns `false`, and leaves it, when the state is no longer empty (another process of
     /// the home read the space meanwhile).
+    ///
+    /// Observers hear of its keys with the first sync's change, once the catch-up completes;
+    /// a machine whose first catch-up completed already (it found the space empty) tells them
+    /// here, as a server change.
     func take(_ snapshot: SyncSnapshot) throws(SyncError) -> Bool {
         defer { tellOtherProcessesChanges() }
+        var announced: [String] = []
         let taken = try memory.withLock { (memory: inout Memory) throws(SyncError) -> Bool in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) -> Bool in
                 guard Self.hasReadNothing(memory.state) else { return false }
@@ -779,15 +784,16 @@ final class SyncReplica: Sendable {
                 state.lastPullMilliseconds = Self.now()
                 // Written whole, durably, before anything is shown: the state held no entry, so
                 // a journal record would be all of it, and finding that record cost as much
-                // again (``ReplicaJournal/change(from:to:among:)`` over every entry). Told as
-                // the first sync's change once the catch-up completes (``finishCatchUp()``).
+                // again (``ReplicaJournal/change(from:to:among:)`` over every entry).
                 try memory.store.compact(state)
                 memory.state = state
                 memory.values = values
+                if state.initialSyncDone { announced = values.values.map(\.key).sorted() }
                 return true
             }
         }
         if taken { noteSnapshotOnServer(change: snapshot.change, changedSince: 0) }
+        if !announced.isEmpty { publish(UbiquitousChange(reason: .serverChange, changedKeys: announced)) }
         return taken
     }
 
