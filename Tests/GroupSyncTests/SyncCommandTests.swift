@@ -67,6 +67,36 @@ final class SyncCommandTests: SyncCommandTestCase {
         XCTAssertEqual(watcher.standardOutput.split(separator: "\n").count, 2, "nothing after --count changes: \(watcher.standardOutput)")
     }
 
+    /// A change lists its keys in no particular order; `watch` prints them sorted.
+    private static let keysSetInDisorder = ["theme", "accent", "volume", "font", "locale", "brightness"]
+
+    /// Machine 0 sets ``keysSetInDisorder`` and pushes them; machine 1, fresh, watches its first
+    /// sync with `arguments` until its first change, which lists the six keys (a server change
+    /// for the page that brought them, or the initial sync's), and its output's lines come back.
+    private func watchTheInitialSyncOfSixKeys(_ arguments: [String]) throws -> [String] {
+        for key in Self.keysSetInDisorder { XCTAssertEqual(try vaultcli(0, ["set", key, #"{"string":"x"}"#]).status, 0) }
+        XCTAssertEqual(try vaultcli(0, ["now"]).status, 0)
+        let watcher = try watch(1, ["watch", "--count", "1"] + arguments)
+        let lines = lines(of: watcher) { $0.count >= 2 }
+        XCTAssertEqual(watcher.wait(), 0, watcher.standardError)
+        return lines
+    }
+
+    func testWatchPrintsTheKeysOfAChangeSorted() throws {
+        let lines = try watchTheInitialSyncOfSixKeys([])
+
+        let printed = try XCTUnwrap(lines.last)
+        XCTAssertTrue(printed.hasSuffix("Change: " + Self.keysSetInDisorder.sorted().joined(separator: ", ")), printed)
+    }
+
+    func testWatchPrintsTheKeysOfAChangeSortedAsAJSONLine() throws {
+        let lines = try watchTheInitialSyncOfSixKeys(["--json"])
+
+        let keys = Self.keysSetInDisorder.sorted().map { "\"\($0)\"" }.joined(separator: ",")
+        let printed = try XCTUnwrap(lines.last)
+        XCTAssertTrue(printed.hasPrefix(#"{"event":"changed","keys":["# + keys + #"],"reason":""#), printed)
+    }
+
     func testWatchSaysWhichStoreAndServerWithoutThePassword() throws {
         let watcher = try watch(1, ["watch"])
         XCTAssertEqual(try vaultcli(0, ["set", "theme", #"{"string":"dark"}"#]).status, 0)

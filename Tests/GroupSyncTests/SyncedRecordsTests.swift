@@ -84,7 +84,7 @@ final class SyncedRecordsTests: SyncServerTestCase {
         }
 
         let initialSync = await firstChange(changes, reason: .initialSyncChange)
-        XCTAssertEqual(initialSync?.changedKeys, (names + ["local"]).sorted())
+        XCTAssertEqual(initialSync?.changedKeys.sorted(), (names + ["local"]).sorted())
         let reopened = try records(1)
         for name in names {
             XCTAssertEqual(try reopened.read(Profile.self, from: name)?.displayName.count, 600_000, "\(name) must be durable without the compaction")

@@ -38,7 +38,8 @@ public enum UbiquitousChangeReason: Int, Sendable, Hashable, CustomStringConvert
 public struct UbiquitousChange: Sendable, Hashable {
     /// Why the values changed.
     public var reason: UbiquitousChangeReason
-    /// The keys whose values changed (`NSUbiquitousKeyValueStoreChangedKeysKey`).
+    /// The keys whose values changed (`NSUbiquitousKeyValueStoreChangedKeysKey`), in no
+    /// particular order, as Apple's.
     public var changedKeys: [String]
 
     /// A change.

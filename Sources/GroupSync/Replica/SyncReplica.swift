@@ -693,8 +693,9 @@ final class SyncReplica: Sendable {
     /// Tells observers of the first sync's change, the first complete catch-up being durable,
     /// then compacts the journal its pages left to grow.
     private func announceFirstSync() throws(SyncError) {
-        // The keys alone: ``values()`` would build a dictionary of every value first.
-        publish(UbiquitousChange(reason: .initialSyncChange, changedKeys: memory.withLock { $0.values.values.map(\.key) }.sorted()))
+        // The keys alone: ``values()`` would build a dictionary of every value first. In no
+        // particular order, as Apple's: sorting 10,000 took 1.1 ms of a first sync's path.
+        publish(UbiquitousChange(reason: .initialSyncChange, changedKeys: memory.withLock { $0.values.values.map(\.key) }))
         defer { tellOtherProcessesChanges() }
         try memory.withLock { (memory: inout Memory) throws(SyncError) in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) in
@@ -788,7 +789,7 @@ final class SyncReplica: Sendable {
                 try memory.store.compact(state)
                 memory.state = state
                 memory.values = values
-                if state.initialSyncDone { announced = values.values.map(\.key).sorted() }
+                if state.initialSyncDone { announced = values.values.map(\.key) }
                 return true
             }
         }

@@ -145,7 +145,7 @@ struct SyncCommand: AsyncParsableCommand {
             } report: { event in
                 guard case .changed(let change) = event else { return }
                 if options.json {
-                    printJSONLine(Line(event: "changed", reason: change.reason.description, keys: change.changedKeys))
+                    printJSONLine(Line(event: "changed", reason: change.reason.description, keys: change.changedKeys.sorted()))
                 } else {
                     printEscapedLine(change.line)
                 }

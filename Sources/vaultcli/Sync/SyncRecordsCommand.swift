@@ -237,7 +237,7 @@ struct SyncRecordsCommand: AsyncParsableCommand {
                 switch event {
                 case .changed(let change):
                     if options.json {
-                        printJSONLine(Line(event: "changed", reason: change.reason.description, names: change.changedKeys))
+                        printJSONLine(Line(event: "changed", reason: change.reason.description, names: change.changedKeys.sorted()))
                     } else {
                             printEscapedLine(change.line)
                     }

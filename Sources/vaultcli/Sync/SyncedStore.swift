@@ -105,10 +105,11 @@ func serverConfiguration(_ url: String?) throws(SyncError) -> SyncConfiguration?
 }
 
 extension UbiquitousChange {
-    /// The change as `watch` prints it for a person: `serverChange: theme, font`. An initial
-    /// sync that found nothing says so rather than ending on a colon.
+    /// The change as `watch` prints it for a person: `serverChange: font, theme`, the keys
+    /// sorted (a change lists them in no particular order). An initial sync that found nothing
+    /// says so rather than ending on a colon.
     var line: String {
-        "\(reason): " + (changedKeys.isEmpty ? "nothing changed" : changedKeys.joined(separator: ", "))
+        "\(reason): " + (changedKeys.isEmpty ? "nothing changed" : changedKeys.sorted().joined(separator: ", "))
     }
 }
 
