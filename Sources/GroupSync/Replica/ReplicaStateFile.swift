@@ -140,16 +140,17 @@ struct ReplicaStateFile: Sendable {
 
     private static let oneTimeKeyLabel = Array("state".utf8)
 
-    /// The keyed BLAKE2b-256 of `frame(label) ‖ bytes`: each journal record's tag (with the
-    /// journal's own prefix in `bytes`), and the tag of a snapshot of version 1 or 2.
+    /// The keyed BLAKE2b-256 of `frame(label) ‖ prefix ‖ bytes`: each journal record's tag
+    /// (the journal's own prefix, then the record), and the tag of a snapshot of version 1 or 2.
     ///
     /// Fed in parts where the bytes lie, not copied into one message first: a snapshot's body
-    /// is megabytes.
-    func mac(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    /// is megabytes, and a first sync's journal record hundreds of kilobytes.
+    func mac(_ bytes: some Collection<UInt8>, after prefix: [UInt8] = []) -> [UInt8] {
         let hasher = KeyedBLAKE2bHasher(key: key)
         hasher.update(bigEndian: UInt64(label.utf8.count))
         var label = label
         label.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        prefix.withUnsafeBytes { hasher.update($0) }
         if bytes.withContiguousStorageIfAvailable({ hasher.update(UnsafeRawBufferPointer($0)) }) == nil {
             Array(bytes).withUnsafeBytes { hasher.update($0) }
         }
