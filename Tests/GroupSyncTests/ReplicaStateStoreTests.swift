@@ -189,6 +189,25 @@ final class ReplicaStateStoreTests: XCTestCase {
         XCTAssertEqual(try reopen().state, first)
     }
 
+    /// Each record's tag is chained from the one before: a record dropped from the middle (by
+    /// someone who can write the container) leaves the records after it unverifiable.
+    func testARecordDroppedFromTheMiddleLeavesOnlyTheRecordsBeforeIt() throws {
+        let first = state(entries: 2, seen: 1)
+        let second = state(entries: 2, seen: 2, from: first)
+        let third = state(entries: 2, seen: 3, from: second)
+        var store = try storeHoldingTwoStates(first, second)
+        let afterOneRecord = try journalBytes()
+        try store.save(third, replacing: second)
+        let afterTwoRecords = try journalBytes()
+        let secondRecordStart = afterOneRecord.count
+        let secondRecordLength = afterTwoRecords.count - afterOneRecord.count
+        // The journal with its first record (second) dropped, the record of third kept.
+        let firstRecordStart = ReplicaJournal.headerSize
+        try writeJournal(Array(afterTwoRecords[..<firstRecordStart]) + Array(afterTwoRecords[secondRecordStart..<(secondRecordStart + secondRecordLength)]))
+
+        XCTAssertEqual(try reopen().state, first)
+    }
+
     func testAJournalThatIsNotOneIsRefusedAsStorage() throws {
         _ = try storeHoldingTwoStates(state(entries: 1, seen: 1), state(entries: 1, seen: 2))
         try writeJournal(Array("not a journal at all".utf8))
@@ -416,6 +435,34 @@ final class ReplicaStateStoreTests: XCTestCase {
         assertOpeningIsRefusedAsStorage("the label is part of the one-time key")
     }
 
+    func testAJournalRecordIsItsLengthAndBodyThenASaltAndAPoly1305TagUnderAOneTimeKeyOfTheSaltVersionAndPrevious() throws {
+        let first = state(entries: 2, seen: 1)
+        let second = state(entries: 2, seen: 2, from: first)
+        _ = try storeHoldingTwoStates(first, second)
+
+        let bytes = try journalBytes()
+        XCTAssertEqual(Array(bytes[..<5]), Array("GVSJ".utf8) + [3])
+        let previous = Array(bytes[5..<ReplicaJournal.headerSize])
+        let length = Int(bytes[ReplicaJournal.headerSize...].prefix(4).reduce(0) { $0 << 8 | UInt32($1) })
+        let record = Array(bytes[ReplicaJournal.headerSize..<(ReplicaJournal.headerSize + 4 + length)])
+        let tag = Array(bytes[(ReplicaJournal.headerSize + 4 + length)...])
+        XCTAssertEqual(tag.count, 32, "one record")
+        let oneTimeKey = try SymmetricKey(bytes: Digest.keyedBLAKE2b256(framed([Array("journal".utf8), Array("s-test".utf8), [3], previous, Array(tag[..<16])]), key: file.key))
+        let expected = record.withUnsafeBytes { OneTimeAuthenticator.tag($0, oneTimeKey: oneTimeKey) }
+        XCTAssertEqual(Array(tag[16...]), expected)
+    }
+
+    func testEveryJournalRecordHasASaltOfItsOwnSoNoOneTimeKeyTagsTwoRecords() throws {
+        let first = state(entries: 2, seen: 1)
+        let second = state(entries: 2, seen: 2, from: first)
+        var store = try storeHoldingTwoStates(first, second)
+        let firstRecordSalt = try journalBytes().suffix(32).prefix(16)
+        try store.save(state(entries: 2, seen: 3, from: second), replacing: second)
+        let secondRecordSalt = try journalBytes().suffix(32).prefix(16)
+
+        XCTAssertNotEqual(Array(firstRecordSalt), Array(secondRecordSalt))
+    }
+
     func testASnapshotWhoseVersionByteIsChangedTo2IsRefusedAsStorage() throws {
         try file.save(state(entries: 2, seen: 3))
         var bytes = try snapshotBytes()
@@ -497,21 +544,27 @@ final class ReplicaStateStoreTests: XCTestCase {
 
     // MARK: Version 1
 
-    /// Fixtures/journal-v1 (see its README) copied into the store's directory: a snapshot and a
-    /// journal of two records, as the GroupSync before version 2 wrote them.
-    private func version1Fixture() throws -> ReplicaStateFile {
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/journal-v1")
+    /// Fixtures/`directoryName` (see its README) copied into the store's directory: a snapshot
+    /// and a journal of two records, as an earlier GroupSync wrote them.
+    private func fixture(_ directoryName: String) throws -> ReplicaStateFile {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(directoryName)")
         for name in ["state", "journal"].map({ "\(ReplicaStateVersion1Fixture.label).\($0)" }) {
             try write(Array(try Data(contentsOf: fixture.appendingPathComponent(name))), to: directory.url.appendingPathComponent(name))
         }
         return ReplicaStateFile(directory: handle, label: ReplicaStateVersion1Fixture.label, key: try ReplicaStateVersion1Fixture.key())
     }
 
-    private var version1JournalURL: URL { directory.url.appendingPathComponent("\(ReplicaStateVersion1Fixture.label).journal") }
+    /// Fixtures/journal-v1: as the GroupSync before version 2 wrote them.
+    private func version1Fixture() throws -> ReplicaStateFile {
+        try fixture("journal-v1")
+    }
+
+    /// The fixtures' journal, once copied (``fixture(_:)``).
+    private var fixtureJournalURL: URL { directory.url.appendingPathComponent("\(ReplicaStateVersion1Fixture.label).journal") }
 
     func testAVersion1SnapshotAndJournalAreReadWithEveryRecord() throws {
         let file = try version1Fixture()
-        XCTAssertEqual(try Data(contentsOf: version1JournalURL)[4], 1, "the fixture must be a version 1 journal")
+        XCTAssertEqual(try Data(contentsOf: fixtureJournalURL)[4], 1, "the fixture must be a version 1 journal")
 
         XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().last)
     }
@@ -527,24 +580,65 @@ final class ReplicaStateStoreTests: XCTestCase {
         next.entries[EntryName(hex: String(format: "%064x", 0))!]?.seen = 99
         try store.save(next, replacing: state)
 
-        XCTAssertEqual(try Data(contentsOf: version1JournalURL)[4], ReplicaJournal.version)
+        XCTAssertEqual(try Data(contentsOf: fixtureJournalURL)[4], ReplicaJournal.version)
         XCTAssertEqual(try Data(contentsOf: directory.url.appendingPathComponent(file.fileName))[4], ReplicaStateFile.version)
         XCTAssertEqual(try ReplicaStateStore.open(file).state, next)
     }
 
     func testAVersion1JournalWhoseHeaderIsChangedToVersion2HasNoRecordApplied() throws {
         let file = try version1Fixture()
-        var bytes = Array(try Data(contentsOf: version1JournalURL))
+        var bytes = Array(try Data(contentsOf: fixtureJournalURL))
         bytes[4] = 2
-        try write(bytes, to: version1JournalURL)
+        try write(bytes, to: fixtureJournalURL)
 
         XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().first, "a version 2 tag covers the version: version 1 records do not verify as version 2")
     }
 
-    func testAJournalOfAVersionAfter2IsRefusedAsStorage() throws {
+    // MARK: Journal version 2
+
+    /// Fixtures/journal-v2: a version 3 snapshot and a version 2 journal, as the GroupSync
+    /// before journal version 3 wrote them.
+    private func version2Fixture() throws -> ReplicaStateFile {
+        try fixture("journal-v2")
+    }
+
+    func testAVersion2JournalIsReadWithEveryRecord() throws {
+        let file = try version2Fixture()
+        XCTAssertEqual(try Data(contentsOf: fixtureJournalURL)[4], 2, "the fixture must be a version 2 journal")
+
+        XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().last)
+    }
+
+    func testTheFirstSaveAfterAVersion2JournalWritesACurrentJournal() throws {
+        let file = try version2Fixture()
+        var (store, state) = try ReplicaStateStore.open(file)
+        XCTAssertTrue(store.compactsNext, "records of version 3 must never be appended to a version 2 journal")
+        var next = state
+        next.cursor += 1
+        try store.save(next, replacing: state)
+        state = next
+        next.entries[EntryName(hex: String(format: "%064x", 0))!]?.seen = 99
+        try store.save(next, replacing: state)
+
+        XCTAssertEqual(try Data(contentsOf: fixtureJournalURL)[4], ReplicaJournal.version)
+        XCTAssertEqual(try ReplicaStateStore.open(file).state, next)
+    }
+
+    func testAVersion2JournalWhoseHeaderIsChangedToVersion3HasNoRecordApplied() throws {
+        let file = try version2Fixture()
+        var bytes = Array(try Data(contentsOf: fixtureJournalURL))
+        bytes[4] = 3
+        try write(bytes, to: fixtureJournalURL)
+
+        XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().first, "a version 3 tag covers the version: version 2 records do not verify as version 3")
+    }
+
+    // MARK: Refused
+
+    func testAJournalOfAVersionAfter3IsRefusedAsStorage() throws {
         _ = try storeHoldingTwoStates(state(entries: 1, seen: 1), state(entries: 1, seen: 2))
         var bytes = try journalBytes()
-        bytes[4] = 3
+        bytes[4] = 4
         try writeJournal(bytes)
 
         XCTAssertThrowsError(try reopen()) { error in
@@ -561,7 +655,7 @@ final class ReplicaStateStoreTests: XCTestCase {
         let body: [UInt8] = [0xff]
         let previous = Array(bytes[5..<ReplicaJournal.headerSize])
         let length: [UInt8] = [0, 0, 0, 1]
-        bytes += length + body + file.mac(ReplicaJournal.magic + [ReplicaJournal.version] + previous + length + body)
+        bytes += length + body + ReplicaJournal.tag(of: (length + body)[...], previous: previous, in: file)
         try writeJournal(bytes)
 
         XCTAssertThrowsError(try reopen()) { error in

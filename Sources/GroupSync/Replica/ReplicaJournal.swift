@@ -10,18 +10,22 @@ import GroupSyncCore
 /// (``ReplicaStateFile``), one authenticated record per change, in
 /// `<group container>/GroupSync/<label>.journal` (docs/SYNC.md, section 7, "The journal").
 ///
-/// Layout: a header, `"GVSJ"`, a version byte (2) and the 32-byte tag of the snapshot the journal
+/// Layout: a header, `"GVSJ"`, a version byte (3) and the 32-byte tag of the snapshot the journal
 /// follows; then records, each a big-endian `UInt32` length `L`, `L` bytes of body and a 32-byte
 /// tag. A body is a ``ReplicaState`` in the state's binary body (``ReplicaStateBinary``) whose
 /// `entries` hold only the entries the change added or altered; every other field is the whole
-/// new value. A record's tag is the snapshot's MAC (``ReplicaStateFile/mac(_:)``) over
-/// `"GVSJ" ‖ 2 ‖ previous ‖ L ‖ body`, where `previous` is the tag of the record before it, or
-/// the snapshot's tag for the first: so records cannot be dropped from the middle, reordered,
-/// carried over to another snapshot, or read as another version's.
+/// new value. A record's tag is a random 16-byte salt and the Poly1305 tag of `L ‖ body` under
+/// a one-time key derived from the salt, the version and `previous`
+/// (``ReplicaStateFile/oneTimeKey(for:binding:salt:)``), where `previous` is the tag of the
+/// record before it, or the snapshot's tag for the first: so records cannot be dropped from the
+/// middle, reordered, carried over to another snapshot, or read as another version's.
 ///
-/// Version 1 (bodies as JSON, tags over `"GVSJ" ‖ previous ‖ L ‖ body`) is what GroupSync wrote
-/// before the binary body: it is still read, and never appended to (the store compacts it into a
-/// current snapshot and a version 2 journal at its first save).
+/// Older versions are still read, and never appended to (the store compacts them into a
+/// current snapshot and journal at its first save): version 1 (bodies as JSON, tags the keyed
+/// BLAKE2b-256 of ``ReplicaStateFile/mac(_:after:)`` over `"GVSJ" ‖ previous ‖ L ‖ body`) and
+/// version 2 (binary bodies, the same tag over `"GVSJ" ‖ 2 ‖ previous ‖ L ‖ body`). Version 3
+/// changed only the tag: keyed BLAKE2b over a first sync's record of 2,000 rows (about
+/// 500 KB) was most of the time between the record's encoding and its `fdatasync`.
 ///
 /// Reading stops at the first record that is incomplete or whose tag does not verify: a crash
 /// in the middle of an append leaves such a record at the end, and what follows it is never
@@ -30,9 +34,10 @@ import GroupSyncCore
 enum ReplicaJournal {
     static let magic: [UInt8] = Array("GVSJ".utf8)
     /// The version written; ``readableVersions`` are read.
-    static let version: UInt8 = 2
-    /// 1: bodies as JSON; 2: binary bodies, the version in every tag.
-    static let readableVersions: ClosedRange<UInt8> = 1...2
+    static let version: UInt8 = 3
+    /// 1: bodies as JSON; 2: binary bodies, the version in every tag; 3: binary bodies under
+    /// Poly1305 tags.
+    static let readableVersions: ClosedRange<UInt8> = 1...3
     static let headerSize = 4 + 1 + 32
     /// Bounds what is read: a journal is compacted once it outgrows its snapshot
     /// (``ReplicaStateStore``), and a snapshot is at most ``ReplicaStateFile/maximumSize``.
@@ -68,15 +73,34 @@ enum ReplicaJournal {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4 + body.count + 32)
         bytes.appendLengthPrefixed(body)
-        let tag = file.mac(bytes, after: tagPrefix(version: version, previous: previous))
+        let tag = tag(of: bytes[...], previous: previous, in: file)
         bytes += tag
         return (bytes, tag)
     }
 
-    /// What a record's tag covers before the record's length and body: for version 2,
-    /// `"GVSJ" ‖ 2 ‖ previous`; for version 1, `"GVSJ" ‖ previous`. The record itself is
-    /// hashed where it lies: copied after this prefix, a first sync's record of 2,000 rows
-    /// (560 KB) was a copy into fresh memory before its `fdatasync`.
+    /// The tag of a record of this version whose length and body are `record`, chained from
+    /// `previous`: a random salt, then the Poly1305 tag of `record` under the one-time key of
+    /// that salt, the version and `previous`.
+    static func tag(of record: ArraySlice<UInt8>, previous: [UInt8], in file: ReplicaStateFile) -> [UInt8] {
+        let salt = SecureRandom.bytes(count: ReplicaStateFile.saltSize)
+        let oneTimeKey = file.oneTimeKey(for: oneTimeKeyPurpose, binding: [[version], previous], salt: salt)
+        return salt + record.withUnsafeBytes { OneTimeAuthenticator.tag($0, oneTimeKey: oneTimeKey) }
+    }
+
+    /// Whether `tag` is the tag of a record of `version` whose length and body are `record`,
+    /// chained from `previous`; compared in constant time.
+    private static func isTag(_ tag: [UInt8], of record: ArraySlice<UInt8>, version: UInt8, previous: [UInt8], in file: ReplicaStateFile) -> Bool {
+        guard version >= 3 else { return constantTimeEquals(tag, file.mac(record, after: tagPrefix(version: version, previous: previous))) }
+        let oneTimeKey = file.oneTimeKey(for: oneTimeKeyPurpose, binding: [[version], previous], salt: tag[..<ReplicaStateFile.saltSize])
+        return record.withUnsafeBytes { OneTimeAuthenticator.isValid(tag[ReplicaStateFile.saltSize...], of: $0, oneTimeKey: oneTimeKey) }
+    }
+
+    private static let oneTimeKeyPurpose = Array("journal".utf8)
+
+    /// What a version 1 or 2 record's tag covers before the record's length and body: for
+    /// version 2, `"GVSJ" ‖ 2 ‖ previous`; for version 1, `"GVSJ" ‖ previous`. The record
+    /// itself is hashed where it lies: copied after this prefix, a first sync's record of 2,000
+    /// rows was a copy into fresh memory before its `fdatasync`.
     private static func tagPrefix(version: UInt8, previous: [UInt8]) -> [UInt8] {
         var prefix = magic
         if version != 1 { prefix.append(version) }
@@ -106,7 +130,7 @@ enum ReplicaJournal {
             let length = Int(header.integer(UInt32.self)!)  // the loop's condition left 4 bytes
             guard length <= bytes.count - offset - 4 - 32 else { break }
             let tag = Array(bytes[(offset + 4 + length)..<(offset + 4 + length + 32)])
-            guard constantTimeEquals(tag, file.mac(bytes[offset..<(offset + 4 + length)], after: tagPrefix(version: version, previous: replay.lastTag))) else { break }
+            guard isTag(tag, of: bytes[offset..<(offset + 4 + length)], version: version, previous: replay.lastTag, in: file) else { break }
             let change: ReplicaState
             do {
                 change = try ReplicaStateFile.decode(bytes[(offset + 4)..<(offset + 4 + length)], version: version)

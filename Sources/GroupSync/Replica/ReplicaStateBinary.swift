@@ -5,7 +5,7 @@ import Foundation
 #endif
 import SealedStorage
 
-/// A ``ReplicaState`` as the binary body of a version 2 or 3 snapshot and of a version 2 journal
+/// A ``ReplicaState`` as the binary body of a version 2 or 3 snapshot and of a version 2 or 3 journal
 /// record (docs/SYNC.md, section 7, "The state's body"). Integers are big-endian, strings
 /// and bytes carry a `u32` length, optional members are marked in a flags byte.
 ///

@@ -98,7 +98,7 @@ struct ReplicaStateFile: Sendable {
     /// compared in constant time.
     private func isTag(_ tag: [UInt8], of body: ArraySlice<UInt8>, version: UInt8) -> Bool {
         guard version >= 3 else { return constantTimeEquals(tag, mac(body)) }
-        let oneTimeKey = oneTimeKey(salt: tag[..<Self.saltSize])
+        let oneTimeKey = oneTimeKey(for: Self.oneTimeKeyLabel, salt: tag[..<Self.saltSize])
         return body.withUnsafeBytes { OneTimeAuthenticator.isValid(tag[Self.saltSize...], of: $0, oneTimeKey: oneTimeKey) }
     }
 
@@ -116,7 +116,7 @@ struct ReplicaStateFile: Sendable {
         var body = Self.magic + [Self.version]
         ReplicaStateBinary.encode(state, appendingTo: &body)
         let salt = SecureRandom.bytes(count: Self.saltSize)
-        let tag = salt + body.withUnsafeBytes { OneTimeAuthenticator.tag($0, oneTimeKey: oneTimeKey(salt: salt)) }
+        let tag = salt + body.withUnsafeBytes { OneTimeAuthenticator.tag($0, oneTimeKey: oneTimeKey(for: Self.oneTimeKeyLabel, salt: salt)) }
         body += tag
         do {
             try directory.replace(fileName, with: body, durability: .full)
@@ -126,22 +126,26 @@ struct ReplicaStateFile: Sendable {
         return Snapshot(state: state, tag: tag, size: body.count)
     }
 
-    /// The one-time key of a version 3 snapshot's Poly1305 tag: the keyed BLAKE2b-256 of
-    /// `frame("state") ‖ frame(label) ‖ frame(salt)`. The random salt makes a new key for every
-    /// snapshot written, so no key ever tags two bodies; the label makes a file copied from
-    /// another store fail.
-    private func oneTimeKey(salt: some Collection<UInt8>) -> SymmetricKey {
+    /// The one-time key of a Poly1305 tag: the keyed BLAKE2b-256 of `frame(purpose) ‖
+    /// frame(label) ‖ frame(c)` for each `c` of `context` `‖ frame(salt)`. A version 3
+    /// snapshot's is `purpose` "state" with no context; a version 3 journal record's is
+    /// "journal" with its version and the tag it chains from (``ReplicaJournal``). The random
+    /// salt makes a new key for every tag written, so no key ever tags two messages; the label
+    /// makes a file copied from another store fail, and the context a record moved elsewhere.
+    func oneTimeKey(for purpose: [UInt8], binding context: [[UInt8]] = [], salt: some Collection<UInt8>) -> SymmetricKey {
         var message: [UInt8] = []
-        SyncNaming.appendFramed(Self.oneTimeKeyLabel, to: &message)
+        SyncNaming.appendFramed(purpose, to: &message)
         SyncNaming.appendFramed(label.utf8, to: &message)
+        for part in context { SyncNaming.appendFramed(part, to: &message) }
         SyncNaming.appendFramed(salt, to: &message)
         return KeyedHash.blake2b256(message, key: key)
     }
 
     private static let oneTimeKeyLabel = Array("state".utf8)
 
-    /// The keyed BLAKE2b-256 of `frame(label) ‖ prefix ‖ bytes`: each journal record's tag
-    /// (the journal's own prefix, then the record), and the tag of a snapshot of version 1 or 2.
+    /// The keyed BLAKE2b-256 of `frame(label) ‖ prefix ‖ bytes`: the tag of a journal record
+    /// of version 1 or 2 (the journal's own prefix, then the record), and of a snapshot of
+    /// version 1 or 2.
     ///
     /// Fed in parts where the bytes lie, not copied into one message first: a snapshot's body
     /// is megabytes, and a first sync's journal record hundreds of kilobytes.
