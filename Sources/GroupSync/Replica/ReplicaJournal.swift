@@ -16,7 +16,7 @@ import GroupSyncCore
 /// `entries` hold only the entries the change added or altered; every other field is the whole
 /// new value. A record's tag is a random 16-byte salt and the Poly1305 tag of `L ‖ body` under
 /// a one-time key derived from the salt, the version and `previous`
-/// (``ReplicaStateFile/oneTimeKey(for:binding:salt:)``), where `previous` is the tag of the
+/// (``ReplicaStateFile/withOneTimeKey(for:binding:salt:_:)``), where `previous` is the tag of the
 /// record before it, or the snapshot's tag for the first: so records cannot be dropped from the
 /// middle, reordered, carried over to another snapshot, or read as another version's.
 ///
@@ -83,16 +83,18 @@ enum ReplicaJournal {
     /// that salt, the version and `previous`.
     static func tag(of record: ArraySlice<UInt8>, previous: [UInt8], in file: ReplicaStateFile) -> [UInt8] {
         let salt = SecureRandom.bytes(count: ReplicaStateFile.saltSize)
-        let oneTimeKey = file.oneTimeKey(for: oneTimeKeyPurpose, binding: [[version], previous], salt: salt)
-        return salt + record.withUnsafeBytes { OneTimeAuthenticator.tag($0, oneTimeKey: oneTimeKey) }
+        return salt + file.withOneTimeKey(for: oneTimeKeyPurpose, binding: [[version], previous], salt: salt) { oneTimeKey in
+            record.withUnsafeBytes { OneTimeAuthenticator.tag($0, oneTimeKeyBytes: oneTimeKey) }
+        }
     }
 
     /// Whether `tag` is the tag of a record of `version` whose length and body are `record`,
     /// chained from `previous`; compared in constant time.
     private static func isTag(_ tag: [UInt8], of record: ArraySlice<UInt8>, version: UInt8, previous: [UInt8], in file: ReplicaStateFile) -> Bool {
         guard version >= 3 else { return constantTimeEquals(tag, file.mac(record, after: tagPrefix(version: version, previous: previous))) }
-        let oneTimeKey = file.oneTimeKey(for: oneTimeKeyPurpose, binding: [[version], previous], salt: tag[..<ReplicaStateFile.saltSize])
-        return record.withUnsafeBytes { OneTimeAuthenticator.isValid(tag[ReplicaStateFile.saltSize...], of: $0, oneTimeKey: oneTimeKey) }
+        return file.withOneTimeKey(for: oneTimeKeyPurpose, binding: [[version], previous], salt: tag[..<ReplicaStateFile.saltSize]) { oneTimeKey in
+            record.withUnsafeBytes { OneTimeAuthenticator.isValid(tag[ReplicaStateFile.saltSize...], of: $0, oneTimeKeyBytes: oneTimeKey) }
+        }
     }
 
     private static let oneTimeKeyPurpose = Array("journal".utf8)

@@ -40,6 +40,7 @@ struct ReplicaStateFile: Sendable {
         self.key = key
         fileName = label + ".state"
         journalName = label + ".journal"
+        oneTimeKeys = OneTimeKeyBuffer()
     }
 
     /// A snapshot as read or written: the state, and the tag the journal after it chains from.
@@ -53,6 +54,9 @@ struct ReplicaStateFile: Sendable {
     let directory: DirectoryHandle
     let label: String
     let key: SymmetricKey
+    /// Where the one-time keys of the snapshot's and the journal records' tags are derived
+    /// (``withOneTimeKey(for:binding:salt:_:)``).
+    private let oneTimeKeys: OneTimeKeyBuffer
 
     /// The snapshot's name. Kept, not joined on each use: every change looks both names up.
     let fileName: String
@@ -98,8 +102,9 @@ struct ReplicaStateFile: Sendable {
     /// compared in constant time.
     private func isTag(_ tag: [UInt8], of body: ArraySlice<UInt8>, version: UInt8) -> Bool {
         guard version >= 3 else { return constantTimeEquals(tag, mac(body)) }
-        let oneTimeKey = oneTimeKey(for: Self.oneTimeKeyLabel, salt: tag[..<Self.saltSize])
-        return body.withUnsafeBytes { OneTimeAuthenticator.isValid(tag[Self.saltSize...], of: $0, oneTimeKey: oneTimeKey) }
+        return withOneTimeKey(for: Self.oneTimeKeyLabel, salt: tag[..<Self.saltSize]) { oneTimeKey in
+            body.withUnsafeBytes { OneTimeAuthenticator.isValid(tag[Self.saltSize...], of: $0, oneTimeKeyBytes: oneTimeKey) }
+        }
     }
 
     /// A state body of a snapshot or journal of `version`: JSON for 1, ``ReplicaStateBinary``
@@ -116,7 +121,9 @@ struct ReplicaStateFile: Sendable {
         var body = Self.magic + [Self.version]
         ReplicaStateBinary.encode(state, appendingTo: &body)
         let salt = SecureRandom.bytes(count: Self.saltSize)
-        let tag = salt + body.withUnsafeBytes { OneTimeAuthenticator.tag($0, oneTimeKey: oneTimeKey(for: Self.oneTimeKeyLabel, salt: salt)) }
+        let tag = salt + withOneTimeKey(for: Self.oneTimeKeyLabel, salt: salt) { oneTimeKey in
+            body.withUnsafeBytes { OneTimeAuthenticator.tag($0, oneTimeKeyBytes: oneTimeKey) }
+        }
         body += tag
         do {
             try directory.replace(fileName, with: body, durability: .full)
@@ -126,19 +133,22 @@ struct ReplicaStateFile: Sendable {
         return Snapshot(state: state, tag: tag, size: body.count)
     }
 
-    /// The one-time key of a Poly1305 tag: the keyed BLAKE2b-256 of `frame(purpose) ‖
-    /// frame(label) ‖ frame(c)` for each `c` of `context` `‖ frame(salt)`. A version 3
-    /// snapshot's is `purpose` "state" with no context; a version 3 journal record's is
-    /// "journal" with its version and the tag it chains from (``ReplicaJournal``). The random
-    /// salt makes a new key for every tag written, so no key ever tags two messages; the label
-    /// makes a file copied from another store fail, and the context a record moved elsewhere.
-    func oneTimeKey(for purpose: [UInt8], binding context: [[UInt8]] = [], salt: some Collection<UInt8>) -> SymmetricKey {
+    /// Runs `body` with the one-time key of a Poly1305 tag: the keyed BLAKE2b-256 of
+    /// `frame(purpose) ‖ frame(label) ‖ frame(c)` for each `c` of `context` `‖ frame(salt)`,
+    /// in guarded memory zeroed after `body` (``OneTimeKeyBuffer``). A version 3 snapshot's is
+    /// `purpose` "state" with no context; a version 3 journal record's is "journal" with its
+    /// version and the tag it chains from (``ReplicaJournal``). The random salt makes a new key
+    /// for every tag written, so no key ever tags two messages; the label makes a file copied
+    /// from another store fail, and the context a record moved elsewhere.
+    func withOneTimeKey<Result>(
+        for purpose: [UInt8], binding context: [[UInt8]] = [], salt: some Collection<UInt8>, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
         var message: [UInt8] = []
         SyncNaming.appendFramed(purpose, to: &message)
         SyncNaming.appendFramed(label.utf8, to: &message)
         for part in context { SyncNaming.appendFramed(part, to: &message) }
         SyncNaming.appendFramed(salt, to: &message)
-        return KeyedHash.blake2b256(message, key: key)
+        return oneTimeKeys.withKey(derivedFrom: message, under: key, body)
     }
 
     private static let oneTimeKeyLabel = Array("state".utf8)

@@ -16,26 +16,35 @@ package enum OneTimeAuthenticator {
 
     /// The tag of `message` under `oneTimeKey` (32 bytes, never used for another message).
     package static func tag(_ message: UnsafeRawBufferPointer, oneTimeKey: SymmetricKey) -> [UInt8] {
+        oneTimeKey.withUnsafeBytes { tag(message, oneTimeKeyBytes: $0) }
+    }
+
+    /// ``tag(_:oneTimeKey:)`` with the key's 32 bytes where they lie (a ``OneTimeKeyBuffer``).
+    package static func tag(_ message: UnsafeRawBufferPointer, oneTimeKeyBytes key: UnsafeRawBufferPointer) -> [UInt8] {
+        precondition(key.count == SymmetricKey.byteCount, "a one-time key is \(SymmetricKey.byteCount) bytes")
         Sodium.ensureInitialized()
         var tag = [UInt8](repeating: 0, count: tagSize)
-        oneTimeKey.withUnsafeBytes { key in
-            _ = crypto_onetimeauth(
-                &tag, message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
-                key.baseAddress!.assumingMemoryBound(to: UInt8.self))
-        }
+        _ = crypto_onetimeauth(
+            &tag, message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
+            key.baseAddress!.assumingMemoryBound(to: UInt8.self))
         return tag
     }
 
     /// Whether `tag` is the tag of `message` under `oneTimeKey`, compared in constant time
     /// (`crypto_onetimeauth_verify`). A tag of the wrong length is refused.
     package static func isValid(_ tag: some Collection<UInt8>, of message: UnsafeRawBufferPointer, oneTimeKey: SymmetricKey) -> Bool {
+        oneTimeKey.withUnsafeBytes { isValid(tag, of: message, oneTimeKeyBytes: $0) }
+    }
+
+    /// ``isValid(_:of:oneTimeKey:)`` with the key's 32 bytes where they lie (a
+    /// ``OneTimeKeyBuffer``).
+    package static func isValid(_ tag: some Collection<UInt8>, of message: UnsafeRawBufferPointer, oneTimeKeyBytes key: UnsafeRawBufferPointer) -> Bool {
+        precondition(key.count == SymmetricKey.byteCount, "a one-time key is \(SymmetricKey.byteCount) bytes")
         let tag = Array(tag)
         guard tag.count == tagSize else { return false }
         Sodium.ensureInitialized()
-        return oneTimeKey.withUnsafeBytes { key in
-            crypto_onetimeauth_verify(
-                tag, message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
-                key.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
-        }
+        return crypto_onetimeauth_verify(
+            tag, message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
+            key.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
     }
 }
