@@ -28,15 +28,26 @@ final class CatchUpPlanTests: SyncServerTestCase {
         return value
     }
 
-    /// The plan of a catch-up page after change 500 on `connection`, as `EXPLAIN` prints it.
-    private func pagePlan(on connection: ServerConnection) async throws -> String {
-        let bindings = try PageStatement(space: Self.space, after: 500, limit: .standard).makeBindings()
+    /// Sets `name` to `value` for `connection`'s session, as the connection's first statement
+    /// sets GroupSync's settings.
+    private func set(_ name: String, to value: String, on connection: ServerConnection) async throws {
+        try await connection.connection.query(PostgresQuery(unsafeSQL: "SELECT set_config('\(name)', '\(value)', false)"), logger: logger)
+    }
+
+    /// The plan of `sql` with `bindings` on `connection`, as `EXPLAIN` prints it (planned for
+    /// those values, as an unnamed statement is).
+    private func plan(of sql: String, _ bindings: PostgresBindings, on connection: ServerConnection) async throws -> String {
         var lines: [String] = []
-        let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + PageStatement.sql, binds: bindings)
+        let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + sql, binds: bindings)
         for try await line in try await connection.connection.query(explain, logger: logger).decode(String.self) {
             lines.append(line)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The plan of a catch-up page after change 500 on `connection`.
+    private func pagePlan(on connection: ServerConnection) async throws -> String {
+        try await plan(of: PageStatement.sql, try PageStatement(space: Self.space, after: 500, limit: .standard).makeBindings(), on: connection)
     }
 
     func testAConnectionThatCreatesTheSchemaTurnsBitmapScansOff() async throws {
@@ -67,11 +78,11 @@ final class CatchUpPlanTests: SyncServerTestCase {
 
         // At PostgreSQL's default cost of a random page, so that this setting alone decides
         // (the session's cheaper random page also favours the index here).
-        try await connection.connection.query("SELECT set_config('random_page_cost', '4', false)", logger: logger)
+        try await set("random_page_cost", to: "4", on: connection)
         let plan = try await pagePlan(on: connection)
         // The same query with bitmap scans allowed again: the arrangement must be one where the
         // setting decides, or this test shows nothing.
-        try await connection.connection.query("SELECT set_config('enable_bitmapscan', 'on', false)", logger: logger)
+        try await set("enable_bitmapscan", to: "on", on: connection)
         let planWithBitmapScans = try await pagePlan(on: connection)
 
         XCTAssertTrue(plan.contains("Index Scan using groupsync_entry_by_change"), plan)
@@ -79,17 +90,11 @@ final class CatchUpPlanTests: SyncServerTestCase {
         XCTAssertTrue(planWithBitmapScans.contains("Bitmap Heap Scan"), "the planner no longer picks a bitmap scan here; this test no longer shows the setting's effect:\n\(planWithBitmapScans)")
     }
 
-    /// The plan of a first sync's catch-up after a snapshot, as `EXPLAIN` prints it: the rows
-    /// after change 8,000, in one page of the largest size, sent unnamed (so planned for these
-    /// values) as a connection's first catch-up is.
+    /// The plan of a first sync's catch-up after a snapshot: the rows after change 8,000, in one
+    /// page of the largest size, sent unnamed as a connection's first catch-up is.
     private func catchUpAfterASnapshotPlan(on connection: ServerConnection) async throws -> String {
         let statement = ChangesStatement(space: Self.space, after: 8_000, limit: CatchUpPageLimit(rows: CatchUpPageLimit.largestRows, bytes: CatchUpPageLimit.standard.bytes))
-        var lines: [String] = []
-        let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + ChangesStatement.sql, binds: try statement.makeBindings())
-        for try await line in try await connection.connection.query(explain, logger: logger).decode(String.self) {
-            lines.append(line)
-        }
-        return lines.joined(separator: "\n")
+        return try await plan(of: ChangesStatement.sql, try statement.makeBindings(), on: connection)
     }
 
     func testAConnectionPricesARandomPageReadAsTheCacheServesIt() async throws {
@@ -113,7 +118,7 @@ final class CatchUpPlanTests: SyncServerTestCase {
         let plan = try await catchUpAfterASnapshotPlan(on: connection)
         // The same query at PostgreSQL's default cost of a random page: the arrangement must be
         // one where the setting decides, or this test shows nothing.
-        try await connection.connection.query("SELECT set_config('random_page_cost', '4', false)", logger: logger)
+        try await set("random_page_cost", to: "4", on: connection)
         let planAtTheDefaultCost = try await catchUpAfterASnapshotPlan(on: connection)
 
         XCTAssertTrue(plan.contains("Index Scan using groupsync_entry_by_change"), plan)

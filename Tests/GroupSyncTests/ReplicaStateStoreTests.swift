@@ -562,17 +562,18 @@ final class ReplicaStateStoreTests: XCTestCase {
     /// The fixtures' journal, once copied (``fixture(_:)``).
     private var fixtureJournalURL: URL { directory.url.appendingPathComponent("\(ReplicaStateVersion1Fixture.label).journal") }
 
-    func testAVersion1SnapshotAndJournalAreReadWithEveryRecord() throws {
-        let file = try version1Fixture()
-        XCTAssertEqual(try Data(contentsOf: fixtureJournalURL)[4], 1, "the fixture must be a version 1 journal")
+    /// Opening `fixture`, whose journal is of `version`, gives the state after its last record.
+    private func assertReadWithEveryRecord(_ fixture: ReplicaStateFile, version: UInt8, line: UInt = #line) throws {
+        XCTAssertEqual(try Data(contentsOf: fixtureJournalURL)[4], version, "the fixture must be a version \(version) journal", line: line)
 
-        XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().last)
+        XCTAssertEqual(try ReplicaStateStore.open(fixture).state, ReplicaStateVersion1Fixture.states().last, line: line)
     }
 
-    func testTheFirstSaveAfterAVersion1JournalWritesACurrentSnapshotAndJournal() throws {
-        let file = try version1Fixture()
-        var (store, state) = try ReplicaStateStore.open(file)
-        XCTAssertTrue(store.compactsNext, "records of version 2 must never be appended to a version 1 journal")
+    /// The first save after opening `fixture`, whose journal is of an earlier version, compacts:
+    /// the next record goes into a current journal after a current snapshot, and both are read.
+    private func assertTheFirstSaveWritesACurrentSnapshotAndJournal(_ fixture: ReplicaStateFile, line: UInt = #line) throws {
+        var (store, state) = try ReplicaStateStore.open(fixture)
+        XCTAssertTrue(store.compactsNext, "current records must never be appended to an earlier version's journal", line: line)
         var next = state
         next.cursor += 1
         try store.save(next, replacing: state)
@@ -580,18 +581,31 @@ final class ReplicaStateStoreTests: XCTestCase {
         next.entries[EntryName(hex: String(format: "%064x", 0))!]?.seen = 99
         try store.save(next, replacing: state)
 
-        XCTAssertEqual(try Data(contentsOf: fixtureJournalURL)[4], ReplicaJournal.version)
-        XCTAssertEqual(try Data(contentsOf: directory.url.appendingPathComponent(file.fileName))[4], ReplicaStateFile.version)
-        XCTAssertEqual(try ReplicaStateStore.open(file).state, next)
+        XCTAssertEqual(try Data(contentsOf: fixtureJournalURL)[4], ReplicaJournal.version, line: line)
+        XCTAssertEqual(try Data(contentsOf: directory.url.appendingPathComponent(fixture.fileName))[4], ReplicaStateFile.version, line: line)
+        XCTAssertEqual(try ReplicaStateStore.open(fixture).state, next, line: line)
+    }
+
+    /// `fixture`'s journal header changed to `version`: its records do not verify as that
+    /// version's, so only the snapshot is read.
+    private func assertAHeaderChanged(to version: UInt8, of fixture: ReplicaStateFile, appliesNoRecord line: UInt = #line) throws {
+        var bytes = Array(try Data(contentsOf: fixtureJournalURL))
+        bytes[4] = version
+        try write(bytes, to: fixtureJournalURL)
+
+        XCTAssertEqual(try ReplicaStateStore.open(fixture).state, ReplicaStateVersion1Fixture.states().first, "a version \(version) tag covers the version", line: line)
+    }
+
+    func testAVersion1SnapshotAndJournalAreReadWithEveryRecord() throws {
+        try assertReadWithEveryRecord(try version1Fixture(), version: 1)
+    }
+
+    func testTheFirstSaveAfterAVersion1JournalWritesACurrentSnapshotAndJournal() throws {
+        try assertTheFirstSaveWritesACurrentSnapshotAndJournal(try version1Fixture())
     }
 
     func testAVersion1JournalWhoseHeaderIsChangedToVersion2HasNoRecordApplied() throws {
-        let file = try version1Fixture()
-        var bytes = Array(try Data(contentsOf: fixtureJournalURL))
-        bytes[4] = 2
-        try write(bytes, to: fixtureJournalURL)
-
-        XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().first, "a version 2 tag covers the version: version 1 records do not verify as version 2")
+        try assertAHeaderChanged(to: 2, of: try version1Fixture())
     }
 
     // MARK: Journal version 2
@@ -603,34 +617,15 @@ final class ReplicaStateStoreTests: XCTestCase {
     }
 
     func testAVersion2JournalIsReadWithEveryRecord() throws {
-        let file = try version2Fixture()
-        XCTAssertEqual(try Data(contentsOf: fixtureJournalURL)[4], 2, "the fixture must be a version 2 journal")
-
-        XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().last)
+        try assertReadWithEveryRecord(try version2Fixture(), version: 2)
     }
 
     func testTheFirstSaveAfterAVersion2JournalWritesACurrentJournal() throws {
-        let file = try version2Fixture()
-        var (store, state) = try ReplicaStateStore.open(file)
-        XCTAssertTrue(store.compactsNext, "records of version 3 must never be appended to a version 2 journal")
-        var next = state
-        next.cursor += 1
-        try store.save(next, replacing: state)
-        state = next
-        next.entries[EntryName(hex: String(format: "%064x", 0))!]?.seen = 99
-        try store.save(next, replacing: state)
-
-        XCTAssertEqual(try Data(contentsOf: fixtureJournalURL)[4], ReplicaJournal.version)
-        XCTAssertEqual(try ReplicaStateStore.open(file).state, next)
+        try assertTheFirstSaveWritesACurrentSnapshotAndJournal(try version2Fixture())
     }
 
     func testAVersion2JournalWhoseHeaderIsChangedToVersion3HasNoRecordApplied() throws {
-        let file = try version2Fixture()
-        var bytes = Array(try Data(contentsOf: fixtureJournalURL))
-        bytes[4] = 3
-        try write(bytes, to: fixtureJournalURL)
-
-        XCTAssertEqual(try ReplicaStateStore.open(file).state, ReplicaStateVersion1Fixture.states().first, "a version 3 tag covers the version: version 2 records do not verify as version 3")
+        try assertAHeaderChanged(to: 3, of: try version2Fixture())
     }
 
     // MARK: Refused
