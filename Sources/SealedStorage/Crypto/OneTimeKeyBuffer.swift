@@ -34,12 +34,7 @@ package final class OneTimeKeyBuffer: @unchecked Sendable {
         lock.withLock {
             let buffer = UnsafeMutableRawBufferPointer(start: pointer, count: SymmetricKey.byteCount)
             defer { sodium_memzero(pointer, SymmetricKey.byteCount) }
-            key.withUnsafeBytes { keyBytes in
-                _ = crypto_generichash(
-                    buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count,
-                    message, UInt64(message.count),
-                    keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes.count)
-            }
+            message.withUnsafeBytes { Digest.keyedBLAKE2b256($0, key: key, into: buffer) }
             return body(UnsafeRawBufferPointer(buffer))
         }
     }
