@@ -102,7 +102,7 @@ struct ReplicaStateFile: Sendable {
     /// compared in constant time.
     private func isTag(_ tag: [UInt8], of body: ArraySlice<UInt8>, version: UInt8) -> Bool {
         guard version >= 3 else { return constantTimeEquals(tag, mac(body)) }
-        return withOneTimeKey(for: Self.oneTimeKeyLabel, salt: tag[..<Self.saltSize]) { oneTimeKey in
+        return withOneTimeKey(for: Self.oneTimeKeyPurpose, salt: tag[..<Self.saltSize]) { oneTimeKey in
             body.withUnsafeBytes { OneTimeAuthenticator.isValid(tag[Self.saltSize...], of: $0, oneTimeKeyBytes: oneTimeKey) }
         }
     }
@@ -121,7 +121,7 @@ struct ReplicaStateFile: Sendable {
         var body = Self.magic + [Self.version]
         ReplicaStateBinary.encode(state, appendingTo: &body)
         let salt = SecureRandom.bytes(count: Self.saltSize)
-        let tag = salt + withOneTimeKey(for: Self.oneTimeKeyLabel, salt: salt) { oneTimeKey in
+        let tag = salt + withOneTimeKey(for: Self.oneTimeKeyPurpose, salt: salt) { oneTimeKey in
             body.withUnsafeBytes { OneTimeAuthenticator.tag($0, oneTimeKeyBytes: oneTimeKey) }
         }
         body += tag
@@ -151,7 +151,7 @@ struct ReplicaStateFile: Sendable {
         return oneTimeKeys.withKey(derivedFrom: message, under: key, body)
     }
 
-    private static let oneTimeKeyLabel = Array("state".utf8)
+    private static let oneTimeKeyPurpose = Array("state".utf8)
 
     /// The keyed BLAKE2b-256 of `frame(label) ‖ prefix ‖ bytes`: the tag of a journal record
     /// of version 1 or 2 (the journal's own prefix, then the record), and of a snapshot of
