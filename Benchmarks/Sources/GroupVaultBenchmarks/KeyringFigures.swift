@@ -118,7 +118,7 @@ final class KeyringFigures {
         // caller that looks an item up now and then finds caches and the CPU's state colder.
         for idle in [false, true] {
             func gap() { if idle { usleep(1_000) } }
-            let lookup = try interleave([
+            let contenders = [
                 Contender(label: lookupLabel, role: .groupVault) {
                     gap()
                     return try .timing { _ = try self.keyring.item(matching: lookupQuery) }
@@ -143,12 +143,18 @@ final class KeyringFigures {
                     gap()
                     return try .timing { try kernel().read(service, account) }
                 },
-            ], schedule)
+            ]
+            // The hot loop on one CPU, SQLCipher's child beside this thread, so that no CPU
+            // idles between contenders; the idle gap's loop idles every CPU on purpose.
+            let lookup = idle
+                ? try interleave(contenders, schedule)
+                : try onOneCPU(with: [cipher.processIdentifier]) { try interleave(contenders, schedule) }
             outcome.sections.append(Section(
                 title: "`Keyring.item(matching:)`, \(idle ? "after a 1 ms idle gap" : "hot loop"), group of \(sizeLabel)",
                 notes: notes + [
                     "Finds the middle item of \(sizeLabel) with its \(count(Self.secretSize))-byte secret"
-                        + (idle ? ", each operation (of every contender) preceded by an untimed 1 ms sleep. " : ", back to back. ")
+                        + (idle ? ", each operation (of every contender) preceded by an untimed 1 ms sleep. "
+                            : ", back to back, this process and SQLCipher's child held on one CPU (Benchmarks/README.md, \"Placement\"). ")
                         + "The search is made again while nothing changed, so the keyring returns the items it found then, after "
                         + "its checks and the database's stamp (docs/ARCHITECTURE.md); the reference row reads every search from "
                         + "the rows (`keepsFoundItems = false`): the `SELECT`, the AEAD open and the matching. "

@@ -23,6 +23,9 @@ final class SQLCipherPeer {
         _ = try child.run("commit")
     }
 
+    /// The child process's ID, for placing it on a CPU (``onOneCPU(with:_:)``).
+    var processIdentifier: pid_t { child.processIdentifier }
+
     /// Upserts a row with a `bytes`-byte secret in its own durable transaction.
     func put(_ service: String, _ account: String, bytes: Int) throws -> Measurement {
         try child.measure("put \(service) \(account) \(bytes)")

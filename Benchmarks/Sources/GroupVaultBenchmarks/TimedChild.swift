@@ -28,6 +28,9 @@ final class TimedChild {
 
     deinit { stop() }
 
+    /// The child's process ID, for placing it on a CPU (``onOneCPU(with:_:)``).
+    var processIdentifier: pid_t { process.processIdentifier }
+
     /// Sends `command` and returns the duration the child reports, in microseconds.
     func run(_ command: String) throws -> Double {
         input.fileHandleForWriting.write(Data((command + "\n").utf8))

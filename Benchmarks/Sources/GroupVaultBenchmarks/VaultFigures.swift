@@ -86,7 +86,9 @@ final class VaultFigures {
         let kernelRead = "kernel keyring `keyctl_search` + `keyctl_read` of a 1 KiB key, \(count(size)) keys"
 
         let readFloor = "C read + XChaCha20-Poly1305 open of a 1 KiB file"
-        let read = try interleave([
+        // On one CPU, SQLCipher's child beside this thread, so that no CPU idles between
+        // contenders (Benchmarks/README.md, "Placement").
+        let read = try onOneCPU(with: [cipher.processIdentifier]) { try interleave([
             Contender(label: "`Vault.read`, 1 KiB, warm, decode included", role: .groupVault) {
                 try .timing { _ = try self.vault.read(BenchRecord.self, from: readName) }
             },
@@ -108,7 +110,7 @@ final class VaultFigures {
             Contender(label: kernelRead, role: .peer(lessWork: "kernel memory, nothing on disk; no decoding")) {
                 try .timing { try kernel.read(Self.cipherService, readName) }
             },
-        ], schedule)
+        ], schedule) }
         withExtendedLifetime(kernel) {}
         let readRatio = result("`Vault.read`, 1 KiB, warm, decode included", in: read).median / result(readFloor, in: read).median
         outcome.sections.append(Section(
@@ -119,7 +121,8 @@ final class VaultFigures {
                     + "the records directory's watch, the database's stamp, the file's status). The reference below makes every read "
                     + "in full (`cachesReadValues: false`): the file read, opened, admitted by its ledger row and decoded. "
                     + "The floor reads a 1 KiB sealed file (open, fstat, read, close) and opens it, with the key in hand. "
-                    + "The SQLCipher peer selects the same 1 KiB in a table of as many rows, timed inside its child process; the "
+                    + "The SQLCipher peer selects the same 1 KiB in a table of as many rows, timed inside its child process, held "
+                    + "on one CPU with this process (Benchmarks/README.md, \"Placement\"); the "
                     + "kernel keyring peer finds the same key in a keyring of as many 1 KiB keys and reads it, in this process.",
             ],
             table: timeTable(read)))

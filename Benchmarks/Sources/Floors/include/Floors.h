@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /// Key, nonce and tag sizes of XChaCha20-Poly1305 (IETF), as libsodium defines them.
 #define FLOOR_KEY_BYTES 32
@@ -140,5 +141,18 @@ int floor_kernel_key_remove(int32_t keyring, const char *description);
 
 /// Clears `keyring` and unlinks it from the keyring floor_kernel_keyring_create linked it into.
 void floor_kernel_keyring_destroy(int32_t keyring, bool shared_with_children);
+
+/// Where the calling thread and some child processes were allowed to run before
+/// floor_place_on_one_cpu, for floor_restore_placement to put back.
+typedef struct floor_placement floor_placement;
+
+/// Restricts the calling thread, then each of the `count` processes in `pids`, to the CPU the
+/// thread is running on, so that neither side's CPU idles while the other answers. Returns what
+/// to restore, or NULL with errno set (nothing changed).
+floor_placement *floor_place_on_one_cpu(const pid_t *pids, int count);
+
+/// Gives the thread and the processes back the CPUs they had, and frees `saved`. Returns 0, or
+/// -1 if one of them could not be restored (a process that has exited is skipped).
+int floor_restore_placement(floor_placement *saved);
 
 #endif
