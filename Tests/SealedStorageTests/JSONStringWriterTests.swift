@@ -67,6 +67,13 @@ final class JSONStringWriterTests: XCTestCase {
         }
     }
 
+    func testAStringIsAppendedAfterWhatTheOutputHeld() {
+        var written = Array(#"{"a":"#.utf8)
+        JSONStringWriter.write("x\"y\u{1}", slashes: .unescaped, to: &written)
+        JSONStringWriter.write("plain", slashes: .unescaped, to: &written)
+        XCTAssertEqual(String(decoding: written, as: UTF8.self), #"{"a":"x\"y\u0001""plain""#)
+    }
+
     func testTheEmptyStringIsTwoQuotationMarks() throws {
         try assertWrittenAsJSONEncoderWrites("")
     }

@@ -7,8 +7,9 @@
 /// Why one writer below both users: GroupMessaging's channel encoder and GroupSync's state writer
 /// each had their own, and they escaped control characters differently; a string's JSON is one
 /// concept. Why not `JSONEncoder` itself: it looks at every byte on its own, and both callers
-/// write strings on a measured path (a 64 KB message, a 10,000-entry state); this copies the runs
-/// between characters that need escaping in bulk, skipping eight bytes at a time.
+/// write strings on a measured path (a 64 KB message, a 10,000-entry state); this skips eight
+/// bytes at a time while none needs escaping, copies a string without escapes whole, and writes
+/// one with escapes through a table into a buffer of its exact escaped length.
 /// `JSONStringWriterTests` compare it with `JSONEncoder` over every control character, every
 /// escape at every offset of a word, and seeded random strings.
 package enum JSONStringWriter {
@@ -26,27 +27,114 @@ package enum JSONStringWriter {
         let escapesSlashes = slashes == .escaped
         output.append(UInt8(ascii: "\""))
         text.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return }
-            var runStart = 0
-            var index = 0
-            while index < bytes.count {
-                // Eight bytes at a time while none of them needs escaping: the common case.
-                if index + 8 <= bytes.count,
-                   !anyByteNeedsEscaping(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self), escapingSlashes: escapesSlashes) {
-                    index += 8
-                    continue
+            let table = escapesSlashes ? escapesWithSlashes : escapesWithoutSlashes
+            table.withUnsafeBufferPointer { table in
+                // Two passes: the first finds what the escapes add (eight bytes at a time while
+                // none needs one, the common case), so that a string without escapes is one
+                // copy, and one with many is written byte by byte into a buffer of its exact
+                // length, not appended to the array piece by piece.
+                let added = addedBytes(bytes, table: table, escapingSlashes: escapesSlashes)
+                guard added > 0 else {
+                    output.append(contentsOf: bytes)
+                    return
                 }
-                let byte = base[index]
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (escapesSlashes && byte == UInt8(ascii: "/")) {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                    appendEscape(for: byte, to: &output)
-                    runStart = index + 1
+                let length = bytes.count + added
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { escaped in
+                    writeEscaped(bytes, table: table, escapingSlashes: escapesSlashes, into: escaped)
+                    output.append(contentsOf: escaped)
+                }
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// For each byte: 0 if it is written as itself, `u` for `\u00xx`, or the character that
+    /// follows the backslash of its two-byte escape.
+    private static let escapesWithoutSlashes: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch byte {
+        case 0x08: UInt8(ascii: "b")
+        case 0x0C: UInt8(ascii: "f")
+        case 0x0A: UInt8(ascii: "n")
+        case 0x0D: UInt8(ascii: "r")
+        case 0x09: UInt8(ascii: "t")
+        case 0..<0x20: UInt8(ascii: "u")
+        case 0x22, 0x5C: UInt8(byte)
+        default: 0
+        }
+    }
+
+    /// ``escapesWithoutSlashes`` with `/` written as `\/`.
+    private static let escapesWithSlashes: [UInt8] = escapesWithoutSlashes.enumerated().map { byte, escape in
+        byte == 0x2F ? 0x2F : escape
+    }
+
+    /// How many bytes the escapes of `bytes` add: one for a two-byte escape, five for `\u00xx`.
+    private static func addedBytes(_ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        var added = 0
+        var index = 0
+        while index < bytes.count {
+            while index + 8 <= bytes.count,
+                  !anyByteNeedsEscaping(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self), escapingSlashes: escapingSlashes) {
+                index += 8
+            }
+            // A word with an escape, or the tail: its bytes one by one, without testing the word
+            // at each of them again (text dense with escapes has one in nearly every word).
+            let end = min(index + 8, bytes.count)
+            while index < end {
+                switch table[Int(base[index])] {
+                case 0: break
+                case UInt8(ascii: "u"): added += 5
+                default: added += 1
                 }
                 index += 1
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
-        output.append(UInt8(ascii: "\""))
+        return added
+    }
+
+    /// Writes `bytes` escaped into `escaped`, whose length is exactly what they take escaped.
+    private static func writeEscaped(
+        _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool,
+        into escaped: UnsafeMutableBufferPointer<UInt8>
+    ) {
+        guard let base = bytes.baseAddress, var out = escaped.baseAddress else { return }
+        let hex: StaticString = "0123456789abcdef"
+        let digits = hex.utf8Start
+        var index = 0
+        while index < bytes.count {
+            while index + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                guard !anyByteNeedsEscaping(word, escapingSlashes: escapingSlashes) else { break }
+                UnsafeMutableRawPointer(out).storeBytes(of: word, as: UInt64.self)
+                out += 8
+                index += 8
+            }
+            let end = min(index + 8, bytes.count)
+            while index < end {
+                let byte = base[index]
+                switch table[Int(byte)] {
+                case 0:
+                    out.pointee = byte
+                    out += 1
+                case UInt8(ascii: "u"):
+                    out[0] = UInt8(ascii: "\\")
+                    out[1] = UInt8(ascii: "u")
+                    out[2] = UInt8(ascii: "0")
+                    out[3] = UInt8(ascii: "0")
+                    out[4] = digits[Int(byte >> 4)]
+                    out[5] = digits[Int(byte & 0xF)]
+                    out += 6
+                case let escape:
+                    out[0] = UInt8(ascii: "\\")
+                    out[1] = escape
+                    out += 2
+                }
+                index += 1
+            }
+        }
+        // Both passes read the same bytes with the same table and word test, so they agree.
+        assert(out == escaped.baseAddress! + escaped.count, "the escaped length was counted before writing")
     }
 
     /// Whether any of the eight bytes in `word` is below 0x20, a quotation mark, a reverse
@@ -60,22 +148,5 @@ package enum JSONStringWriter {
         let belowSpace = (word &- ones &* 0x20) & ~word & highBits != 0
         return belowSpace || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
             || (escapingSlashes && hasZeroByte(word ^ (ones &* 0x2F)))
-    }
-
-    private static func appendEscape(for byte: UInt8, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
-        case 0x08: output.append(UInt8(ascii: "b"))
-        case 0x0C: output.append(UInt8(ascii: "f"))
-        case 0x0A: output.append(UInt8(ascii: "n"))
-        case 0x0D: output.append(UInt8(ascii: "r"))
-        case 0x09: output.append(UInt8(ascii: "t"))
-        default:
-            let hex: StaticString = "0123456789abcdef"
-            hex.withUTF8Buffer { digits in
-                output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-            }
-        }
     }
 }
