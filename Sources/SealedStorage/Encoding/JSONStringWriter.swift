@@ -39,9 +39,9 @@ package enum JSONStringWriter {
                     return
                 }
                 let length = bytes.count + added
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { escaped in
-                    writeEscaped(bytes, table: table, escapingSlashes: escapesSlashes, into: escaped)
-                    output.append(contentsOf: escaped)
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + wordSlack) { buffer in
+                    writeEscaped(bytes, table: table, escapingSlashes: escapesSlashes, length: length, into: buffer)
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<length]))
                 }
             }
         }
@@ -80,8 +80,8 @@ package enum JSONStringWriter {
             }
             // A word with an escape, or the tail: its bytes one by one, without testing the word
             // at each of them again (text dense with escapes has one in nearly every word).
-            let end = min(index + 8, bytes.count)
-            while index < end {
+            let wordEnd = min(index + 8, bytes.count)
+            while index < wordEnd {
                 switch table[Int(base[index])] {
                 case 0: break
                 case UInt8(ascii: "u"): added += 5
@@ -93,12 +93,24 @@ package enum JSONStringWriter {
         return added
     }
 
-    /// Writes `bytes` escaped into `escaped`, whose length is exactly what they take escaped.
+    /// What the buffer holds beyond the escaped length: the most one word can take escaped.
+    private static let wordSlack = 8 * 6
+
+    /// Writes `bytes` escaped, `length` bytes as ``addedBytes(_:table:escapingSlashes:)``
+    /// counted them, into `buffer`, which holds ``wordSlack`` bytes more.
     private static func writeEscaped(
         _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool,
-        into escaped: UnsafeMutableBufferPointer<UInt8>
+        length: Int, into buffer: UnsafeMutableBufferPointer<UInt8>
     ) {
-        guard let base = bytes.baseAddress, var out = escaped.baseAddress else { return }
+        guard let base = bytes.baseAddress, let start = buffer.baseAddress, buffer.count == length + wordSlack else {
+            preconditionFailure("JSONStringWriter: the buffer is not the escaped length and a word's slack")
+        }
+        var out = start
+        // Checked against the buffer's end once a word (a word can take at most the slack): the
+        // first pass sized the buffer from the same bytes with the same table, so no check
+        // fails, but a miscount must stop the process rather than write past the buffer.
+        let bufferEnd = start + buffer.count
+        func reserve(_ count: Int) { precondition(bufferEnd - out >= count, "JSONStringWriter: the escaped length was miscounted") }
         let hex: StaticString = "0123456789abcdef"
         let digits = hex.utf8Start
         var index = 0
@@ -106,12 +118,14 @@ package enum JSONStringWriter {
             while index + 8 <= bytes.count {
                 let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
                 guard !anyByteNeedsEscaping(word, escapingSlashes: escapingSlashes) else { break }
+                reserve(8)
                 UnsafeMutableRawPointer(out).storeBytes(of: word, as: UInt64.self)
                 out += 8
                 index += 8
             }
-            let end = min(index + 8, bytes.count)
-            while index < end {
+            let wordEnd = min(index + 8, bytes.count)
+            reserve(wordSlack)
+            while index < wordEnd {
                 let byte = base[index]
                 switch table[Int(byte)] {
                 case 0:
@@ -133,8 +147,7 @@ package enum JSONStringWriter {
                 index += 1
             }
         }
-        // Both passes read the same bytes with the same table and word test, so they agree.
-        assert(out == escaped.baseAddress! + escaped.count, "the escaped length was counted before writing")
+        precondition(out == start + length, "JSONStringWriter: the escaped length was miscounted")
     }
 
     /// Whether any of the eight bytes in `word` is below 0x20, a quotation mark, a reverse
