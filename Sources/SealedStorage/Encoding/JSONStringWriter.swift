@@ -9,7 +9,8 @@
 /// concept. Why not `JSONEncoder` itself: it looks at every byte on its own, and both callers
 /// write strings on a measured path (a 64 KB message, a 10,000-entry state); this skips eight
 /// bytes at a time while none needs escaping, copies a string without escapes whole, and writes
-/// one with escapes through a table into a buffer of its exact escaped length.
+/// one with escapes through a table into a buffer sized by a first pass (its stores checked
+/// against the buffer's end once a word).
 /// `JSONStringWriterTests` compare it with `JSONEncoder` over every control character, every
 /// escape at every offset of a word, and seeded random strings.
 package enum JSONStringWriter {
@@ -31,8 +32,8 @@ package enum JSONStringWriter {
             table.withUnsafeBufferPointer { table in
                 // Two passes: the first finds what the escapes add (eight bytes at a time while
                 // none needs one, the common case), so that a string without escapes is one
-                // copy, and one with many is written byte by byte into a buffer of its exact
-                // length, not appended to the array piece by piece.
+                // copy, and one with many is written into a buffer of its escaped length, not
+                // appended to the array piece by piece.
                 let added = addedBytes(bytes, table: table, escapingSlashes: escapesSlashes)
                 guard added > 0 else {
                     output.append(contentsOf: bytes)
