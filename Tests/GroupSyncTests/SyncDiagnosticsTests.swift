@@ -209,6 +209,23 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         XCTAssertEqual(store.string(forKey: "key-42"), "value 42")
     }
 
+    /// The page after a snapshot is asked for as soon as the snapshot arrives, before it is
+    /// opened: when the snapshot is then refused, that page is dropped, counted, and the rows
+    /// are read from the start.
+    func testARefusedSnapshotsEarlyPageIsCountedAndTheRowsAreReadFromTheStart() async throws {
+        let writer = try sandbox.store(1, url: server.url)
+        for index in 0..<100 { writer.set("value \(index)", forKey: "key-\(index)") }
+        try await writer.synchronizeWithServer()
+        try server.psql("UPDATE groupsync_snapshot SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)")
+        let store = try store(url: server.url)
+
+        try await store.synchronizeWithServer()
+
+        XCTAssertEqual(snapshotsRead, 0)
+        XCTAssertEqual(catchUpPages, 2, "the page asked for with the refused snapshot, then the 100 rows from the start in one")
+        XCTAssertEqual(store.string(forKey: "key-42"), "value 42")
+    }
+
     /// The rows after a snapshot are at most about half the space (a snapshot is written once
     /// half its entries changed), and are read while the snapshot is taken: in pages of the
     /// largest size from the first, not from 500 rows up.
