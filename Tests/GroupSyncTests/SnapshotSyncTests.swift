@@ -63,9 +63,6 @@ final class SnapshotSyncTests: SyncServerTestCase {
         try server.psql("SELECT count(*) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Flips one byte of the sealed part of every snapshot on the server.
-    private static let tamperWithTheSnapshot = "UPDATE groupsync_snapshot SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)"
-
     /// Alters the server's snapshot with `sql` once 100 values are written, then asserts that a
     /// fresh machine refuses it as `code`, counted once, and holds the writer's values from the
     /// rows.

@@ -216,7 +216,7 @@ final class SyncDiagnosticsTests: SyncServerTestCase {
         let writer = try sandbox.store(1, url: server.url)
         for index in 0..<100 { writer.set("value \(index)", forKey: "key-\(index)") }
         try await writer.synchronizeWithServer()
-        try server.psql("UPDATE groupsync_snapshot SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)")
+        try server.psql(Self.tamperWithTheSnapshot)
         let store = try store(url: server.url)
 
         try await store.synchronizeWithServer()

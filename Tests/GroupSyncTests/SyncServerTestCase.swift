@@ -37,6 +37,9 @@ class SyncServerTestCase: SyncSandboxTestCase {
         try server.psql("UPDATE groupsync_entry SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)\(change)\(which)")
     }
 
+    /// Flips one byte of the sealed part of every snapshot on the server (SQL for `psql`).
+    static let tamperWithTheSnapshot = "UPDATE groupsync_snapshot SET blob = set_byte(blob, 100, get_byte(blob, 100) # 1)"
+
     /// Runs `sync` while the file step `step` fails with an I/O error in the whole process (a
     /// process-wide fault, so the session's threads meet it too), and asserts that the sync
     /// fails as `storage`; `unexpected` is the failure when it succeeds instead.

@@ -126,7 +126,7 @@ enum SyncRound {
         // the largest size, as soon as the snapshot has arrived, and opened as they arrive, so
         // that the round trip, the server's work and opening the rows overlap opening the
         // snapshot and writing the state (docs/ARCHITECTURE.md, "The rows after a snapshot are
-        // read while it is taken"). They are used if the snapshot is accepted and the cursor
+        // asked for when it arrives"). They are used if the snapshot is accepted and the cursor
         // ends where they were asked for; a refused snapshot's rows are dropped (the child task
         // is cancelled and awaited as its scope ends), and the rows are read from the start.
         var early: (after: Int64, lastChange: Int64, page: SyncReplica.OpenedRows)?
