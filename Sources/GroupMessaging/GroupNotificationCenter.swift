@@ -214,8 +214,9 @@ public struct GroupNotificationCenter: Sendable {
     ///
     /// The sequence ends only when the notifications directory is removed; stop observing by
     /// ending the loop (the watch and its descriptor are released). Each wake-up resumes the
-    /// observing task on a thread of Swift's pool; ``observe(_:handler:)`` calls a handler on
-    /// the thread that read the post instead, a wake-up sooner.
+    /// observing task on a thread of Swift's pool, and a task on an actor (the main actor
+    /// included) then on its actor, one thread wake-up more; ``observe(_:handler:)`` calls a
+    /// handler on the thread that read the post instead, a wake-up sooner.
     /// - Throws: as ``post(_:)`` for the name; ``GroupMessagingError/Code/system`` when the
     ///   watch cannot be set up (for example the per-user inotify limits are reached).
     public func notifications(named name: String) throws(GroupMessagingError) -> AsyncStream<GroupNotification> {
