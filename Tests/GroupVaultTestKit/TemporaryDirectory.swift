@@ -1,15 +1,15 @@
 import Foundation
 import Keyring
 
-/// A fresh directory under the system temporary directory, removed by ``remove()``.
+/// A fresh directory under the system temporary directory (or another parent), removed by
+/// ``remove()``.
 public struct TemporaryDirectory: Sendable {
     /// The directory.
     public let url: URL
 
-    /// Creates a new, empty, owner-only directory whose name starts with `prefix`.
-    public init(prefix: String = "groupvault-test") throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    /// Creates a new, empty, owner-only directory in `parent` whose name starts with `prefix`.
+    public init(prefix: String = "groupvault-test", in parent: URL = FileManager.default.temporaryDirectory) throws {
+        url = parent.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
