@@ -7,10 +7,9 @@ import GroupVaultTestKit
 /// it when this process exits in any way, SIGKILL included.
 ///
 /// Each cluster is a copy of one initialised once per test process (``template``), on tmpfs
-/// where there is one (``scratch``): a new cluster is about 1,300 files, and on the 2-core VM's
-/// disk creating them took 2.1 to 2.3 s a server (initdb, start, createdb), 0.19 to 0.21 s
-/// copied on tmpfs. Over the about 150 tests that start one, in `make test` and again under the
-/// address sanitizer, that was minutes of every CI run (docs/SYNC.md, section 12).
+/// where there is one (``scratch``): initialising about 1,300 files on the disk for every test
+/// that starts a server was minutes of every CI run (docs/SYNC.md, section 12, has the
+/// measurements).
 ///
 /// A machine without PostgreSQL's server programs makes ``start()`` throw with the way out
 /// (`scripts/install-dependencies`), so a test that needs the server fails rather than skips.
@@ -82,6 +81,12 @@ public final class PostgresServer: @unchecked Sendable {
     @discardableResult
     public func psql(_ sql: String) throws -> String {
         try runAsOwner(["psql", "-h", directory.path, "-U", "groupsync", "-d", "groupsync", "-qAt", "-v", "ON_ERROR_STOP=1", "-c", sql], doing: "psql")
+    }
+
+    /// What `sql` returns, as psql prints it unaligned (`|` between columns), without its
+    /// newline: a test's assertion on the server's state.
+    public func value(_ sql: String) throws -> String {
+        try psql(sql).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Dumps the `groupsync` database to `file` (custom format), as an operator's backup.

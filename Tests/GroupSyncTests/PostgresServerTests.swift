@@ -15,8 +15,8 @@ final class PostgresServerTests: XCTestCase {
         try first.psql("CREATE TABLE written_by_the_first_server (id int)")
         try second.start()
 
-        XCTAssertEqual(try second.psql(countTheFirstServersTable).trimmingCharacters(in: .whitespacesAndNewlines), "0")
-        XCTAssertEqual(try first.psql(countTheFirstServersTable).trimmingCharacters(in: .whitespacesAndNewlines), "1")
+        XCTAssertEqual(try second.value(countTheFirstServersTable), "0")
+        XCTAssertEqual(try first.value(countTheFirstServersTable), "1")
     }
 
     func testAServerCopiedFromTheTemplateHasTheGroupsyncDatabase() throws {
@@ -24,6 +24,6 @@ final class PostgresServerTests: XCTestCase {
         defer { server.remove() }
         try server.start()
 
-        XCTAssertEqual(try server.psql("SELECT current_database()").trimmingCharacters(in: .whitespacesAndNewlines), "groupsync")
+        XCTAssertEqual(try server.value("SELECT current_database()"), "groupsync")
     }
 }

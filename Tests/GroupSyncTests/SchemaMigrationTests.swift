@@ -13,11 +13,6 @@ final class SchemaMigrationTests: SyncServerTestCase {
         get throws { SyncConfiguration(url: try SyncServerURL(server.url)) }
     }
 
-    /// What `sql` returns, as psql prints it unaligned (`|` between columns), without its newline.
-    private func value(_ sql: String) throws -> String {
-        try server.psql(sql).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     private func connect() async throws -> ServerConnection {
         let connection = try await ServerConnection.open(try configuration)
         addTeardownBlock { await connection.close() }
@@ -28,8 +23,8 @@ final class SchemaMigrationTests: SyncServerTestCase {
         for _ in 0..<3 { _ = try await connect() }
 
         // One version row per migration step: each ran once.
-        XCTAssertEqual(try value("SELECT count(*), max(version) FROM groupsync_schema"), "\(SyncSchema.currentVersion)|\(SyncSchema.currentVersion)")
-        XCTAssertEqual(try value("SELECT count(*) FROM groupsync_entry"), "0")
+        XCTAssertEqual(try server.value("SELECT count(*), max(version) FROM groupsync_schema"), "\(SyncSchema.currentVersion)|\(SyncSchema.currentVersion)")
+        XCTAssertEqual(try server.value("SELECT count(*) FROM groupsync_entry"), "0")
     }
 
     func testAVersionTableWithoutItsMigrationIsMigrated() async throws {
@@ -37,8 +32,8 @@ final class SchemaMigrationTests: SyncServerTestCase {
 
         _ = try await connect()
 
-        XCTAssertEqual(try value("SELECT max(version) FROM groupsync_schema"), "\(SyncSchema.currentVersion)")
-        XCTAssertEqual(try value("SELECT count(*) FROM groupsync_entry"), "0")
+        XCTAssertEqual(try server.value("SELECT max(version) FROM groupsync_schema"), "\(SyncSchema.currentVersion)")
+        XCTAssertEqual(try server.value("SELECT count(*) FROM groupsync_entry"), "0")
     }
 
     /// A server of version 1 (before snapshots) keeps its rows and gains the snapshot table.
@@ -53,9 +48,9 @@ final class SchemaMigrationTests: SyncServerTestCase {
 
         _ = try await connect()
 
-        XCTAssertEqual(try value("SELECT string_agg(version::text, ',' ORDER BY version) FROM groupsync_schema"), "1,2")
-        XCTAssertEqual(try value("SELECT count(*) FROM groupsync_entry"), "1")
-        XCTAssertEqual(try value("SELECT count(*) FROM groupsync_snapshot"), "0")
+        XCTAssertEqual(try server.value("SELECT string_agg(version::text, ',' ORDER BY version) FROM groupsync_schema"), "1,2")
+        XCTAssertEqual(try server.value("SELECT count(*) FROM groupsync_entry"), "1")
+        XCTAssertEqual(try server.value("SELECT count(*) FROM groupsync_snapshot"), "0")
     }
 
     func testASchemaNewerThanThisClientKnowsIsRefused() async throws {
@@ -93,7 +88,7 @@ final class SchemaMigrationTests: SyncServerTestCase {
                 await (try result.get()).close()
                 return
             }
-            if try value(waitingForTheLock) != "0" {
+            if try server.value(waitingForTheLock) != "0" {
                 try await holder.connection.query("SELECT pg_advisory_unlock_all()", logger: logger)
                 await opening.value
                 if case .success(let opened) = finished.withLock({ $0 }) { await opened.close() }

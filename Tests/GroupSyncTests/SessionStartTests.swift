@@ -13,8 +13,8 @@ final class SessionStartTests: SyncServerTestCase {
 
     /// The server's client connections, other than the one asking.
     private func clientConnections() throws -> Int {
-        let count = try server.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")
-        return try XCTUnwrap(Int(count.trimmingCharacters(in: .whitespacesAndNewlines)), "psql printed \(count)")
+        let count = try server.value("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")
+        return try XCTUnwrap(Int(count), "psql printed \(count)")
     }
 
     // MARK: Connecting while the state is written

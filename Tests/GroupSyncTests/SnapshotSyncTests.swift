@@ -32,11 +32,11 @@ final class SnapshotSyncTests: SyncServerTestCase {
     }
 
     private func snapshotChange() throws -> String {
-        try server.psql("SELECT coalesce(max(change), 0) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines)
+        try server.value("SELECT coalesce(max(change), 0) FROM groupsync_snapshot")
     }
 
     private func lastEntryChange() throws -> String {
-        try server.psql("SELECT max(change) FROM groupsync_entry").trimmingCharacters(in: .whitespacesAndNewlines)
+        try server.value("SELECT max(change) FROM groupsync_entry")
     }
 
     /// The server's snapshot row, to put back later: its change and blob in hex.
@@ -60,7 +60,7 @@ final class SnapshotSyncTests: SyncServerTestCase {
     }
 
     private func snapshotCount() throws -> String {
-        try server.psql("SELECT count(*) FROM groupsync_snapshot").trimmingCharacters(in: .whitespacesAndNewlines)
+        try server.value("SELECT count(*) FROM groupsync_snapshot")
     }
 
     /// Alters the server's snapshot with `sql` once 100 values are written, then asserts that a
