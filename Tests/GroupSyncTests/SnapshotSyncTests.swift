@@ -155,6 +155,26 @@ final class SnapshotSyncTests: SyncServerTestCase {
         XCTAssertEqual(reader.status.refusals, [:])
     }
 
+    /// The snapshot and the rows after it are written as one state: no journal record is
+    /// appended and flushed for the rows, so a fault at every journal `fdatasync` does not stop
+    /// a fresh machine's first sync.
+    func testAFreshMachineWritesTheSnapshotAndTheRowsAfterItAsOneStateWithNoJournalRecord() async throws {
+        try await write(100, tag: "a")
+        try writer.setValue(.string("later"), forKey: "k3")
+        try writer.setValue(.string("new"), forKey: "extra")
+        try await writer.synchronizeWithServer()
+        let machine = try sandbox.addMachine()
+        let reader = try SyncSandbox.store(keyring: machine, url: server.url)
+
+        try await FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.syncAppended)) {
+            try await reader.synchronizeWithServer()
+        }
+
+        assertHoldsTheWritersValues(reader)
+        XCTAssertEqual(reader.string(forKey: "extra"), "new", "a row after the snapshot")
+        XCTAssertEqual(try SyncSandbox.store(keyring: machine, url: nil).string(forKey: "extra"), "new", "durable: a store opened again holds it")
+    }
+
     /// Rows the snapshot covers are altered on the server without a new change number: a
     /// machine that read them would refuse them all. One that starts from the snapshot never
     /// reads them.

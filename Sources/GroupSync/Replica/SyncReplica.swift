@@ -503,7 +503,7 @@ final class SyncReplica: Sendable {
     @discardableResult
     func apply(_ page: OpenedRows, notified: Bool = false, countingAbove counted: Int64 = .min, completing: Bool = false) throws(SyncError) -> [VaultError] {
         var refused: [VaultError] = []
-        let (rows, opened) = (page.rows, page.opened)
+        let rows = page.rows
         let key = keyLookup()
         // The entries' names as the state keys them, made once per row (`nil` for a row whose
         // name is not 32 bytes, which opening refused).
@@ -519,82 +519,106 @@ final class SyncReplica: Sendable {
         // A first sync's catch-up writes its state whole once, at its end (``finishCatchUp()``).
         let compaction: ReplicaStateStore.Compaction = notified || state.initialSyncDone ? .whenDue : .afterTheCatchUp
         try update(touching: touched, flush: { accepted || firstSyncDone ? .beforeReturning : .withNextFlush }, compaction: compaction) { state, values in
-            var changed: [String] = []
-            // A row read again below the cursor was counted the first time.
-            func count(_ error: VaultError, of row: ServerRow) {
-                guard row.change > counted else { return }
-                refused.append(error)
-                state.refusals[error.code.rawValue, default: 0] += 1
-            }
-            for ((row, opened), entryName) in zip(zip(rows, opened), names) {
-                if !notified { state.cursor = max(state.cursor, row.change) }
-                var entry = entryName.flatMap { state.entries[$0] } ?? ReplicaState.Entry()
-                let verdict = row.judge(opened, seen: entry.seen, seenDigest: entry.seenDigestOfAccepted)
-                switch verdict {
-                case .duplicate:
-                    continue
-                case .refuse where notified, .acceptAsAbsent where notified:
-                    continue
-                case .refuse(let error):
-                    count(error, of: row)
-                    if error.code == .unknownKey, let header = try? BlobHeader.parse(row.blob, subject: "a row of \(group)") {
-                        state.awaitKey(header.keyID, sinceChange: row.change)
-                    }
-                    if error.code == .rollback, entry.accepted != nil, let entryName {
-                        entry.republishOver = UInt64(row.sequence)
-                        state.entries[entryName] = entry
-                    }
-                case .accept(let envelope), .acceptAsAbsent(let envelope, _):
-                    guard let entryName else { preconditionFailure("an accepted row has a 32-byte name: opening refuses any other") }
-                    // No entry of its store: counted, its sequence taken (this machine's next
-                    // write of the key goes above it), and the key shown as absent.
-                    var readable = true
-                    if case .acceptAsAbsent(_, let reason) = verdict {
-                        readable = false
-                        count(reason, of: row)
-                    }
-                    accepted = true
-                    entry.seen = envelope.sequence
-                    // Hashed from the blob if a row at this sequence ever comes
-                    // (``ReplicaState/Entry/seenDigestOfAccepted``).
-                    entry.seenDigest = nil
-                    entry.accepted = row.blob
-                    entry.republishOver = nil
-                    var showsServer = true
-                    if let pending = entry.pending {
-                        let mine = try? SyncEnvelope.open(pending, name: row.name, naming: naming, space: space, key: key)
-                        if let mine, mine.value == envelope.value, mine.issuedAtMilliseconds == envelope.issuedAtMilliseconds {
-                            // Our own write, stored by a push whose acknowledgement was lost.
-                            entry.pending = nil
-                            state.pushedWrites += 1
-                        } else if policy == .lastWriterWins, let mine, Self.isMoreRecent(mine, pending: pending, than: envelope, blob: row.blob) {
-                            showsServer = false
-                        } else {
-                            entry.pending = nil
-                            if policy == .lastWriterWins {
-                                state.superseded += 1
-                            } else {
-                                let conflict = ReplicaState.Conflict(key: envelope.key, winningSequence: envelope.sequence, atMilliseconds: Self.now())
-                                state.conflicts.append(conflict)
-                                if state.conflicts.count > 1000 { state.conflicts.removeFirst(state.conflicts.count - 1000) }
-                                publishConflict(SyncConflict(key: envelope.key, winningSequence: envelope.sequence))
-                            }
-                        }
-                    }
-                    state.entries[entryName] = entry
-                    if showsServer {
-                        let shown = readable ? envelope.value.map { Value(key: envelope.key, bytes: $0) } : nil
-                        let previous = if let shown { values.updateValue(shown, forKey: entryName) } else { values.removeValue(forKey: entryName) }
-                        if previous != shown { changed.append(envelope.key) }
-                    }
-                }
-            }
+            let judged = judge(page, names: names, notified: notified, countingAbove: counted, key: key, into: &state, &values)
+            refused = judged.refused
+            accepted = judged.accepted
             if accepted || !notified { state.lastPullMilliseconds = Self.now() }
             if completing { firstSyncDone = Self.markFirstCatchUp(&state) }
-            return changed
+            return judged.changed
         }
         if firstSyncDone { try announceFirstSync() }
         return refused
+    }
+
+    /// What judging a page did to the state (``judge(_:names:notified:countingAbove:key:into:_:)``).
+    private struct Judged {
+        /// The keys whose shown value changed.
+        var changed: [String] = []
+        /// The refusals counted (rows at or below `countingAbove` are not).
+        var refused: [VaultError] = []
+        /// Whether any row was accepted.
+        var accepted = false
+    }
+
+    /// Judges each row of `page` in order against `state` and takes in those accepted, as
+    /// ``apply(_:notified:countingAbove:completing:)`` and ``take(_:applying:completing:)`` do;
+    /// `names` are the rows' names as the state keys them. Nothing is written: the caller makes
+    /// the result durable before it is shown.
+    private func judge(
+        _ page: OpenedRows, names: [EntryName?], notified: Bool, countingAbove counted: Int64,
+        key: (UInt32) throws(VaultError) -> GroupKey, into state: inout ReplicaState, _ values: inout [EntryName: Value]
+    ) -> Judged {
+        var judged = Judged()
+        // A row read again below the cursor was counted the first time.
+        func count(_ error: VaultError, of row: ServerRow) {
+            guard row.change > counted else { return }
+            judged.refused.append(error)
+            state.refusals[error.code.rawValue, default: 0] += 1
+        }
+        for ((row, opened), entryName) in zip(zip(page.rows, page.opened), names) {
+            if !notified { state.cursor = max(state.cursor, row.change) }
+            var entry = entryName.flatMap { state.entries[$0] } ?? ReplicaState.Entry()
+            let verdict = row.judge(opened, seen: entry.seen, seenDigest: entry.seenDigestOfAccepted)
+            switch verdict {
+            case .duplicate:
+                continue
+            case .refuse where notified, .acceptAsAbsent where notified:
+                continue
+            case .refuse(let error):
+                count(error, of: row)
+                if error.code == .unknownKey, let header = try? BlobHeader.parse(row.blob, subject: "a row of \(group)") {
+                    state.awaitKey(header.keyID, sinceChange: row.change)
+                }
+                if error.code == .rollback, entry.accepted != nil, let entryName {
+                    entry.republishOver = UInt64(row.sequence)
+                    state.entries[entryName] = entry
+                }
+            case .accept(let envelope), .acceptAsAbsent(let envelope, _):
+                guard let entryName else { preconditionFailure("an accepted row has a 32-byte name: opening refuses any other") }
+                // No entry of its store: counted, its sequence taken (this machine's next
+                // write of the key goes above it), and the key shown as absent.
+                var readable = true
+                if case .acceptAsAbsent(_, let reason) = verdict {
+                    readable = false
+                    count(reason, of: row)
+                }
+                judged.accepted = true
+                entry.seen = envelope.sequence
+                // Hashed from the blob if a row at this sequence ever comes
+                // (``ReplicaState/Entry/seenDigestOfAccepted``).
+                entry.seenDigest = nil
+                entry.accepted = row.blob
+                entry.republishOver = nil
+                var showsServer = true
+                if let pending = entry.pending {
+                    let mine = try? SyncEnvelope.open(pending, name: row.name, naming: naming, space: space, key: key)
+                    if let mine, mine.value == envelope.value, mine.issuedAtMilliseconds == envelope.issuedAtMilliseconds {
+                        // Our own write, stored by a push whose acknowledgement was lost.
+                        entry.pending = nil
+                        state.pushedWrites += 1
+                    } else if policy == .lastWriterWins, let mine, Self.isMoreRecent(mine, pending: pending, than: envelope, blob: row.blob) {
+                        showsServer = false
+                    } else {
+                        entry.pending = nil
+                        if policy == .lastWriterWins {
+                            state.superseded += 1
+                        } else {
+                            let conflict = ReplicaState.Conflict(key: envelope.key, winningSequence: envelope.sequence, atMilliseconds: Self.now())
+                            state.conflicts.append(conflict)
+                            if state.conflicts.count > 1000 { state.conflicts.removeFirst(state.conflicts.count - 1000) }
+                            publishConflict(SyncConflict(key: envelope.key, winningSequence: envelope.sequence))
+                        }
+                    }
+                }
+                state.entries[entryName] = entry
+                if showsServer {
+                    let shown = readable ? envelope.value.map { Value(key: envelope.key, bytes: $0) } : nil
+                    let previous = if let shown { values.updateValue(shown, forKey: entryName) } else { values.removeValue(forKey: entryName) }
+                    if previous != shown { judged.changed.append(envelope.key) }
+                }
+            }
+        }
+        return judged
     }
 
     /// `rows` opened (``ServerRow/open(naming:space:key:)``), in order, split over the cores
@@ -738,7 +762,7 @@ final class SyncReplica: Sendable {
     }
 
     /// Opens the server's snapshot of the space, `blob` of change number `change` (the column),
-    /// for ``take(_:)``. A snapshot that fails a check
+    /// for ``entries(of:)`` and ``take(_:applying:completing:)``. A snapshot that fails a check
     /// (``SyncSnapshot/open(_:change:space:naming:key:contents:)``) is counted under its code
     /// and changes nothing else: `nil`, and the machine reads the rows instead.
     func openSnapshot(_ blob: [UInt8], change: Int64) throws(SyncError) -> SyncSnapshot? {
@@ -753,49 +777,87 @@ final class SyncReplica: Sendable {
         }
     }
 
-    /// Takes `snapshot` (``openSnapshot(_:change:)``) as the state of a machine that has read
-    /// nothing yet: every entry accepted at its sequence and shown as the snapshot shows it, and
-    /// the cursor at the snapshot's change, so that the catch-up reads only the rows after it.
-    /// Returns `false`, and leaves it, when the state is no longer empty (another process of
-    /// the home read the space meanwhile).
+    /// A snapshot's entries and shown values keyed as the state keys them, for
+    /// ``take(_:applying:completing:)``: built from an opened snapshot
+    /// (``openSnapshot(_:change:)``) outside the state's lock, while the rows after it are still
+    /// on their way.
+    struct SnapshotEntries: Sendable {
+        /// The change number the snapshot covers: the cursor once it is taken.
+        let change: Int64
+        fileprivate var entries: [EntryName: ReplicaState.Entry]
+        fileprivate var values: [EntryName: Value]
+    }
+
+    /// `snapshot`'s entries, each accepted at its sequence and shown as the snapshot shows it.
+    func entries(of snapshot: consuming SyncSnapshot) -> SnapshotEntries {
+        var entries: [EntryName: ReplicaState.Entry] = [:]
+        var values: [EntryName: Value] = [:]
+        // Sized once: grown an entry at a time, each table was rehashed at every doubling
+        // (about 2% of a first sync's samples).
+        entries.reserveCapacity(snapshot.entries.count)
+        values.reserveCapacity(snapshot.entries.count)
+        for entry in snapshot.entries {
+            let name = EntryName(entry.name)!  // 32 bytes: opening checked
+            // No digest: it is the accepted blob's, hashed only if a row at this sequence
+            // comes (``ReplicaState/Entry/seenDigestOfAccepted``).
+            entries[name] = ReplicaState.Entry(seen: entry.sequence, accepted: entry.blob)
+            if let shown = entry.shown { values[name] = Value(key: shown.key, bytes: shown.value) }
+        }
+        return SnapshotEntries(change: snapshot.change, entries: entries, values: values)
+    }
+
+    /// Takes `snapshot` (``entries(of:)``) as the state of a machine that has read nothing yet,
+    /// with the cursor at the snapshot's change, then judges `page`, the rows after it when
+    /// given, as a catch-up's page; `completing` when that page is the catch-up's last. Returns
+    /// the page's refusals, or `nil`, having changed nothing, when the state is no longer empty
+    /// (another process of the home read the space meanwhile).
     ///
-    /// Observers hear of its keys with the first sync's change, once the catch-up completes;
-    /// a machine whose first catch-up completed already (it found the space empty) tells them
-    /// here, as a server change.
-    func take(_ snapshot: SyncSnapshot) throws(SyncError) -> Bool {
+    /// The snapshot and the page are written as one state, whole and durably, before anything
+    /// is shown: the page needs no journal record of its own, and its `fdatasync`, on a fresh
+    /// machine's path, is not made (docs/ARCHITECTURE.md, "A snapshot and the rows after it are
+    /// written as one state").
+    ///
+    /// Observers hear of the keys with the first sync's change, once the catch-up completes
+    /// (the page's changed keys first, as a server change, as ``apply(_:notified:countingAbove:completing:)``
+    /// tells them); a machine whose first catch-up completed already (it found the space empty)
+    /// hears of every key here, as a server change.
+    func take(_ snapshot: consuming SnapshotEntries, applying page: OpenedRows? = nil, completing: Bool = false) throws(SyncError) -> [VaultError]? {
         defer { tellOtherProcessesChanges() }
+        var judged = Judged()
+        var firstSyncDone = false
         var announced: [String] = []
         let taken = try memory.withLock { (memory: inout Memory) throws(SyncError) -> Bool in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) -> Bool in
                 guard Self.hasReadNothing(memory.state) else { return false }
                 var state = memory.state
-                var values = memory.values
-                state.entries.reserveCapacity(snapshot.entries.count)
-                // The shown values too: grown an entry at a time, the table was rehashed at
-                // every doubling (about 2% of a first sync's samples).
-                values.reserveCapacity(values.count + snapshot.entries.count)
-                for entry in snapshot.entries {
-                    let name = EntryName(entry.name)!  // 32 bytes: opening checked
-                    // No digest: it is the accepted blob's, hashed only if a row at this
-                    // sequence comes (``ReplicaState/Entry/seenDigestOfAccepted``).
-                    state.entries[name] = ReplicaState.Entry(seen: entry.sequence, accepted: entry.blob)
-                    if let shown = entry.shown { values[name] = Value(key: shown.key, bytes: shown.value) }
-                }
+                // No entry yet, so no value either: the snapshot's tables are taken whole.
+                var values = memory.values.isEmpty ? snapshot.values : memory.values.merging(snapshot.values) { $1 }
+                state.entries = snapshot.entries
                 state.cursor = snapshot.change
                 state.lastPullMilliseconds = Self.now()
+                if let page {
+                    judged = judge(page, names: page.rows.map { EntryName($0.name) }, notified: false, countingAbove: .min, key: keyLookup(), into: &state, &values)
+                    if completing { firstSyncDone = Self.markFirstCatchUp(&state) }
+                }
                 // Written whole, durably, before anything is shown: the state held no entry, so
                 // a journal record would be all of it, and finding that record cost as much
                 // again (``ReplicaJournal/change(from:to:among:)`` over every entry).
                 try memory.store.compact(state)
                 memory.state = state
                 memory.values = values
-                if state.initialSyncDone { announced = values.values.map(\.key) }
+                if state.initialSyncDone && !firstSyncDone { announced = values.values.map(\.key) }
                 return true
             }
         }
-        if taken { noteSnapshotOnServer(change: snapshot.change, changedSince: 0) }
-        if !announced.isEmpty { publish(UbiquitousChange(reason: .serverChange, changedKeys: announced)) }
-        return taken
+        guard taken else { return nil }
+        noteSnapshotOnServer(change: snapshot.change, changedSince: 0)
+        if !announced.isEmpty {
+            publish(UbiquitousChange(reason: .serverChange, changedKeys: announced))
+        } else if !judged.changed.isEmpty {
+            publish(UbiquitousChange(reason: .serverChange, changedKeys: judged.changed))
+        }
+        if firstSyncDone { try announceFirstSync() }
+        return judged.refused
     }
 
     /// What this process knows of the space's newest snapshot on the server: its change number
