@@ -213,6 +213,22 @@ final class SnapshotSyncTests: SyncServerTestCase {
         XCTAssertEqual(Set(try XCTUnwrap(change).changedKeys), Set((0..<100).map { "k\($0)" }))
     }
 
+    /// The snapshot and the rows after it are taken in one write of the state, and told in one
+    /// server change.
+    func testAMachineThatFoundTheSpaceEmptyHearsOfTheSnapshotAndTheRowsAfterItInOneServerChange() async throws {
+        let reader = try await freshMachine()
+        try await write(100, tag: "a")
+        try writer.setValue(.string("new"), forKey: "extra")
+        try await writer.synchronizeWithServer()
+        XCTAssertLessThan(try XCTUnwrap(Int(try snapshotChange())), try XCTUnwrap(Int(try lastEntryChange())), "a row must come after the snapshot")
+        let changes = reader.externalChanges()
+
+        try await reader.synchronizeWithServer()
+
+        let change = await firstChange(changes, reason: .serverChange)
+        XCTAssertEqual(Set(try XCTUnwrap(change).changedKeys), Set((0..<100).map { "k\($0)" } + ["extra"]))
+    }
+
     func testAFreshMachineWritesAboveWhatTheSnapshotGaveIt() async throws {
         try await write(100, tag: "a")
         let reader = try await freshMachine()
