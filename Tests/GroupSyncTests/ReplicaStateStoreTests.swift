@@ -306,6 +306,77 @@ final class ReplicaStateStoreTests: XCTestCase {
         XCTAssertEqual(try reopen().state, third)
     }
 
+    // MARK: A journal started after the state is shown
+
+    /// A store that held two states and was then compacted into a third, with its journal left
+    /// awaited as a fresh machine leaves it when it takes the server's snapshot; that third state.
+    private func storeAwaitingItsJournal() throws -> (store: ReplicaStateStore, state: ReplicaState) {
+        let first = state(entries: 2, seen: 1)
+        let second = state(entries: 2, seen: 2, from: first)
+        let third = state(entries: 3, seen: 3, from: second)
+        var store = try storeHoldingTwoStates(first, second)
+        try store.compact(third, startingTheJournal: .afterShowing)
+        return (store, third)
+    }
+
+    func testAStateCompactedWithItsJournalAwaitedIsReadFromItsSnapshotWithTheOldJournalIgnored() throws {
+        let first = state(entries: 2, seen: 1)
+        let second = state(entries: 2, seen: 2, from: first)
+        let third = state(entries: 3, seen: 3, from: second)
+        var store = try storeHoldingTwoStates(first, second)
+        let oldJournal = try journalBytes()
+
+        try store.compact(third, startingTheJournal: .afterShowing)
+
+        XCTAssertEqual(try journalBytes(), oldJournal, "the journal must not be started before it is asked for")
+        XCTAssertTrue(store.awaitsJournal)
+        XCTAssertEqual(try reopen().state, third)
+    }
+
+    func testAnAwaitedJournalStartedLaterFollowsTheSnapshotAndTakesAppends() throws {
+        var (store, third) = try storeAwaitingItsJournal()
+        let snapshot = try snapshotBytes()
+
+        try store.startAwaitedJournal()
+        let fourth = state(entries: 3, seen: 4, from: third)
+        try store.save(fourth, replacing: third)
+
+        XCTAssertFalse(store.awaitsJournal)
+        XCTAssertTrue(try snapshotBytes() == snapshot, "the change must be appended, not compacted")
+        XCTAssertEqual(try reopen().state, fourth)
+    }
+
+    func testTheNextSaveStartsAnAwaitedJournalAndAppendsToIt() throws {
+        var (store, third) = try storeAwaitingItsJournal()
+        let snapshot = try snapshotBytes()
+
+        let fourth = state(entries: 3, seen: 4, from: third)
+        try store.save(fourth, replacing: third)
+
+        XCTAssertFalse(store.awaitsJournal)
+        XCTAssertTrue(try snapshotBytes() == snapshot, "the change must be appended, not compacted")
+        XCTAssertGreaterThan(try journalBytes().count, ReplicaJournal.headerSize)
+        XCTAssertEqual(try reopen().state, fourth)
+    }
+
+    func testAnAwaitedJournalThatFailsToStartAtAnyStepLosesNothingAndIsStartedByTheNextSave() throws {
+        for step in FaultPoint.fileLayerSteps {
+            removeStateFiles()
+            var (store, third) = try storeAwaitingItsJournal()
+            let snapshot = try snapshotBytes()
+
+            XCTAssertThrowsError(try FaultInjection.withFault(.fail(.noSpace), at: .step(step)) { () throws -> Void in
+                try store.startAwaitedJournal()
+            }, "the failure at \(step) must reach the caller")
+            XCTAssertEqual(try reopen().state, third, "after a failure at \(step)")
+
+            let fourth = state(entries: 3, seen: 4, from: third)
+            try store.save(fourth, replacing: third)
+            XCTAssertTrue(try snapshotBytes() == snapshot, "after a failure at \(step), the next change must start the journal, not compact")
+            XCTAssertEqual(try reopen().state, fourth, "the save after a failure at \(step) was lost")
+        }
+    }
+
     func testAChangeThatRemovesEntriesIsWrittenAsANewSnapshot() throws {
         let first = state(entries: 4, seen: 1)
         var store = try reopen().store

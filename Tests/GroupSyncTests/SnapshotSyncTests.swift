@@ -175,6 +175,35 @@ final class SnapshotSyncTests: SyncServerTestCase {
         XCTAssertEqual(try SyncSandbox.store(keyring: machine, url: nil).string(forKey: "extra"), "new", "durable: a store opened again holds it")
     }
 
+    /// The state a fresh machine takes is durable in its snapshot alone, so its observers hear
+    /// of the first sync before the journal that follows it is started; a journal that then
+    /// cannot be started is reported, loses nothing, and is started by the next write.
+    func testAFreshMachineTellsItsFirstSyncBeforeItsJournalIsStarted() async throws {
+        try await write(100, tag: "a")
+        try writer.setValue(.string("new"), forKey: "extra")
+        try await writer.synchronizeWithServer()
+        let machine = try sandbox.addMachine()
+        let reader = try SyncSandbox.store(keyring: machine, url: server.url)
+        let changes = reader.externalChanges()
+
+        // The fresh home's first state and its journal are the first two temporary files
+        // created, the snapshot's state the third, the journal after it the fourth.
+        do {
+            try await FaultInjection.withProcessWideFault(.fail(.ioError), at: .step(.createTemporary), afterPassing: 3) {
+                try await reader.synchronizeWithServer()
+            }
+            XCTFail("starting the journal must have failed")
+        } catch {
+            XCTAssertEqual((error as? SyncError)?.code, .storage, "\(error)")
+        }
+
+        let change = await firstChange(changes, reason: .initialSyncChange)
+        XCTAssertEqual(Set(try XCTUnwrap(change).changedKeys), Set((0..<100).map { "k\($0)" } + ["extra"]))
+        XCTAssertEqual(try SyncSandbox.store(keyring: machine, url: nil).string(forKey: "extra"), "new", "durable: a store opened again holds it")
+        try reader.setValue(.string("after"), forKey: "k1")
+        XCTAssertEqual(try SyncSandbox.store(keyring: machine, url: nil).string(forKey: "k1"), "after", "the next write is kept")
+    }
+
     /// Rows the snapshot covers are altered on the server without a new change number: a
     /// machine that read them would refuse them all. One that starts from the snapshot never
     /// reads them.

@@ -325,7 +325,8 @@ final class SyncFigures {
                     + "until `changes()` reports `initialSyncChange`: connecting, the schema check, `LISTEN`, reading and opening the "
                     + "space's sealed snapshot (one AEAD pass, each entry's checks) while the rows after it are read and opened (pages "
                     + "of 4,000 rows at most), then judging those rows against the snapshot's entries and writing both as one state, "
-                    + "whole and durably (a journal record per later page). Machine A pushed every 500 writes, and its rounds wrote a snapshot whenever half the space's entries had "
+                    + "whole and durably (the journal that follows it started once `initialSyncChange` is told; a journal record per later "
+                    + "page). Machine A pushed every 500 writes, and its rounds wrote a snapshot whenever half the space's entries had "
                     + "changed since the last (docs/SYNC.md, section 6, \"Snapshots\"): \(snapshotNote). `SyncedRecords` rather than the "
                     + "key-value store: Apple's store holds at most 1,024 keys.",
                 "The floor connects a new postgres-nio connection and reads the same rows (the same bytes, copied server-side into "

@@ -30,8 +30,14 @@ struct ReplicaStateStore: Sendable {
 
     let snapshotFile: ReplicaStateFile
     /// Whether the next record may be appended to the journal on disk: it follows the snapshot,
-    /// is whole and of this version. Otherwise the next save compacts.
+    /// is whole and of this version. Otherwise the next save compacts, unless the journal is
+    /// only awaited (``journalAwaited``).
     private var appendable = false
+    /// Set when a compaction wrote its snapshot and left the journal that follows it to be
+    /// started after the state was shown (``JournalStart/afterShowing``): the snapshot's tag,
+    /// which the journal's header names. ``startAwaitedJournal()`` starts it, and so does the
+    /// next append.
+    private var journalAwaited: [UInt8]?
     /// The versions of the snapshot and the journal as this store last read or wrote them.
     private(set) var seenFiles: [FileVersion?] = []
     /// The tag the next record chains from.
@@ -45,7 +51,10 @@ struct ReplicaStateStore: Sendable {
     var journalName: String { snapshotFile.journalName }
 
     /// Whether the next save writes a whole snapshot rather than a record (for tests).
-    var compactsNext: Bool { !appendable }
+    var compactsNext: Bool { !appendable && journalAwaited == nil }
+
+    /// Whether a compaction left its journal to be started (``JournalStart/afterShowing``).
+    var awaitsJournal: Bool { journalAwaited != nil }
 
     /// Opens the state of `snapshotFile`: the snapshot, with its journal's authentic records applied.
     /// A home written before the journal existed holds a snapshot alone, read as it is; its first
@@ -147,6 +156,7 @@ struct ReplicaStateStore: Sendable {
         _ change: ReplicaState, flush: AppendOnlyFile.Flush = .beforeReturning, compaction: Compaction = .whenDue,
         orCompact whole: () -> ReplicaState
     ) throws(SyncError) {
+        try startAwaitedJournal()
         guard appendable else { return try compact(whole()) }
         let record = try ReplicaJournal.record(change, after: lastTag, in: snapshotFile)
         let limit = switch compaction {
@@ -196,30 +206,66 @@ struct ReplicaStateStore: Sendable {
         max(firstSync ? 2 * snapshotSize : snapshotSize, floor)
     }
 
+    /// When a compaction starts the journal that follows its snapshot.
+    enum JournalStart: Sendable {
+        /// Before the compaction returns.
+        case now
+        /// Later: by ``startAwaitedJournal()``, which the caller calls once it has shown the
+        /// state, or by the next append. The state is durable once its snapshot is: until the
+        /// new journal is in place the old one names the old snapshot and is ignored. For a
+        /// fresh machine taking the server's snapshot, whose observers need not wait for two
+        /// more flushes (docs/ARCHITECTURE.md, "A taken snapshot is shown before its journal
+        /// is started").
+        case afterShowing
+    }
+
     /// Writes `state` as the new snapshot, durably, then an empty journal following it in place
-    /// of the old one. Crash-safe in that order: until the new snapshot is durable the old
-    /// snapshot and journal stand; after it, the old journal names the old snapshot and is ignored.
-    mutating func compact(_ state: ReplicaState) throws(SyncError) {
+    /// of the old one (at once, or when `journal` says). Crash-safe in that order: until the new
+    /// snapshot is durable the old snapshot and journal stand; after it, the old journal names
+    /// the old snapshot and is ignored.
+    mutating func compact(_ state: ReplicaState, startingTheJournal journal: JournalStart = .now) throws(SyncError) {
         appendable = false
+        journalAwaited = nil
         // A failure here was this process's own: the files are noted as written, so the next
         // change does not read back a state it reported as not kept, and compacts again.
         let snapshot: ReplicaStateFile.Snapshot
         do throws(SyncError) {
             snapshot = try snapshotFile.save(state)
-            let header = ReplicaJournal.header(following: snapshot.tag)
-            do {
-                try snapshotFile.directory.replace(journalName, with: header, durability: .full)
-            } catch {
-                throw SyncError(.storage, "the sync journal \(journalName) cannot be started: \(error)", underlyingError: error)
-            }
         } catch {
             noteWritten()
             throw error
         }
-        appendable = true
         lastTag = snapshot.tag
-        journalSize = ReplicaJournal.headerSize
         snapshotSize = snapshot.size
+        journalAwaited = snapshot.tag
+        noteWritten()
+        guard journal == .now else { return }
+        do {
+            try startAwaitedJournal()
+        } catch {
+            // The caller keeps the state it had, not this one, when the compaction fails: a
+            // journal started later would chain its records to a snapshot the caller never
+            // took. The next save compacts whole instead.
+            journalAwaited = nil
+            throw error
+        }
+    }
+
+    /// Puts the journal a compaction left awaited (``JournalStart/afterShowing``) in place of the
+    /// old one, durably: a header naming the snapshot's tag. Does nothing when none is awaited.
+    /// On failure it stays awaited, and the next append tries again: the journal is replaced
+    /// whole, so the file is the old journal or the new one, never part of either.
+    mutating func startAwaitedJournal() throws(SyncError) {
+        guard let tag = journalAwaited else { return }
+        do {
+            try snapshotFile.directory.replace(journalName, with: ReplicaJournal.header(following: tag), durability: .full)
+        } catch {
+            noteWritten()
+            throw SyncError(.storage, "the sync journal \(journalName) cannot be started: \(error)", underlyingError: error)
+        }
+        journalAwaited = nil
+        appendable = true
+        journalSize = ReplicaJournal.headerSize
         noteWritten()
     }
 }

@@ -715,7 +715,8 @@ final class SyncReplica: Sendable {
     }
 
     /// Tells observers of the first sync's change, the first complete catch-up being durable,
-    /// then compacts the journal its pages left to grow.
+    /// then starts the journal a taken snapshot left awaited, or compacts the journal the
+    /// catch-up's pages left to grow.
     private func announceFirstSync() throws(SyncError) {
         // The keys alone: ``values()`` would build a dictionary of every value first. In no
         // particular order, as Apple's: sorting 10,000 took 1.1 ms of a first sync's path.
@@ -723,6 +724,7 @@ final class SyncReplica: Sendable {
         defer { tellOtherProcessesChanges() }
         try memory.withLock { (memory: inout Memory) throws(SyncError) in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) in
+                try memory.store.startAwaitedJournal()
                 try memory.store.compactIfDue(memory.state)
             }
         }
@@ -815,7 +817,9 @@ final class SyncReplica: Sendable {
     /// The snapshot and the page are written as one state, whole and durably, before anything
     /// is shown: the page needs no journal record of its own, and its `fdatasync`, on a fresh
     /// machine's path, is not made (docs/ARCHITECTURE.md, "A snapshot and the rows after it are
-    /// written as one state").
+    /// written as one state"). The journal that follows that state is started once it has been
+    /// shown: the state is durable in its snapshot alone (docs/ARCHITECTURE.md, "A taken
+    /// snapshot is shown before its journal is started").
     ///
     /// Observers hear of the keys with the first sync's change, once the catch-up completes
     /// (the page's changed keys first, as a server change, as ``apply(_:notified:countingAbove:completing:)``
@@ -842,7 +846,7 @@ final class SyncReplica: Sendable {
                 // Written whole, durably, before anything is shown: the state held no entry, so
                 // a journal record would be all of it, and finding that record cost as much
                 // again (``ReplicaJournal/change(from:to:among:)`` over every entry).
-                try memory.store.compact(state)
+                try memory.store.compact(state, startingTheJournal: .afterShowing)
                 memory.state = state
                 memory.values = values
                 if state.initialSyncDone && !firstSyncDone { announced = values.values.map(\.key) }
@@ -857,7 +861,20 @@ final class SyncReplica: Sendable {
             publish(UbiquitousChange(reason: .serverChange, changedKeys: judged.changed))
         }
         if firstSyncDone { try announceFirstSync() }
+        try startAwaitedJournal()
         return judged.refused
+    }
+
+    /// Starts the journal that ``take(_:applying:completing:)``'s compaction left awaited
+    /// (``ReplicaStateStore/startAwaitedJournal()``), unless another process of the home wrote
+    /// the store since, which started one of its own.
+    private func startAwaitedJournal() throws(SyncError) {
+        try memory.withLock { (memory: inout Memory) throws(SyncError) in
+            guard memory.store.awaitsJournal else { return }
+            try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) in
+                try memory.store.startAwaitedJournal()
+            }
+        }
     }
 
     /// What this process knows of the space's newest snapshot on the server: its change number
