@@ -309,24 +309,20 @@ final class ReplicaStateStoreTests: XCTestCase {
     // MARK: A journal started after the state is shown
 
     /// A store that held two states and was then compacted into a third, with its journal left
-    /// awaited as a fresh machine leaves it when it takes the server's snapshot; that third state.
-    private func storeAwaitingItsJournal() throws -> (store: ReplicaStateStore, state: ReplicaState) {
-        let first = state(entries: 2, seen: 1)
-        let second = state(entries: 2, seen: 2, from: first)
-        let third = state(entries: 3, seen: 3, from: second)
-        var store = try storeHoldingTwoStates(first, second)
-        try store.compact(third, startingTheJournal: .afterShowing)
-        return (store, third)
-    }
-
-    func testAStateCompactedWithItsJournalAwaitedIsReadFromItsSnapshotWithTheOldJournalIgnored() throws {
+    /// awaited as a fresh machine leaves it when it takes the server's snapshot; that third
+    /// state, and the journal's bytes before the compaction.
+    private func storeAwaitingItsJournal() throws -> (store: ReplicaStateStore, state: ReplicaState, oldJournal: [UInt8]) {
         let first = state(entries: 2, seen: 1)
         let second = state(entries: 2, seen: 2, from: first)
         let third = state(entries: 3, seen: 3, from: second)
         var store = try storeHoldingTwoStates(first, second)
         let oldJournal = try journalBytes()
-
         try store.compact(third, startingTheJournal: .afterShowing)
+        return (store, third, oldJournal)
+    }
+
+    func testAStateCompactedWithItsJournalAwaitedIsReadFromItsSnapshotWithTheOldJournalIgnored() throws {
+        let (store, third, oldJournal) = try storeAwaitingItsJournal()
 
         XCTAssertEqual(try journalBytes(), oldJournal, "the journal must not be started before it is asked for")
         XCTAssertTrue(store.awaitsJournal)
@@ -334,7 +330,7 @@ final class ReplicaStateStoreTests: XCTestCase {
     }
 
     func testAnAwaitedJournalStartedLaterFollowsTheSnapshotAndTakesAppends() throws {
-        var (store, third) = try storeAwaitingItsJournal()
+        var (store, third, _) = try storeAwaitingItsJournal()
         let snapshot = try snapshotBytes()
 
         try store.startAwaitedJournal()
@@ -347,7 +343,7 @@ final class ReplicaStateStoreTests: XCTestCase {
     }
 
     func testTheNextSaveStartsAnAwaitedJournalAndAppendsToIt() throws {
-        var (store, third) = try storeAwaitingItsJournal()
+        var (store, third, _) = try storeAwaitingItsJournal()
         let snapshot = try snapshotBytes()
 
         let fourth = state(entries: 3, seen: 4, from: third)
@@ -362,7 +358,7 @@ final class ReplicaStateStoreTests: XCTestCase {
     func testAnAwaitedJournalThatFailsToStartAtAnyStepLosesNothingAndIsStartedByTheNextSave() throws {
         for step in FaultPoint.fileLayerSteps {
             removeStateFiles()
-            var (store, third) = try storeAwaitingItsJournal()
+            var (store, third, _) = try storeAwaitingItsJournal()
             let snapshot = try snapshotBytes()
 
             XCTAssertThrowsError(try FaultInjection.withFault(.fail(.noSpace), at: .step(step)) { () throws -> Void in

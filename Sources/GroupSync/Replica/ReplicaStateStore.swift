@@ -238,8 +238,11 @@ struct ReplicaStateStore: Sendable {
         lastTag = snapshot.tag
         snapshotSize = snapshot.size
         journalAwaited = snapshot.tag
-        noteWritten()
-        guard journal == .now else { return }
+        // Noted here only when the journal waits: starting it notes the files either way.
+        guard journal == .now else {
+            noteWritten()
+            return
+        }
         do {
             try startAwaitedJournal()
         } catch {

@@ -715,8 +715,7 @@ final class SyncReplica: Sendable {
     }
 
     /// Tells observers of the first sync's change, the first complete catch-up being durable,
-    /// then starts the journal a taken snapshot left awaited, or compacts the journal the
-    /// catch-up's pages left to grow.
+    /// then compacts the journal its pages left to grow.
     private func announceFirstSync() throws(SyncError) {
         // The keys alone: ``values()`` would build a dictionary of every value first. In no
         // particular order, as Apple's: sorting 10,000 took 1.1 ms of a first sync's path.
@@ -724,7 +723,6 @@ final class SyncReplica: Sendable {
         defer { tellOtherProcessesChanges() }
         try memory.withLock { (memory: inout Memory) throws(SyncError) in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) in
-                try memory.store.startAwaitedJournal()
                 try memory.store.compactIfDue(memory.state)
             }
         }
