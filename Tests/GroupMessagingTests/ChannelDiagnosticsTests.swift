@@ -50,19 +50,24 @@ final class ChannelDiagnosticsTests: XCTestCase {
         logs.entries.filter { $0.message.description == "channel connection lost; reconnecting" }
     }
 
+    private var reconnectsCounted: Int64 { metrics.counterTotal(label: ChannelMetricLabel.reconnects) }
+
     func testALostConnectionIsLoggedAndCountedAndTheClientReconnects() async throws {
         let server = try await startServer()
         let client = try await connectedClient()
 
         await server.close()
-        // The client learns of the loss on its event loop; the bound only guards against a hang.
+        // The client learns of the loss on its event loop, and logs it before it counts it: wait
+        // for both, or the count may be read between the two. The bound only guards against a hang.
         let deadline = Date().addingTimeInterval(60)
-        while lostLines.isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while (lostLines.isEmpty || reconnectsCounted == 0) && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
 
         XCTAssertEqual(lostLines.count, 1, "\(logs.entries)")
         XCTAssertEqual(lostLines.first?.level, .debug)
         XCTAssertEqual(lostLines.first?.metadata["group"]?.description, MessagingSandbox.group.rawValue)
-        XCTAssertEqual(metrics.counterTotal(label: ChannelMetricLabel.reconnects), 1)
+        XCTAssertEqual(reconnectsCounted, 1)
         let restarted = try await startServer()
         let pong = try await client.request(Ping(seq: 1), timeout: .seconds(60))
         XCTAssertEqual((pong as? Pong)?.seq, 2, "the client reconnected to the new server")
@@ -78,6 +83,6 @@ final class ChannelDiagnosticsTests: XCTestCase {
         await server.close()
 
         XCTAssertEqual(lostLines.count, 0, "\(logs.entries)")
-        XCTAssertEqual(metrics.counterTotal(label: ChannelMetricLabel.reconnects), 0)
+        XCTAssertEqual(reconnectsCounted, 0)
     }
 }
