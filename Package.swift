@@ -493,3 +493,22 @@ if coreScopeOnly {
     package.products = package.products.filter { coreTargets.contains($0.name) }
     package.targets = package.targets.filter { coreTargets.contains($0.name) }
 }
+
+// scripts/sanitize and scripts/fuzz set `GROUPVAULT_INSTRUMENTATION=fuzzer` for their builds: the
+// package's own targets are then compiled with AddressSanitizer, and the Swift ones with the
+// coverage libFuzzer needs, while its dependencies are compiled as in a plain build. In the same
+// build directory as `make test`'s, that build compiles only the package's own code again, not
+// SwiftNIO, GRDB, BoringSSL and postgres-nio (docs/ARCHITECTURE.md, "CI time").
+if Context.environment["GROUPVAULT_INSTRUMENTATION"] == "fuzzer" {
+    for target in package.targets where [.regular, .executable, .test].contains(target.type) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [
+            .unsafeFlags([
+                "-sanitize=address",
+                "-sanitize-coverage=edge,indirect-calls,trace-cmp,inline-8bit-counters,pc-table",
+            ]),
+        ]
+        target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=address"])]
+        // The linker links ASan's runtime only when told to: every product that links this target.
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=address"])]
+    }
+}
