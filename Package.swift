@@ -498,7 +498,8 @@ if coreScopeOnly {
 // package's own targets are then compiled with AddressSanitizer, and the Swift ones with the
 // coverage libFuzzer needs, while its dependencies are compiled as in a plain build. In the same
 // build directory as `make test`'s, that build compiles only the package's own code again, not
-// SwiftNIO, GRDB, BoringSSL and postgres-nio (docs/ARCHITECTURE.md, "CI time").
+// SwiftNIO, GRDB, BoringSSL and postgres-nio (docs/ARCHITECTURE.md, "The ASan build instruments
+// the package's own code").
 if Context.environment["GROUPVAULT_INSTRUMENTATION"] == "fuzzer" {
     for target in package.targets where [.regular, .executable, .test].contains(target.type) {
         target.swiftSettings = (target.swiftSettings ?? []) + [
