@@ -3,7 +3,7 @@
 ///     GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults,sync] [--sizes 10,1000,10000] [--records N]
 ///                          [--rounds N] [--warmup N] [--budget SECONDS]
 ///                          [--population-budget SECONDS] [--throughput-budget SECONDS]
-///                          [--flush-runs N] [--reseal-passes N] [--reseal-pass-budget SECONDS]
+///                          [--flush-runs N] [--verify-passes N] [--reseal-passes N] [--reseal-pass-budget SECONDS]
 struct Options {
     /// Where to write the report; standard output when `nil`.
     var output: String?
@@ -50,9 +50,11 @@ struct Options {
     /// keyring items) up to the largest size; sizes not reached in it are measured at the size
     /// reached, and the report says so.
     var populationBudget = 120.0
-    /// Wall time, in seconds, of each throughput run (verify, resealAll); a run stopped by it
-    /// reports the records it processed.
+    /// Wall time, in seconds, after which `records verify` starts no further pair of passes
+    /// (`--throughput-budget`); a pass already started is finished.
     var throughputBudget = 60.0
+    /// Passes of `verifyAll`, each followed by a pass of its floor (`--verify-passes`).
+    var verifyPasses = 5
     /// Runs of every flush-bound figure (`--flush-runs`), each with half a figure's rounds and
     /// budget (``flushSchedule``).
     var flushRuns = 3
@@ -69,7 +71,7 @@ struct Options {
         usage: GroupVaultBenchmarks [--quick] [--output PATH] [--note TEXT] [--analysis PATH] [--figures storage,messaging,defaults,sync] [--sizes 10,1000,10000] [--records N]
                                                     [--rounds N] [--warmup N] [--budget SECONDS] [--span SECONDS] [--maximum-rounds N]
                                                     [--population-budget SECONDS] [--throughput-budget SECONDS]
-                                                    [--flush-runs N] [--reseal-passes N] [--reseal-pass-budget SECONDS]
+                                                    [--flush-runs N] [--verify-passes N] [--reseal-passes N] [--reseal-pass-budget SECONDS]
         """
 
     /// Parses `arguments` (without the program name), or explains what is wrong.
@@ -131,6 +133,7 @@ struct Options {
             case "--population-budget": populationBudget = try seconds(flag, value)
             case "--throughput-budget": throughputBudget = try seconds(flag, value)
             case "--flush-runs": flushRuns = try positive(flag, value)
+            case "--verify-passes": verifyPasses = try positive(flag, value)
             case "--reseal-passes": resealPasses = try positive(flag, value)
             case "--reseal-pass-budget": resealPassBudget = try seconds(flag, value)
             default: throw BenchmarkFailure("unknown option \(flag)\n\(Self.usage)")
