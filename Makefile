@@ -10,14 +10,16 @@ build: dependencies
 	$(SWIFT) build
 
 # Every test suite: unit, fuzz (seeded; GROUPVAULT_SEED=<n> replays), multi-process, fault injection.
-# All suites are XCTest; Swift Testing is disabled so the run ends on XCTest's own summary line
+# One `swift test` per test target, two targets at a time (scripts/test-targets; TEST_JOBS=1 runs
+# them one after another); each target's output is printed whole once it is done, then a summary.
+# All suites are XCTest; Swift Testing is disabled so each run ends on XCTest's own summary line
 # rather than on an empty "0 tests" report from the other runner.
 # GROUPVAULT_LARGE_TESTS=1 also runs the functional 10,000-record group (about 2.5 minutes of
 # fsyncs in a debug build); a bare `swift test` leaves it out for quick local runs.
 # Then the reference docs (`docs` below): CI runs exactly this command, so a DocC warning fails CI
 # without a command of its own (docs/ARCHITECTURE.md, "Reference docs").
 test: dependencies
-	GROUPVAULT_LARGE_TESTS=1 $(SWIFT) test --disable-swift-testing
+	GROUPVAULT_LARGE_TESTS=1 SWIFT=$(SWIFT) scripts/test-targets
 	SWIFT=$(SWIFT) scripts/docs
 
 # Every library product's DocC catalog (Sources/<Target>/<Target>.docc) through swift-docc-plugin;
