@@ -35,8 +35,9 @@ public struct GroupNotification: Sendable, Hashable, CustomStringConvertible {
 /// link owned as the sharing mode expects before it changes the file's mode. See
 /// docs/MESSAGING.md.
 ///
-/// Observe with an async sequence (``notifications(named:)``) or, a wake-up sooner, with a
-/// handler called on the process's notification reader thread (``observe(_:handler:)``).
+/// Observe with an async sequence (``notifications(named:)``); a wake-up sooner, with a
+/// handler called on the process's notification reader thread (``observe(_:handler:)``); or,
+/// on Linux, a thread of yours waiting itself (``waiter(named:)``), with no other thread between.
 ///
 /// ```swift
 /// let center = try GroupNotificationCenter(keyring: keyring, group: group)
@@ -264,6 +265,33 @@ public struct GroupNotificationCenter: Sendable {
     ) throws(GroupMessagingError) -> GroupNotificationObservation {
         GroupNotificationObservation(watch: try watch(name, ending: {}, handler))
     }
+
+    #if os(Linux)
+    /// An observer of `name` that a thread of yours waits on itself, from the moment this
+    /// returns (a post made afterwards is seen): ``GroupNotificationWaiter/wait(timeout:)``
+    /// blocks the calling thread until a post, and its
+    /// ``GroupNotificationWaiter/fileDescriptor`` can join an event loop of yours, like the
+    /// descriptor of Darwin's `notify_register_file_descriptor`.
+    ///
+    /// The kernel wakes the waiting thread itself: no reader thread, task or queue runs between
+    /// the post and the return, the fewest wake-ups of the three ways to observe. For a daemon's
+    /// own thread or event loop and a command-line tool; an app observes with
+    /// ``notifications(named:)`` or ``observe(_:handler:)``. Linux only.
+    /// - Throws: as ``notifications(named:)``.
+    public func waiter(named name: String) throws(GroupMessagingError) -> GroupNotificationWaiter {
+        try Self.check(name)
+        try checkPathStillNamesTheDirectory(observing: name)
+        let watch: CallerReadWatch
+        do {
+            watch = try DirectoryWatcher(directory: directory.path, entry: name).watchReadByCaller()
+        } catch {
+            throw .storage(error, while: "observe \(name) in \(group)")
+        }
+        // Dropping the watch on a refusal ends it and closes its descriptors.
+        try checkPathStillNamesTheDirectory(observing: name)
+        return GroupNotificationWaiter(name: name, group: group, watch: watch)
+    }
+    #endif
 
     /// Puts the watch of `name` in place and calls `handler` with each of its wake-ups (and
     /// `ending` when the directory goes away): what ``notifications(named:)`` and

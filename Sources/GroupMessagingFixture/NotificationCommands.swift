@@ -5,10 +5,11 @@ import Synchronization
 
 /// Notification commands:
 ///
-/// - `notify-observe --group G --name N [--count K] [--with stream|handler]`: observes N with
-///   `notifications(named:)` (the default) or with `observe(_:handler:)`, prints `ready` once
-///   the watch is in place, then `woken` per wake-up (from the handler itself, on the reader
-///   thread, with `handler`); exits 0 after K wake-ups (default 1).
+/// - `notify-observe --group G --name N [--count K] [--with stream|handler|wait]`: observes N
+///   with `notifications(named:)` (the default), with `observe(_:handler:)` or with a
+///   `waiter(named:)` whose `wait()` blocks the fixture, prints `ready` once the watch is in place,
+///   then `woken` per wake-up (from the handler itself, on the reader thread, with `handler`);
+///   exits 0 after K wake-ups (default 1).
 /// - `notify-post --group G --name N [--count K] [--uid U --gid G2]`: posts N K times (default 1),
 ///   prints `posted`; with `--uid`, as that user (see `becomeUser`).
 let notificationCommands: [String: FixtureCommand] = [
@@ -16,7 +17,17 @@ let notificationCommands: [String: FixtureCommand] = [
         await runFixture(arguments) { options in
             let center = try GroupNotificationCenter(keyring: try options.keyring(), group: try options.group())
             let wanted = try options.integer("count", default: 1)
-            if try options.string("with", default: "stream") == "handler" {
+            let mode = try options.string("with", default: "stream")
+            if mode == "wait" {
+                let waiter = try center.waiter(named: try options.string("name"))
+                printLine("ready")
+                for _ in 0..<wanted {
+                    guard try waiter.wait() != nil else { return 1 }
+                    printLine("woken")
+                }
+                return 0
+            }
+            if mode == "handler" {
                 let (enough, reached) = AsyncStream.makeStream(of: Never.self)
                 let seen = Mutex(0)
                 let observation = try center.observe(try options.string("name")) { _ in

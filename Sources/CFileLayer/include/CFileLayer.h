@@ -6,6 +6,9 @@
 // epoll, which Swift's Glibc module leaves out: the directory watchers' one reader thread
 // waits on an epoll set of their inotify descriptors (Syscalls+Epoll.swift).
 #include <sys/epoll.h>
+// eventfd, also left out: it ends a wait on a watch read by the waiting thread itself
+// (Syscalls+Wait.swift).
+#include <sys/eventfd.h>
 
 /// pthread_setname_np(pthread_self(), name), which needs _GNU_SOURCE: names the watchers'
 /// reader thread (at most 15 bytes), as `top -H`, `perf` and /proc/<pid>/task/*/comm show it.

@@ -59,6 +59,8 @@ package enum SystemCall: String, Sendable, CaseIterable {
     case epoll = "call-epoll"
     /// `pthread_create`: the watchers' reader thread.
     case startThread = "call-pthread-create"
+    /// `eventfd` and `poll`: a watch read by the thread that waits for it (``CallerReadWatch``).
+    case wait = "call-poll"
     case socket = "call-socket"
     case bind = "call-bind"
     case connect = "call-connect"

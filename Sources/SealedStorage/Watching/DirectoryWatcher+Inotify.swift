@@ -6,10 +6,11 @@ import SystemPackage
 typealias PlatformDirectoryWatchBackend = InotifyDirectoryWatch
 
 /// One inotify instance with one watch on a directory, read by the process's one
-/// ``InotifyReader`` thread, which delivers its events in place.
+/// ``InotifyReader`` thread, which delivers its events in place, or by the thread that waits
+/// for it (``CallerReadWatch``).
 ///
-/// The descriptor is non-blocking and in the reader's epoll set from the moment the watch is
-/// made (reported only once started); nothing polls. Reading it and closing it both happen
+/// The descriptor is non-blocking and, unless the caller reads it, in the reader's epoll set
+/// from the moment the watch is made (reported only once started); nothing polls. Reading it and closing it both happen
 /// under the watch's lock, and a read first checks the watch is still started: a cancel that
 /// comes while the reader is reading waits for the read, and a read that comes after the close
 /// reads nothing, so no read ever reaches a closed descriptor, or a new one given its number.
@@ -82,8 +83,9 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     /// The watched directory, held open (lookup only) when one entry is watched: the entry is
     /// opened inside it each time it reappears. Closed with the inotify descriptor.
     private let heldDirectory: FileDescriptor?
-    private let reader: InotifyReader
-    /// The descriptor's token in the reader's epoll set.
+    /// The process's reader thread, or `nil` when the caller reads the watch itself.
+    private let reader: InotifyReader?
+    /// The descriptor's token in the reader's epoll set (0 without a reader).
     private let token: UInt64
     private let lock = Lock()
     /// Guarded by `lock`.
@@ -91,7 +93,13 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     /// Guarded by `lock`: replaced by the reader when the entry reappears.
     private var entryWatch: EntryWatch?
 
-    package init(directory: FilePath, entry: String?) throws(StorageError) {
+    package convenience init(directory: FilePath, entry: String?) throws(StorageError) {
+        try self.init(directory: directory, entry: entry, readByCaller: false)
+    }
+
+    /// A watch of `directory` (or of its `entry`), read by the process's reader thread or, with
+    /// `readByCaller`, only by ``readQueued(using:)`` calls of the caller's own.
+    package init(directory: FilePath, entry: String?, readByCaller: Bool) throws(StorageError) {
         let descriptor: Int32
         do {
             descriptor = try Syscall.inotifyInit(flags: Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -126,11 +134,14 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
             throw error
         }
         if entry == nil { Syscall.close(held) }
-        let reader: InotifyReader
-        let token: UInt64
+        var reader: InotifyReader?
+        var token: UInt64 = 0
         do {
-            reader = try InotifyReader.shared(for: directory)
-            token = try reader.add(descriptor, directory: directory)
+            if !readByCaller {
+                let shared = try InotifyReader.shared(for: directory)
+                token = try shared.add(descriptor, directory: directory)
+                reader = shared
+            }
         } catch {
             if entry != nil { Syscall.close(held) }
             Syscall.close(raw: descriptor)
@@ -229,7 +240,7 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
             guard case .ready = state else { return nil }
             state = .started(delivery)
             do {
-                try reader.start(self, token: token, descriptor: descriptor)
+                try reader?.start(self, token: token, descriptor: descriptor)
                 return nil
             } catch {
                 // The set already holds the descriptor, so this cannot fail for want of
@@ -259,7 +270,7 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     private func close() {
         guard !isCancelled else { return }
         state = .cancelled
-        reader.remove(token: token, descriptor: descriptor)
+        reader?.remove(token: token, descriptor: descriptor)
         Syscall.close(raw: descriptor)
         if let heldDirectory { Syscall.close(heldDirectory) }
     }
@@ -277,8 +288,12 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
         delivery.end()
     }
 
-    /// Reads the queued events once and delivers them; run by the reader thread, with its
-    /// buffer, when the descriptor is ready. What one read leaves is reported again (the set
+    /// The inotify descriptor, for a caller that reads the watch itself to wait on; closed by
+    /// ``cancel()``.
+    var inotifyDescriptor: Int32 { descriptor }
+
+    /// Reads the queued events once and delivers them; run by the reader thread (or the
+    /// caller that reads the watch itself), with its buffer, when the descriptor is ready. What one read leaves is reported again (the set
     /// is level-triggered): one read per wake-up, not a second one to find the queue empty.
     ///
     /// The read, and the new watch of a reappeared entry, are made holding `lock`, so a cancel

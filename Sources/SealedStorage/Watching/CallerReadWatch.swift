@@ -1,0 +1,107 @@
+#if os(Linux)
+import Glibc
+import SystemPackage
+
+/// A watch that the thread waiting for it reads itself (``DirectoryWatcher/watchReadByCaller()``),
+/// where every other watch of the process is read by the one ``InotifyReader`` thread.
+///
+/// With the reader thread, an observer's wake-up is that thread's, and then its own (a task
+/// resumed, a semaphore signalled). A thread that blocks in ``wait(milliseconds:)`` is woken by
+/// the kernel itself, as a C program blocked in `read(2)` on an inotify descriptor is: it reads
+/// the events and returns them, and no other thread runs in between. Its ``descriptor`` can be
+/// put in an event loop of the caller's (`poll`, epoll, a run loop), readable while events wait
+/// to be read, like the descriptor of Darwin's `notify_register_file_descriptor`.
+///
+/// ``cancel()`` may come from any thread: it ends a ``wait(milliseconds:)`` in progress (a
+/// second descriptor, an `eventfd` signalled for good, is in every wait) and closes the watch.
+package final class CallerReadWatch: @unchecked Sendable {
+    // @unchecked: `buffer` is written only inside `backend`'s lock (its `readQueued`), `read`
+    // and `ended` are behind their lock, and the rest is immutable.
+
+    /// What one ``wait(milliseconds:)`` saw.
+    package enum Outcome: Equatable, Sendable {
+        /// The events one read found (an ``DirectoryWatcher/Event/Kind/overflow`` among them
+        /// when events were lost or the directory went away); possibly none, when the read was
+        /// of events about other entries.
+        case events([DirectoryWatcher.Event])
+        /// The time passed with nothing to read.
+        case timedOut
+        /// The directory went away (reported once, by an overflow) or the watch was cancelled:
+        /// nothing will ever be read again.
+        case ended
+    }
+
+    private let backend: InotifyDirectoryWatch
+    /// Signalled by ``cancel()``, never read or reset, closed only when nobody can be waiting.
+    private let cancelled: Int32
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// What the backend delivered during the read in progress, and whether it has ended.
+    private let delivered = Locked<(events: [DirectoryWatcher.Event], ended: Bool)>(([], false))
+
+    init(backend: InotifyDirectoryWatch, entry: String?) throws(Errno) {
+        self.backend = backend
+        do {
+            cancelled = try Syscall.makeEvent()
+        } catch {
+            backend.cancel()
+            throw error
+        }
+        buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: InotifyDirectoryWatch.readBufferSize, alignment: MemoryLayout<inotify_event>.alignment)
+        let delivered = self.delivered
+        backend.start(delivering: DirectoryWatcher.Delivery(
+            event: { event in
+                if let entry, let name = event.name, name != entry { return }
+                delivered.withLock { $0.events.append(event) }
+            },
+            end: { delivered.withLock { $0.ended = true } }))
+    }
+
+    deinit {
+        backend.cancel()
+        Syscall.close(raw: cancelled)
+        buffer.deallocate()
+    }
+
+    /// The watch's inotify descriptor, readable while events wait to be read; only to wait on
+    /// (reading it is ``wait(milliseconds:)``'s job), and closed by ``cancel()``.
+    package var descriptor: Int32 { backend.inotifyDescriptor }
+
+    /// Waits until events can be read, for at most `milliseconds` (negative: for as long as
+    /// it takes), then reads them once, on the calling thread, and returns them.
+    /// - Throws: `Errno` when the wait itself fails (never for the time passing or a signal).
+    package func wait(milliseconds: Int32) throws(Errno) -> Outcome {
+        let deadline = milliseconds < 0 ? nil : ContinuousClock.now.advanced(by: .milliseconds(milliseconds))
+        while true {
+            if delivered.withLock({ $0.ended }) { return .ended }
+            var remaining: Int32 = -1
+            if let deadline {
+                // Rounded up: 0.4 ms left must not become a wait that returns at once.
+                let left = ContinuousClock.now.duration(to: deadline) / .milliseconds(1)
+                remaining = left <= 0 ? 0 : Int32(clamping: Int64(left.rounded(.up)))
+            }
+            // A descriptor number cancelled and reused meanwhile is waited on beside `cancelled`,
+            // which is then readable: the wait ends at once, and nothing is read from it.
+            let ready = try Syscall.waitReadable(backend.inotifyDescriptor, cancelled, milliseconds: remaining)
+            if ready.second { return .ended }
+            if ready.first {
+                backend.readQueued(using: buffer)
+                return delivered.withLock { delivered in
+                    defer { delivered.events = [] }
+                    if delivered.events.isEmpty, delivered.ended { return .ended }
+                    return .events(delivered.events)
+                }
+            }
+            if remaining == 0 { return .timedOut }
+        }
+    }
+
+    /// Ends the watch: a ``wait(milliseconds:)`` in progress on another thread returns
+    /// ``Outcome/ended``, and so does every later one. Safe to call more than once.
+    package func cancel() {
+        Syscall.signalEvent(cancelled)
+        delivered.withLock { $0.ended = true }
+        backend.cancel()
+    }
+}
+#endif
