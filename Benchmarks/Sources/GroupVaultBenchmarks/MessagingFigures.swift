@@ -85,6 +85,8 @@ final class MessagingFigures {
         let handlerWakeUps = HandlerWakeUps()
         let handlerPongs = try center.observe("handler-pong", handler: handlerWakeUps.woken)
         defer { handlerPongs.cancel() }
+        let waitPongs = try center.waiter(named: "wait-pong")
+        defer { waitPongs.cancel() }
         let child = Process()
         child.executableURL = URL(fileURLWithPath: executables.path("NotificationEcho"))
         child.arguments = [home.path]
@@ -132,6 +134,7 @@ final class MessagingFigures {
 
         let label = "post-to-wake, across processes, `notifications(named:)` async sequence (half a ping-pong)"
         let handlerLabel = "post-to-wake, across processes, `observe(_:handler:)` handler (half a ping-pong)"
+        let waiterLabel = "post-to-wake, across processes, `waiter(named:)` waited on by the posting thread (half a ping-pong)"
         let floorLabel = "C inotify: open and close a file in a watched directory, across processes (half a ping-pong)"
         let dbusLabel = "D-Bus signal through a private dbus-daemon, libdbus-1, across processes (half a ping-pong)"
         let results = try interleave([
@@ -155,6 +158,16 @@ final class MessagingFigures {
                 try center.post("handler-ping")
                 return Measurement(microseconds: (try handlerWakeUps.next() - start).microseconds / 2)
             },
+            Contender(label: waiterLabel, role: .groupVault) {
+                // The child answers from a thread blocked in its waiter; this thread posts and
+                // then blocks in its own, as each C process blocks in its `read`.
+                let start = ContinuousClock.now
+                try center.post("wait-ping")
+                guard try waitPongs.wait(timeout: .seconds(30)) != nil else {
+                    throw BenchmarkFailure("NotificationEcho did not answer wait-ping within 30 s")
+                }
+                return Measurement(microseconds: (ContinuousClock.now - start).microseconds / 2)
+            },
             Contender(label: floorLabel, role: .floor) { try inotifyPing.measure("ping") },
             Contender(label: dbusLabel, role: .peer(lessWork: nil)) { try dbusPing.measure("ping") },
         ], options.schedule)
@@ -169,15 +182,18 @@ final class MessagingFigures {
                     + "`pong` the same way. The peer is a D-Bus `Ping` signal answered by a `Pong` signal, both processes on a "
                     + "private session bus (`dbus-daemon` with a configuration of its own, started by the run). The C figures are "
                     + "timed inside their pinging process.",
-                "The two GroupVault rows are the two ways to observe, in the same rounds: the async sequence, whose wake-up "
+                "The three GroupVault rows are the three ways to observe, in the same rounds: the async sequence, whose wake-up "
                     + "resumes the observing task on a thread of Swift's pool after the notification reader thread has read the "
-                    + "post, and the handler, called on the reader thread itself (the child posts its answer from its handler; "
-                    + "this process's handler takes the time it is called). The GroupVault ÷ peer column is the async "
-                    + "sequence's; the target checks below give each row's.",
+                    + "post; the handler, called on the reader thread itself (the child posts its answer from its handler; "
+                    + "this process's handler takes the time it is called); and the waiter, a thread blocked in `wait()` "
+                    + "that the kernel wakes itself, as the C floor's (the child answers from such a thread; this process "
+                    + "posts and waits on one thread, as the floor's pinging process does). The GroupVault ÷ peer column is "
+                    + "the async sequence's; the target checks below give each row's.",
             ],
             table: timeTable(results)))
         let limit = 5_000.0
-        for (api, rowLabel) in [("`notifications(named:)`", label), ("`observe(_:handler:)`", handlerLabel)] {
+        for (api, rowLabel) in [("`notifications(named:)`", label), ("`observe(_:handler:)`", handlerLabel),
+                                ("`waiter(named:)`", waiterLabel)] {
             let samples = result(rowLabel, in: results).times
             outcome.checks.append(TargetCheck(
                 figure: "notification post-to-wake p99, across processes, \(api)",

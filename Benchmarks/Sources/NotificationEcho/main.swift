@@ -9,7 +9,9 @@ import GroupMessaging
 //                            standard input closes or it is killed
 //
 // "ping" is observed as most applications observe, through the async sequence; "handler-ping"
-// through a handler, which posts its answer from the notification reader thread itself. A
+// through a handler, which posts its answer from the notification reader thread itself;
+// "wait-ping" by a thread of this process's own blocked in a waiter's `wait()`, which answers
+// with "wait-pong". A
 // ping-pong never coalesces (each side waits for the other's post), so half a round trip is
 // one post-to-wake across processes.
 
@@ -24,6 +26,15 @@ do {
     let handlerPings = try center.observe("handler-ping") { _ in
         do {
             try center.post("handler-pong")
+        } catch {
+            FileHandle.standardError.write(Data("NotificationEcho: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+    let waitPings = try center.waiter(named: "wait-ping")
+    Thread.detachNewThread {
+        do {
+            while try waitPings.wait() != nil { try center.post("wait-pong") }
         } catch {
             FileHandle.standardError.write(Data("NotificationEcho: \(error)\n".utf8))
             exit(1)
