@@ -43,14 +43,15 @@ public final class GroupNotificationWaiter: Sendable {
     ///
     /// Several threads may wait on one waiter; a post wakes at least one of them.
     /// - Parameter timeout: how long to wait at most; `nil` (the default) waits as long as it
-    ///   takes, `.zero` only looks.
+    ///   takes, `.zero` (or less) only looks. Any length is accepted.
     /// - Returns: the wake-up, or `nil` when `timeout` passed with no post.
     /// - Throws: ``GroupMessagingError/Code/closed`` once ``cancel()`` was called (a wait in
     ///   progress on another thread returns with it) or once the notifications directory was
     ///   removed (after the one wake-up that said so); ``GroupMessagingError/Code/system`` when
     ///   the wait itself fails.
     public func wait(timeout: Duration? = nil) throws(GroupMessagingError) -> GroupNotification? {
-        let deadline = timeout.map { ContinuousClock.now.advanced(by: max($0, .zero)) }
+        // Clamped (to 68 years) so that no timeout a caller passes can overflow the clock.
+        let deadline = timeout.map { ContinuousClock.now.advanced(by: min(max($0, .zero), .seconds(Int64(Int32.max)))) }
         while true {
             var milliseconds: Int32 = -1
             if let deadline {

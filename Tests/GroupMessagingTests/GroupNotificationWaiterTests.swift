@@ -29,6 +29,14 @@ final class GroupNotificationWaiterTests: NotificationCenterTestCase {
         XCTAssertNil(try waiter.wait(timeout: .milliseconds(20)))
     }
 
+    func testTimeoutsBeyondTheClockAndBelowZeroAreAccepted() throws {
+        let waiter = try center.waiter(named: "extremes")
+        try center.post("extremes")
+
+        XCTAssertNotNil(try waiter.wait(timeout: .seconds(Int64.max)), "the longest timeout waits, and returns the post")
+        XCTAssertNil(try waiter.wait(timeout: .seconds(-1)), "a negative timeout only looks")
+    }
+
     func testPostsOfOtherNamesDoNotWakeAWaiter() throws {
         let waiter = try center.waiter(named: "mine")
 

@@ -90,6 +90,16 @@ final class NotificationFileTests: XCTestCase {
         }
     }
 
+    #if os(Linux)
+    func testWaitingAfterTheDirectoryWasSwappedForAnotherIsRefused() throws {
+        XCTAssertEqual(rename(directory, directory + ".moved"), 0)
+        XCTAssertEqual(mkdir(directory, 0o2770), 0)
+        XCTAssertThrowsError(try center.waiter(named: "swapped")) { error in
+            XCTAssertTrue("\(error)".contains("replaced"), "\(error)")
+        }
+    }
+    #endif
+
     func testPostRefusesWhatAMemberPlantedThatIsNotARegularFile() throws {
         try XCTSkipUnless(geteuid() == 0, "playing a second member of the group needs root")
         for kind in ["fifo", "directory", "symlink"] {

@@ -15,14 +15,14 @@ import SystemPackage
 /// ``cancel()`` may come from any thread: it ends a ``wait(milliseconds:)`` in progress (a
 /// second descriptor, an `eventfd` signalled for good, is in every wait) and closes the watch.
 package final class CallerReadWatch: @unchecked Sendable {
-    // @unchecked: `buffer` is written only inside `backend`'s lock (its `readQueued`), `read`
-    // and `ended` are behind their lock, and the rest is immutable.
+    // @unchecked: `buffer` is written only inside `backend`'s lock (its `readQueued`),
+    // `delivered` is behind its own, and the rest is immutable.
 
     /// What one ``wait(milliseconds:)`` saw.
     package enum Outcome: Equatable, Sendable {
         /// The events one read found (an ``DirectoryWatcher/Event/Kind/overflow`` among them
         /// when events were lost or the directory went away); possibly none, when the read was
-        /// of events about other entries.
+        /// of events about other entries or another waiting thread read them first.
         case events([DirectoryWatcher.Event])
         /// The time passed with nothing to read.
         case timedOut

@@ -10,10 +10,11 @@ typealias PlatformDirectoryWatchBackend = InotifyDirectoryWatch
 /// for it (``CallerReadWatch``).
 ///
 /// The descriptor is non-blocking and, unless the caller reads it, in the reader's epoll set
-/// from the moment the watch is made (reported only once started); nothing polls. Reading it and closing it both happen
-/// under the watch's lock, and a read first checks the watch is still started: a cancel that
-/// comes while the reader is reading waits for the read, and a read that comes after the close
-/// reads nothing, so no read ever reaches a closed descriptor, or a new one given its number.
+/// from the moment the watch is made (reported only once started); nothing polls on a timer.
+/// Reading it and closing it both happen under the watch's lock, and a read first checks the
+/// watch is still started: a cancel that comes while the reader is reading waits for the read,
+/// and a read that comes after the close reads nothing, so no read ever reaches a closed
+/// descriptor, or a new one given its number.
 package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sendable {
     // @unchecked: `state` and `entryWatch` are read and written only while holding `lock`;
     // everything else is immutable.
@@ -293,8 +294,9 @@ package final class InotifyDirectoryWatch: DirectoryWatchBackend, @unchecked Sen
     var inotifyDescriptor: Int32 { descriptor }
 
     /// Reads the queued events once and delivers them; run by the reader thread (or the
-    /// caller that reads the watch itself), with its buffer, when the descriptor is ready. What one read leaves is reported again (the set
-    /// is level-triggered): one read per wake-up, not a second one to find the queue empty.
+    /// caller that reads the watch itself), with its buffer, when the descriptor is ready. What
+    /// one read leaves is reported again (the set, and `poll`, are level-triggered): one read per
+    /// wake-up, not a second one to find the queue empty.
     ///
     /// The read, and the new watch of a reappeared entry, are made holding `lock`, so a cancel
     /// cannot close the descriptor under them; the events are delivered after it is released,
