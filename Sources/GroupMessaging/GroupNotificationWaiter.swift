@@ -53,15 +53,9 @@ public final class GroupNotificationWaiter: Sendable {
         // Clamped (to 68 years) so that no timeout a caller passes can overflow the clock.
         let deadline = timeout.map { ContinuousClock.now.advanced(by: min(max($0, .zero), .seconds(Int64(Int32.max)))) }
         while true {
-            var milliseconds: Int32 = -1
-            if let deadline {
-                // Rounded up: 0.4 ms left must not become a wait that returns at once.
-                let left = ContinuousClock.now.duration(to: deadline) / .milliseconds(1)
-                milliseconds = left <= 0 ? 0 : Int32(clamping: Int64(left.rounded(.up)))
-            }
             let outcome: CallerReadWatch.Outcome
             do {
-                outcome = try watch.wait(milliseconds: milliseconds)
+                outcome = try watch.wait(until: deadline)
             } catch {
                 throw GroupMessagingError(.system, "wait for \(name) in \(group): \(error)", underlyingError: error)
             }
@@ -70,8 +64,8 @@ public final class GroupNotificationWaiter: Sendable {
                 if events.contains(where: { $0.kind == .written || $0.kind == .overflow }) {
                     return GroupNotification(name: name)
                 }
-                // Another waiter read the events first: wait again, for the time left.
-                if milliseconds == 0 { return nil }
+                // Another waiter read the events first, or they were not posts (the name's
+                // file removed): wait again, for the time left.
             case .timedOut:
                 return nil
             case .ended:

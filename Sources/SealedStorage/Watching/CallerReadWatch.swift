@@ -6,19 +6,19 @@ import SystemPackage
 /// where every other watch of the process is read by the one ``InotifyReader`` thread.
 ///
 /// With the reader thread, an observer's wake-up is that thread's, and then its own (a task
-/// resumed, a semaphore signalled). A thread that blocks in ``wait(milliseconds:)`` is woken by
+/// resumed, a semaphore signalled). A thread that blocks in ``wait(until:)`` is woken by
 /// the kernel itself, as a C program blocked in `read(2)` on an inotify descriptor is: it reads
 /// the events and returns them, and no other thread runs in between. Its ``descriptor`` can be
 /// put in an event loop of the caller's (`poll`, epoll, a run loop), readable while events wait
 /// to be read, like the descriptor of Darwin's `notify_register_file_descriptor`.
 ///
-/// ``cancel()`` may come from any thread: it ends a ``wait(milliseconds:)`` in progress (a
+/// ``cancel()`` may come from any thread: it ends a ``wait(until:)`` in progress (a
 /// second descriptor, an `eventfd` signalled for good, is in every wait) and closes the watch.
 package final class CallerReadWatch: @unchecked Sendable {
     // @unchecked: `buffer` is written only inside `backend`'s lock (its `readQueued`),
     // `delivered` is behind its own, and the rest is immutable.
 
-    /// What one ``wait(milliseconds:)`` saw.
+    /// What one ``wait(until:)`` saw.
     package enum Outcome: Equatable, Sendable {
         /// The events one read found (an ``DirectoryWatcher/Event/Kind/overflow`` among them
         /// when events were lost or the directory went away); possibly none, when the read was
@@ -64,14 +64,14 @@ package final class CallerReadWatch: @unchecked Sendable {
     }
 
     /// The watch's inotify descriptor, readable while events wait to be read; only to wait on
-    /// (reading it is ``wait(milliseconds:)``'s job), and closed by ``cancel()``.
+    /// (reading it is ``wait(until:)``'s job), and closed by ``cancel()``.
     package var descriptor: Int32 { backend.inotifyDescriptor }
 
-    /// Waits until events can be read, for at most `milliseconds` (negative: for as long as
-    /// it takes), then reads them once, on the calling thread, and returns them.
+    /// Waits until events can be read, until `deadline` at the latest (`nil`: for as long as
+    /// it takes; a deadline passed already: only looks), then reads them once, on the calling
+    /// thread, and returns them.
     /// - Throws: `Errno` when the wait itself fails (never for the time passing or a signal).
-    package func wait(milliseconds: Int32) throws(Errno) -> Outcome {
-        let deadline = milliseconds < 0 ? nil : ContinuousClock.now.advanced(by: .milliseconds(milliseconds))
+    package func wait(until deadline: ContinuousClock.Instant?) throws(Errno) -> Outcome {
         while true {
             if delivered.withLock({ $0.ended }) { return .ended }
             var remaining: Int32 = -1
@@ -96,7 +96,7 @@ package final class CallerReadWatch: @unchecked Sendable {
         }
     }
 
-    /// Ends the watch: a ``wait(milliseconds:)`` in progress on another thread returns
+    /// Ends the watch: a ``wait(until:)`` in progress on another thread returns
     /// ``Outcome/ended``, and so does every later one. Safe to call more than once.
     package func cancel() {
         Syscall.signalEvent(cancelled)
