@@ -73,7 +73,7 @@ public final class GroupNotificationWaiter: Sendable {
                     throw GroupMessagingError(.closed, "wait for \(name) in \(group): the waiter was cancelled")
                 }
                 throw GroupMessagingError(
-                    .closed, "wait for \(name) in \(group): the notifications directory was removed; make a new center and waiter")
+                    .closed, "wait for \(name) in \(group): the notifications directory was removed (or its watch failed); make a new center and waiter")
             }
         }
     }

@@ -33,7 +33,7 @@ package final class CallerReadWatch: @unchecked Sendable {
 
     private let backend: InotifyDirectoryWatch
     /// Signalled by ``cancel()``, never read or reset, closed only when nobody can be waiting.
-    private let cancelled: Int32
+    private let cancelEvent: Int32
     private let buffer: UnsafeMutableRawBufferPointer
     /// What the backend delivered during the read in progress, and whether it has ended.
     private let delivered = Locked<(events: [DirectoryWatcher.Event], ended: Bool)>(([], false))
@@ -41,7 +41,7 @@ package final class CallerReadWatch: @unchecked Sendable {
     init(backend: InotifyDirectoryWatch, entry: String?) throws(Errno) {
         self.backend = backend
         do {
-            cancelled = try Syscall.makeEvent()
+            cancelEvent = try Syscall.makeEvent()
         } catch {
             backend.cancel()
             throw error
@@ -59,7 +59,7 @@ package final class CallerReadWatch: @unchecked Sendable {
 
     deinit {
         backend.cancel()
-        Syscall.close(raw: cancelled)
+        Syscall.close(raw: cancelEvent)
         buffer.deallocate()
     }
 
@@ -80,9 +80,9 @@ package final class CallerReadWatch: @unchecked Sendable {
                 let left = ContinuousClock.now.duration(to: deadline) / .milliseconds(1)
                 remaining = left <= 0 ? 0 : Int32(clamping: Int64(left.rounded(.up)))
             }
-            // A descriptor number cancelled and reused meanwhile is waited on beside `cancelled`,
+            // A descriptor number cancelled and reused meanwhile is waited on beside `cancelEvent`,
             // which is then readable: the wait ends at once, and nothing is read from it.
-            let ready = try Syscall.waitReadable(backend.inotifyDescriptor, cancelled, milliseconds: remaining)
+            let ready = try Syscall.waitReadable(backend.inotifyDescriptor, cancelEvent, milliseconds: remaining)
             if ready.second { return .ended }
             if ready.first {
                 backend.readQueued(using: buffer)
@@ -99,7 +99,7 @@ package final class CallerReadWatch: @unchecked Sendable {
     /// Ends the watch: a ``wait(until:)`` in progress on another thread returns
     /// ``Outcome/ended``, and so does every later one. Safe to call more than once.
     package func cancel() {
-        Syscall.signalEvent(cancelled)
+        Syscall.signalEvent(cancelEvent)
         delivered.withLock { $0.ended = true }
         backend.cancel()
     }
