@@ -11,10 +11,14 @@ import XCTest
 /// run under ThreadSanitizer in CI).
 final class CallerReadWatchTests: XCTestCase {
     private var temporary: TemporaryDirectory!
-    private var directory: FilePath { FilePath(temporary.path) }
+    /// Inside a directory of the test's own: a watch also watches its directory's parent (for
+    /// the directory's removal), and a parent other tests create and remove directories in
+    /// would make a wait return the empty reads of their events.
+    private var directory: FilePath { FilePath(temporary.path).appending("watched") }
 
     override func setUpWithError() throws {
         temporary = try TemporaryDirectory(prefix: "caller-read")
+        try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: false)
     }
 
     override func tearDown() {
