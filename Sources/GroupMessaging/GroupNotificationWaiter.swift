@@ -30,7 +30,6 @@ public final class GroupNotificationWaiter: Sendable {
     public let name: String
     private let group: GroupIdentifier
     private let watch: CallerReadWatch
-    private let cancelled = Locked(false)
 
     init(name: String, group: GroupIdentifier, watch: CallerReadWatch) {
         self.name = name
@@ -68,10 +67,9 @@ public final class GroupNotificationWaiter: Sendable {
                 // file removed): wait again, for the time left.
             case .timedOut:
                 return nil
-            case .ended:
-                if cancelled.withLock({ $0 }) {
-                    throw GroupMessagingError(.closed, "wait for \(name) in \(group): the waiter was cancelled")
-                }
+            case .cancelled:
+                throw GroupMessagingError(.closed, "wait for \(name) in \(group): the waiter was cancelled")
+            case .directoryGone:
                 throw GroupMessagingError(
                     .closed, "wait for \(name) in \(group): the notifications directory was removed (or its watch failed); make a new center and waiter")
             }
@@ -88,7 +86,6 @@ public final class GroupNotificationWaiter: Sendable {
     /// another thread, and every later one, throws ``GroupMessagingError/Code/closed``. Safe to
     /// call more than once, from any thread.
     public func cancel() {
-        cancelled.withLock { $0 = true }
         watch.cancel()
     }
 }

@@ -57,7 +57,7 @@ final class CallerReadWatchTests: XCTestCase {
         watch.cancel()
 
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the wait did not end")
-        XCTAssertEqual(outcome.withLock { $0 }, .ended)
+        XCTAssertEqual(outcome.withLock { $0 }, .cancelled)
     }
 
     func testCancelRacingWaitsAndWritesEndsEveryWait() throws {
@@ -69,7 +69,7 @@ final class CallerReadWatchTests: XCTestCase {
             for _ in 0..<waiters {
                 Thread {
                     while true {
-                        guard let outcome = try? watch.wait(until: nil), outcome != .ended else { break }
+                        guard let outcome = try? watch.wait(until: nil), outcome != .cancelled else { break }
                     }
                     ended.signal()
                 }.start()

@@ -26,19 +26,23 @@ package final class CallerReadWatch: @unchecked Sendable {
         case events([DirectoryWatcher.Event])
         /// The time passed with nothing to read.
         case timedOut
-        /// The directory went away (reported once, by an overflow) or the watch was cancelled:
-        /// nothing will ever be read again.
-        case ended
+        /// The directory went away (reported once before, by an overflow) or its watch could no
+        /// longer be read: nothing will ever be read again.
+        case directoryGone
+        /// ``cancel()`` was called: nothing will ever be read again.
+        case cancelled
     }
 
     private let backend: InotifyDirectoryWatch
     /// Signalled by ``cancel()``, never read or reset, closed only when nobody can be waiting.
     private let cancelEvent: Int32
     private let buffer: UnsafeMutableRawBufferPointer
-    /// What the backend delivered during the read in progress, and whether it has ended.
-    private let delivered = Locked<(events: [DirectoryWatcher.Event], ended: Bool)>(([], false))
+    /// What the backend delivered during the read in progress, and how the watch ended, once
+    /// it has (``Outcome/directoryGone`` or ``Outcome/cancelled``).
+    private let delivered = Locked<(events: [DirectoryWatcher.Event], ending: Outcome?)>(([], nil))
 
-    init(backend: InotifyDirectoryWatch, entry: String?) throws(Errno) {
+    /// Reads `backend`, an entry watch's (whose reads already leave other entries' events out).
+    init(backend: InotifyDirectoryWatch) throws(Errno) {
         self.backend = backend
         do {
             cancelEvent = try Syscall.makeEvent()
@@ -50,11 +54,8 @@ package final class CallerReadWatch: @unchecked Sendable {
             byteCount: InotifyDirectoryWatch.readBufferSize, alignment: MemoryLayout<inotify_event>.alignment)
         let delivered = self.delivered
         backend.start(delivering: DirectoryWatcher.Delivery(
-            event: { event in
-                if let entry, let name = event.name, name != entry { return }
-                delivered.withLock { $0.events.append(event) }
-            },
-            end: { delivered.withLock { $0.ended = true } }))
+            event: { event in delivered.withLock { $0.events.append(event) } },
+            end: { delivered.withLock { $0.ending = $0.ending ?? .directoryGone } }))
     }
 
     deinit {
@@ -73,7 +74,7 @@ package final class CallerReadWatch: @unchecked Sendable {
     /// - Throws: `Errno` when the wait itself fails (never for the time passing or a signal).
     package func wait(until deadline: ContinuousClock.Instant?) throws(Errno) -> Outcome {
         while true {
-            if delivered.withLock({ $0.ended }) { return .ended }
+            if let ending = delivered.withLock({ $0.ending }) { return ending }
             var remaining: Int32 = -1
             if let deadline {
                 // Rounded up: 0.4 ms left must not become a wait that returns at once.
@@ -83,12 +84,12 @@ package final class CallerReadWatch: @unchecked Sendable {
             // A descriptor number cancelled and reused meanwhile is waited on beside `cancelEvent`,
             // which is then readable: the wait ends at once, and nothing is read from it.
             let ready = try Syscall.waitReadable(backend.inotifyDescriptor, cancelEvent, milliseconds: remaining)
-            if ready.second { return .ended }
+            if ready.second { return .cancelled }
             if ready.first {
                 backend.readQueued(using: buffer)
                 return delivered.withLock { delivered in
                     defer { delivered.events = [] }
-                    if delivered.events.isEmpty, delivered.ended { return .ended }
+                    if delivered.events.isEmpty, let ending = delivered.ending { return ending }
                     return .events(delivered.events)
                 }
             }
@@ -97,10 +98,10 @@ package final class CallerReadWatch: @unchecked Sendable {
     }
 
     /// Ends the watch: a ``wait(until:)`` in progress on another thread returns
-    /// ``Outcome/ended``, and so does every later one. Safe to call more than once.
+    /// ``Outcome/cancelled``, and so does every later one. Safe to call more than once.
     package func cancel() {
         Syscall.signalEvent(cancelEvent)
-        delivered.withLock { $0.ended = true }
+        delivered.withLock { $0.ending = .cancelled }
         backend.cancel()
     }
 }

@@ -134,14 +134,14 @@ package struct DirectoryWatcher: Sendable {
 
     #if os(Linux)
     /// Starts a watch that the calling thread reads itself, with
-    /// ``CallerReadWatch/wait(milliseconds:)``, rather than the process's reader thread: the
+    /// ``CallerReadWatch/wait(until:)``, rather than the process's reader thread: the
     /// thread blocked in that wait is the one the kernel wakes. Reports what ``watch(ending:_:)``
     /// would; Linux only.
     /// - Throws: as ``events()``, and when the descriptor that ends a wait cannot be made.
     package func watchReadByCaller() throws(StorageError) -> CallerReadWatch {
         let backend = try InotifyDirectoryWatch(directory: directory, entry: entry, readByCaller: true)
         do {
-            return try CallerReadWatch(backend: backend, entry: entry)
+            return try CallerReadWatch(backend: backend)
         } catch {
             throw StorageError(.system(error), operation: "watch directory", path: directory)
         }
