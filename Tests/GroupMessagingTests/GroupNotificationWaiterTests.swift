@@ -38,10 +38,14 @@ final class GroupNotificationWaiterTests: NotificationCenterTestCase {
     }
 
     func testPostsOfOtherNamesDoNotWakeAWaiter() throws {
+        try center.post("other")  // its file exists: the posts below are writes to it, not arrivals
         let waiter = try center.waiter(named: "mine")
 
         for _ in 1...3 { try center.post("other") }
 
+        // The kernel queued nothing for the waiter (its watches do not ask for other names'
+        // writes), not merely nothing that a read kept: the descriptor is not readable.
+        XCTAssertFalse(isReadable(waiter), "another name's posts woke the waiter's descriptor")
         XCTAssertNil(try waiter.wait(timeout: .zero))
     }
 
@@ -71,17 +75,13 @@ final class GroupNotificationWaiterTests: NotificationCenterTestCase {
 
     func testTheDescriptorIsReadableExactlyWhileAPostWaits() throws {
         let waiter = try center.waiter(named: "polled")
-        func readable() -> Bool {
-            var descriptor = pollfd(fd: waiter.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            return poll(&descriptor, 1, 0) == 1
-        }
-        XCTAssertFalse(readable(), "nothing was posted yet")
+        XCTAssertFalse(isReadable(waiter), "nothing was posted yet")
 
         try center.post("polled")
-        XCTAssertTrue(readable(), "a post waits")
+        XCTAssertTrue(isReadable(waiter), "a post waits")
         XCTAssertNotNil(try waiter.wait(timeout: .zero))
 
-        XCTAssertFalse(readable(), "the wait took the post")
+        XCTAssertFalse(isReadable(waiter), "the wait took the post")
     }
 
     func testCancelEndsAWaitInProgressOnAnotherThread() throws {
@@ -154,6 +154,13 @@ final class GroupNotificationWaiterTests: NotificationCenterTestCase {
         XCTAssertThrowsError(try center.waiter(named: "../escape")) { error in
             XCTAssertEqual((error as? GroupMessagingError)?.code, .invalidName)
         }
+    }
+
+    /// Whether the kernel has queued events on the waiter's descriptor, asked without waiting:
+    /// a post's events are queued before `post` returns (by its `close` or `rename`).
+    private func isReadable(_ waiter: GroupNotificationWaiter) -> Bool {
+        var descriptor = pollfd(fd: waiter.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 1
     }
 }
 #endif
