@@ -225,6 +225,55 @@ final class SyncServerURLTests: XCTestCase {
         }
     }
 
+    /// The refusal of `string`, which must not parse.
+    private func refusal(of string: String) -> SyncError? {
+        do throws(SyncError) {
+            _ = try SyncServerURL(string)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testAPasswordGivenAsAQueryParameterIsRefusedWithoutBeingShown() throws {
+        let error = try XCTUnwrap(refusal(of: "postgres://sync@db.example.com/groupsync?sslmode=require&password=hunter2-secret"))
+
+        XCTAssertEqual(error.code, .configuration)
+        XCTAssertFalse(error.description.contains("hunter2-secret"), error.description)
+        XCTAssertTrue(error.reason.contains("?sslmode=require&password=***"), "the rest of the URL is shown: \(error.reason)")
+        XCTAssertTrue(error.reason.contains("postgres://user:password@host"), "it says where a password goes: \(error.reason)")
+    }
+
+    func testAURLWithoutSchemeSlashesIsRefusedWithoutBeingShown() throws {
+        for string in ["postgres:sync:hunter2-secret@db.example.com/groupsync", "sync:hunter2-secret@db.example.com/groupsync"] {
+            let error = try XCTUnwrap(refusal(of: string), string)
+
+            XCTAssertEqual(error.code, .configuration)
+            XCTAssertFalse(error.description.contains("hunter2-secret"), error.description)
+        }
+    }
+
+    func testOtherQueryValuesAQueryItemWithoutAValueAndAFragmentAreNotShown() throws {
+        let strings = ["postgres://sync@db.example.com/groupsync?sslpassword=hunter2-secret",
+                       "postgres://sync@db.example.com/groupsync?hunter2-secret",
+                       "postgres://sync@db.example.com/groupsync?sslmode=sometimes#hunter2-secret"]
+        for string in strings {
+            let error = try XCTUnwrap(refusal(of: string), string)
+
+            XCTAssertFalse(error.description.contains("hunter2-secret"), error.description)
+        }
+    }
+
+    func testAURLsReflectionLeavesThePasswordOut() throws {
+        let url = try SyncServerURL("postgres://sync:hunter2-secret@db.example.com/groupsync")
+        var dumped = ""
+
+        dump(SyncConfiguration(url: url), to: &dumped)
+
+        XCTAssertFalse(dumped.contains("hunter2-secret"), dumped)
+        XCTAssertTrue(dumped.contains("db.example.com"), dumped)
+    }
+
     func testASocketDirectoryIsTakenFromTheHostParameter() throws {
         let url = try SyncServerURL("postgres://groupsync@localhost/groupsync?host=/tmp/pg")
         XCTAssertEqual(url.socketPath, "/tmp/pg/.s.PGSQL.5432")

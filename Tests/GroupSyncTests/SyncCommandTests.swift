@@ -27,6 +27,22 @@ final class SyncCommandTests: SyncCommandTestCase {
         XCTAssertFalse(status.output.contains("hunter2-secret"))
     }
 
+    func testARefusedURLIsNotPrintedWithItsPasswordFromTheFlagOrTheEnvironment() throws {
+        let url = "postgres://groupsync@localhost/groupsync?password=hunter2-secret"
+        let flagged = try FixtureProcess.run(
+            ["sync", "status", "--group", SyncSandbox.group.rawValue, "--url", url],
+            environment: environment(0), executable: "vaultcli")
+        let inherited = try FixtureProcess.run(
+            ["sync", "status", "--group", SyncSandbox.group.rawValue],
+            environment: environment(0).merging(["GROUPVAULT_SYNC_URL": url]) { _, new in new }, executable: "vaultcli")
+
+        for run in [flagged, inherited] {
+            XCTAssertNotEqual(run.status, 0, run.output)
+            XCTAssertTrue(run.errors.contains("password=***"), run.errors)
+            XCTAssertFalse((run.output + run.errors).contains("hunter2-secret"), run.output + run.errors)
+        }
+    }
+
     func testTwoMachinesThatShareTheStoreShowOneStoreID() throws {
         let lines = try (0...1).map { machine in
             try vaultcli(machine, ["status"]).output.split(separator: "\n").filter { $0.hasPrefix("store id: ") }

@@ -13,7 +13,7 @@ import GroupSyncCore
 /// (`.s.PGSQL.<port>`), and wins over the authority's host. `sslmode` is `disable` (the
 /// default on a Unix socket), `prefer` or `require` (the default over TCP); certificate checks
 /// come from the ``SyncConfiguration/tls`` given in code.
-public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// How TLS is asked for.
     public enum TLSMode: String, Sendable, Hashable {
         /// Plain connection (acceptable on a Unix socket or loopback only).
@@ -52,9 +52,13 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
         guard let user = components.user, !user.isEmpty else { throw refuse("names no user") }
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty, !database.contains("/") else { throw refuse("names no database (the path)") }
-        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        let items = components.queryItems ?? []
+        // A query item with no `=` is not a parameter, and might be anything: it is not named.
+        guard items.allSatisfy({ $0.value != nil }) else { throw refuse("has a query item without a value; parameters are name=value") }
+        let query = Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
         for name in query.keys where name != "host" && name != "sslmode" {
-            throw refuse("has the parameter \(Self.printable(name)), which GroupSync does not know (host, sslmode)")
+            let hint = name == "password" ? "; give the password in the user part, postgres://user:password@host/database" : ""
+            throw refuse("has the parameter \(Self.printable(name)), which GroupSync does not know (host, sslmode)\(hint)")
         }
         let socketDirectory = query["host"].flatMap { $0.hasPrefix("/") ? $0 : nil }
         if let host = query["host"], socketDirectory == nil { throw refuse("has host=\(Self.printable(host)), which is not an absolute socket directory") }
@@ -96,21 +100,50 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
     public var description: String { redacted }
     /// ``redacted``: the password stays hidden in debug output too.
     public var debugDescription: String { redacted }
+    /// Every part but the password, so `dump` and a debugger's view of the value do not show it.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": user, "hasPassword": hasPassword, "host": host as Any, "port": port,
+                                "socketDirectory": socketDirectory as Any, "database": database, "tlsMode": tlsMode],
+               displayStyle: .struct)
+    }
 
     /// A string that names the same server for equality, without the password (what the
     /// account-change rule compares).
     var serverIdentity: String { "\(user)@\(socketDirectory ?? host ?? ""):\(port)/\(database)" }
 
-    /// `string` with the password of anything URL-shaped replaced by `***`, for messages about
-    /// a URL that did not parse.
+    /// `string` as a refusal shows it: the scheme, the user, the host and path, and the values
+    /// of `host` and `sslmode`; a password in the user part, every other query value and a
+    /// fragment are `***`. A string without `://` is not shown at all, since where its user
+    /// part ends cannot be told (`postgres:user:secret@host/db` would print the secret).
     static func redact(_ string: String) -> String {
-        guard let scheme = string.range(of: "://"), let at = string[scheme.upperBound...].lastIndex(of: "@") else {
-            return printable(string)
+        guard let schemeEnd = string.range(of: "://") else {
+            return "(not shown: it has no \"://\", so a password in it could not be told apart)"
         }
-        let userInfo = string[scheme.upperBound..<at]
-        let user = userInfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        let shown = string[..<scheme.upperBound] + user + (userInfo.contains(":") ? ":***" : "") + string[at...]
-        return printable(String(shown))
+        var shown = String(string[..<schemeEnd.upperBound])
+        var location = string[schemeEnd.upperBound...]
+        // The last `@`: a password may hold an `@` of its own, and showing too little is safe.
+        if let at = location.lastIndex(of: "@") {
+            let userInfo = location[..<at]
+            shown += (userInfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                + (userInfo.contains(":") ? ":***" : "") + "@"
+            location = location[location.index(after: at)...]
+        }
+        var fragment = false
+        if let hash = location.firstIndex(of: "#") {
+            location = location[..<hash]
+            fragment = true
+        }
+        if let question = location.firstIndex(of: "?") {
+            let items = location[location.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
+            shown += location[...question] + items.map { item -> String in
+                guard let equals = item.firstIndex(of: "=") else { return "***" }
+                let name = item[..<equals]
+                return name == "host" || name == "sslmode" ? String(item) : name + "=***"
+            }.joined(separator: "&")
+        } else {
+            shown += location
+        }
+        return printable(shown + (fragment ? "#***" : ""))
     }
 
     /// Text from the environment, escaped (`UntrustedText`) and quoted.
