@@ -39,6 +39,44 @@ final class HostileServerTests: SyncServerTestCase {
         XCTAssertGreaterThanOrEqual(reader.status.refusals["rollback"] ?? 0, 1, "\(reader.status)")
     }
 
+    func testAWriteMadeAfterARestoredDumpIsPushedOverTheRolledBackRow() async throws {
+        try await write(["token": "old"])
+        let dump = server.dumpPath
+        try server.dump(to: dump)
+        try await write(["token": "new"])
+        try server.restore(from: dump)
+
+        // The push comes first, and its failed swap draws a change number: the counter is back
+        // where this machine's cursor is, so the catch-up after it does not see it go back.
+        try writer.setValue(.string("newest"), forKey: "token")
+        try await writer.synchronizeWithServer()
+
+        XCTAssertEqual(writer.status.pendingWrites, 0, "the write is pushed over the old row: \(writer.status)")
+        XCTAssertEqual(writer.status.refusals["rollback"], 1, "the old row, read by its name, is refused: \(writer.status)")
+        try await reader.synchronizeWithServer()
+        XCTAssertEqual(reader.string(forKey: "token"), "newest")
+    }
+
+    func testAWriteOverARestoredDumpWhoseCounterWasMovedOnRefusesTheOldRowAndIsPushed() async throws {
+        try await write(["token": "old"])
+        let dump = server.dumpPath
+        try server.dump(to: dump)
+        try await write(["token": "new"])
+        try server.restore(from: dump)
+        // The operator hides the restore: the change counter moves past every number a machine
+        // read, so no catch-up finds it going back, and no catch-up returns the old row.
+        try server.psql("SELECT setval('groupsync_change', 1000000)")
+
+        try writer.setValue(.string("newest"), forKey: "token")
+        try await writer.synchronizeWithServer()
+
+        XCTAssertEqual(writer.status.pendingWrites, 0, "the write is pushed over the old row: \(writer.status)")
+        XCTAssertEqual(writer.status.refusals["rollback"], 1, "the old row is refused when its entry is read: \(writer.status)")
+        try await reader.synchronizeWithServer()
+        XCTAssertEqual(reader.string(forKey: "token"), "newest")
+        XCTAssertEqual(reader.status.refusedCount, 0, "\(reader.status)")
+    }
+
     func testAReplayedOlderRowIsRefusedAsARollback() async throws {
         try await write(["token": "old"])
         let old = try server.psql("SELECT encode(blob, 'hex') || ' ' || sequence FROM groupsync_entry").split(separator: " ")

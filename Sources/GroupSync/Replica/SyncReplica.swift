@@ -418,7 +418,9 @@ final class SyncReplica: Sendable {
                         key: envelope.key, value: envelope.value, sequence: entry.seen + 1,
                         issuedAtMilliseconds: envelope.issuedAtMilliseconds, groupKey: groupKey, name: name)
                 }
-                pushes.append(Push(name: name, base: entry.seen, sequence: entry.seen + 1, blob: blob, pendingNumber: entry.pendingNumber))
+                // Over a rolled-back row, the write takes its place: the server's row is at
+                // `republishOver`, not at `seen`, and a swap based on `seen` would never succeed.
+                pushes.append(Push(name: name, base: entry.republishOver ?? entry.seen, sequence: entry.seen + 1, blob: blob, pendingNumber: entry.pendingNumber))
             } else if let over = entry.republishOver, let accepted = entry.accepted {
                 pushes.append(Push(name: name, base: over, sequence: entry.seen, blob: accepted, pendingNumber: nil))
             }
@@ -448,11 +450,20 @@ final class SyncReplica: Sendable {
                 entry.pending = nil
                 state.pushedWrites += 1
             }
-            if push.pendingNumber == nil { entry.republishOver = nil }
+            // The server now holds this machine's row, whichever push put it there: nothing
+            // rolled back is left to heal.
+            entry.republishOver = nil
             state.entries[entryName] = entry
             state.lastPushMilliseconds = Self.now()
             return []
         }
+    }
+
+    /// Whether no row was taken in for `push`'s entry since it was made: what this machine saw
+    /// of the entry is still the sequence the push was sealed above.
+    func sawNothingNewer(than push: Push) -> Bool {
+        guard let entryName = EntryName(push.name), let entry = state.entries[entryName] else { return false }
+        return entry.seen + 1 == push.sequence
     }
 
     /// A republication the server refused (another write came first): nothing to heal anymore.

@@ -177,6 +177,22 @@ final class ServerConnection: Sendable {
         }
     }
 
+    /// The row the server holds for one entry of `space`, whatever its change number, or `nil`
+    /// when it holds none: how a machine sees a row no catch-up returns, one whose change number
+    /// lies at or below its cursor (docs/SYNC.md, section 6, "A push that nothing overtook").
+    func row(space: [UInt8], name: [UInt8]) async throws(SyncError) -> ServerRow? {
+        try await run("read an entry") { connection, logger in
+            var found: ServerRow?
+            let query: PostgresQuery = try """
+                SELECT sequence, change, blob FROM groupsync_entry WHERE space = \(Data(space)) AND name = \(Data(name))
+                """
+            for try await (sequence, change, blob) in try await connection.query(query, logger: logger).decode((Int64, Int64, ByteBuffer).self) {
+                found = ServerRow(name: name, sequence: sequence, change: change, blob: Array(blob.readableBytesView))
+            }
+            return found
+        }
+    }
+
     /// The space's snapshot (docs/SYNC.md, section 6, "Snapshots"): its change column and sealed
     /// bytes, or `nil` when the server holds none.
     func snapshot(space: [UInt8]) async throws(SyncError) -> (change: Int64, blob: [UInt8])? {

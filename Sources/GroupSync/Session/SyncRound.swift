@@ -70,7 +70,7 @@ enum SyncRound {
             pass += 1
             let pushes = try replica.pushes()
             if pushes.isEmpty { break }
-            var overtaken = false
+            var overtaken: [SyncReplica.Push] = []
             for push in pushes {
                 let stored = try await server.compareAndSwap(
                     space: replica.space, name: push.name, base: push.base, sequence: push.sequence,
@@ -82,17 +82,38 @@ enum SyncRound {
                 } else if push.pendingNumber == nil {
                     try replica.dropRepublication(push)
                 } else {
-                    overtaken = true
+                    overtaken.append(push)
                     outcome.conflicts += 1
                 }
             }
+            if overtaken.isEmpty { break }
             // Whatever overtook a push is read before it is pushed again above it.
-            if overtaken { try await catchUp(replica, on: server, into: &outcome) } else { break }
+            try await catchUp(replica, on: server, into: &outcome)
+            try await judgeRowsNoCatchUpReturns(overtaking: overtaken, replica, on: server, into: &outcome)
         }
         outcome.unfinished = pass == maximumPasses
         replica.countChangedRows(outcome.pushed + outcome.pulled - outcome.refused)
         if !outcome.unfinished { try await writeSnapshotIfDue(replica, on: server, pushedUpTo: pushedUpTo, into: &outcome) }
         return outcome
+    }
+
+    /// Reads and judges the row of each entry whose push was overtaken when the catch-up after
+    /// it took in nothing for that entry. On an honest server that cannot happen: a swap fails
+    /// only on a row written since this machine last read the entry, and a catch-up returns
+    /// every such row. A server restored from a dump whose change counter was then moved on
+    /// holds older rows at change numbers no catch-up reads again and never shows its counter
+    /// going back; the entry's row, read by its name, is then refused as a rollback and the
+    /// write pushed over it (``SyncReplica/pushes()``), where it would otherwise stay pending
+    /// for ever (docs/SYNC.md, section 6, "A push that nothing overtook").
+    private static func judgeRowsNoCatchUpReturns(
+        overtaking pushes: [SyncReplica.Push], _ replica: SyncReplica, on server: ServerConnection, into outcome: inout Outcome
+    ) async throws(SyncError) {
+        for push in pushes where replica.sawNothingNewer(than: push) {
+            // A row above the cursor is the next catch-up's, read in change order with the rest.
+            guard let row = try await server.row(space: replica.space, name: push.name), row.change <= replica.state.cursor else { continue }
+            outcome.pulled += 1
+            outcome.refused += try replica.apply([row]).count
+        }
     }
 
     /// Writes the space's snapshot when one is due (``SnapshotSchedule``), after a round that
