@@ -5,6 +5,9 @@ import Foundation
 struct ColdProcesses {
     /// "read" or "lookup": names the figure's section and checks.
     let operation: String
+    /// The group the process reads from, in the section's title and the checks' names:
+    /// "1,000 records", "1,000 items, many accounts under one service".
+    let group: String
     /// The GroupVault process's label and command line.
     let groupVault: (label: String, arguments: [String])
     /// The SQLCipher peer's: keyed open, the same select, exit. The targets' denominator.
@@ -24,15 +27,17 @@ private let kernelPeerNote = "The kernel keyring peer's process, in C (`KernelKe
     + "its 1 KiB and exits: what a tool keeping its secret in the kernel keyring does; kernel memory, nothing on disk."
 
 /// A new process that reads one record, as a widget does, with the Vault figures' group and
-/// SQLCipher peer; the target over `HelloSwift` is the keyring-storage issue's.
+/// SQLCipher peer at the size last measured; the target over `HelloSwift` is the keyring-storage
+/// issue's.
 func coldReadFigure(_ executables: Executables, vault: VaultFigures, options: Options) throws -> Outcome {
     guard let cipher = vault.cipher else { preconditionFailure("the vault figures run before the cold read") }
     let kernel = try KernelKeyringPeer(
-        name: "groupvault-bench-cold-read-\(getpid())", keys: vault.size, bytes: BenchRecord.payloadSize, sharedWithChildren: true
+        name: "groupvault-bench-cold-read-\(vault.size)-\(getpid())", keys: vault.size, bytes: BenchRecord.payloadSize, sharedWithChildren: true
     ) { (VaultFigures.cipherService, BenchHome.recordName($0)) }
     // Kept until the figure is measured: its deinit unlinks the keyring the children search.
     return try withExtendedLifetime(kernel) { try coldProcessFigure(executables, ColdProcesses(
         operation: "read",
+        group: "\(count(vault.size)) records",
         groupVault: ("`GroupVaultChild read`: open the keyring, `Vault.read` one 1 KiB record, exit",
                      [executables.path("GroupVaultChild"), "read", vault.home.path, vault.readTarget]),
         peer: ("`SQLCipherChild cold`: keyed open of the SQLCipher peer's database, select the same 1 KiB row, exit",
@@ -46,16 +51,18 @@ func coldReadFigure(_ executables: Executables, vault: VaultFigures, options: Op
 }
 
 /// A new process that looks one item up, as a command-line tool reading a token does, with the
-/// Keyring figures' group and SQLCipher peer (of their ``KeyringFigures/shape``).
+/// Keyring figures' group and SQLCipher peer (of their ``KeyringFigures/shape``) at the size last
+/// measured.
 func coldLookupFigure(_ executables: Executables, keyring: KeyringFigures, options: Options) throws -> Outcome {
     guard let cipher = keyring.cipher else { preconditionFailure("the keyring figures run before the cold lookup") }
     let (service, account) = keyring.key(keyring.size / 2)
     let kernel = try KernelKeyringPeer(
-        name: "groupvault-bench-cold-lookup-\(getpid())", keys: keyring.size, bytes: KeyringFigures.secretSize, sharedWithChildren: true
+        name: "groupvault-bench-cold-lookup-\(keyring.shape.slug)-\(keyring.size)-\(getpid())", keys: keyring.size, bytes: KeyringFigures.secretSize, sharedWithChildren: true
     ) { keyring.key($0) }
     // Kept until the figure is measured: its deinit unlinks the keyring the children search.
     return try withExtendedLifetime(kernel) { try coldProcessFigure(executables, ColdProcesses(
         operation: "lookup",
+        group: "\(count(keyring.size)) items, \(keyring.shape.rawValue)",
         groupVault: ("`GroupVaultChild lookup`: `Keyring.item(matching:)` of one item with a 1 KiB secret, exit",
                      [executables.path("GroupVaultChild"), "lookup", keyring.home.path, service, account]),
         peer: ("`SQLCipherChild cold`: keyed open of the SQLCipher peer's database, select the same 1 KiB secret, exit",
@@ -110,32 +117,33 @@ private func coldProcessFigure(_ executables: Executables, _ processes: ColdProc
             : ["", ""]))
     }
     let operation = processes.operation
+    let group = processes.group
     var checks: [TargetCheck] = []
     if let limit = processes.floorLimit {
         let timeRatio = reader.median / floor.median
         let peakRatio = (reader.peaks?.median ?? 0) / (floor.peaks?.median ?? 1)
         let target = "≤ \(String(format: "%g", limit))× Swift hello-world without Foundation"
         checks += [
-            .ratio("cold \(operation), time", ratio: timeRatio, limit: limit,
+            .ratio("cold \(operation), \(group), time", ratio: timeRatio, limit: limit,
                    measured: "median \(milliseconds(reader.median)) ms = \(times(timeRatio)) HelloSwift (\(milliseconds(floor.median)) ms)",
                    target: target),
-            .ratio("cold \(operation), peak RSS", ratio: peakRatio, limit: limit,
+            .ratio("cold \(operation), \(group), peak RSS", ratio: peakRatio, limit: limit,
                    measured: "median \(mebibytes(reader.peaks?.median ?? 0)) MiB = \(times(peakRatio)) HelloSwift (\(mebibytes(floor.peaks?.median ?? 0)) MiB)",
                    target: target),
         ]
     }
     let peer = result(cipherLabel, in: results)
     checks += [
-        .ratio("cold \(operation) against SQLCipher's cold process, time", ratio: reader.median / peer.median, limit: 1.2,
+        .ratio("cold \(operation) against SQLCipher's cold process, \(group), time", ratio: reader.median / peer.median, limit: 1.2,
                measured: "median \(milliseconds(reader.median)) ms = \(times(reader.median / peer.median)) SQLCipher (\(milliseconds(peer.median)) ms)",
                target: "≤ 1.2× SQLCipher cold process"),
-        .ratio("cold \(operation) against SQLCipher's cold process, peak RSS", ratio: (reader.peaks?.median ?? 0) / (peer.peaks?.median ?? 1), limit: 1.2,
+        .ratio("cold \(operation) against SQLCipher's cold process, \(group), peak RSS", ratio: (reader.peaks?.median ?? 0) / (peer.peaks?.median ?? 1), limit: 1.2,
                measured: "median \(mebibytes(reader.peaks?.median ?? 0)) MiB = \(times((reader.peaks?.median ?? 0) / (peer.peaks?.median ?? 1))) SQLCipher (\(mebibytes(peer.peaks?.median ?? 0)) MiB)",
                target: "≤ 1.2× SQLCipher cold process"),
     ]
     return Outcome(
         sections: [Section(
-            title: "Cold \(operation): a new process \(operation == "read" ? "reading one record" : "looking one item up")",
+            title: "Cold \(operation): a new process \(operation == "read" ? "reading one record" : "looking one item up"), group of \(group)",
             notes: [
                 "Each run is a fresh process started by `ProcessMeter` (fork, exec, `wait4`): wall time from fork to reaped exit, "
                     + "and the peak RSS `wait4` reports; every process's standard output goes to /dev/null. " + processes.note,

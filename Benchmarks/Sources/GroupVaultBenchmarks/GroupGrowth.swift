@@ -58,3 +58,111 @@ func sizedCheck(
         figure: figure, measured: measured, target: target,
         verdict: .notMeasured(reason: "within the limit at \(count(reached)) \(unit), the largest group reached; \(count(required)) not reached"))
 }
+
+/// One operation of a growth figure (``measureGrowthInBlocks(_:title:what:size:baseSize:unit:notes:schedule:)``):
+/// the same call on the large group and on the small one, and the growth targets it is held to.
+struct GrowthOperation {
+    /// How the report names it, without the group: "warm `Vault.read`".
+    let name: String
+    /// Which way of making the call: "value kept (the default)".
+    let variant: String
+    /// The "≤ limit× growth" targets its growth is checked against.
+    let limits: [Double]
+    /// The call on the large group.
+    let large: () throws -> Void
+    /// The same call on the small group.
+    let small: () throws -> Void
+}
+
+/// An operation's growth from the small group to the large one, both medians from the same
+/// stretch of time (alternating blocks).
+struct BlockGrowth {
+    /// The operation's name, variant and targets.
+    let name: String
+    let variant: String
+    let limits: [Double]
+    /// Entries in the large group, and the operation's median there, in microseconds.
+    let size: Int
+    let median: Double
+    /// Entries in the small group, and the median there.
+    let baseSize: Int
+    let baseMedian: Double
+    /// What an entry is: "records", "items".
+    let unit: String
+
+    /// The large group's median over the small group's.
+    var ratio: Double { median / baseMedian }
+
+    /// One target row per limit: growth from the small group to `required` entries, measured at
+    /// the size reached; `qualifier` follows the variant in the row's name (an item shape, say).
+    func checks(required: Int, qualifier: String? = nil) -> [TargetCheck] {
+        limits.map { limit in
+            growthCheck(
+                name, from: baseSize, reached: size, required: required, unit: unit,
+                qualifier: ([variant] + [qualifier].compactMap { $0 }).joined(separator: ", "), ratio: ratio, limit: limit,
+                measured: "\(microseconds(median)) µs at \(count(size)) \(unit) against \(microseconds(baseMedian)) µs at "
+                    + "\(count(baseSize)), in alternating blocks = \(times(ratio))")
+        }
+    }
+}
+
+/// Calls per block of a growth figure.
+let growthBlockCalls = 50
+
+/// Measures each operation in a group of `size` entries and in a group of `baseSize` of the same
+/// kind kept for the whole run, in alternating blocks of ``growthBlockCalls`` calls (a round is
+/// one block of each side of each operation, in rotating order), each block's median one
+/// measurement. A growth target is then the ratio of two medians of the same minutes, not of two
+/// runs minutes apart, which differed by up to 1.7 times with nothing changed. Blocks rather than
+/// single calls: alternating single calls put the two homes' state in the caches in turn, and the
+/// small group's lookup measured 24.0 to 28.0 µs against 21.7 to 22.6 µs for the large one's in
+/// the same rounds (two runs). `what` says what the operations are; the section's note adds how
+/// they were measured.
+func measureGrowthInBlocks(
+    _ operations: [GrowthOperation], title: String, what: String, size: Int, baseSize: Int, unit: String,
+    notes: [String], schedule: Schedule
+) throws -> (section: Section, growths: [BlockGrowth]) {
+    func block(_ call: @escaping () throws -> Void) -> () throws -> Measurement {
+        {
+            var times: [Double] = []
+            for _ in 0..<growthBlockCalls { times.append(try Measurement.timing(call).microseconds) }
+            return Measurement(microseconds: Samples(times).median)
+        }
+    }
+    func label(_ operation: GrowthOperation, _ entries: Int) -> String {
+        "\(operation.name), \(operation.variant), group of \(count(entries)) \(unit): median of a block of \(growthBlockCalls) calls"
+    }
+    // Both sides are GroupVault's: the small group's is a growth target's denominator, which a
+    // reference never is.
+    let results = try interleave(operations.flatMap { operation in [
+        Contender(label: label(operation, size), role: .groupVault, run: block(operation.large)),
+        Contender(label: label(operation, baseSize), role: .groupVault, run: block(operation.small)),
+    ] }, schedule)
+    let growths = operations.map { operation in
+        BlockGrowth(
+            name: operation.name, variant: operation.variant, limits: operation.limits,
+            size: size, median: result(label(operation, size), in: results).median,
+            baseSize: baseSize, baseMedian: result(label(operation, baseSize), in: results).median, unit: unit)
+    }
+    let section = Section(
+        title: title,
+        notes: notes + [
+            what + " Each is measured in this group and in a group of \(count(baseSize)) \(unit) kept for the whole run, in "
+                + "alternating blocks of \(growthBlockCalls) calls (each block's median one measurement), so both sides share "
+                + "the same minutes of the machine. A growth target is the ratio of the two medians.",
+        ],
+        table: timeTable(results))
+    return (section, growths)
+}
+
+/// The target "≤ `limit`× growth" of `name` from `base` entries to `required`, measured at
+/// `reached` (``sizedCheck(_:ratio:limit:reached:required:unit:measured:target:)``).
+func growthCheck(
+    _ name: String, from base: Int, reached: Int, required: Int, unit: String, qualifier: String?,
+    ratio: Double, limit: Double, measured: String
+) -> TargetCheck {
+    sizedCheck(
+        "\(name) growth, \(count(base)) → \(count(required)) \(unit)" + (qualifier.map { ", \($0)" } ?? ""),
+        ratio: ratio, limit: limit, reached: reached, required: required, unit: unit,
+        measured: measured, target: "≤ \(String(format: "%g", limit))× growth")
+}

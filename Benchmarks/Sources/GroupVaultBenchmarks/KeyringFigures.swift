@@ -6,14 +6,6 @@ import Keyring
 /// interleaved with SQLite WAL point selects and upserts on a table of as many rows (the floor)
 /// and with the peers holding the same items: SQLCipher (a child process) and the kernel keyring.
 final class KeyringFigures {
-    /// Medians per figure and group size, for the growth targets.
-    struct Medians {
-        var lookup: [(size: Int, median: Double)] = []
-        var add: [(size: Int, median: Double)] = []
-        /// The lookup at the largest size and in the small group, measured in alternating blocks.
-        var lookupGrowth: (size: Int, median: Double, baseSize: Int, baseMedian: Double)?
-    }
-
     /// How the group's items spread over services and accounts.
     let shape: ItemShape
     /// The keyring's home; the cold lookup's process opens it too.
@@ -28,8 +20,8 @@ final class KeyringFigures {
     private let executables: Executables
     private var growth: GroupGrowth
     private let schedule: Schedule
-    /// The medians measured so far.
-    private(set) var medians = Medians()
+    /// The add's median at each size measured, for its growth target.
+    private var addMedians: [(size: Int, median: Double)] = []
     /// The SQLCipher peer holding the same items at the last size measured; the cold lookup's
     /// peer process opens its database.
     private(set) var cipher: SQLCipherPeer?
@@ -107,8 +99,7 @@ final class KeyringFigures {
         let (service, account) = key(middle)
         _ = try keyring.item(matching: lookupQuery)
         // The same keyring reading every search from the rows: the lookup's reference row.
-        var uncached = keyring
-        uncached.keepsFoundItems = false
+        let uncached = Self.runningEverySearch(keyring)
         _ = try uncached.item(matching: lookupQuery)
         let lookupLabel = "`Keyring.item(matching:)` by service and account, warm"
         let lookupFloor = "SQLite point select by primary key, \(count(size)) rows (WAL, synchronous FULL)"
@@ -171,9 +162,7 @@ final class KeyringFigures {
                 measured: ratioText(lookup, lookupLabel, cipherLookup, floorName: "SQLCipher point select")
                     + "; kernel keyring read \(microseconds(result(kernelLookup, in: lookup).median)) µs",
                 target: "≤ 2× SQLCipher point select"))
-            guard !idle else { continue }
-            medians.lookup.append((size, lookupMedian))
-            if target == sizeForLookupTarget {
+            if !idle && target == sizeForLookupTarget {
                 outcome.checks.append(sizedCheck(
                     "`Keyring.item(matching:)` at \(count(target)) items, \(shape.rawValue)",
                     ratio: lookupMedian / result(lookupFloor, in: lookup).median, limit: 10,
@@ -184,9 +173,6 @@ final class KeyringFigures {
         }
 
         kernelPeer = nil
-        if target == sizeForLookupTarget && size > smallSize {
-            outcome.append(try growthFigure(size: size, query: lookupQuery, notes: notes))
-        }
 
         // Each add is undone, untimed, so every add finds the group at exactly `size` items;
         // the floor and the peers insert a new row or key and delete it the same way.
@@ -234,42 +220,6 @@ final class KeyringFigures {
         return (outcome, [addFigure])
     }
 
-    /// The lookups at the largest size and in the small group, in alternating blocks of
-    /// ``growthBlock`` calls (a round is one block of each, in rotating order), each block's
-    /// median one measurement. Alternating single calls put the two homes' state in the caches in
-    /// turn: tried, the small group's lookup measured 24.0 to 28.0 µs against 21.7 to 22.6 µs for
-    /// the large one's in the same rounds (two runs). Blocks keep each side warm while both share
-    /// the same minutes of the machine.
-    private func growthFigure(size: Int, query: ItemQuery, notes: [String]) throws -> Outcome {
-        let smallQuery = self.query(smallSize / 2)
-        let largeLabel = "`Keyring.item(matching:)`, warm, group of \(count(size)) items: median of a block of \(Self.growthBlock) calls"
-        let smallLabel = "`Keyring.item(matching:)`, warm, group of \(count(smallSize)) items: median of a block of \(Self.growthBlock) calls"
-        func block(_ keyring: Keyring, _ query: ItemQuery) throws -> Measurement {
-            var times: [Double] = []
-            for _ in 0..<Self.growthBlock {
-                times.append(try Measurement.timing { _ = try keyring.item(matching: query) }.microseconds)
-            }
-            return Measurement(microseconds: Samples(times).median)
-        }
-        let results = try interleave([
-            Contender(label: largeLabel, role: .groupVault) { try block(self.keyring, query) },
-            Contender(label: smallLabel, role: .reference(lessWork: nil)) { try block(self.smallKeyring, smallQuery) },
-        ], schedule)
-        medians.lookupGrowth = (size, result(largeLabel, in: results).median, smallSize, result(smallLabel, in: results).median)
-        return Outcome(sections: [Section(
-            title: "`Keyring.item(matching:)` growth, \(count(smallSize)) → \(count(size)) items, \(shape.rawValue)",
-            notes: notes + [
-                "The hot-loop lookup of the middle item in this group and in a group of \(count(smallSize)) items of the same shape "
-                    + "kept for the whole run, in alternating blocks of \(Self.growthBlock) calls (each block's median one "
-                    + "measurement), so both sides share the same minutes of the machine. The growth targets are the ratio of "
-                    + "the two medians.",
-            ],
-            table: timeTable(results))])
-    }
-
-    /// Calls per block of the growth figure.
-    static let growthBlock = 50
-
     /// The add figure's section and checks, from every run.
     private func addReport(
         _ add: [ContenderResult], size: Int, sizeLabel: String, notes: [String], addLabel: String, addFloor: String, cipherAdd: String
@@ -285,7 +235,7 @@ final class KeyringFigures {
             ],
             table: timeTable(add)))
         let addMedian = result(addLabel, in: add).median
-        medians.add.append((size, addMedian))
+        addMedians.append((size, addMedian))
         outcome.checks.append(.ratio(
             "`Keyring.add`, \(sizeLabel)", of: addLabel, over: addFloor, named: "SQLite WAL FULL upsert",
             in: add, limit: 2, target: "≤ 2× SQLite WAL FULL upsert"))
@@ -295,45 +245,52 @@ final class KeyringFigures {
         return outcome
     }
 
-    /// The growth targets: neither figure's median grows more than 2× from the smallest group
-    /// to `required` items; the lookup, at most 1.3× in every shape. The lookup's growth is the
-    /// largest group's median over the small group's, measured in alternating blocks; the
-    /// add's, flush-bound, is the last size's median over the first's.
-    func growthChecks(required: Int) -> [TargetCheck] {
-        var checks: [TargetCheck] = []
-        for limit in [2.0, 1.3] {
-            if let growth = medians.lookupGrowth {
-                let ratio = growth.median / growth.baseMedian
-                checks.append(growthCheck(
-                    "`Keyring.item(matching:)`", from: growth.baseSize, reached: growth.size, required: required, ratio: ratio, limit: limit,
-                    measured: "\(microseconds(growth.median)) µs at \(count(growth.size)) items against \(microseconds(growth.baseMedian)) µs "
-                        + "at \(count(growth.baseSize)), in alternating blocks = \(times(ratio))"))
-            } else if let check = stageGrowthCheck("`Keyring.item(matching:)`", medians.lookup, limit: limit, required: required) {
-                checks.append(check)
-            }
-            if limit == 2, let check = stageGrowthCheck("`Keyring.add`", medians.add, limit: limit, required: required) {
-                checks.append(check)
-            }
+    /// `keyring` with `keepsFoundItems` off: every search runs its `SELECT`, opens and matches
+    /// the rows, where the default returns the items it found while nothing changed.
+    private static func runningEverySearch(_ keyring: Keyring) -> Keyring {
+        var running = keyring
+        running.keepsFoundItems = false
+        return running
+    }
+
+    /// The lookup's growth figure in the group as filled (the largest size reached) against the
+    /// small group, and the growth targets: the lookup's, both as kept found items answer it and
+    /// as it runs the query, from alternating blocks; the add's, flush-bound, from the first and
+    /// last sizes' medians. No lookup growth when the group never grew past the small group's size.
+    func growthFigure(required: Int) throws -> Outcome {
+        var outcome = Outcome()
+        if size > smallSize { outcome.append(try lookupGrowthFigure(required: required)) }
+        if let first = addMedians.first, let last = addMedians.last, addMedians.count > 1 {
+            let ratio = last.median / first.median
+            outcome.checks.append(growthCheck(
+                "`Keyring.add`", from: first.size, reached: last.size, required: required, unit: "items", qualifier: shape.rawValue,
+                ratio: ratio, limit: 2,
+                measured: "\(microseconds(first.median)) µs → \(microseconds(last.median)) µs at \(count(last.size)) items = \(times(ratio))"))
         }
-        return checks
+        return outcome
     }
 
-    /// A growth target from the medians of the first and last sizes measured.
-    private func stageGrowthCheck(_ name: String, _ medians: [(size: Int, median: Double)], limit: Double, required: Int) -> TargetCheck? {
-        guard let first = medians.first, let last = medians.last, medians.count > 1 else { return nil }
-        let growth = last.median / first.median
-        return growthCheck(
-            name, from: first.size, reached: last.size, required: required, ratio: growth, limit: limit,
-            measured: "\(microseconds(first.median)) µs → \(microseconds(last.median)) µs at \(count(last.size)) items = \(times(growth))")
-    }
-
-    /// The growth target of `name` from `base` items to `required`, measured at `reached`.
-    private func growthCheck(
-        _ name: String, from base: Int, reached: Int, required: Int, ratio: Double, limit: Double, measured: String
-    ) -> TargetCheck {
-        sizedCheck(
-            "\(name) growth, \(count(base)) → \(count(required)) items, \(shape.rawValue)",
-            ratio: ratio, limit: limit, reached: reached, required: required, unit: "items",
-            measured: measured, target: "≤ \(limit == 2 ? "2" : "1.3")× growth")
+    /// The lookups in the group as filled and in the small group, in alternating blocks, with
+    /// their growth targets.
+    private func lookupGrowthFigure(required: Int) throws -> Outcome {
+        let (largeQuery, smallQuery) = (query(size / 2), query(smallSize / 2))
+        let (largeRunning, smallRunning) = (Self.runningEverySearch(keyring), Self.runningEverySearch(smallKeyring))
+        let (section, growths) = try measureGrowthInBlocks(
+            [
+                GrowthOperation(name: "`Keyring.item(matching:)`", variant: "found items kept (the default)", limits: [2, 1.3],
+                                large: { _ = try self.keyring.item(matching: largeQuery) },
+                                small: { _ = try self.smallKeyring.item(matching: smallQuery) }),
+                GrowthOperation(name: "`Keyring.item(matching:)`", variant: "running the query (`keepsFoundItems = false`)", limits: [1.3],
+                                large: { _ = try largeRunning.item(matching: largeQuery) },
+                                small: { _ = try smallRunning.item(matching: smallQuery) }),
+            ],
+            title: "`Keyring.item(matching:)` growth, \(count(smallSize)) → \(count(size)) items, \(shape.rawValue)",
+            what: "The hot-loop lookup of the middle item, twice: as the keyring answers a search made again while nothing "
+                + "changed (the items it found then, after its checks and the database's stamp), and with `keepsFoundItems = false`, "
+                + "every search running its `SELECT`, the AEAD open and the matching: only this one would show a lookup that "
+                + "scans the group.",
+            size: size, baseSize: smallSize, unit: "items",
+            notes: [growth.shortfall(target: required, reached: size, unit: "items")].compactMap { $0 }, schedule: schedule)
+        return Outcome(sections: [section], checks: growths.flatMap { $0.checks(required: required, qualifier: shape.rawValue) })
     }
 }

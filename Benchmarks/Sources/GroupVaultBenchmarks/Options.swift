@@ -55,8 +55,8 @@ struct Options {
     var throughputBudget = 60.0
     /// Passes of `verifyAll`, each followed by a pass of its floor (`--verify-passes`).
     var verifyPasses = 5
-    /// Runs of every flush-bound figure (`--flush-runs`), each with half a figure's rounds and
-    /// budget (``flushSchedule``).
+    /// Runs of every flush-bound figure (`--flush-runs`, at least 3), each with half a figure's
+    /// rounds and budget (``flushSchedule``).
     var flushRuns = 3
     /// Passes of `resealAll`, each followed by a pass of its floor (`--reseal-passes`).
     var resealPasses = 3
@@ -132,7 +132,12 @@ struct Options {
             case "--maximum-rounds": maximumRounds = try positive(flag, value)
             case "--population-budget": populationBudget = try seconds(flag, value)
             case "--throughput-budget": throughputBudget = try seconds(flag, value)
-            case "--flush-runs": flushRuns = try positive(flag, value)
+            case "--flush-runs":
+                // Issue 19: a flush-bound figure is the median of at least three runs.
+                guard let number = Int(value), number >= 3 else {
+                    throw BenchmarkFailure("--flush-runs needs an integer of at least 3: a flush-bound figure is the median of at least three runs\n\(Self.usage)")
+                }
+                flushRuns = number
             case "--verify-passes": verifyPasses = try positive(flag, value)
             case "--reseal-passes": resealPasses = try positive(flag, value)
             case "--reseal-pass-budget": resealPassBudget = try seconds(flag, value)

@@ -14,7 +14,8 @@ enum Verdict {
     var text: String {
         switch self {
         case .met: "met"
-        case .missed(let factor): String(format: "**missed** (%.1f× the limit)", factor)
+        // Two decimals within 5% of the limit, where one would read "1.0×" for a miss.
+        case .missed(let factor): String(format: factor < 1.05 ? "**missed** (%.2f× the limit)" : "**missed** (%.1f× the limit)", factor)
         case .notMeasured(let reason): "not measured: \(reason)"
         }
     }

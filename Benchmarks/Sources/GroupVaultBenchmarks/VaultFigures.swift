@@ -16,6 +16,12 @@ final class VaultFigures {
     private let uncachedVault: Vault
     /// The vault filling the group: `.atomic`, to fill faster (same records, fewer fsyncs).
     private let fillingVault: Vault
+    /// A second group at the smallest size, kept for the whole run, read by a vault that keeps
+    /// read values and by one that does not: the warm read's growth is measured against it in
+    /// alternating blocks (``growthFigure(required:)``).
+    private let smallVault: Vault
+    private let smallUncachedVault: Vault
+    private let smallSize: Int
     /// The C floors, over files in their own directory of the same file system.
     let crypto: CryptoFloor
     private let scratch: URL
@@ -38,6 +44,12 @@ final class VaultFigures {
         vault = try Vault(keyring: keyring, group: BenchHome.group, durability: .full)
         uncachedVault = try Vault(keyring: keyring, group: BenchHome.group, durability: .full, cachesReadValues: false)
         fillingVault = try Vault(keyring: keyring, group: BenchHome.group, durability: .atomic)
+        let smallKeyring = BenchHome.keyring(root: root.appendingPathComponent("vault-home-small", isDirectory: true))
+        smallVault = try Vault(keyring: smallKeyring, group: BenchHome.group, durability: .full)
+        smallUncachedVault = try Vault(keyring: smallKeyring, group: BenchHome.group, durability: .full, cachesReadValues: false)
+        smallSize = options.sizes.first ?? 10
+        let smallFillingVault = try Vault(keyring: smallKeyring, group: BenchHome.group, durability: .atomic)
+        for index in 0..<smallSize { _ = try smallFillingVault.write(BenchRecord.make(index: index), to: BenchHome.recordName(index)) }
         crypto = try CryptoFloor(directory: scratch, messageSize: BenchRecord.payloadSize)
         growth = GroupGrowth(budgetSeconds: options.populationBudget)
         schedule = options.schedule
@@ -207,6 +219,34 @@ final class VaultFigures {
         // Counted before the write figure, whose rows and records would change what is counted.
         outcome.append(try DiskSpaceFigure(home: home, cipherDatabase: cipher.path, records: size).measure())
         return (outcome, [writeFigure])
+    }
+}
+
+extension VaultFigures {
+    /// The warm read's growth figure: the read of the middle record in the group as filled (the
+    /// largest size reached) and in the small group, in alternating blocks, both as the vault
+    /// returns the value it judged and as it reads in full, each held to "≤ 1.3× growth";
+    /// nothing when the group never grew past the small group's size.
+    func growthFigure(required: Int) throws -> Outcome {
+        guard size > smallSize else { return Outcome() }
+        let (largeName, smallName) = (readTarget, BenchHome.recordName(smallSize / 2))
+        let (section, growths) = try measureGrowthInBlocks(
+            [
+                GrowthOperation(name: "warm `Vault.read`", variant: "value kept (the default)", limits: [1.3],
+                                large: { _ = try self.vault.read(BenchRecord.self, from: largeName) },
+                                small: { _ = try self.smallVault.read(BenchRecord.self, from: smallName) }),
+                GrowthOperation(name: "warm `Vault.read`", variant: "every read in full (`cachesReadValues: false`)", limits: [1.3],
+                                large: { _ = try self.uncachedVault.read(BenchRecord.self, from: largeName) },
+                                small: { _ = try self.smallUncachedVault.read(BenchRecord.self, from: smallName) }),
+            ],
+            title: "Warm `Vault.read` growth, \(count(smallSize)) → \(count(size)) records",
+            what: "The warm read of the middle 1 KiB record, decoded, twice: as the vault returns the value it judged at an earlier "
+                + "read, after the checks that show nothing changed, and with `cachesReadValues: false`, every read in full (the "
+                + "file read, opened, admitted by its ledger row and decoded): only this one would show a read whose file or ledger "
+                + "lookup scans the group.",
+            size: size, baseSize: smallSize, unit: "records",
+            notes: [shortfall(target: required)].compactMap { $0 }, schedule: schedule)
+        return Outcome(sections: [section], checks: growths.flatMap { $0.checks(required: required) })
     }
 }
 

@@ -47,14 +47,15 @@ func measure(_ options: Options, executables: Executables) throws -> Outcome {
     return outcome
 }
 
-/// The storage figures: Vault and Keyring at each group size, the cold read, verify and reseal.
+/// The storage figures: Vault and Keyring at each group size, the cold read and lookup at each
+/// size measured (the lookup in every item shape), the growth figures, verify and reseal.
 func measureStorage(root: URL, _ options: Options, executables: Executables) throws -> Outcome {
     let vault = try VaultFigures(root: root, executables: executables, options: options)
     let keyrings = try ItemShape.allCases.map { try KeyringFigures(root: root, shape: $0, executables: executables, options: options) }
     var outcome = Outcome()
     var measuredVaultSize = -1
     var measuredKeyringSizes = keyrings.map { _ in -1 }
-    for (stage, target) in options.sizes.enumerated() {
+    for target in options.sizes {
         // The stage's flush-bound figures, measured after its other figures in several runs.
         var flushBound: [FlushBoundFigure] = []
         progress("vault: filling the group to \(count(target)) records...")
@@ -67,9 +68,8 @@ func measureStorage(root: URL, _ options: Options, executables: Executables) thr
             outcome.append(measured.outcome)
             flushBound += measured.flushBound
             measuredVaultSize = records
-        }
-        if stage == 0 {
-            progress("cold read: measuring new processes...")
+            // Here, while the vault figures' SQLCipher peer holds this size's records.
+            progress("cold read: measuring new processes at \(count(records)) records...")
             outcome.append(try coldReadFigure(executables, vault: vault, options: options))
         }
 
@@ -84,15 +84,18 @@ func measureStorage(root: URL, _ options: Options, executables: Executables) thr
                 outcome.append(measured.outcome)
                 flushBound += measured.flushBound
                 measuredKeyringSizes[index] = items
+                // Here, while the shape's SQLCipher peer holds this size's items and no other
+                // kernel keyring of this size exists (the kernel's key quota holds one).
+                progress("cold lookup (\(keyring.shape.rawValue)): measuring new processes at \(count(items)) items...")
+                outcome.append(try coldLookupFigure(executables, keyring: keyring, options: options))
             }
-        }
-        if stage == 0, let keyring = keyrings.first {
-            progress("cold lookup: measuring new processes...")
-            outcome.append(try coldLookupFigure(executables, keyring: keyring, options: options))
         }
         outcome.append(try measureFlushBound(flushBound, runs: options.flushRuns, options.flushSchedule))
     }
-    for keyring in keyrings { outcome.checks += keyring.growthChecks(required: options.sizes.last ?? 0) }
+    // At the largest size reached, against the small groups kept since the start.
+    progress("growth: warm reads and lookups against the small groups...")
+    outcome.append(try vault.growthFigure(required: options.sizes.last ?? 0))
+    for keyring in keyrings { outcome.append(try keyring.growthFigure(required: options.sizes.last ?? 0)) }
     outcome.append(try SyscallCountFigure(executables: executables, root: root, writes: options.quick ? 20 : 100).measure())
 
     progress("vault: filling the group to \(count(options.records)) records for verify and reseal...")
