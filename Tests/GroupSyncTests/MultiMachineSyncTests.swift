@@ -61,6 +61,11 @@ final class MultiMachineSyncTests: SyncServerTestCase {
         return last
     }
 
+    /// How many writes a writer has acknowledged ("set" lines printed).
+    private static func setLines(_ output: String) -> Int {
+        output.split(separator: "\n").count { $0.hasPrefix("set ") }
+    }
+
     private static func index(of value: String) -> Int { Int(value.split(separator: ":").last ?? "") ?? -1 }
 
     // MARK: Tests
@@ -112,9 +117,20 @@ final class MultiMachineSyncTests: SyncServerTestCase {
         XCTAssertTrue(final == "m0:999" || final == "m1:999", "the last write of one machine wins, got \(final)")
     }
 
-    func testAServerStoppedAndRestartedMidRunLosesNoWrite() throws {
-        let writers = try (0..<2).map { try machine($0, "write", ["machine": "m\($0)", "count": "400", "keys": "20", "prefix": "m\($0)-"]) }
+    func testAServerStoppedAndRestartedMidRunLosesNoWrite() async throws {
+        let writers = try (0..<2).map { try machine($0, "write", ["machine": "m\($0)", "count": "5000", "keys": "20", "prefix": "m\($0)-"]) }
+        // Stopped once both write, and started again once both wrote more while it was down:
+        // the outage falls inside the run, with acknowledged writes in it.
+        for writer in writers {
+            let writing = await writer.waitForOutput { $0.contains("set ") }
+            XCTAssertTrue(writing, "the writer never acknowledged a write: \(writer.standardError)")
+        }
         try server.stop()
+        for writer in writers {
+            let atStop = Self.setLines(writer.standardOutput)
+            let wroteOffline = await writer.waitForOutput { Self.setLines($0) >= atStop + 50 }
+            XCTAssertTrue(wroteOffline, "the writer acknowledged no writes while the server was down: \(writer.standardError)")
+        }
         try server.start()
         for writer in writers { _ = finish(writer) }
 
@@ -123,6 +139,46 @@ final class MultiMachineSyncTests: SyncServerTestCase {
         for index in 0..<3 {
             XCTAssertEqual(try dump(index).values, expected, "machine \(index)")
         }
+    }
+
+    func testAHostileServerIsRefusedAndCountedByAnotherMachinesProcessesAndHealedByTheWriter() throws {
+        _ = finish(try machine(0, "write", ["machine": "old", "count": "3", "keys": "3"]))
+        let replayed = try server.psql("SELECT encode(name, 'hex') || ' ' || encode(blob, 'hex') || ' ' || sequence FROM groupsync_entry ORDER BY change LIMIT 1")
+            .split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let earlier = server.dumpPath
+        try server.dump(to: earlier)
+        _ = finish(try machine(0, "write", ["machine": "new", "count": "3", "keys": "3"]))
+        let trusted = ["k0": "new:0", "k1": "new:1", "k2": "new:2"]
+        XCTAssertEqual(try dump(1).values, trusted)
+
+        // Each attack, then machine 1 in a new process of its own: its values stay, and its
+        // status counts the refusal under the Vault's reason (counts are the home's, so they add up).
+        func assertRefused(_ attack: String, counts: [String: Int]) throws {
+            let reader = try dump(1)
+            XCTAssertEqual(reader.values, trusted, attack)
+            XCTAssertEqual(reader.status?.refusals, counts, "\(attack): \(String(describing: reader.status))")
+        }
+        try tamperWithBlobs(of: .newest)
+        try assertRefused("a blob altered", counts: ["authenticationFailed": 1])
+        try server.psql("""
+            WITH ranked AS (SELECT name, blob, sequence, row_number() OVER (ORDER BY change) AS rank FROM groupsync_entry)
+            UPDATE groupsync_entry AS a SET blob = b.blob, sequence = b.sequence, change = nextval('groupsync_change')
+            FROM ranked AS b WHERE a.name = (SELECT name FROM ranked WHERE rank = 1) AND b.rank = 2
+            """)
+        try assertRefused("a value moved to another key", counts: ["authenticationFailed": 2])
+        try server.psql("""
+            UPDATE groupsync_entry SET blob = decode('\(replayed[1])', 'hex'), sequence = \(replayed[2]), change = nextval('groupsync_change')
+            WHERE name = decode('\(replayed[0])', 'hex')
+            """)
+        try assertRefused("an older row replayed", counts: ["authenticationFailed": 2, "rollback": 1])
+        try server.restore(from: earlier)
+        // The counter went back (one), and each of the three rows is older than the one seen.
+        try assertRefused("the database restored from an earlier dump", counts: ["authenticationFailed": 2, "rollback": 5])
+
+        // The writer finds the same rollback and pushes what it holds again; a machine that
+        // joins after it reads the newer values.
+        _ = finish(try machine(0, "sync"))
+        XCTAssertEqual(try dump(2).values, trusted)
     }
 
     func testAMachineKilledMidPushLosesNothingItAcknowledged() async throws {
