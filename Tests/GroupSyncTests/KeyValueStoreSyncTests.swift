@@ -86,9 +86,10 @@ final class KeyValueStoreConflictTests: SyncServerTestCase {
         XCTAssertEqual(change, UbiquitousChange(reason: .serverChange, changedKeys: ["theme"]))
     }
 
-    func testAnOlderPendingWriteLosesAndIsCountedAsSuperseded() async throws {
+    func testAnOlderPendingWriteLosesIsCountedAsSupersededAndItsWriterSeesAServerChange() async throws {
         let older = try sandbox.store(0, url: server.url)
         let newer = try sandbox.store(1, url: server.url)
+        let changes = older.externalChanges()
         older.set("older", forKey: "theme")
         try await Task.sleep(for: .milliseconds(5))
         newer.set("newer", forKey: "theme")
@@ -98,5 +99,7 @@ final class KeyValueStoreConflictTests: SyncServerTestCase {
         XCTAssertEqual(older.string(forKey: "theme"), "newer")
         XCTAssertEqual(older.status.superseded, 1)
         XCTAssertEqual(older.status.pendingWrites, 0)
+        let change = await firstChange(changes, reason: .serverChange)
+        XCTAssertEqual(change?.changedKeys, ["theme"], "the loser is told, as Apple's store tells it")
     }
 }

@@ -18,6 +18,13 @@ final class SyncCommandTests: SyncCommandTestCase {
         XCTAssertEqual(list.output.trimmingCharacters(in: .newlines), #"{"keys":[{"key":"theme"}]}"#)
     }
 
+    func testSetWithJSONSaysWhichKeyWasStored() throws {
+        let set = try vaultcli(0, ["set", "theme", #"{"string":"dark"}"#, "--json"])
+
+        XCTAssertEqual(set.status, 0, set.errors)
+        XCTAssertEqual(set.output.trimmingCharacters(in: .newlines), #"{"key":"theme","stored":true}"#)
+    }
+
     func testStatusShowsTheServerWithoutItsPassword() throws {
         _ = try vaultcli(0, ["set", "theme", #"{"string":"dark"}"#])
         let status = try vaultcli(0, ["status", "--json"])
