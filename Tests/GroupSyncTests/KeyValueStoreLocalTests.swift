@@ -1,5 +1,6 @@
 import Foundation
-import GroupSync
+@testable import GroupSync
+import PostgresNIO
 import InMemoryLogging
 import Keyring
 import Logging
@@ -272,6 +273,42 @@ final class SyncServerURLTests: XCTestCase {
 
         XCTAssertFalse(dumped.contains("hunter2-secret"), dumped)
         XCTAssertTrue(dumped.contains("db.example.com"), dumped)
+    }
+
+    func testVerifyCAAndARootCertificateFileAreTakenFromTheURL() throws {
+        let url = try SyncServerURL("postgres://sync@db.example.com/groupsync?sslmode=verify-ca&sslrootcert=/etc/groupsync/ca.pem")
+
+        XCTAssertEqual(url.tlsMode, .verifyCA)
+        XCTAssertEqual(url.rootCertificatePath, "/etc/groupsync/ca.pem")
+        XCTAssertTrue(url.redacted.hasSuffix("?sslmode=verify-ca&sslrootcert=/etc/groupsync/ca.pem"), url.redacted)
+        let tls = SyncConfiguration(url: url).clientTLSConfiguration
+        XCTAssertEqual(tls.trustRoots, .file("/etc/groupsync/ca.pem"), "the file's authorities, not the system's")
+        XCTAssertEqual(tls.certificateVerification, .noHostnameVerification)
+    }
+
+    func testVerifyFullAndRequireCheckTheCertificateAndTheHostName() throws {
+        for mode in ["verify-full", "require"] {
+            let url = try SyncServerURL("postgres://sync@db.example.com/groupsync?sslmode=\(mode)")
+
+            let tls = SyncConfiguration(url: url).clientTLSConfiguration
+            XCTAssertEqual(tls.certificateVerification, .fullVerification, mode)
+            XCTAssertEqual(tls.trustRoots, TLSConfiguration.makeClientConfiguration().trustRoots, "\(mode): the system's authorities")
+        }
+    }
+
+    func testARootCertificateFileWithoutTLSOrNotAnAbsolutePathIsRefused() throws {
+        for string in ["postgres://sync@db.example.com/groupsync?sslmode=disable&sslrootcert=/etc/ca.pem",
+                       "postgres://sync@localhost/groupsync?host=/run/postgresql&sslrootcert=/etc/ca.pem",
+                       "postgres://sync@db.example.com/groupsync?sslrootcert=ca.pem"] {
+            XCTAssertEqual(refusal(of: string)?.code, .configuration, string)
+        }
+    }
+
+    func testAMissingRootCertificateFileFailsTheConnectionAsConfigurationNamingTheServer() async throws {
+        let error = try await unreachable("postgres://u@127.0.0.1:1/d?sslmode=verify-full&sslrootcert=/nonexistent-directory/ca.pem")
+
+        XCTAssertEqual(error?.code, .configuration, String(describing: error))
+        XCTAssertTrue(error?.reason.contains("sslrootcert=/nonexistent-directory/ca.pem") ?? false, String(describing: error))
     }
 
     func testASocketDirectoryIsTakenFromTheHostParameter() throws {

@@ -18,9 +18,10 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
 
     /// The server.
     public var url: SyncServerURL
-    /// TLS to the server, through postgres-nio (NIOSSL). `nil`: from the URL's `sslmode`, with
-    /// the system's trust roots and full certificate and host-name checks. Give your own
-    /// (`.require(try NIOSSLContext(configuration: ...))`) for a private CA or client certificates.
+    /// TLS to the server, through postgres-nio (NIOSSL). `nil`: from the URL's `sslmode` and
+    /// `sslrootcert` (``SyncServerURL``): the system's trust roots or the file's, and the
+    /// certificate and host name checked (the host name not under `verify-ca`). Give your own
+    /// (`.require(try NIOSSLContext(configuration: ...))`) for client certificates.
     public var tls: PostgresConnection.Configuration.TLS?
     /// The first wait before reconnecting after a failure; doubled after each failure in a row.
     public var initialReconnectDelay: Duration = .milliseconds(50)
@@ -47,6 +48,16 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
     /// The server, redacted.
     public var description: String { "SyncConfiguration(\(url.redacted))" }
 
+    /// The TLS settings the URL asks for (used when ``tls`` is `nil`): NIOSSL's client defaults
+    /// (full verification against the system's trust roots), the roots of `sslrootcert` instead
+    /// when it is given, and no host-name check under `verify-ca`.
+    var clientTLSConfiguration: TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let path = url.rootCertificatePath { configuration.trustRoots = .file(path) }
+        if url.tlsMode == .verifyCA { configuration.certificateVerification = .noHostnameVerification }
+        return configuration
+    }
+
     /// postgres-nio's configuration for one connection.
     func connectionConfiguration() throws(SyncError) -> PostgresConnection.Configuration {
         var configuration: PostgresConnection.Configuration
@@ -60,8 +71,8 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
                 tls = .disable
             } else {
                 do {
-                    let context = try NIOSSLContext(configuration: .makeClientConfiguration())
-                    tls = url.tlsMode == .require ? .require(context) : .prefer(context)
+                    let context = try NIOSSLContext(configuration: clientTLSConfiguration)
+                    tls = url.tlsMode == .prefer ? .prefer(context) : .require(context)
                 } catch {
                     throw SyncError(.configuration, "TLS for \(url.redacted) could not be set up: \(error)", underlyingError: error)
                 }

@@ -11,17 +11,26 @@ import GroupSyncCore
 ///
 /// `host` in the query (libpq's convention) names a directory holding the server's Unix socket
 /// (`.s.PGSQL.<port>`), and wins over the authority's host. `sslmode` is `disable` (the
-/// default on a Unix socket), `prefer` or `require` (the default over TCP); certificate checks
-/// come from the ``SyncConfiguration/tls`` given in code.
+/// default on a Unix socket, where TLS is never used, as with libpq), `prefer`, `require` (the
+/// default over TCP), `verify-full` (the same as `require`: the certificate and the host name
+/// are checked) or `verify-ca` (the certificate only). `sslrootcert`, an absolute path to a PEM
+/// file, trusts the certificate authorities it holds instead of the system's. A
+/// ``SyncConfiguration/tls`` given in code (client certificates, say) replaces all of these.
 public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// How TLS is asked for.
+    /// How TLS is asked for (libpq's `sslmode` names).
     public enum TLSMode: String, Sendable, Hashable {
         /// Plain connection (acceptable on a Unix socket or loopback only).
         case disable
-        /// TLS when the server offers it.
+        /// TLS when the server offers it, and a plain connection when it does not: a server, or
+        /// anyone between, that declines TLS sees the password. For loopback and trusted networks.
         case prefer
-        /// TLS or no connection.
+        /// TLS or no connection, with the server's certificate and host name checked (stricter
+        /// than libpq's `require`, which checks neither).
         case require
+        /// TLS, with the certificate's chain checked and not the host name.
+        case verifyCA = "verify-ca"
+        /// TLS, with the certificate and the host name checked: the same as ``require``.
+        case verifyFull = "verify-full"
     }
 
     /// The user name.
@@ -38,6 +47,8 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
     public let database: String
     /// How TLS is asked for.
     public let tlsMode: TLSMode
+    /// A PEM file of the certificate authorities to trust instead of the system's (`sslrootcert`).
+    public let rootCertificatePath: String?
 
     /// Parses `string`.
     /// - Throws: `SyncError.Code.configuration` naming what is wrong, with the URL redacted.
@@ -56,9 +67,9 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
         // A query item with no `=` is not a parameter, and might be anything: it is not named.
         guard items.allSatisfy({ $0.value != nil }) else { throw refuse("has a query item without a value; parameters are name=value") }
         let query = Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
-        for name in query.keys where name != "host" && name != "sslmode" {
+        for name in query.keys where !Self.parameters.contains(name) {
             let hint = name == "password" ? "; give the password in the user part, postgres://user:password@host/database" : ""
-            throw refuse("has the parameter \(Self.printable(name)), which GroupSync does not know (host, sslmode)\(hint)")
+            throw refuse("has the parameter \(Self.printable(name)), which GroupSync does not know (host, sslmode, sslrootcert)\(hint)")
         }
         let socketDirectory = query["host"].flatMap { $0.hasPrefix("/") ? $0 : nil }
         if let host = query["host"], socketDirectory == nil { throw refuse("has host=\(Self.printable(host)), which is not an absolute socket directory") }
@@ -68,10 +79,19 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
         guard (1...65535).contains(port) else { throw refuse("has port \(port), outside 1...65535") }
         let tls: TLSMode
         if let mode = query["sslmode"] {
-            guard let parsed = TLSMode(rawValue: mode) else { throw refuse("has sslmode=\(Self.printable(mode)); use disable, prefer or require") }
+            guard let parsed = TLSMode(rawValue: mode) else {
+                throw refuse("has sslmode=\(Self.printable(mode)); use disable, prefer, require, verify-ca or verify-full")
+            }
             tls = parsed
         } else {
             tls = socketDirectory != nil ? .disable : .require
+        }
+        let rootCertificatePath = query["sslrootcert"]
+        if let path = rootCertificatePath {
+            guard path.hasPrefix("/") else { throw refuse("has sslrootcert=\(Self.printable(path)), which is not an absolute path") }
+            guard socketDirectory == nil, tls != .disable else {
+                throw refuse("has sslrootcert but no TLS to use it with (a socket directory, or sslmode=disable)")
+            }
         }
         self.user = user
         self.password = components.password
@@ -80,7 +100,11 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
         self.socketDirectory = socketDirectory
         self.database = database
         self.tlsMode = tls
+        self.rootCertificatePath = rootCertificatePath
     }
+
+    /// The query parameters GroupSync reads; any other is refused rather than ignored.
+    private static let parameters: Set<String> = ["host", "sslmode", "sslrootcert"]
 
     /// The Unix socket's path, when connecting through a socket directory.
     public var socketPath: String? { socketDirectory.map { "\($0)/.s.PGSQL.\(port)" } }
@@ -92,7 +116,8 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
     public var redacted: String {
         let credentials = user + (password == nil ? "" : ":***")
         let location = socketDirectory.map { "localhost/\(database)?host=\($0)" } ?? "\(host ?? ""):\(port)/\(database)"
-        let query = socketDirectory == nil ? "?sslmode=\(tlsMode.rawValue)" : "&sslmode=\(tlsMode.rawValue)"
+        let query = (socketDirectory == nil ? "?sslmode=\(tlsMode.rawValue)" : "&sslmode=\(tlsMode.rawValue)")
+            + (rootCertificatePath.map { "&sslrootcert=\($0)" } ?? "")
         return UntrustedText.printable("postgres://\(credentials)@\(location)\(query)", limit: 400)
     }
 
@@ -103,7 +128,8 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
     /// Every part but the password, so `dump` and a debugger's view of the value do not show it.
     public var customMirror: Mirror {
         Mirror(self, children: ["user": user, "hasPassword": hasPassword, "host": host as Any, "port": port,
-                                "socketDirectory": socketDirectory as Any, "database": database, "tlsMode": tlsMode],
+                                "socketDirectory": socketDirectory as Any, "database": database, "tlsMode": tlsMode,
+                                "rootCertificatePath": rootCertificatePath as Any],
                displayStyle: .struct)
     }
 
@@ -112,7 +138,7 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
     var serverIdentity: String { "\(user)@\(socketDirectory ?? host ?? ""):\(port)/\(database)" }
 
     /// `string` as a refusal shows it: the scheme, the user, the host and path, and the values
-    /// of `host` and `sslmode`; a password in the user part, every other query value and a
+    /// of `host`, `sslmode` and `sslrootcert`; a password in the user part, every other query value and a
     /// fragment are `***`. A string without `://` is not shown at all, since where its user
     /// part ends cannot be told (`postgres:user:secret@host/db` would print the secret).
     static func redact(_ string: String) -> String {
@@ -138,7 +164,7 @@ public struct SyncServerURL: Sendable, Hashable, CustomStringConvertible, Custom
             shown += location[...question] + items.map { item -> String in
                 guard let equals = item.firstIndex(of: "=") else { return "***" }
                 let name = item[..<equals]
-                return name == "host" || name == "sslmode" ? String(item) : name + "=***"
+                return parameters.contains(String(name)) ? String(item) : name + "=***"
             }.joined(separator: "&")
         } else {
             shown += location
