@@ -56,13 +56,31 @@ public final class PostgresServer: @unchecked Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/postgres-server")
 
+    /// Where a server started with TLS (``start(tls:)``) also listens: a TCP port on localhost
+    /// that takes TLS connections only, with the password ``tlsPassword``, and the PEM file of
+    /// the certificate authority of its certificate (made for the host name `localhost` only).
+    public private(set) var tls: (port: Int, rootCertificate: String)?
+
+    /// The password of the user `groupsync` over the TLS port.
+    public static let tlsPassword = "groupsync-tls"
+
     /// Copies the ``template`` cluster the first time, starts the server and waits until it
-    /// accepts connections. Starting again after ``stop()`` restarts it on the same data.
+    /// accepts connections; `tls` also has it listen as ``tls`` says. Starting again after
+    /// ``stop()`` restarts it on the same data (give `tls` again).
     @discardableResult
-    public func start() throws -> String {
+    public func start(tls: Bool = false) throws -> String {
         let output = try Self.run(
-            ["start", directory.path, "--watch-pid", String(getpid()), "--template", Self.template.path], doing: "start PostgreSQL")
-        url = output.trimmingCharacters(in: .whitespacesAndNewlines)
+            ["start", directory.path, "--watch-pid", String(getpid()), "--template", Self.template.path] + (tls ? ["--tls"] : []),
+            doing: "start PostgreSQL")
+        let lines = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        url = lines.first ?? ""
+        if tls {
+            let parts = lines.dropFirst().first?.split(separator: " ") ?? []
+            guard parts.count == 3, parts[0] == "tls", let port = Int(parts[1]) else {
+                throw Failure(description: "start PostgreSQL with TLS: no 'tls PORT CA' line in \(output)")
+            }
+            self.tls = (port, String(parts[2]))
+        }
         return url
     }
 
@@ -80,7 +98,7 @@ public final class PostgresServer: @unchecked Sendable {
     /// Runs `sql` with psql as the cluster's superuser: the test plays the server's operator.
     @discardableResult
     public func psql(_ sql: String) throws -> String {
-        try runAsOwner(["psql", "-h", directory.path, "-U", "groupsync", "-d", "groupsync", "-qAt", "-v", "ON_ERROR_STOP=1", "-c", sql], doing: "psql")
+        try runAsOwner(["psql", "-h", directory.path, "-p", socketPort, "-U", "groupsync", "-d", "groupsync", "-qAt", "-v", "ON_ERROR_STOP=1", "-c", sql], doing: "psql")
     }
 
     /// What `sql` returns, as psql prints it unaligned (`|` between columns), without its
@@ -91,13 +109,16 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Dumps the `groupsync` database to `file` (custom format), as an operator's backup.
     public func dump(to file: String) throws {
-        try runAsOwner(["pg_dump", "-h", directory.path, "-U", "groupsync", "-Fc", "-f", file, "groupsync"], doing: "pg_dump")
+        try runAsOwner(["pg_dump", "-h", directory.path, "-p", socketPort, "-U", "groupsync", "-Fc", "-f", file, "groupsync"], doing: "pg_dump")
     }
 
     /// Restores a dump over the database, as an operator rolling the server back.
     public func restore(from file: String) throws {
-        try runAsOwner(["pg_restore", "-h", directory.path, "-U", "groupsync", "-d", "groupsync", "--clean", "--single-transaction", file], doing: "pg_restore")
+        try runAsOwner(["pg_restore", "-h", directory.path, "-p", socketPort, "-U", "groupsync", "-d", "groupsync", "--clean", "--single-transaction", file], doing: "pg_restore")
     }
+
+    /// The port in the socket's name: the TLS port when there is one, else PostgreSQL's default.
+    private var socketPort: String { String(tls?.port ?? 5432) }
 
     /// A path the server's user can write (for dumps).
     public var dumpPath: String { directory.appendingPathComponent("dump-\(UUID().uuidString.prefix(8)).pgdump").path }
