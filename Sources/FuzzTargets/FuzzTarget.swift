@@ -65,6 +65,7 @@ package struct FuzzTarget: Sendable {
         targets.append(syncRow)
         targets.append(syncNotification)
         targets.append(syncSnapshot)
+        targets.append(syncPayload)
         targets.append(jsonMemberNames)
         return targets
     }
