@@ -25,14 +25,20 @@ final class HostileServerTests: SyncServerTestCase {
     }
 
 
-    func testAServerRestoredFromAnEarlierDumpIsRefusedAsARollback() async throws {
+    /// `token` written as "old" and then "new" (both machines read it), then the server restored
+    /// from a dump taken between the two: it serves "old" again.
+    private func restoreADumpOfTheOlderValue() async throws {
         try await write(["token": "old"])
         let dump = server.dumpPath
         try server.dump(to: dump)
         try await write(["token": "new"])
         XCTAssertEqual(reader.string(forKey: "token"), "new")
-
         try server.restore(from: dump)
+    }
+
+    func testAServerRestoredFromAnEarlierDumpIsRefusedAsARollback() async throws {
+        try await restoreADumpOfTheOlderValue()
+
         try await reader.synchronizeWithServer()
 
         XCTAssertEqual(reader.string(forKey: "token"), "new", "the rolled-back value must not replace the newer one")
@@ -40,11 +46,7 @@ final class HostileServerTests: SyncServerTestCase {
     }
 
     func testAWriteMadeAfterARestoredDumpIsPushedOverTheRolledBackRow() async throws {
-        try await write(["token": "old"])
-        let dump = server.dumpPath
-        try server.dump(to: dump)
-        try await write(["token": "new"])
-        try server.restore(from: dump)
+        try await restoreADumpOfTheOlderValue()
 
         // The push comes first, and its failed swap draws a change number: the counter is back
         // where this machine's cursor is, so the catch-up after it does not see it go back.
@@ -58,11 +60,7 @@ final class HostileServerTests: SyncServerTestCase {
     }
 
     func testAWriteOverARestoredDumpWhoseCounterWasMovedOnRefusesTheOldRowAndIsPushed() async throws {
-        try await write(["token": "old"])
-        let dump = server.dumpPath
-        try server.dump(to: dump)
-        try await write(["token": "new"])
-        try server.restore(from: dump)
+        try await restoreADumpOfTheOlderValue()
         // The operator hides the restore: the change counter moves past every number a machine
         // read, so no catch-up finds it going back, and no catch-up returns the old row.
         try server.psql("SELECT setval('groupsync_change', 1000000)")
