@@ -1,5 +1,6 @@
 import Foundation
-import GroupSync
+@testable import GroupSync
+import GroupSyncCore
 import GroupSyncTestKit
 import Keyring
 import XCTest
@@ -73,6 +74,30 @@ final class HostileServerTests: SyncServerTestCase {
         try await reader.synchronizeWithServer()
         XCTAssertEqual(reader.string(forKey: "token"), "newest")
         XCTAssertEqual(reader.status.refusedCount, 0, "\(reader.status)")
+    }
+
+    func testAWriteWhoseRolledBackRowAnotherMachineHealedFirstIsPushedOverTheHealedRow() async throws {
+        try await restoreADumpOfTheOlderValue()
+        // The writer judges the old row (a rollback: it will push over sequence 1)...
+        let columns = try server.value("""
+            SELECT translate(encode(name, 'base64') || ' ' || sequence || ' ' || change || ' ' || encode(blob, 'base64'), E'\\n', '')
+            FROM groupsync_entry
+            """).split(separator: " ").map(String.init)
+        let old = ServerRow(
+            name: [UInt8](try XCTUnwrap(Data(base64Encoded: columns[0]))), sequence: try XCTUnwrap(Int64(columns[1])),
+            change: try XCTUnwrap(Int64(columns[2])), blob: [UInt8](try XCTUnwrap(Data(base64Encoded: columns[3]))))
+        try writer.replica.apply([old])
+        XCTAssertEqual(writer.status.refusals["rollback"], 1)
+        // ...but the reader heals the server first, putting back the row both accepted.
+        try await reader.synchronizeWithServer()
+        XCTAssertEqual(try server.value("SELECT sequence FROM groupsync_entry"), "2")
+
+        try writer.setValue(.string("newest"), forKey: "token")
+        try await writer.synchronizeWithServer()
+
+        XCTAssertEqual(writer.status.pendingWrites, 0, "the write's swap names the healed row: \(writer.status)")
+        try await reader.synchronizeWithServer()
+        XCTAssertEqual(reader.string(forKey: "token"), "newest")
     }
 
     func testAReplayedOlderRowIsRefusedAsARollback() async throws {

@@ -572,6 +572,13 @@ final class SyncReplica: Sendable {
             let verdict = row.judge(opened, seen: entry.seen, seenDigest: entry.seenDigestOfAccepted)
             switch verdict {
             case .duplicate:
+                // The server holds again the row this machine accepted at `seen` (another
+                // machine healed a rollback first): nothing is left to push over, and a pending
+                // write's swap goes back to `seen` as its base.
+                if entry.republishOver != nil, let entryName {
+                    entry.republishOver = nil
+                    state.entries[entryName] = entry
+                }
                 continue
             case .refuse where notified, .acceptAsAbsent where notified:
                 continue
