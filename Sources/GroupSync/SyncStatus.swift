@@ -29,7 +29,7 @@ public struct SyncStatus: Sendable, Hashable, Codable {
     public var superseded: Int
     /// Local writes the server stored.
     public var pushedWrites: Int
-    /// Local writes replaced by a later local write of the same key before they were pushed.
+    /// Local writes replaced by a later local write of the same key before the server stored them.
     public var coalescedWrites: Int
     /// Synced records' writes that lost to another machine's.
     public var conflicts: Int

@@ -115,6 +115,10 @@ final class MultiMachineSyncTests: SyncServerTestCase {
         }
         let final = try XCTUnwrap(dumps[0].values["k0"])
         XCTAssertTrue(final == "m0:999" || final == "m1:999", "the last write of one machine wins, got \(final)")
+        // The counts are each machine's own; the server's side: every write it stored raised the
+        // entry's sequence by one, so its sequence is the pushes of both machines together.
+        let pushed = try dumps.map { try XCTUnwrap($0.status).pushedWrites }.reduce(0, +)
+        XCTAssertEqual(try server.value("SELECT sequence FROM groupsync_entry"), String(pushed), "the server stored exactly the writes the machines count as pushed")
     }
 
     func testAServerStoppedAndRestartedMidRunLosesNoWrite() async throws {

@@ -449,6 +449,11 @@ final class SyncReplica: Sendable {
             if let number = push.pendingNumber, entry.pendingNumber == number, entry.pending != nil {
                 entry.pending = nil
                 state.pushedWrites += 1
+            } else if let number = push.pendingNumber, number < entry.pendingNumber, state.coalescedWrites > 0 {
+                // A later write of the key replaced this one while it was on its way, and was
+                // counted then as coalesced; the server stored it, so it was pushed after all.
+                state.pushedWrites += 1
+                state.coalescedWrites -= 1
             }
             // The server now holds this machine's row, whichever push put it there: nothing
             // rolled back is left to heal.
