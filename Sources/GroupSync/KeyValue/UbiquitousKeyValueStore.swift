@@ -194,12 +194,14 @@ public final class UbiquitousKeyValueStore: Sendable {
     // MARK: Writing
 
     /// Sets (or, with `nil`, removes) the value for `key`, refusing a write that breaks a limit.
+    /// A store that other machines' writes took over a limit (docs/SYNC.md, "Quota") keeps the
+    /// writes that add neither a key nor bytes, so that its values can be removed or shortened.
     /// - Throws: `SyncError.Code.quota` naming the limit; `SyncError.Code.storage` when the
     ///   write could not be made durable (then it was not kept).
     public func setValue(_ value: UbiquitousValue?, forKey key: String) throws(SyncError) {
         let bytes = try value?.encoded()
-        try replica.write(key: key, value: bytes) { values throws(SyncError) in
-            try UbiquitousStoreLimits.check(values, writing: key)
+        try replica.write(key: key, value: bytes) { values, written, replaced throws(SyncError) in
+            try UbiquitousStoreLimits.check(values, writing: key, written, replacing: replaced)
         }
     }
 

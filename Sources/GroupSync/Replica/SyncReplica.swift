@@ -266,7 +266,7 @@ final class SyncReplica: Sendable {
             defer { memory.untold = OtherProcessesChanges() }
             return memory.untold
         }
-        if !changes.changedKeys.isEmpty { publish(UbiquitousChange(reason: .serverChange, changedKeys: changes.changedKeys.sorted())) }
+        if !changes.changedKeys.isEmpty { publishChange(.serverChange, keys: changes.changedKeys.sorted()) }
         for conflict in changes.conflicts { publishConflict(conflict) }
         if changes.pendingWrites { wakeSession() }
     }
@@ -329,8 +329,12 @@ final class SyncReplica: Sendable {
     // MARK: Local writes
 
     /// Stores `value` (or the removal of `key`) durably as a pending write; `check` sees the
-    /// values as they would be after the write and may refuse it (the store's quotas).
-    func write(key: String, value: [UInt8]?, check: ([EntryName: Value]) throws(SyncError) -> Void = { _ throws(SyncError) in }) throws(SyncError) {
+    /// values as they would be after the write, the value written and the one it replaces
+    /// (`nil`: none), and may refuse it (the store's quotas).
+    func write(
+        key: String, value: [UInt8]?,
+        check: (_ values: [EntryName: Value], _ written: Value?, _ replaced: Value?) throws(SyncError) -> Void = { _, _, _ throws(SyncError) in }
+    ) throws(SyncError) {
         let name = naming.name(space: space, key: key)
         let entryName = EntryName(name)!  // 32 bytes, a BLAKE2b-256
         let groupKey: GroupKey
@@ -348,7 +352,7 @@ final class SyncReplica: Sendable {
                 let before = memory.values[entryName]
                 memory.values[entryName] = shown
                 do throws(SyncError) {
-                    try check(memory.values)
+                    try check(memory.values, shown, before)
                     // Durable before the write returns: an acknowledged write survives a crash.
                     _ = try Self.commit(&memory, touching: [entryName]) { (state: inout ReplicaState, values: inout [EntryName: Value]) throws(SyncError) -> [String] in
                         var entry = state.entries[entryName] ?? ReplicaState.Entry()
@@ -742,7 +746,7 @@ final class SyncReplica: Sendable {
     private func announceFirstSync() throws(SyncError) {
         // The keys alone: ``values()`` would build a dictionary of every value first. In no
         // particular order, as Apple's: sorting 10,000 took 1.1 ms of a first sync's path.
-        publish(UbiquitousChange(reason: .initialSyncChange, changedKeys: memory.withLock { $0.values.values.map(\.key) }))
+        publishChange(.initialSyncChange, keys: memory.withLock { $0.values.values.map(\.key) })
         defer { tellOtherProcessesChanges() }
         try memory.withLock { (memory: inout Memory) throws(SyncError) in
             try withCurrentStore(exclusive: true, &memory) { (memory: inout Memory) throws(SyncError) in
@@ -877,9 +881,9 @@ final class SyncReplica: Sendable {
         guard taken else { return nil }
         noteSnapshotOnServer(change: snapshot.change, changedSince: 0)
         if !announced.isEmpty {
-            publish(UbiquitousChange(reason: .serverChange, changedKeys: announced))
+            publishChange(.serverChange, keys: announced)
         } else if !judged.changed.isEmpty {
-            publish(UbiquitousChange(reason: .serverChange, changedKeys: judged.changed))
+            publishChange(.serverChange, keys: judged.changed)
         }
         if firstSyncDone { try announceFirstSync() }
         try startAwaitedJournal()
@@ -1027,7 +1031,7 @@ final class SyncReplica: Sendable {
                 return changed
             }
         }
-        if !changed.isEmpty { publish(UbiquitousChange(reason: .serverChange, changedKeys: changed)) }
+        if !changed.isEmpty { publishChange(.serverChange, keys: changed) }
     }
 
     /// ``update(touching:_:)`` for a change of the entries `names` only: `body` sees the state
@@ -1074,6 +1078,19 @@ final class SyncReplica: Sendable {
         }
         for name in names { memory.values[name] = values[name] }
         return changed
+    }
+
+    /// Tells observers that `keys` changed for `reason` and then, when the store is left over
+    /// one of its limits (``SyncedContents/breaksLimits(_:)``), that it is, for the same keys.
+    /// Machines that each kept within the limits can together break them; the values are kept
+    /// all the same, since dropping some would lose a machine's acknowledged writes and leave
+    /// the machines disagreeing, and the app is told, as Apple's store tells it, so that it can
+    /// remove values (docs/ARCHITECTURE.md, "A store merged over its quota keeps its values").
+    private func publishChange(_ reason: UbiquitousChangeReason, keys: [String]) {
+        publish(UbiquitousChange(reason: reason, changedKeys: keys))
+        if memory.withLock({ contents.breaksLimits($0.values) }) {
+            publish(UbiquitousChange(reason: .quotaViolationChange, changedKeys: keys))
+        }
     }
 
     private func publish(_ change: UbiquitousChange) {

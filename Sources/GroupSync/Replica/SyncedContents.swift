@@ -14,6 +14,15 @@ enum SyncedContents: Sendable {
     /// (``SyncedRecords/read(_:from:)``).
     case records
 
+    /// Whether `values`, the store's whole contents, break one of its limits: the key-value
+    /// store's key count or size (``UbiquitousStoreLimits``); synced records have none.
+    func breaksLimits(_ values: [EntryName: SyncReplica.Value]) -> Bool {
+        switch self {
+        case .keyValueStore: UbiquitousStoreLimits.areBroken(by: values)
+        case .records: false
+        }
+    }
+
     /// Why `envelope` is no entry of this store, or `nil` when it is one.
     func refusal(of envelope: SyncEnvelope) -> String? {
         switch self {
