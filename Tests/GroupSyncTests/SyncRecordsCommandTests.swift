@@ -68,6 +68,36 @@ final class SyncRecordsCommandTests: SyncCommandTestCase {
         XCTAssertEqual(try vaultcli(0, ["records", "show", "note"]).status, 4)
     }
 
+    func testARecordAdoptedFromTheVaultInTheShellIsReadAsItsTypeOnAnotherMachine() async throws {
+        let vault = try Vault(keyring: sandbox.keyrings[0], group: SyncSandbox.group)
+        try vault.write(Note(text: "hello"), to: "note")
+
+        let adopt = try vaultcli(0, ["records", "adopt", "note", "--json"])
+        XCTAssertEqual(adopt.status, 0, adopt.errors)
+        XCTAssertEqual(adopt.output, #"{"adopted":true,"name":"note","payloadBytes":16,"schemaVersion":3}"# + "\n")
+        XCTAssertEqual(try vaultcli(0, ["records", "now"]).status, 0)
+
+        let two = try records(1)
+        try await two.synchronizeWithServer()
+        XCTAssertEqual(try two.read(Note.self, from: "note"), Note(text: "hello"))
+    }
+
+    func testAnAdoptionOfARecordTheVaultDoesNotHoldExitsNotFound() throws {
+        let adopt = try vaultcli(0, ["records", "adopt", "note"])
+        XCTAssertEqual(adopt.status, 4, adopt.errors)
+        XCTAssertEqual(try records(0).names(), [])
+    }
+
+    func testAnAdoptionOfARecordWithAnExpiryIsAUsageErrorThatSaysWhy() throws {
+        let vault = try Vault(keyring: sandbox.keyrings[0], group: SyncSandbox.group)
+        try vault.write(Note(text: "hello"), to: "note", expiresAt: Date().addingTimeInterval(3600))
+
+        let adopt = try vaultcli(0, ["records", "adopt", "note"])
+        XCTAssertEqual(adopt.status, 2, adopt.errors)
+        XCTAssertTrue(adopt.errors.contains("synced records do not"), adopt.errors)
+        XCTAssertEqual(try records(0).names(), [])
+    }
+
     func testAPayloadThatIsNotJSONIsRefusedAndNothingIsStored() throws {
         let write = try vaultcli(0, ["records", "write", "note", "{text: hello}", "--schema", "3"])
         XCTAssertEqual(write.status, 2, write.errors)

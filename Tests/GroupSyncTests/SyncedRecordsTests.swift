@@ -26,6 +26,19 @@ final class SyncedRecordsTests: SyncServerTestCase {
         XCTAssertEqual(try two.read(Profile.self, from: "profile"), Profile(displayName: "Ada"))
     }
 
+    func testARecordAdoptedFromTheVaultOnOneMachineIsReadOnAnother() async throws {
+        let vault = try Vault(keyring: sandbox.keyrings[0], group: SyncSandbox.group)
+        try vault.write(Profile(displayName: "Ada"), to: "profile")
+        let one = try records(0)
+        let two = try records(1)
+
+        try one.adopt(Profile.self, from: vault, name: "profile")
+        try await one.synchronizeWithServer()
+        try await two.synchronizeWithServer()
+
+        XCTAssertEqual(try two.read(Profile.self, from: "profile"), Profile(displayName: "Ada"))
+    }
+
     func testAWriteThatLostToAnotherMachinesIsReportedToItsWriter() async throws {
         let one = try records(0)
         let two = try records(1)

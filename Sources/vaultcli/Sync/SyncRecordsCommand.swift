@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GroupSync
 import SealedStorage
+import Vault
 
 /// `vaultcli sync records`: a group's synced records on this machine (docs/SYNC.md, sections 5
 /// and 8), for the shell: list, show, write and delete them, and show, run and watch their
@@ -15,12 +16,12 @@ import SealedStorage
 struct SyncRecordsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "records",
-        abstract: "List, show, write, delete and watch a group's synced records; show and run their sync.",
+        abstract: "List, show, write, adopt, delete and watch a group's synced records; show and run their sync.",
         discussion: """
             Synced records live in a space of their own, beside the group's Vault records (vaultcli records): \
             a record is synced because it was written here or by SyncedRecords.
             """,
-        subcommands: [List.self, Show.self, Write.self, Delete.self, Status.self, Now.self, Watch.self],
+        subcommands: [List.self, Show.self, Write.self, Adopt.self, Delete.self, Status.self, Now.self, Watch.self],
         defaultSubcommand: List.self)
 
     struct Options: ParsableArguments {
@@ -162,6 +163,41 @@ struct SyncRecordsCommand: AsyncParsableCommand {
                 print(try JSONOutput.encodeLine(Report(name: name, schemaVersion: schema, payloadBytes: bytes.count)))
             } else {
                 print("stored \(Terminal.escaped(name)) (schema \(schema), \(bytes.count) bytes)")
+            }
+        }
+    }
+
+    struct Adopt: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "adopt",
+            abstract: "Opt a record of the group's Vault into sync: checked as a Vault read checks it, copied here under its name, pushed by the next exchange (exit 4 when absent).",
+            discussion: "The Vault's record is left as it is: read and write the synced record from then on. A record with an expiry, or a name synced already, is refused.")
+        @OptionGroup var options: Options
+        @Argument(help: "The record name.") var name: String
+
+        /// The `--json` shape.
+        struct Report: Encodable {
+            var name: String
+            var schemaVersion: UInt32
+            var payloadBytes: Int
+            var adopted = true
+        }
+
+        func run() async throws {
+            let records = try options.open()
+            let vault = try openVault(options.process, options.group)
+            let adopted: (schemaVersion: UInt32, payloadBytes: Int)
+            do throws(SyncError) {
+                adopted = try records.adoptPayload(from: vault, name: name)
+            } catch where (error.underlyingError as? VaultError)?.code == .notFound {
+                throw CLIError(.notFound, "no record \(Terminal.escaped(name)) in the Vault of \(Terminal.escaped(options.group))")
+            } catch {
+                throw CLIError(error)
+            }
+            if options.json {
+                print(try JSONOutput.encodeLine(Report(name: name, schemaVersion: adopted.schemaVersion, payloadBytes: adopted.payloadBytes)))
+            } else {
+                print("adopted \(Terminal.escaped(name)) (schema \(adopted.schemaVersion), \(adopted.payloadBytes) bytes); the Vault's record is left as it is")
             }
         }
     }
