@@ -6,7 +6,8 @@ import Keyring
 // One "machine" of GroupSync's multi-machine tests: a process with its own keyring home (as a
 // separate computer would have), apart from the other fixtures so that they never link
 // postgres-nio. The test imports the group's key #1 into the home first.
-// Usage: GroupSyncFixture <write|sync|dump> --home DIR --url URL [--option value]...
+// Usage: GroupSyncFixture <write|sync|dump> --home DIR --url URL [--group G] [--option value]...
+//   (G: the application group whose store is used, group.com.example.sync by default)
 //   write --machine M --count N --keys K [--prefix P] [--offline yes]
 //                                          sets key "<P><i mod K>" (P: k) to "M:<i>" for i < N while
 //                                          syncing, printing "set <key> <value>" once each
@@ -16,10 +17,11 @@ import Keyring
 //   dump                                   sync, then prints "value <key> <value>" lines and
 //                                          "status <json>"
 // Usage errors exit 64, failures 1.
-let group = GroupIdentifier(rawValue: "group.com.example.sync")!
 let storeIdentifier = GroupIdentifier(rawValue: "ABCDE12345.com.example.sync")!
 
 func openStore(_ options: FixtureOptions) throws -> UbiquitousKeyValueStore {
+    let name = try options.string("group", default: "group.com.example.sync")
+    guard let group = GroupIdentifier(rawValue: name) else { throw UsageError(message: "--group \(name) is no application group") }
     let keyring = Keyring(
         identity: Identity(teamID: "ABCDE12345", bundleID: "com.example.sync", applicationGroups: [group]),
         home: KeyringHome(root: URL(fileURLWithPath: try options.string("home"))))

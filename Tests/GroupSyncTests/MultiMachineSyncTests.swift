@@ -7,7 +7,7 @@ import XCTest
 
 /// Machines as real processes with homes of their own (GroupSyncFixture), through one real
 /// PostgreSQL server: convergence, concurrent writers, a server restarted and a machine killed
-/// mid run.
+/// mid run, and a hostile server's every attack.
 final class MultiMachineSyncTests: SyncServerTestCase {
     override class var machines: Int { 3 }
 
@@ -170,14 +170,23 @@ final class MultiMachineSyncTests: SyncServerTestCase {
             FROM ranked AS b WHERE a.name = (SELECT name FROM ranked WHERE rank = 1) AND b.rank = 2
             """)
         try assertRefused("a value moved to another key", counts: ["authenticationFailed": 2])
+        // Another group's newest row (machine 0 holds both groups' keys) copied over one of ours,
+        // above the sequence the reader saw.
+        _ = finish(try machine(0, "write", ["group": SyncSandbox.otherGroup.rawValue, "machine": "theirs", "count": "1", "keys": "1"]))
+        try server.psql("""
+            WITH theirs AS (SELECT space, blob FROM groupsync_entry ORDER BY change DESC LIMIT 1)
+            UPDATE groupsync_entry SET blob = (SELECT blob FROM theirs), sequence = sequence + 1, change = nextval('groupsync_change')
+            WHERE name = (SELECT name FROM groupsync_entry WHERE space <> (SELECT space FROM theirs) ORDER BY change LIMIT 1)
+            """)
+        try assertRefused("a value swapped in from another group", counts: ["authenticationFailed": 3])
         try server.psql("""
             UPDATE groupsync_entry SET blob = decode('\(replayed[1])', 'hex'), sequence = \(replayed[2]), change = nextval('groupsync_change')
             WHERE name = decode('\(replayed[0])', 'hex')
             """)
-        try assertRefused("an older row replayed", counts: ["authenticationFailed": 2, "rollback": 1])
+        try assertRefused("an older row replayed", counts: ["authenticationFailed": 3, "rollback": 1])
         try server.restore(from: earlier)
         // The counter went back (one), and each of the three rows is older than the one seen.
-        try assertRefused("the database restored from an earlier dump", counts: ["authenticationFailed": 2, "rollback": 5])
+        try assertRefused("the database restored from an earlier dump", counts: ["authenticationFailed": 3, "rollback": 5])
 
         // The writer finds the same rollback and pushes what it holds again; a machine that
         // joins after it reads the newer values.
