@@ -19,6 +19,11 @@
 //   begin / commit              a transaction around many puts (filling the table)
 //   reopen                      close, then the keyed open: open, PRAGMA key, the pragmas, the
 //                               prepared statements and the first page read that checks the key
+//   scan ROWS                   every row's secret read, every byte touched (each page decrypted
+//                               and its HMAC checked unless SQLCipher's page cache holds it);
+//                               an error unless there are ROWS rows
+//   rekey HEXKEY                PRAGMA rekey: every page encrypted again under the new raw key,
+//                               in one transaction; a later reopen uses the new key
 //
 // `cold` is the cold process: keyed open, one point select, exit 0 if the row was there.
 //
@@ -101,7 +106,27 @@ static long step(sqlite3_stmt *statement, const char *service, const char *accou
     return code == SQLITE_DONE && statement != get_statement ? 0 : -1;
 }
 
-static int serve(const char *path, const char *hex) {
+// Reads every row's secret, touching every byte; returns the number of rows, -1 on error.
+static long scan(void) {
+    sqlite3_stmt *statement;
+    if (sqlite3_prepare_v2(database, "SELECT secret FROM items", -1, &statement, NULL) != SQLITE_OK) return -1;
+    long rows = 0;
+    volatile unsigned sum = 0;
+    int code;
+    while ((code = sqlite3_step(statement)) == SQLITE_ROW) {
+        const unsigned char *value = sqlite3_column_blob(statement, 0);
+        long length = sqlite3_column_bytes(statement, 0);
+        for (long i = 0; i < length; i++) sum += value[i];
+        rows++;
+    }
+    sqlite3_finalize(statement);
+    return code == SQLITE_DONE ? rows : -1;
+}
+
+static int serve(const char *path, const char *initial_hex) {
+    // The key a reopen uses: the one given, until a rekey replaces it.
+    char hex[65];
+    snprintf(hex, sizeof hex, "%s", initial_hex);
     if (keyed_open(path, hex, 1) != 0) {
         fprintf(stderr, "SQLCipherChild: cannot open %s: %s\n", path, database ? sqlite3_errmsg(database) : "?");
         return 1;
@@ -124,6 +149,19 @@ static int serve(const char *path, const char *hex) {
             result = exec("BEGIN");
         } else if (fields == 1 && strcmp(command, "commit") == 0) {
             result = exec("COMMIT");
+        } else if (fields == 2 && strcmp(command, "scan") == 0) {
+            long rows = scan();
+            if (rows >= 0 && rows != atol(service)) {
+                printf("error scan: %ld rows, not %s\n", rows, service);
+                fflush(stdout);
+                continue;
+            }
+            result = rows;
+        } else if (fields == 2 && strcmp(command, "rekey") == 0 && strlen(service) == 64) {
+            char pragma[128];
+            snprintf(pragma, sizeof pragma, "PRAGMA rekey = \"x'%s'\"", service);
+            result = exec(pragma);
+            if (result == 0) snprintf(hex, sizeof hex, "%s", service);
         } else if (fields == 1 && strcmp(command, "reopen") == 0) {
             keyed_close();
             start = now_ns();

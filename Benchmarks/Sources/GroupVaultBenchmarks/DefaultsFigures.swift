@@ -4,7 +4,7 @@ import Keyring
 import SharedDefaults
 
 /// `SharedDefaults` warm get and set at each suite size: get beside Foundation's
-/// `UserDefaults(suiteName:)`; set, flush-bound, beside a SQLite WAL `synchronous=FULL` upsert
+/// `UserDefaults(suiteName:)` and the SQLCipher peer's point select of the same bytes; set, flush-bound, beside a SQLite WAL `synchronous=FULL` upsert
 /// (the floor) and the SQLCipher peer's upsert of the same bytes.
 final class DefaultsFigures {
     /// The value every set writes: a short setting, as defaults hold. Two of them, alternated,
@@ -106,20 +106,33 @@ final class DefaultsFigures {
         let key = Self.key(suite.size / 2)
         let get = "`SharedDefaults.string(forKey:)`, warm"
         let foundationGet = "Foundation `UserDefaults.string(forKey:)`, warm"
-        let gets = try interleave([
+        let cipherGet = "SQLCipher point select of a 64-byte row, \(count(suite.size)) rows (child process)"
+        let scratch = root.appendingPathComponent("defaults-get-peer-\(suite.target)", isDirectory: true)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let cipher = try SQLCipherPeer(
+            executables, path: scratch.appendingPathComponent("sqlcipher.db"), rows: suite.size, bytes: Self.values[0].utf8.count
+        ) { (Self.cipherService, Self.key($0)) }
+        defer { cipher.close() }
+        // On one CPU, SQLCipher's child beside this thread, as the warm read's figure places it.
+        let gets = try onOneCPU(with: [cipher.processIdentifier]) { try interleave([
             Contender(label: get, role: .groupVault) {
                 .timing { _ = suite.defaults.string(forKey: key) }
             },
             Contender(label: foundationGet, role: .floor) {
                 .timing { _ = suite.foundation.string(forKey: key) }
             },
-        ], options.schedule)
+            Contender(label: cipherGet, role: .peer(lessWork: nil)) {
+                try cipher.get(Self.cipherService, key)
+            },
+        ], options.schedule) }
         outcome.sections.append(Section(
             title: "SharedDefaults warm get, suite of \(sizeLabel)",
             notes: [suite.shortfall].compactMap { $0 } + [
                 "Reads the middle key (`\(key)`, a 64-byte string) of a suite of \(sizeLabel), after the warm-up rounds. "
                     + "The denominator is Foundation's `UserDefaults(suiteName:)` holding the same keys in memory, as the issue states "
-                    + "its target (there is no C floor: both are in-memory lookups).",
+                    + "its target (there is no C floor: both are in-memory lookups). The SQLCipher peer selects the same key's 64-byte "
+                    + "row from a table of as many rows, timed inside its child process: what a process that shares settings through "
+                    + "an encrypted database pays for each read.",
             ],
             table: timeTable(gets)))
         outcome.checks.append(sizedCheck(

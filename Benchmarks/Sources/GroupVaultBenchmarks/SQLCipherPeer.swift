@@ -5,8 +5,8 @@ import Foundation
 final class SQLCipherPeer {
     /// The database file; a cold process opens it too.
     let path: URL
-    /// The raw key, 64 hex digits.
-    let hexKey: String
+    /// The raw key, 64 hex digits (a ``rekey()`` replaces it).
+    private(set) var hexKey: String
     private let child: TimedChild
 
     /// Creates the database at `path` (which must not exist) and fills it with `rows` rows, row
@@ -45,6 +45,23 @@ final class SQLCipherPeer {
     /// selects one row: a keyed open and first select, both timed by the child.
     func reopenAndGet(_ service: String, _ account: String) throws -> Measurement {
         Measurement(microseconds: try child.run("reopen") + child.run("get \(service) \(account)"))
+    }
+
+    /// Closes the database, opens it again with the key (which empties SQLCipher's page cache),
+    /// then reads every row's secret, every byte touched: each page decrypted and its HMAC
+    /// checked, what checking every record costs SQLCipher. Microseconds, both timed by the child;
+    /// fails unless the table holds `rows` rows.
+    func reopenAndScan(rows: Int) throws -> Double {
+        try child.run("reopen") + child.run("scan \(rows)")
+    }
+
+    /// Encrypts every page again under a new random raw key (`PRAGMA rekey`, one transaction);
+    /// later opens use it. Microseconds, timed by the child.
+    func rekey() throws -> Double {
+        let newKey = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let microseconds = try child.run("rekey " + newKey)
+        hexKey = newKey
+        return microseconds
     }
 
     /// Ends the child, which closes the database (checkpointing its WAL).

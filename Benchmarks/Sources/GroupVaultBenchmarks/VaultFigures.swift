@@ -24,7 +24,8 @@ final class VaultFigures {
     private let smallSize: Int
     /// The C floors, over files in their own directory of the same file system.
     let crypto: CryptoFloor
-    private let scratch: URL
+    /// The floors' and peers' directory.
+    let scratch: URL
     private var growth: GroupGrowth
     private let schedule: Schedule
     private let executables: Executables
