@@ -103,6 +103,19 @@ final class KeyValueStoreLocalTests: SyncSandboxTestCase {
         XCTAssertNil(store.object(forKey: "b"), "a refused write is not kept")
     }
 
+    /// One value's entry, sealed, must fit one Vault payload, which carries the value's JSON as
+    /// base64 (docs/SYNC.md, "Quota"): `Data` of 580,000 bytes fits, of 600,000 does not.
+    func testAValueWhoseSealedEntryWouldNotFitOnePayloadIsRefusedNamingItsSize() throws {
+        let store = try store()
+        // Alone in the store, so that the store's 1 MB is not what refuses it.
+        XCTAssertThrowsError(try store.setValue(.data(Data(repeating: 1, count: 600_000)), forKey: "too-large")) { error in
+            XCTAssertEqual((error as? SyncError)?.code, .quota, "\(error)")
+            XCTAssertTrue((error as? SyncError)?.reason.contains("bytes sealed") ?? false, "\(error)")
+        }
+        XCTAssertNil(store.object(forKey: "too-large"), "a refused write is not kept")
+        XCTAssertNoThrow(try store.setValue(.data(Data(repeating: 1, count: 580_000)), forKey: "fits"))
+    }
+
     func testApplesNonThrowingSetterReportsAQuotaViolationChange() async throws {
         let store = try store()
         let changes = store.externalChanges()
