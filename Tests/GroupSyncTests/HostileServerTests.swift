@@ -100,6 +100,20 @@ final class HostileServerTests: SyncServerTestCase {
         XCTAssertEqual(reader.string(forKey: "token"), "newest")
     }
 
+    func testARowTheServerDroppedIsCountedWhenItsEntryIsNextWrittenAndWrittenAgain() async throws {
+        try await write(["token": "old"])
+        XCTAssertEqual(writer.status.refusals, [:], "a first write replaces no row, and that is no finding")
+        try server.psql("DELETE FROM groupsync_entry")
+
+        try writer.setValue(.string("new"), forKey: "token")
+        try await writer.synchronizeWithServer()
+
+        XCTAssertEqual(writer.status.refusals, ["notFound": 1], "\(writer.status)")
+        XCTAssertEqual(writer.status.pendingWrites, 0, "the write puts the entry back")
+        try await reader.synchronizeWithServer()
+        XCTAssertEqual(reader.string(forKey: "token"), "new")
+    }
+
     func testAReplayedOlderRowIsRefusedAsARollback() async throws {
         try await write(["token": "old"])
         let old = try server.psql("SELECT encode(blob, 'hex') || ' ' || sequence FROM groupsync_entry").split(separator: " ")

@@ -441,9 +441,15 @@ final class SyncReplica: Sendable {
     /// when a connection is lost before the acknowledgement arrives. Why: its `fdatasync` ran
     /// while the other machines flushed the same write on its way to their observers
     /// (docs/SYNC.md, section 7, "What is not flushed").
-    func acknowledge(_ push: Push) throws(SyncError) {
+    ///
+    /// `foundItsRowDropped`: the server held no row for the entry although the push's base was
+    /// one this machine accepted (docs/SYNC.md, section 6, "A row the server dropped"): counted
+    /// as a `notFound` refusal, as the Vault's verification reports a record whose file is gone,
+    /// and flushed with the acknowledgement, so that the evidence survives a crash.
+    func acknowledge(_ push: Push, foundItsRowDropped dropped: Bool = false) throws(SyncError) {
         guard let entryName = EntryName(push.name) else { return }
-        try update(touching: [entryName], flush: { .withNextFlush }) { state, _ in
+        try update(touching: [entryName], flush: { dropped ? .beforeReturning : .withNextFlush }) { state, _ in
+            if dropped { state.refusals[VaultError.Code.notFound.rawValue, default: 0] += 1 }
             guard var entry = state.entries[entryName] else { return [] }
             if push.sequence > entry.seen {
                 entry.seen = push.sequence

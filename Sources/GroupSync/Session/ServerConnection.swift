@@ -245,17 +245,17 @@ final class ServerConnection: Sendable {
 
     /// Compare-and-swap (``CompareAndSwapStatement``): stores `blob` at `sequence` for the entry
     /// if the server's sequence for it is still `base` (0: no row), and notifies the space's
-    /// channel in the same transaction. Returns the change number, or `nil` when another write
-    /// got there first.
-    func compareAndSwap(space: [UInt8], name: [UInt8], base: UInt64, sequence: UInt64, blob: [UInt8], channel: String) async throws(SyncError) -> Int64? {
+    /// channel in the same transaction. Returns the change number and whether the entry had a
+    /// row before, or `nil` when another write got there first.
+    func compareAndSwap(space: [UInt8], name: [UInt8], base: UInt64, sequence: UInt64, blob: [UInt8], channel: String) async throws(SyncError) -> SwapResult? {
         guard let sequence = Int64(exactly: sequence), let base = Int64(exactly: base) else {
             throw SyncError(.invalidArgument, "sequence \(sequence) does not fit the server's bigint column")
         }
         let statement = CompareAndSwapStatement(space: space, entry: name, sequence: sequence, blob: blob, base: base, channel: channel)
         return try await run("push a write") { connection, logger in
-            var change: Int64?
-            for try await stored in try await connection.execute(statement, logger: logger) { change = stored }
-            return change
+            var result: SwapResult?
+            for try await stored in try await connection.execute(statement, logger: logger) { result = stored }
+            return result
         }
     }
 

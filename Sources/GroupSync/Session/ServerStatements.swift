@@ -96,11 +96,15 @@ struct ChangesStatement: PostgresPreparedStatement {
 /// The compare-and-swap: stores a blob at a sequence for an entry if the server's sequence for
 /// it is still the base (no row when the base is 0), and notifies the space's channel in the
 /// same transaction, with the stored row when it fits (``ChangeNotification``). A row comes
-/// back, with the change number, only when the write was stored.
+/// back, with the change number, only when the write was stored, and with whether the entry
+/// had a row before: `held` sees the table as the statement started (every part of a statement
+/// shares one snapshot), so a write that finds no row where its base says one was is told so
+/// (docs/SYNC.md, section 6, "A row the server dropped").
 struct CompareAndSwapStatement: PostgresPreparedStatement {
-    static let name = "groupsync_compare_and_swap_v1"
+    static let name = "groupsync_compare_and_swap_v2"
     static let sql = """
-        WITH written AS (
+        WITH held AS (SELECT 1 FROM groupsync_entry WHERE space = $1 AND name = $2),
+        written AS (
             INSERT INTO groupsync_entry AS e (space, name, sequence, change, blob)
             VALUES ($1, $2, $3, nextval('groupsync_change'), $4)
             ON CONFLICT (space, name) DO UPDATE
@@ -108,7 +112,7 @@ struct CompareAndSwapStatement: PostgresPreparedStatement {
                 WHERE e.sequence = $5
             RETURNING change, sequence, name, blob
         )
-        SELECT change, pg_notify($6, \(ChangeNotification.payloadExpression)) FROM written
+        SELECT change, EXISTS (SELECT 1 FROM held), pg_notify($6, \(ChangeNotification.payloadExpression)) FROM written
         """
 
     var space: [UInt8]
@@ -129,8 +133,15 @@ struct CompareAndSwapStatement: PostgresPreparedStatement {
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Int64 {
+    func decodeRow(_ row: PostgresRow) throws -> SwapResult {
         var columns = RowColumns(row)
-        return try columns.next(Int64.self)
+        return SwapResult(change: try columns.next(Int64.self), replacedARow: try columns.next(Bool.self))
     }
+}
+
+/// A stored write: its change number, and whether it replaced a row of its entry (`false`: the
+/// entry had none on the server).
+struct SwapResult: Sendable, Equatable {
+    var change: Int64
+    var replacedARow: Bool
 }

@@ -76,9 +76,12 @@ enum SyncRound {
                     space: replica.space, name: push.name, base: push.base, sequence: push.sequence,
                     blob: push.blob, channel: replica.channel)
                 if let stored {
-                    pushedUpTo = max(pushedUpTo, stored)
-                    try replica.acknowledge(push)
+                    pushedUpTo = max(pushedUpTo, stored.change)
+                    // A base above 0 is a row this machine accepted: the server no longer had it.
+                    let dropped = push.base > 0 && !stored.replacedARow
+                    try replica.acknowledge(push, foundItsRowDropped: dropped)
                     outcome.pushed += 1
+                    if dropped { outcome.refused += 1 }
                 } else if push.pendingNumber == nil {
                     try replica.dropRepublication(push)
                 } else {
