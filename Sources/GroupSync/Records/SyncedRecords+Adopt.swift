@@ -23,7 +23,7 @@ extension SyncedRecords {
     ///
     /// - Throws: `SyncError.Code.invalidArgument` for a vault of another group, a record that
     ///   is absent, deleted, has an expiry or is synced already; `SyncError.Code.refused` with
-    ///   the Vault's refusal (``SyncError/refusal``); `SyncError.Code.storage` and
+    ///   the Vault's refusal (`SyncError.refusal`); `SyncError.Code.storage` and
     ///   `SyncError.Code.keyring` for failures reading it.
     public func adopt<Record: VaultRecord>(_ type: Record.Type, from vault: Vault, name: String) throws(SyncError) {
         let record = try readForAdoption(type, from: vault, name: name)
