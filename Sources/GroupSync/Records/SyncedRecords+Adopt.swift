@@ -26,20 +26,21 @@ extension SyncedRecords {
     ///   the Vault's refusal (`SyncError.refusal`); `SyncError.Code.storage` and
     ///   `SyncError.Code.keyring` for failures reading it.
     public func adopt<Record: VaultRecord>(_ type: Record.Type, from vault: Vault, name: String) throws(SyncError) {
-        let record = try readForAdoption(type, from: vault, name: name)
-        try write(record, to: name)
+        try write(try readForAdoption(type, from: vault, name: name).value, to: name)
     }
 
     /// ``adopt(_:from:name:)`` for a record of any type, its payload copied as the Vault holds
     /// it (`vaultcli sync records adopt`); returns its schema version and payload size.
     package func adoptPayload(from vault: Vault, name: String) throws(SyncError) -> (schemaVersion: UInt32, payloadBytes: Int) {
-        let record = try readForAdoption(AdoptedPayload.self, from: vault, name: name)
-        try writePayload(record.bytes, schemaVersion: record.schemaVersion, to: name)
-        return (record.schemaVersion, record.bytes.count)
+        let (record, header) = try readForAdoption(OpaquePayload.self, from: vault, name: name)
+        try writePayload(Array(record.bytes), schemaVersion: header.schemaVersion, to: name)
+        return (header.schemaVersion, record.bytes.count)
     }
 
-    /// The record `name` of `vault`, read and judged for adoption.
-    private func readForAdoption<Record: VaultRecord>(_ type: Record.Type, from vault: Vault, name: String) throws(SyncError) -> Record {
+    /// The record `name` of `vault` and its authenticated header, read and judged for adoption.
+    private func readForAdoption<Record: VaultRecord>(
+        _ type: Record.Type, from vault: Vault, name: String
+    ) throws(SyncError) -> (value: Record, header: RecordHeader) {
         guard vault.group == group else {
             throw SyncError(.invalidArgument, "the vault is group \(vault.group)'s, and these are group \(group)'s synced records: adopt a record from the vault of the same group")
         }
@@ -55,7 +56,7 @@ extension SyncedRecords {
         if let expiry = found.header.expiresAt {
             throw SyncError(.invalidArgument, "record \(name) expires (at \(expiry.timeIntervalSince1970) s since 1970), and synced records do not: it would be kept after it lapses; write it here without an expiry if it may be")
         }
-        return found.value
+        return found
     }
 
     /// A Vault read's failure as an adoption's: its verdicts as refusals in its own words.
@@ -73,18 +74,5 @@ extension SyncedRecords {
         default:
             return SyncError(.refused, reason, refusal: error.code, underlyingError: error)
         }
-    }
-}
-
-/// A Vault record of any schema, kept as its payload's bytes, for
-/// ``SyncedRecords/adoptPayload(from:name:)``: only ever decoded from a payload, never encoded.
-private struct AdoptedPayload: VaultRecord {
-    static let schemaVersion: UInt32 = 0
-    static var supportedSchemaVersions: ClosedRange<UInt32> { 0...UInt32.max }
-    var schemaVersion: UInt32
-    var bytes: [UInt8]
-
-    static func decode(schemaVersion: UInt32, from payload: Data) throws -> AdoptedPayload {
-        AdoptedPayload(schemaVersion: schemaVersion, bytes: Array(payload))
     }
 }

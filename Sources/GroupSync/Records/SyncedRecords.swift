@@ -13,10 +13,11 @@ import GroupSyncCore
 ///
 /// They live in a space of their own on the server and in a state file of their own on each
 /// machine, beside (not inside) the group's local Vault: a record is synced because it is
-/// written here, or adopted from the Vault (``adopt(_:from:name:)``). Writes are local and durable at once, and pushed by compare-and-swap; when
-/// another machine's write of the same record reached the server first, that write wins and
-/// this machine's writer learns it through ``conflicts()`` and ``SyncStatus/conflicts``
-/// (never silently: the lost value is not applied anywhere).
+/// written here, or adopted from the Vault (``adopt(_:from:name:)``). Writes are local and
+/// durable at once, and pushed by compare-and-swap; when another machine's write of the same
+/// record reached the server first, that write wins and this machine's writer learns it
+/// through ``conflicts()`` and ``SyncStatus/conflicts`` (never silently: the lost value is not
+/// applied anywhere).
 ///
 /// ```swift
 /// let records = try SyncedRecords(group: GroupIdentifier(validating: "group.com.example.notes"), keyring: keyring)

@@ -313,18 +313,6 @@ func openVault(_ process: ProcessOptions, _ group: String) throws -> Vault {
     try Vault(keyring: process.keyring(), group: parseGroup(group))
 }
 
-/// Any payload of any schema, kept as its bytes: lets `verify` and `show` run every check a
-/// reader runs (authentication, key, freshness) without knowing the record's type.
-struct OpaquePayload: VaultRecord {
-    static let schemaVersion: UInt32 = 0
-    static var supportedSchemaVersions: ClosedRange<UInt32> { 0...UInt32.max }
-    var bytes: Data
-
-    static func decode(schemaVersion: UInt32, from payload: Data) throws -> OpaquePayload {
-        OpaquePayload(bytes: payload)
-    }
-}
-
 /// Any JSON value, for printing a payload as the JSON it is.
 indirect enum JSONValue: Codable, Equatable {
     case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
