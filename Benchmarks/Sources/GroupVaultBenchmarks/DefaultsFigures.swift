@@ -4,8 +4,9 @@ import Keyring
 import SharedDefaults
 
 /// `SharedDefaults` warm get and set at each suite size: get beside Foundation's
-/// `UserDefaults(suiteName:)` and the SQLCipher peer's point select of the same bytes; set, flush-bound, beside a SQLite WAL `synchronous=FULL` upsert
-/// (the floor) and the SQLCipher peer's upsert of the same bytes.
+/// `UserDefaults(suiteName:)` and the SQLCipher peer's point select of the same bytes; set,
+/// flush-bound, beside a SQLite WAL `synchronous=FULL` upsert (the floor) and the SQLCipher
+/// peer's upsert of the same bytes.
 final class DefaultsFigures {
     /// The value every set writes: a short setting, as defaults hold. Two of them, alternated,
     /// so no write is of the value already stored.

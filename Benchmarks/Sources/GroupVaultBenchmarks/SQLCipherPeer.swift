@@ -13,7 +13,7 @@ final class SQLCipherPeer {
     /// `index` at `key(index)` with a `bytes`-byte secret, in one transaction.
     init(_ executables: Executables, path: URL, rows: Int, bytes: Int, key: (Int) -> (service: String, account: String)) throws {
         self.path = path
-        hexKey = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        hexKey = Self.randomHexKey()
         child = try TimedChild([executables.path("SQLCipherChild"), "serve", path.path, hexKey])
         _ = try child.run("begin")
         for index in 0..<rows {
@@ -58,10 +58,15 @@ final class SQLCipherPeer {
     /// Encrypts every page again under a new random raw key (`PRAGMA rekey`, one transaction);
     /// later opens use it. Microseconds, timed by the child.
     func rekey() throws -> Double {
-        let newKey = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let newKey = Self.randomHexKey()
         let microseconds = try child.run("rekey " + newKey)
         hexKey = newKey
         return microseconds
+    }
+
+    /// A random raw 256-bit key as SQLCipher's `x'…'` takes it: 64 hex digits.
+    static func randomHexKey() -> String {
+        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 
     /// Ends the child, which closes the database (checkpointing its WAL).

@@ -35,7 +35,7 @@ struct SyscallCountFigure {
         }
         let child = executables.path("GroupVaultChild")
         let cipher = executables.path("SQLCipherChild")
-        let hexKey = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let hexKey = SQLCipherPeer.randomHexKey()
         let writers = [
             Writer(label: "`Keyring.add`, 1 KiB secret, a new item each", kind: "GroupVault") { [child, "keyring-adds", $0.path, "\($1)"] },
             Writer(label: "SQLCipher WAL insert of a new 1 KiB row, synchronous FULL", kind: "**peer**") { [cipher, "puts", $0.path, hexKey, "\($1)", "new"] },
