@@ -100,13 +100,21 @@ struct ChangesStatement: PostgresPreparedStatement {
 /// had a row before: `held` sees the table as the statement started (every part of a statement
 /// shares one snapshot), so a write that finds no row where its base says one was is told so
 /// (docs/SYNC.md, section 6, "A row the server dropped").
+///
+/// The change number is drawn under `space_lock`, a transaction lock on the space (the
+/// two-key form, whose keys never meet the migration's one-key lock), held until the write
+/// commits: without it a write could draw a number, be overtaken by a later one that commits
+/// first, and commit below a cursor that a catch-up had already moved past it, so that no
+/// catch-up would ever read it (docs/SYNC.md, section 6, step 3, "Change numbers in commit
+/// order").
 struct CompareAndSwapStatement: PostgresPreparedStatement {
-    static let name = "groupsync_compare_and_swap_v2"
+    static let name = "groupsync_compare_and_swap_v3"
     static let sql = """
         WITH held AS (SELECT 1 FROM groupsync_entry WHERE space = $1 AND name = $2),
+        space_lock AS (SELECT pg_advisory_xact_lock(\(spaceLockClass), \(spaceLockKey))),
         written AS (
             INSERT INTO groupsync_entry AS e (space, name, sequence, change, blob)
-            VALUES ($1, $2, $3, nextval('groupsync_change'), $4)
+            VALUES ($1, $2, $3, (SELECT nextval('groupsync_change') FROM space_lock), $4)
             ON CONFLICT (space, name) DO UPDATE
                 SET sequence = EXCLUDED.sequence, change = EXCLUDED.change, blob = EXCLUDED.blob, written_at = now()
                 WHERE e.sequence = $5
@@ -138,6 +146,14 @@ struct CompareAndSwapStatement: PostgresPreparedStatement {
         return SwapResult(change: try columns.next(Int64.self), replacedARow: try columns.next(Bool.self))
     }
 }
+
+/// The first key of the space lock: the bytes "GVSW" (the migration's lock is "GVSY").
+private let spaceLockClass: Int32 = 0x4756_5357
+
+/// The second key of the space lock: the space's first four bytes, as a signed big-endian
+/// integer. Two spaces that share them share a lock, which only makes their writers wait for
+/// each other.
+private let spaceLockKey = "('x' || encode(substring($1 FROM 1 FOR 4), 'hex'))::bit(32)::integer"
 
 /// A stored write: its change number, and whether it replaced a row of its entry (`false`: the
 /// entry had none on the server).

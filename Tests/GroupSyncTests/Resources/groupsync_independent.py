@@ -554,9 +554,11 @@ PAGE = """SELECT name, sequence, change, blob FROM (
 WHERE before < 4194304"""
 
 # SYNC.md section 6, step 3: the compare-and-swap, which also notifies.
-COMPARE_AND_SWAP = """WITH written AS (
+COMPARE_AND_SWAP = """WITH space_lock AS (SELECT pg_advisory_xact_lock(1196839767,
+    ('x' || encode(substring({space} FROM 1 FOR 4), 'hex'))::bit(32)::integer)),
+written AS (
     INSERT INTO groupsync_entry AS e (space, name, sequence, change, blob)
-    VALUES ({space}, {name}, {sequence}, nextval('groupsync_change'), {blob})
+    VALUES ({space}, {name}, {sequence}, (SELECT nextval('groupsync_change') FROM space_lock), {blob})
     ON CONFLICT (space, name) DO UPDATE
         SET sequence = EXCLUDED.sequence, change = EXCLUDED.change, blob = EXCLUDED.blob, written_at = now()
         WHERE e.sequence = {base}
