@@ -74,6 +74,33 @@ final class SyncCommandTests: SyncCommandTestCase {
         XCTAssertTrue(run.errors.contains("set GROUPVAULT_SYNC_URL=postgres://user:password@host/database or pass --url"), run.errors)
     }
 
+    func testVerifyOfAServerHoldingWhatTheMachineAcceptedPrintsCleanAndExitsZero() throws {
+        XCTAssertEqual(try vaultcli(0, ["set", "theme", #"{"string":"dark"}"#]).status, 0)
+        XCTAssertEqual(try vaultcli(0, ["now"]).status, 0)
+
+        let verify = try vaultcli(0, ["verify", "--json"])
+
+        XCTAssertEqual(verify.status, 0, verify.errors)
+        XCTAssertEqual(
+            verify.output,
+            #"{"clean":true,"differing":0,"entriesCompared":1,"missing":0,"older":0,"refusals":{},"restored":0,"rowsRead":1,"unread":0}"# + "\n")
+    }
+
+    func testVerifyThatFindsARowTheServerDroppedPrintsItAndExitsWithFindings() throws {
+        XCTAssertEqual(try vaultcli(0, ["set", "theme", #"{"string":"dark"}"#]).status, 0)
+        XCTAssertEqual(try vaultcli(0, ["now"]).status, 0)
+        try server.psql("DELETE FROM groupsync_entry")
+
+        let verify = try vaultcli(0, ["verify"])
+
+        XCTAssertEqual(verify.status, 1, verify.errors)
+        XCTAssertEqual(verify.output, """
+            findings: rows read 0, entries compared 1, missing 1, older 0, differing 0, unread 0, restored 1
+            refused: notFound 1
+
+            """)
+    }
+
     func testAMissingKeyExitsNotFound() throws {
         XCTAssertEqual(try vaultcli(0, ["get", "absent"]).status, 4)
     }

@@ -64,6 +64,18 @@ final class SyncRecordsCommandTests: SyncCommandTestCase {
         XCTAssertTrue(try vaultcli(0, ["records", "status", "--json"]).output.contains(#""pendingWrites":0"#))
     }
 
+    func testVerifyComparesTheRecordsAndExitsWithFindingsWhenTheServerDroppedOne() async throws {
+        try await noteWrittenByTheLibraryAndPulled()
+        try server.psql("DELETE FROM groupsync_entry")
+
+        let verify = try vaultcli(1, ["records", "verify", "--json"])
+
+        XCTAssertEqual(verify.status, 1, verify.errors)
+        XCTAssertTrue(verify.output.hasPrefix(#"{"clean":false,"#), verify.output)
+        XCTAssertTrue(verify.output.contains(#""missing":1,"#), verify.output)
+        XCTAssertEqual(try vaultcli(1, ["records", "verify"]).status, 0, "the dropped record was written back")
+    }
+
     func testAShowOfARecordNeverWrittenExitsNotFound() throws {
         XCTAssertEqual(try vaultcli(0, ["records", "show", "note"]).status, 4)
     }

@@ -100,18 +100,26 @@ public final class UbiquitousKeyValueStore: Sendable {
     /// pull, then push every pending write.
     /// - Throws: `SyncError.Code.configuration` without a server; `SyncError.Code.server`.
     public func synchronizeWithServer() async throws(SyncError) {
-        guard let configuration else {
-            throw SyncError(.configuration, "no sync server is configured: set \(SyncConfiguration.environmentVariable)=postgres://... or pass a SyncConfiguration")
-        }
-        try replica.adopt(server: configuration.url.serverIdentity)
-        let server = try await ServerConnection.open(configuration, id: 2)
-        do {
+        try await OneShotExchange.run(replica, configuration: configuration, connectionID: 2) { server throws(SyncError) in
             try await SyncRound.run(replica, on: server)
-        } catch {
-            await server.close()
-            throw error
         }
-        await server.close()
+    }
+
+    /// Reads every entry the server holds for the store, whatever its change number, and
+    /// compares each with the value this machine accepted: finds a row the server dropped, or
+    /// an older one it put back below every machine's cursor, which a catch-up never reads
+    /// and a write finds only for its own key. What it finds is refused and counted, as a
+    /// catch-up's refusals are, and a dropped or older row is written back with the value this
+    /// machine accepted (docs/SYNC.md, section 6, "Verifying the server").
+    ///
+    /// One exchange on a connection of its own, as ``synchronizeWithServer()``; the store's
+    /// pending writes are pushed too. It reads the whole store from the server: run it now and
+    /// then (`vaultcli sync verify` from a timer), not on every change.
+    /// - Throws: as ``synchronizeWithServer()``.
+    public func verifyWithServer() async throws(SyncError) -> SyncVerification {
+        try await OneShotExchange.run(replica, configuration: configuration, connectionID: 2) { server throws(SyncError) in
+            try await VerificationRound.run(replica, on: server)
+        }
     }
 
     /// Where the store stands.

@@ -53,16 +53,19 @@ public final class SyncedRecords: Sendable {
 
     /// One exchange with the server now (pull, then push every pending write).
     public func synchronizeWithServer() async throws(SyncError) {
-        guard let configuration else {
-            throw SyncError(.configuration, "no sync server is configured: set \(SyncConfiguration.environmentVariable)=postgres://... or pass a SyncConfiguration")
+        try await OneShotExchange.run(replica, configuration: configuration, connectionID: 3) { server throws(SyncError) in
+            try await SyncRound.run(replica, on: server)
         }
-        try replica.adopt(server: configuration.url.serverIdentity)
-        let server = try await ServerConnection.open(configuration, id: 3)
-        do { try await SyncRound.run(replica, on: server) } catch {
-            await server.close()
-            throw error
+    }
+
+    /// Reads every record the server holds for the group, whatever its change number, and
+    /// compares each with the one this machine accepted, as
+    /// ``UbiquitousKeyValueStore/verifyWithServer()`` does for the key-value store
+    /// (docs/SYNC.md, section 6, "Verifying the server").
+    public func verifyWithServer() async throws(SyncError) -> SyncVerification {
+        try await OneShotExchange.run(replica, configuration: configuration, connectionID: 3) { server throws(SyncError) in
+            try await VerificationRound.run(replica, on: server)
         }
-        await server.close()
     }
 
     /// Where the records stand.

@@ -474,6 +474,25 @@ final class SyncReplica: Sendable {
         }
     }
 
+    /// Entries this machine accepted a row of that the server no longer holds, found by a
+    /// verification (``VerificationRound``): each is counted as a `notFound` refusal, as a
+    /// push that finds its row dropped counts it, and its accepted blob is pushed again where
+    /// the server holds no row (a base of 0), as a rolled-back entry's is pushed over the old
+    /// row. A pending write of the entry is pushed there instead, and its swap is then not
+    /// counted a second time.
+    func foundRowsDropped(_ names: [EntryName]) throws(SyncError) {
+        guard !names.isEmpty else { return }
+        try update(touching: names) { state, _ in
+            for name in names {
+                state.refusals[VaultError.Code.notFound.rawValue, default: 0] += 1
+                guard var entry = state.entries[name], entry.accepted != nil || entry.pending != nil else { continue }
+                entry.republishOver = 0
+                state.entries[name] = entry
+            }
+            return []
+        }
+    }
+
     /// Whether no row was taken in for `push`'s entry since it was made: what this machine saw
     /// of the entry is still the sequence the push was sealed above.
     func sawNothingNewer(than push: Push) -> Bool {

@@ -193,6 +193,28 @@ final class ServerConnection: Sendable {
         }
     }
 
+    /// The space's rows in name order after `name` (empty: from the first), within `limit`'s
+    /// rows and bytes as a catch-up page is: what a verification reads to compare every entry
+    /// with what this machine accepted, whatever its change number (docs/SYNC.md, section 6,
+    /// "Verifying the server").
+    func rows(space: [UInt8], afterName name: [UInt8], within limit: CatchUpPageLimit) async throws(SyncError) -> [ServerRow] {
+        try await run("read the space's entries by name") { connection, logger in
+            var rows: [ServerRow] = []
+            let query: PostgresQuery = try """
+                SELECT name, sequence, change, blob FROM (
+                    SELECT name, sequence, change, blob, sum(octet_length(blob)) OVER (ORDER BY name) - octet_length(blob) AS before
+                    FROM (SELECT name, sequence, change, blob FROM groupsync_entry
+                          WHERE space = \(Data(space)) AND name > \(Data(name)) ORDER BY name LIMIT \(limit.rows)) AS page
+                ) AS counted
+                WHERE before < \(limit.bytes) ORDER BY name
+                """
+            for try await (name, sequence, change, blob) in try await connection.query(query, logger: logger).decode((ByteBuffer, Int64, Int64, ByteBuffer).self) {
+                rows.append(ServerRow(name: Array(name.readableBytesView), sequence: sequence, change: change, blob: Array(blob.readableBytesView)))
+            }
+            return rows
+        }
+    }
+
     /// The space's snapshot (docs/SYNC.md, section 6, "Snapshots"): its change column and sealed
     /// bytes, or `nil` when the server holds none.
     func snapshot(space: [UInt8]) async throws(SyncError) -> (change: Int64, blob: [UInt8])? {

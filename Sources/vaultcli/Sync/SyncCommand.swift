@@ -17,7 +17,7 @@ struct SyncCommand: AsyncParsableCommand {
             its password is never printed. The store is the process's
             com.apple.developer.ubiquity-kvstore-identifier entitlement (or --store).
             """,
-        subcommands: [Status.self, Now.self, Get.self, Set.self, List.self, Watch.self, SyncRecordsCommand.self],
+        subcommands: [Status.self, Now.self, Verify.self, Get.self, Set.self, List.self, Watch.self, SyncRecordsCommand.self],
         defaultSubcommand: Status.self)
 
     struct StoreOptions: ParsableArguments {
@@ -54,6 +54,17 @@ struct SyncCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await options.open().exchangeOnce(json: options.json)
+        }
+    }
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify",
+            abstract: "Compare every key the server holds with what this machine accepted; write back what it dropped or rolled back (exit 1 on findings).")
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            try await options.open().verifyOnce(json: options.json)
         }
     }
 

@@ -21,7 +21,7 @@ struct SyncRecordsCommand: AsyncParsableCommand {
             Synced records live in a space of their own, beside the group's Vault records (vaultcli records): \
             a record is synced because it was written here or by SyncedRecords.
             """,
-        subcommands: [List.self, Show.self, Write.self, Adopt.self, Delete.self, Status.self, Now.self, Watch.self],
+        subcommands: [List.self, Show.self, Write.self, Adopt.self, Delete.self, Status.self, Now.self, Verify.self, Watch.self],
         defaultSubcommand: List.self)
 
     struct Options: ParsableArguments {
@@ -237,6 +237,17 @@ struct SyncRecordsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await options.open().exchangeOnce(json: options.json)
+        }
+    }
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify",
+            abstract: "Compare every record the server holds with what this machine accepted; write back what it dropped or rolled back (exit 1 on findings).")
+        @OptionGroup var options: Options
+
+        func run() async throws {
+            try await options.open().verifyOnce(json: options.json)
         }
     }
 

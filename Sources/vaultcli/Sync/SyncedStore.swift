@@ -11,6 +11,8 @@ protocol SyncedStore: Sendable {
     var status: SyncStatus { get }
     /// One exchange with the server.
     func synchronizeWithServer() async throws(SyncError)
+    /// One exchange that also compares every entry on the server with this machine's.
+    func verifyWithServer() async throws(SyncError) -> SyncVerification
     /// Starts the background session (nothing without a server).
     func start()
     /// Stops it.
@@ -47,11 +49,7 @@ extension SyncedStore {
 
     /// `now`: one exchange with the server, then a line of what is left.
     func exchangeOnce(json: Bool) async throws {
-        // The library's reason names its own way out (a SyncConfiguration); this one, the
-        // command line's.
-        guard configuration != nil else {
-            throw CLIError(.usage, "configuration: no sync server is configured: set \(SyncConfiguration.environmentVariable)=postgres://user:password@host/database or pass --url")
-        }
+        try requireServer()
         do throws(SyncError) {
             try await synchronizeWithServer()
         } catch {
@@ -62,6 +60,38 @@ extension SyncedStore {
             print(try JSONOutput.encodeLine(status))
         } else {
             print("synced: \(status.pendingWrites) pending, \(status.refusedCount) refused")
+        }
+    }
+
+    /// `verify`: one verification (docs/SYNC.md, section 6, "Verifying the server"); prints
+    /// what it found, and exits 1 when it found anything.
+    func verifyOnce(json: Bool) async throws {
+        try requireServer()
+        let verification: SyncVerification
+        do throws(SyncError) {
+            verification = try await verifyWithServer()
+        } catch {
+            throw CLIError(error)
+        }
+        if json {
+            print(try JSONOutput.encodeLine(ServerVerificationReport(verification)))
+        } else {
+            let counts = [
+                ("rows read", verification.rowsRead), ("entries compared", verification.entriesCompared), ("missing", verification.missing),
+                ("older", verification.older), ("differing", verification.differing), ("unread", verification.unread), ("restored", verification.restored),
+            ]
+            print("\(verification.isClean ? "clean" : "findings"): " + counts.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
+            let refusals = verification.refusals.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            if !refusals.isEmpty { print("refused: \(refusals.joined(separator: ", "))") }
+        }
+        if !verification.isClean { throw ExitCode(ExitStatus.findings.rawValue) }
+    }
+
+    /// Refuses a command that needs the server when none is configured. The library's reason
+    /// names its own way out (a SyncConfiguration); this one, the command line's.
+    private func requireServer() throws {
+        guard configuration != nil else {
+            throw CLIError(.usage, "configuration: no sync server is configured: set \(SyncConfiguration.environmentVariable)=postgres://user:password@host/database or pass --url")
         }
     }
 
@@ -123,5 +153,30 @@ extension CLIError {
         default: .failed
         }
         self.init(status, Terminal.escaped(error.description))
+    }
+}
+
+/// `verify --json`: the verification's counts and whether it is clean, one object.
+struct ServerVerificationReport: Encodable {
+    var clean: Bool
+    var rowsRead: Int
+    var entriesCompared: Int
+    var missing: Int
+    var older: Int
+    var differing: Int
+    var unread: Int
+    var refusals: [String: Int]
+    var restored: Int
+
+    init(_ verification: SyncVerification) {
+        clean = verification.isClean
+        rowsRead = verification.rowsRead
+        entriesCompared = verification.entriesCompared
+        missing = verification.missing
+        older = verification.older
+        differing = verification.differing
+        unread = verification.unread
+        refusals = verification.refusals
+        restored = verification.restored
     }
 }
