@@ -36,8 +36,9 @@ public struct SyncStatus: Sendable, Hashable, Codable {
     /// Values from the server refused, by the Vault's code (`rollback`, `authenticationFailed`, ...);
     /// `invalidRecord` also counts authentic entries that are no entries of the store, whose keys
     /// read as absent (docs/SYNC.md, section 5); `notFound` counts rows this machine had accepted
-    /// and the server no longer held when it next wrote their entries (section 6, "A row the
-    /// server dropped").
+    /// and the server no longer held when it next wrote their entries or verified the server
+    /// (section 6, "A row the server dropped", "Verifying the server"). A verification adds
+    /// what it refuses here too, so a row the server keeps is counted by each verification.
     public var refusals: [String: Int]
     /// The last connection or server failure, redacted.
     public var lastError: String?

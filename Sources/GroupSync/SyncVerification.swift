@@ -31,8 +31,10 @@ public struct SyncVerification: Sendable, Hashable, Codable {
     /// The refusals this verification counted, by the Vault's code; they are also added to
     /// ``SyncStatus/refusals``.
     public var refusals: [String: Int] = [:]
-    /// Entries whose accepted row this machine wrote back to the server (the `missing` and
-    /// `older` ones, and any rollback found earlier and not yet healed).
+    /// Entries the server needed this machine's accepted row back for (the `missing` and
+    /// `older` ones, and any rollback found earlier and not yet healed) that need it no longer
+    /// after the verification's last round: written back, or, in a race, overtaken by another
+    /// machine's newer write.
     public var restored = 0
 
     /// Creates an empty verification: nothing read, nothing found.
