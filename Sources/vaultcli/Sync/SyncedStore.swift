@@ -156,27 +156,19 @@ extension CLIError {
     }
 }
 
-/// `verify --json`: the verification's counts and whether it is clean, one object.
+/// `verify --json`: the verification's counts (``SyncVerification``'s own members) and
+/// whether it is clean, in one object.
 struct ServerVerificationReport: Encodable {
-    var clean: Bool
-    var rowsRead: Int
-    var entriesCompared: Int
-    var missing: Int
-    var older: Int
-    var differing: Int
-    var unread: Int
-    var refusals: [String: Int]
-    var restored: Int
+    var verification: SyncVerification
 
-    init(_ verification: SyncVerification) {
-        clean = verification.isClean
-        rowsRead = verification.rowsRead
-        entriesCompared = verification.entriesCompared
-        missing = verification.missing
-        older = verification.older
-        differing = verification.differing
-        unread = verification.unread
-        refusals = verification.refusals
-        restored = verification.restored
+    init(_ verification: SyncVerification) { self.verification = verification }
+
+    private enum CodingKeys: String, CodingKey { case clean }
+
+    func encode(to encoder: any Encoder) throws {
+        // The verification's members and `clean` share one keyed container.
+        try verification.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(verification.isClean, forKey: .clean)
     }
 }
