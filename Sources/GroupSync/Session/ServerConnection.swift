@@ -139,13 +139,24 @@ final class ServerConnection: Sendable {
 
     /// The rows of `space` changed after `change`, in change order, within `limit`.
     func rows(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) async throws(SyncError) -> [ServerRow] {
-        try await run("read changes") { connection, logger in
+        let rows = try await run("read changes") { connection, logger in
             var rows: [ServerRow] = []
             for try await row in try await connection.execute(PageStatement(space: space, after: change, limit: limit), logger: logger) {
                 rows.append(row)
             }
             return rows
         }
+        try Self.checkPage(rows, after: change)
+        return rows
+    }
+
+    /// Refuses a catch-up page with a row at or below the change it was asked to start after:
+    /// the next page starts after the highest change of this one, so a server answering so
+    /// could keep a catch-up asking for the same page for ever, holding the round (docs/SYNC.md,
+    /// section 6, "Pages that do not move on").
+    private static func checkPage(_ rows: [ServerRow], after change: Int64) throws(SyncError) {
+        guard let behind = rows.first(where: { $0.change <= change }) else { return }
+        throw SyncError(.server, "the sync server answered a catch-up after change \(change) with a row at change \(behind.change), at or below it; the round stopped, and the next one asks again")
     }
 
     /// The highest change number the server has handed out (0 before the first write), and the
@@ -160,7 +171,7 @@ final class ServerConnection: Sendable {
     func changes(space: [UInt8], after change: Int64, within limit: CatchUpPageLimit) async throws(SyncError) -> (lastChange: Int64, rows: [ServerRow]) {
         let statement = ChangesStatement(space: space, after: change, limit: limit)
         let first = sentCatchUp.withLock { sent in defer { sent = true }; return !sent }
-        return try await run("read changes") { connection, logger in
+        let read: (lastChange: Int64, rows: [ServerRow]) = try await run("read changes") { connection, logger in
             var last: Int64 = 0
             var rows: [ServerRow] = []
             func take(_ found: (lastChange: Int64, row: ServerRow?)) {
@@ -175,6 +186,8 @@ final class ServerConnection: Sendable {
             }
             return (last, rows)
         }
+        try Self.checkPage(read.rows, after: change)
+        return read
     }
 
     /// The row the server holds for one entry of `space`, whatever its change number, or `nil`
@@ -198,7 +211,7 @@ final class ServerConnection: Sendable {
     /// with what this machine accepted, whatever its change number (docs/SYNC.md, section 6,
     /// "Verifying the server").
     func rows(space: [UInt8], afterName name: [UInt8], within limit: CatchUpPageLimit) async throws(SyncError) -> [ServerRow] {
-        try await run("read the space's entries by name") { connection, logger in
+        let rows = try await run("read the space's entries by name") { connection, logger in
             var rows: [ServerRow] = []
             let query: PostgresQuery = try """
                 SELECT name, sequence, change, blob FROM (
@@ -213,6 +226,12 @@ final class ServerConnection: Sendable {
             }
             return rows
         }
+        // As a catch-up page must move on (``checkPage(_:after:)``): the next page starts after
+        // this one's last name.
+        if rows.contains(where: { !name.lexicographicallyPrecedes($0.name) }) {
+            throw SyncError(.server, "the sync server answered a verification's page with an entry at or below the name the page was asked to start after; the verification stopped")
+        }
+        return rows
     }
 
     /// The space's snapshot (docs/SYNC.md, section 6, "Snapshots"): its change column and sealed
