@@ -10,7 +10,8 @@ struct ServerComparison {
     let cursor: Int64
     /// What was found so far.
     private(set) var verification = SyncVerification()
-    /// The entries the server listed, at any change number.
+    /// The entries the server listed, at any change number, of those this machine holds:
+    /// what a server lists beyond them takes no memory here.
     private var listed = Set<EntryName>()
 
     init(cursor: Int64) {
@@ -24,7 +25,7 @@ struct ServerComparison {
         for row in rows {
             verification.rowsRead += 1
             let name = EntryName(row.name)
-            if let name { listed.insert(name) }
+            if let name, entries[name] != nil { listed.insert(name) }
             // Written since this machine caught up: the next catch-up reads it, in change order.
             guard row.change <= cursor else { continue }
             guard let name, let entry = entries[name], entry.seen > 0,
@@ -49,8 +50,9 @@ struct ServerComparison {
         for error in refused { verification.refusals[error.code.rawValue, default: 0] += 1 }
     }
 
-    /// The entries of `entries` this machine accepted a row of that the server did not list,
-    /// once every page is compared; counted as `missing`, and as `notFound` refusals.
+    /// The entries of `entries`, the state's when the comparison began, this machine accepted a
+    /// row of that the server did not list, once every page is compared; counted as `missing`,
+    /// and as `notFound` refusals.
     mutating func missing(from entries: [EntryName: ReplicaState.Entry]) -> [EntryName] {
         let accepted = entries.filter { $0.value.seen > 0 }
         verification.entriesCompared = accepted.count

@@ -29,7 +29,8 @@ enum VerificationRound {
     /// as it stands when the page arrives; the rows judged are applied as a catch-up's are,
     /// their refusals counted.
     private static func compare(_ replica: SyncReplica, on server: ServerConnection) async throws(SyncError) -> SyncVerification {
-        var comparison = ServerComparison(cursor: replica.state.cursor)
+        let start = replica.state
+        var comparison = ServerComparison(cursor: start.cursor)
         var after: [UInt8] = []
         var limit = page
         while true {
@@ -40,7 +41,9 @@ enum VerificationRound {
             after = last.name
             limit = limit.next()
         }
-        try replica.foundRowsDropped(comparison.missing(from: replica.state.entries))
+        // Missing among the entries held when the comparison began: one taken in from a page
+        // since was listed by it.
+        try replica.foundRowsDropped(comparison.missing(from: start.entries))
         return comparison.verification
     }
 }
