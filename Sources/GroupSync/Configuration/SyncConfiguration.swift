@@ -6,7 +6,8 @@ import Foundation
 import PostgresNIO
 import GroupSyncCore
 
-/// Where a group's state is synced and how: the server's URL, TLS, and the reconnect backoff.
+/// Where a group's state is synced and how: the server's URL, TLS, the reconnect backoff, and how
+/// often a running session verifies the server.
 ///
 /// ```swift
 /// let configuration = try SyncConfiguration.fromEnvironment()   // GROUPVAULT_SYNC_URL
@@ -27,6 +28,16 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
     public var initialReconnectDelay: Duration = .milliseconds(50)
     /// The longest wait between reconnection attempts.
     public var maximumReconnectDelay: Duration = .seconds(5)
+    /// How often a running session verifies the server, as `verifyWithServer()` does: every row
+    /// of the store read by name and compared with what this machine accepted, so that a row
+    /// the server dropped, or an older one it put back below every cursor, is found and written
+    /// back without anyone running `vaultcli sync verify` (docs/SYNC.md, section 6, "Verifying
+    /// the server"). Each wait is drawn between half this interval and the whole of it, from
+    /// the session's start and then from each verification's start, so machines started
+    /// together spread their reads of the store; the schedule is kept across reconnects, so a
+    /// connection that keeps failing does not verify on each one. A day by default; `nil`
+    /// runs none (verify on demand only).
+    public var verificationInterval: Duration? = .seconds(86_400)
 
     /// A configuration for the server at `url`.
     public init(url: SyncServerURL, tls: PostgresConnection.Configuration.TLS? = nil) {

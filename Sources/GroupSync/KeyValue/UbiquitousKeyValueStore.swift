@@ -114,7 +114,8 @@ public final class UbiquitousKeyValueStore: Sendable {
     ///
     /// One exchange on a connection of its own, as ``synchronizeWithServer()``; the store's
     /// pending writes are pushed too. It reads the whole store from the server: run it now and
-    /// then (`vaultcli sync verify` from a timer), not on every change.
+    /// then, not on every change. A running session does so on its own, once per
+    /// ``SyncConfiguration/verificationInterval`` (a day unless set).
     /// - Throws: as ``synchronizeWithServer()``.
     public func verifyWithServer() async throws(SyncError) -> SyncVerification {
         try await OneShotExchange.run(replica, configuration: configuration, connectionID: 2) { server throws(SyncError) in

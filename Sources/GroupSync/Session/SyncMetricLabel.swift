@@ -19,4 +19,11 @@ public enum SyncMetricLabel {
     /// Counter: snapshots a machine that had read nothing of a space took as its state, reading
     /// only the rows after them.
     public static let snapshotsRead = "groupvault_sync_snapshots_read_total"
+    /// Counter: verifications of the server a running session made on its schedule
+    /// (``SyncConfiguration/verificationInterval``), clean or not.
+    public static let verifications = "groupvault_sync_verifications_total"
+    /// Counter: what those verifications found: rows missing, older, differing or unread
+    /// (``SyncVerification``), each also logged at `.warning`. Above zero, the server lost or
+    /// changed rows of this machine's store.
+    public static let verificationFindings = "groupvault_sync_verification_findings_total"
 }

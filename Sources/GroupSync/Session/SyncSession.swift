@@ -10,8 +10,9 @@ import SealedStorage
 import GroupSyncCore
 
 /// Keeps one space in sync while it runs: connects, listens on the space's channel, runs a
-/// ``SyncRound`` after each notification or local write (no polling), and on any failure
-/// reconnects after a backoff that doubles up to the configuration's maximum.
+/// ``SyncRound`` after each notification or local write (no polling), verifies the server on
+/// the configuration's schedule (``VerificationSchedule``), and on any failure reconnects after
+/// a backoff that doubles up to the configuration's maximum.
 final class SyncSession: Sendable {
     /// What ``SyncStatus`` shows of the connection.
     struct Health: Sendable {
@@ -24,15 +25,19 @@ final class SyncSession: Sendable {
     let configuration: SyncConfiguration
     private let task = Locked<Task<Void, Never>?>(nil)
     let health = Locked(Health())
+    /// When the next verification is due; `nil` without a verification interval.
+    private let verification: Locked<VerificationSchedule>?
 
     init(replica: SyncReplica, configuration: SyncConfiguration) {
         self.replica = replica
         self.configuration = configuration
+        verification = configuration.verificationInterval.map { Locked(VerificationSchedule(interval: $0, from: .now)) }
     }
 
     func start() {
         task.withLock { task in
             guard task == nil else { return }
+            verification?.withLock { $0 = VerificationSchedule(interval: $0.interval, from: .now) }
             task = Task { [self] in await run() }
         }
     }
@@ -118,6 +123,41 @@ final class SyncSession: Sendable {
         ])
     }
 
+    /// A scheduled verification's result: counted every time; its findings counted and logged
+    /// at `.warning` (a server that dropped, put back or altered rows is an operator to ask),
+    /// a clean one logged at `.debug`.
+    private func reportVerification(_ found: SyncVerification) {
+        let factory = replica.keyring.currentMetricsFactory
+        Counter(label: SyncMetricLabel.verifications, factory: factory).increment()
+        var metadata: Logger.Metadata = [
+            "server": "\(configuration.url.redacted)", "group": "\(replica.group)",
+            "rows_read": "\(found.rowsRead)", "entries_compared": "\(found.entriesCompared)",
+        ]
+        guard !found.isClean else {
+            logger.debug("sync server verified: it holds what this machine accepted", metadata: metadata)
+            return
+        }
+        Counter(label: SyncMetricLabel.verificationFindings, factory: factory)
+            .increment(by: found.missing + found.older + found.differing + found.unread)
+        metadata["missing"] = "\(found.missing)"
+        metadata["older"] = "\(found.older)"
+        metadata["differing"] = "\(found.differing)"
+        metadata["unread"] = "\(found.unread)"
+        metadata["restored"] = "\(found.restored)"
+        logger.warning("sync server verification found rows the server dropped, put back or altered", metadata: metadata)
+    }
+
+    /// Verifies the server each time the schedule falls due, until the connection fails or the
+    /// session is cancelled. The next date is drawn as a verification starts, so one that fails
+    /// (and makes the session reconnect) is not run again at once on the next connection.
+    private func verify(on schedule: Locked<VerificationSchedule>, with server: ServerConnection) async throws {
+        while true {
+            try await Task.sleep(until: schedule.withLock { $0.due }, clock: .continuous)
+            schedule.withLock { $0.verificationStarted(at: .now) }
+            reportVerification(try await VerificationRound.run(replica, on: server))
+        }
+    }
+
     /// Listens and runs rounds until the connection fails or the session is cancelled.
     private func serve(_ server: ServerConnection) async throws {
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -172,6 +212,9 @@ final class SyncSession: Sendable {
                     pause = min(pause * 2, configuration.maximumReconnectDelay)
                     wake.yield()
                 }
+            }
+            if let verification {
+                group.addTask { [self] in try await verify(on: verification, with: server) }
             }
             defer { group.cancelAll(); wake.finish() }
             try await group.next()
