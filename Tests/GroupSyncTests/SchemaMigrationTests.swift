@@ -48,9 +48,25 @@ final class SchemaMigrationTests: SyncServerTestCase {
 
         _ = try await connect()
 
-        XCTAssertEqual(try server.value("SELECT string_agg(version::text, ',' ORDER BY version) FROM groupsync_schema"), "1,2")
+        XCTAssertEqual(try server.value("SELECT string_agg(version::text, ',' ORDER BY version) FROM groupsync_schema"), "1,2,3")
         XCTAssertEqual(try server.value("SELECT count(*) FROM groupsync_entry"), "1")
         XCTAssertEqual(try server.value("SELECT count(*) FROM groupsync_snapshot"), "0")
+    }
+
+    /// A client of version 2 draws change numbers without the space's lock, which lets a
+    /// catch-up miss a write for good (docs/SYNC.md, section 6, "Change numbers in commit
+    /// order"). This client marks the server version 3, which such a client refuses as newer
+    /// than it knows, rather than writing beside this one.
+    func testAVersion2ServerIsMarkedVersion3SoThatClientsDrawingWithoutTheSpaceLockRefuseIt() async throws {
+        _ = try server.psql(SyncSchema.versionTable)
+        for statement in SyncSchema.migrations[0] + SyncSchema.migrations[1] { _ = try server.psql(statement) }
+        _ = try server.psql("INSERT INTO groupsync_schema (version) VALUES (1), (2)")
+
+        _ = try await connect()
+
+        XCTAssertEqual(try server.value("SELECT string_agg(version::text, ',' ORDER BY version) FROM groupsync_schema"), "1,2,3")
+        let comment = try server.value("SELECT obj_description('groupsync_change'::regclass, 'pg_class')")
+        XCTAssertTrue(comment.contains("pg_advisory_xact_lock(1196839767"), comment)
     }
 
     func testASchemaNewerThanThisClientKnowsIsRefused() async throws {

@@ -8,7 +8,7 @@ import GroupSyncCore
 /// client knows is refused (`SyncError.Code.schema`), never written with an older layout.
 enum SyncSchema {
     /// The newest schema version this client creates and understands.
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// The advisory lock key that serializes migrations (`pg_advisory_xact_lock`): "GVSY".
     static let migrationLock: Int64 = 0x4756_5359
@@ -40,6 +40,18 @@ enum SyncSchema {
                 blob bytea NOT NULL CHECK (octet_length(blob) <= 67108864),
                 written_at timestamptz NOT NULL DEFAULT now()
             )
+            """,
+        ],
+        // Version 3: no table changes. A change number is drawn under the space's lock
+        // (docs/SYNC.md, section 6, "Change numbers in commit order"); a client of version 2
+        // draws it without, which lets a catch-up miss a write for good, so the version it
+        // refuses is the version that says every writer takes the lock. The comment tells an
+        // operator reading the schema why.
+        [
+            """
+            COMMENT ON SEQUENCE groupsync_change IS 'GroupSync schema 3: each change number is drawn \
+            under pg_advisory_xact_lock(1196839767, the first four bytes of its space), so that the \
+            writes of a space commit in the order of their numbers'
             """,
         ],
     ]

@@ -436,7 +436,7 @@ def sql_int(number):
 
 
 # SYNC.md section 3: the schema version this client creates and reads.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class Server:
@@ -465,8 +465,9 @@ class Server:
 BEGIN;
 SELECT pg_advisory_xact_lock(1196839769);
 CREATE TABLE IF NOT EXISTS groupsync_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
-SELECT set_config('enable_bitmapscan', 'off', false), coalesce(max(version), 0) > 2 AS too_new,
-       coalesce(max(version), 0) < 1 AS needs_1, coalesce(max(version), 0) < 2 AS needs_2 FROM groupsync_schema \\gset
+SELECT set_config('enable_bitmapscan', 'off', false), coalesce(max(version), 0) > 3 AS too_new,
+       coalesce(max(version), 0) < 1 AS needs_1, coalesce(max(version), 0) < 2 AS needs_2,
+       coalesce(max(version), 0) < 3 AS needs_3 FROM groupsync_schema \\gset
 \\if :too_new
 ROLLBACK;
 SELECT 'too-new';
@@ -493,6 +494,10 @@ CREATE TABLE groupsync_snapshot (
     written_at timestamptz NOT NULL DEFAULT now());
 INSERT INTO groupsync_schema (version) VALUES (2);
 \\endif
+\\if :needs_3
+COMMENT ON SEQUENCE groupsync_change IS 'GroupSync schema 3: each change number is drawn under pg_advisory_xact_lock(1196839767, the first four bytes of its space), so that the writes of a space commit in the order of their numbers';
+INSERT INTO groupsync_schema (version) VALUES (3);
+\\endif
 COMMIT;
 SELECT 'migrated';
 """
@@ -506,7 +511,7 @@ SELECT 'migrated';
 
     def session(self, sql):
         """Run `sql` on a new connection after its first statement (section 6, "Session
-        settings"), whose version says whether the schema is current (section 3): 2 is, above 2
+        settings"), whose version says whether the schema is current (section 3): 3 is, above 3
         is refused, anything else (or an error: no version table yet) takes the migration."""
         try:
             rows = self.run(self.FIRST + sql)
