@@ -32,6 +32,13 @@ final class VerificationScheduleTests: XCTestCase {
         }
     }
 
+    func testASessionWithoutAPositiveIntervalHasNoSchedule() {
+        XCTAssertNil(VerificationSchedule.of(interval: nil, from: start))
+        XCTAssertNil(VerificationSchedule.of(interval: .zero, from: start), "zero would verify back to back")
+        XCTAssertNil(VerificationSchedule.of(interval: .seconds(-1), from: start))
+        XCTAssertEqual(VerificationSchedule.of(interval: .nanoseconds(1), from: start)?.interval, .nanoseconds(1))
+    }
+
     func testSessionsStartedTogetherFallDueAtDifferentTimes() {
         var generator = SeededGenerator()
         let dates = Set((0..<100).map { _ in VerificationSchedule(interval: interval, from: start, using: &generator).due })

@@ -35,8 +35,8 @@ public struct SyncConfiguration: Sendable, CustomStringConvertible {
     /// the server"). Each wait is drawn between half this interval and the whole of it, from
     /// the session's start and then from each verification's start, so machines started
     /// together spread their reads of the store; the schedule is kept across reconnects, so a
-    /// connection that keeps failing does not verify on each one. A day by default; `nil`
-    /// runs none (verify on demand only).
+    /// connection that keeps failing does not verify on each one. A day by default; `nil`, or
+    /// an interval of zero or less, runs none (verify on demand only).
     public var verificationInterval: Duration? = .seconds(86_400)
 
     /// A configuration for the server at `url`.

@@ -31,7 +31,7 @@ final class SyncSession: Sendable {
     init(replica: SyncReplica, configuration: SyncConfiguration) {
         self.replica = replica
         self.configuration = configuration
-        verification = configuration.verificationInterval.map { Locked(VerificationSchedule(interval: $0, from: .now)) }
+        verification = VerificationSchedule.of(interval: configuration.verificationInterval, from: .now).map { Locked($0) }
     }
 
     func start() {

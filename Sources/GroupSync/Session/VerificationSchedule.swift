@@ -9,6 +9,13 @@ struct VerificationSchedule: Sendable {
     /// When the next verification is due.
     private(set) var due: ContinuousClock.Instant
 
+    /// The schedule of a session starting at `start` with `interval` configured, or `nil` when it
+    /// verifies never: no interval, or one of zero or less, which would verify back to back.
+    static func of(interval: Duration?, from start: ContinuousClock.Instant) -> VerificationSchedule? {
+        guard let interval, interval > .zero else { return nil }
+        return VerificationSchedule(interval: interval, from: start)
+    }
+
     /// The schedule of a session starting at `start`: the first verification after one wait.
     init(interval: Duration, from start: ContinuousClock.Instant) {
         var generator = SystemRandomNumberGenerator()
