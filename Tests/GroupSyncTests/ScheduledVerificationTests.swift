@@ -2,8 +2,10 @@ import Foundation
 import GroupSync
 import GroupSyncTestKit
 import InMemoryLogging
+import Keyring
 import Logging
 import MetricsTestKit
+import Vault
 import XCTest
 
 /// A running session verifies the server on its configuration's schedule
@@ -12,6 +14,11 @@ import XCTest
 /// and what each verification found is counted, and logged when it found something.
 final class ScheduledVerificationTests: SyncServerTestCase {
     override class var machines: Int { 3 }
+
+    private struct Note: VaultRecord, Equatable {
+        static let schemaVersion: UInt32 = 1
+        var text: String
+    }
 
     private var logs: InMemoryLogHandler!
     private var metrics: TestMetrics!
@@ -27,18 +34,28 @@ final class ScheduledVerificationTests: SyncServerTestCase {
         verifier = try store(verifyingEvery: .milliseconds(100))
     }
 
-    /// Machine 1's store, reporting to this test's logs and metrics, verifying on a schedule of
-    /// `interval`.
-    private func store(verifyingEvery interval: Duration) throws -> UbiquitousKeyValueStore {
+    /// Machine 1's keyring, reporting to this test's logs and metrics.
+    private var observedKeyring: Keyring {
         var keyring = sandbox.keyrings[1]
         var logger = Logger(label: "test", factory: { [logs] _ in logs! })
         logger.logLevel = .trace
         keyring.logger = logger
         keyring.metricsFactory = metrics
+        return keyring
+    }
+
+    /// The test's server, verified on a schedule of `interval`.
+    private func configuration(verifyingEvery interval: Duration) throws -> SyncConfiguration {
         var configuration = SyncConfiguration(url: try SyncServerURL(server.url))
         configuration.verificationInterval = interval
         configuration.initialReconnectDelay = .milliseconds(10)
-        return try SyncSandbox.store(keyring: keyring, configuration: configuration)
+        return configuration
+    }
+
+    /// Machine 1's store, reporting to this test's logs and metrics, verifying on a schedule of
+    /// `interval`.
+    private func store(verifyingEvery interval: Duration) throws -> UbiquitousKeyValueStore {
+        try SyncSandbox.store(keyring: observedKeyring, configuration: configuration(verifyingEvery: interval))
     }
 
     /// Writes `key` = `value` on the writer and brings the verifier up to date, with no session.
@@ -74,6 +91,25 @@ final class ScheduledVerificationTests: SyncServerTestCase {
         let fresh = try sandbox.store(2, url: server.url)
         try await fresh.synchronizeWithServer()
         XCTAssertEqual(fresh.string(forKey: "dropped"), "kept", "the session wrote the accepted row back")
+    }
+
+    func testASyncedRecordsSessionVerifiesOnItsScheduleToo() async throws {
+        let writing = try sandbox.records(0, url: server.url)
+        try writing.write(Note(text: "kept"), to: "note")
+        try await writing.synchronizeWithServer()
+        let reading = try SyncedRecords(
+            group: SyncSandbox.group, keyring: observedKeyring, configuration: .some(configuration(verifyingEvery: .milliseconds(100))))
+        try await reading.synchronizeWithServer()
+        try server.psql("DELETE FROM groupsync_entry")
+
+        reading.start()
+        _ = try await eventually(within: .seconds(60)) { counter(SyncMetricLabel.verifications) >= 1 }
+        await reading.stop()
+
+        XCTAssertEqual(reading.status.refusals, ["notFound": 1])
+        let fresh = try sandbox.records(2, url: server.url)
+        try await fresh.synchronizeWithServer()
+        XCTAssertEqual(try fresh.read(Note.self, from: "note")?.text, "kept", "the session wrote the accepted record back")
     }
 
     func testWhatAVerificationFindsIsCountedAndLoggedAtWarning() async throws {
