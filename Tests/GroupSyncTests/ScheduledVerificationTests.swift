@@ -112,7 +112,7 @@ final class ScheduledVerificationTests: SyncServerTestCase {
         XCTAssertEqual(try fresh.read(Note.self, from: "note")?.text, "kept", "the session wrote the accepted record back")
     }
 
-    func testWhatAVerificationFindsIsCountedAndLoggedAtWarning() async throws {
+    func testWhatAVerificationFindsIsCountedAndLoggedAtInfo() async throws {
         try await write("kept", forKey: "dropped")
         try server.psql("DELETE FROM groupsync_entry")
 
@@ -120,11 +120,11 @@ final class ScheduledVerificationTests: SyncServerTestCase {
 
         XCTAssertEqual(counter(SyncMetricLabel.verificationFindings), 1, "the row written back is no finding of the verifications after")
         XCTAssertGreaterThanOrEqual(counter(SyncMetricLabel.verifications), 1)
-        let warnings = lines(at: .warning)
-        XCTAssertEqual(warnings.count, 1, "\(warnings)")
-        XCTAssertEqual(warnings.first?.metadata["missing"], "1")
-        XCTAssertEqual(warnings.first?.metadata["restored"], "1")
-        XCTAssertEqual(warnings.first?.metadata["group"], "\(SyncSandbox.group)")
+        let findings = lines(at: .info)
+        XCTAssertEqual(findings.count, 1, "\(findings)")
+        XCTAssertEqual(findings.first?.metadata["missing"], "1")
+        XCTAssertEqual(findings.first?.metadata["restored"], "1")
+        XCTAssertEqual(findings.first?.metadata["group"], "\(SyncSandbox.group)")
     }
 
     func testACleanVerificationIsCountedAndLoggedOnlyAtDebug() async throws {
@@ -133,7 +133,7 @@ final class ScheduledVerificationTests: SyncServerTestCase {
         try await runVerifier { counter(SyncMetricLabel.verifications) >= 2 }
 
         XCTAssertEqual(counter(SyncMetricLabel.verificationFindings), 0)
-        XCTAssertEqual(lines(at: .warning).count, 0, "\(lines(at: .warning))")
+        XCTAssertEqual(lines(at: .info).count, 0, "\(lines(at: .info))")
         XCTAssertGreaterThanOrEqual(lines(at: .debug).count, 2)
         XCTAssertEqual(lines(at: .debug).first?.metadata["entries_compared"], "1")
         XCTAssertEqual(verifier.status.refusals, [:])

@@ -23,7 +23,7 @@ public enum SyncMetricLabel {
     /// (``SyncConfiguration/verificationInterval``), clean or not.
     public static let verifications = "groupvault_sync_verifications_total"
     /// Counter: what those verifications found: rows missing, older, differing or unread
-    /// (``SyncVerification``), each also logged at `.warning`. Above zero, the server lost or
+    /// (``SyncVerification``), each also logged at `.info`. Above zero, the server lost or
     /// changed rows of this machine's store.
     public static let verificationFindings = "groupvault_sync_verification_findings_total"
 }

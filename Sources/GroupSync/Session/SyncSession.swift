@@ -124,8 +124,8 @@ final class SyncSession: Sendable {
     }
 
     /// A scheduled verification's result: counted every time; its findings counted and logged
-    /// at `.warning` (a server that dropped, put back or altered rows is an operator to ask),
-    /// a clean one logged at `.debug`.
+    /// at `.info`, the highest level the library logs at (what the caller cannot otherwise
+    /// learn: no call of the caller's returned them), a clean one at `.debug`.
     private func reportVerification(_ found: SyncVerification) {
         let factory = replica.keyring.currentMetricsFactory
         Counter(label: SyncMetricLabel.verifications, factory: factory).increment()
@@ -144,7 +144,7 @@ final class SyncSession: Sendable {
         metadata["differing"] = "\(found.differing)"
         metadata["unread"] = "\(found.unread)"
         metadata["restored"] = "\(found.restored)"
-        logger.warning("sync server verification found rows the server dropped, put back or altered", metadata: metadata)
+        logger.info("sync server verification found rows the server dropped, put back or altered", metadata: metadata)
     }
 
     /// Verifies the server each time the schedule falls due, until the connection fails or the
