@@ -60,6 +60,20 @@ class SyncCommandTestCase: SyncServerTestCase {
         return watcher
     }
 
+    /// What `watcher` wrote to standard error, once it satisfies `enough`, or when it has not
+    /// within the same bound as ``lines(of:until:)``, after killing it.
+    func standardError(of watcher: FixtureProcess, until enough: (String) -> Bool) -> String {
+        let deadline = Date().addingTimeInterval(60)
+        while !enough(watcher.standardError) {
+            guard Date() < deadline else {
+                watcher.kill(SIGKILL)
+                break
+            }
+            usleep(5_000)
+        }
+        return watcher.standardError
+    }
+
     /// The lines `watcher` printed, once they satisfy `enough`; when they have not within a
     /// bound (a guard against a hang, never a measure of speed), it is killed and the lines it
     /// printed are returned, for the test's assertion to fail on.

@@ -101,6 +101,28 @@ final class SyncCommandTests: SyncCommandTestCase {
             """)
     }
 
+    func testWatchVerifiesTheServerEveryGivenIntervalAndWritesBackADroppedRow() throws {
+        XCTAssertEqual(try vaultcli(0, ["set", "theme", #"{"string":"dark"}"#]).status, 0)
+        XCTAssertEqual(try vaultcli(0, ["now"]).status, 0)
+        try server.psql("DELETE FROM groupsync_entry")
+
+        let watcher = try watch(0, ["watch", "--verify-every", "0.1", "--log-level", "info"])
+        let errors = standardError(of: watcher) { $0.contains("sync server verification found") }
+        watcher.kill(SIGTERM)
+        watcher.wait()
+
+        XCTAssertTrue(errors.contains("missing=1"), errors)
+        XCTAssertEqual(try vaultcli(1, ["now"]).status, 0)
+        XCTAssertEqual(try vaultcli(1, ["get", "theme"]).output, #"{"string":"dark"}"# + "\n", "the watch's session wrote the value back")
+    }
+
+    func testAVerificationIntervalBelowZeroIsRefusedAsUsage() throws {
+        let run = try vaultcli(0, ["watch", "--verify-every=-1"])
+
+        XCTAssertEqual(run.status, 2, run.errors)
+        XCTAssertTrue(run.errors.contains("--verify-every is a number of seconds from 0"), run.errors)
+    }
+
     func testAMissingKeyExitsNotFound() throws {
         XCTAssertEqual(try vaultcli(0, ["get", "absent"]).status, 4)
     }

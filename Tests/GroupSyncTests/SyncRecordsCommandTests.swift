@@ -76,6 +76,19 @@ final class SyncRecordsCommandTests: SyncCommandTestCase {
         XCTAssertEqual(try vaultcli(1, ["records", "verify"]).status, 0, "the dropped record was written back")
     }
 
+    func testWatchVerifiesTheServerEveryGivenIntervalAndWritesBackADroppedRecord() async throws {
+        try await noteWrittenByTheLibraryAndPulled()
+        try server.psql("DELETE FROM groupsync_entry")
+
+        let watcher = try watch(1, ["records", "watch", "--verify-every", "0.1", "--log-level", "info"])
+        let errors = standardError(of: watcher) { $0.contains("sync server verification found") }
+        watcher.kill(SIGTERM)
+        watcher.wait()
+
+        XCTAssertTrue(errors.contains("missing=1"), errors)
+        XCTAssertEqual(try vaultcli(1, ["records", "verify"]).status, 0, "the dropped record was written back")
+    }
+
     func testAShowOfARecordNeverWrittenExitsNotFound() throws {
         XCTAssertEqual(try vaultcli(0, ["records", "show", "note"]).status, 4)
     }

@@ -27,12 +27,15 @@ struct SyncCommand: AsyncParsableCommand {
         @Option(help: "The sync server URL (default: GROUPVAULT_SYNC_URL).") var url: String?
         @Flag(help: "Print JSON.") var json = false
 
-        func open() throws -> UbiquitousKeyValueStore {
+        /// The store, its session verifying the server every `verificationInterval` when given.
+        func open(verificationInterval: Duration?? = nil) throws -> UbiquitousKeyValueStore {
             let group = try parseGroup(group)
             let keyring = try process.keyring()
             let entitlement: UbiquityKeyValueStoreEntitlement?? = try store.map { .some(UbiquityKeyValueStoreEntitlement(identifier: try parseGroup($0, flag: "--store"))) }
             do throws(SyncError) {
-                return try UbiquitousKeyValueStore(group: group, keyring: keyring, entitlement: entitlement, configuration: try serverConfiguration(url))
+                return try UbiquitousKeyValueStore(
+                    group: group, keyring: keyring, entitlement: entitlement,
+                    configuration: try serverConfiguration(url, verificationInterval: verificationInterval))
             } catch {
                 throw CLIError(error)
             }
@@ -132,6 +135,7 @@ struct SyncCommand: AsyncParsableCommand {
             discussion: "Prints 'watching' once the watch is in place; runs until killed or --count changes.")
         @OptionGroup var options: StoreOptions
         @Option(help: "Exit after this many changes.") var count: Int?
+        @OptionGroup var verification: VerificationOptions
 
         /// The `--json` shapes, one object per line.
         struct Line: Encodable {
@@ -144,7 +148,7 @@ struct SyncCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let store = try options.open()
+            let store = try options.open(verificationInterval: verification.interval)
             let events = UbiquitousKeyValueStore.events(store.externalChanges())
             let server = store.configuration?.url.redacted
             await store.watch(events, count: count) {

@@ -30,11 +30,12 @@ struct SyncRecordsCommand: AsyncParsableCommand {
         @Option(help: "The sync server URL (default: GROUPVAULT_SYNC_URL).") var url: String?
         @Flag(help: "Print JSON, one object per line.") var json = false
 
-        func open() throws -> SyncedRecords {
+        /// The records, their session verifying the server every `verificationInterval` when given.
+        func open(verificationInterval: Duration?? = nil) throws -> SyncedRecords {
             let group = try parseGroup(group)
             let keyring = try process.keyring()
             do throws(SyncError) {
-                return try SyncedRecords(group: group, keyring: keyring, configuration: try serverConfiguration(url))
+                return try SyncedRecords(group: group, keyring: keyring, configuration: try serverConfiguration(url, verificationInterval: verificationInterval))
             } catch {
                 throw CLIError(error)
             }
@@ -258,6 +259,7 @@ struct SyncRecordsCommand: AsyncParsableCommand {
             discussion: "Prints 'watching' once the watch is in place; runs until killed or --count lines after it.")
         @OptionGroup var options: Options
         @Option(help: "Exit after this many changes and conflicts.") var count: Int?
+        @OptionGroup var verification: VerificationOptions
 
         /// The `--json` shapes, one object per line.
         struct Line: Encodable {
@@ -271,7 +273,7 @@ struct SyncRecordsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let records = try options.open()
+            let records = try options.open(verificationInterval: verification.interval)
             let events = SyncedRecords.events(records.changes(), records.conflicts())
             let server = records.configuration?.url.redacted
             await records.watch(events, count: count) {

@@ -128,10 +128,39 @@ extension SyncedStore {
     }
 }
 
-/// The server `--url` names, or (`nil`) the library's default, `GROUPVAULT_SYNC_URL`.
-func serverConfiguration(_ url: String?) throws(SyncError) -> SyncConfiguration?? {
-    guard let url else { return nil }
-    return .some(SyncConfiguration(url: try SyncServerURL(url)))
+/// The server `--url` names, or (`nil`) the library's default, `GROUPVAULT_SYNC_URL`; with
+/// `verificationInterval` (`--verify-every`) in place of the library's, when given.
+func serverConfiguration(_ url: String?, verificationInterval: Duration?? = nil) throws(SyncError) -> SyncConfiguration?? {
+    guard url != nil || verificationInterval != nil else { return nil }
+    var configuration: SyncConfiguration?
+    if let url {
+        configuration = SyncConfiguration(url: try SyncServerURL(url))
+    } else {
+        // The environment's server, read here rather than by the store, to set the interval on it.
+        configuration = try SyncConfiguration.fromEnvironment()
+    }
+    if let verificationInterval { configuration?.verificationInterval = verificationInterval }
+    return .some(configuration)
+}
+
+/// `--verify-every`: how often a watch's session verifies the server.
+struct VerificationOptions: ParsableArguments {
+    @Option(name: .customLong("verify-every"), help: "Seconds between the session's verifications of the server, 0 for none (default: a day).")
+    var verifyEvery: Double?
+
+    func validate() throws {
+        // Duration(seconds:) traps on a value that is not finite or too large to hold.
+        guard let verifyEvery else { return }
+        guard verifyEvery.isFinite, verifyEvery >= 0, verifyEvery <= 1e9 else {
+            throw ValidationError("--verify-every is a number of seconds from 0 (no verification) to 1000000000, not \(verifyEvery)")
+        }
+    }
+
+    /// The interval to configure: `nil` for the library's default, `.some(nil)` for none.
+    var interval: Duration?? {
+        guard let verifyEvery else { return nil }
+        return .some(verifyEvery > 0 ? .seconds(verifyEvery) : nil)
+    }
 }
 
 extension UbiquitousChange {
