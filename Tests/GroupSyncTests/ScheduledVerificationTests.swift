@@ -5,7 +5,6 @@ import InMemoryLogging
 import Keyring
 import Logging
 import MetricsTestKit
-import Vault
 import XCTest
 
 /// A running session verifies the server on its configuration's schedule
@@ -14,11 +13,6 @@ import XCTest
 /// and what each verification found is counted, and logged when it found something.
 final class ScheduledVerificationTests: SyncServerTestCase {
     override class var machines: Int { 3 }
-
-    private struct Note: VaultRecord, Equatable {
-        static let schemaVersion: UInt32 = 1
-        var text: String
-    }
 
     private var logs: InMemoryLogHandler!
     private var metrics: TestMetrics!
@@ -95,7 +89,7 @@ final class ScheduledVerificationTests: SyncServerTestCase {
 
     func testASyncedRecordsSessionVerifiesOnItsScheduleToo() async throws {
         let writing = try sandbox.records(0, url: server.url)
-        try writing.write(Note(text: "kept"), to: "note")
+        try writing.write(SyncedNote(text: "kept"), to: "note")
         try await writing.synchronizeWithServer()
         let reading = try SyncedRecords(
             group: SyncSandbox.group, keyring: observedKeyring, configuration: .some(configuration(verifyingEvery: .milliseconds(100))))
@@ -109,7 +103,7 @@ final class ScheduledVerificationTests: SyncServerTestCase {
         XCTAssertEqual(reading.status.refusals, ["notFound": 1])
         let fresh = try sandbox.records(2, url: server.url)
         try await fresh.synchronizeWithServer()
-        XCTAssertEqual(try fresh.read(Note.self, from: "note")?.text, "kept", "the session wrote the accepted record back")
+        XCTAssertEqual(try fresh.read(SyncedNote.self, from: "note")?.text, "kept", "the session wrote the accepted record back")
     }
 
     func testWhatAVerificationFindsIsCountedAndLoggedAtInfo() async throws {

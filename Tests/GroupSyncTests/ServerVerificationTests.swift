@@ -1,6 +1,5 @@
 import GroupSync
 import GroupSyncTestKit
-import Vault
 import XCTest
 
 /// A verification reads every entry the server holds for a store and compares each with what
@@ -9,11 +8,6 @@ import XCTest
 /// counted, and written back.
 final class ServerVerificationTests: SyncServerTestCase {
     override class var machines: Int { 3 }
-
-    private struct Note: VaultRecord, Equatable {
-        static let schemaVersion: UInt32 = 1
-        var text: String
-    }
 
     private var writer: UbiquitousKeyValueStore!
     private var reader: UbiquitousKeyValueStore!
@@ -148,7 +142,7 @@ final class ServerVerificationTests: SyncServerTestCase {
 
     func testSyncedRecordsAreVerifiedAsTheKeyValueStoreIs() async throws {
         let (writing, reading) = (try sandbox.records(0, url: server.url), try sandbox.records(1, url: server.url))
-        try writing.write(Note(text: "kept"), to: "note")
+        try writing.write(SyncedNote(text: "kept"), to: "note")
         try await writing.synchronizeWithServer()
         try await reading.synchronizeWithServer()
         try server.psql("DELETE FROM groupsync_entry")
@@ -159,14 +153,14 @@ final class ServerVerificationTests: SyncServerTestCase {
         XCTAssertEqual(verification.restored, 1)
         let fresh = try sandbox.records(2, url: server.url)
         try await fresh.synchronizeWithServer()
-        XCTAssertEqual(try fresh.read(Note.self, from: "note")?.text, "kept")
+        XCTAssertEqual(try fresh.read(SyncedNote.self, from: "note")?.text, "kept")
     }
 
     func testEveryPageOfAStoreLargerThanOnePageIsCompared() async throws {
         let (writing, reading) = (try sandbox.records(0, url: server.url), try sandbox.records(1, url: server.url))
         // Two pages: 500 rows, then up to 1,000.
         let count = 1_100
-        for index in 0..<count { try writing.write(Note(text: "\(index)"), to: "note-\(index)") }
+        for index in 0..<count { try writing.write(SyncedNote(text: "\(index)"), to: "note-\(index)") }
         try await writing.synchronizeWithServer()
         try await reading.synchronizeWithServer()
         // The row whose name sorts last, on the last page.
