@@ -2,7 +2,8 @@
 ///
 /// Kept by the session rather than by a connection: a session whose connection fails and is
 /// made again keeps its date, so that reconnects, which a fleet makes together when its server
-/// restarts, never add verifications, each of which reads the whole store.
+/// restarts, never add verifications, each of which reads the whole store. A date that passed
+/// while the session had no connection falls due as it connects again.
 struct VerificationSchedule: Sendable {
     /// The configured interval.
     let interval: Duration
